@@ -1,0 +1,34 @@
+# Two commands do all the set-up on a fresh machine with Python and make:
+#   make lab    create .venv if missing, then open the lessons in JupyterLab
+#   make test   create .venv if missing, then run every test (doctests, unit tests, nbval)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PORT   ?= 8888
+# JupyterLab refuses to run as root (as in containers) unless told to.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: env lab test bench clean
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
+	touch $(STAMP)
+
+lab: $(STAMP)
+	@echo "Opening the lessons; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -1,0 +1,129 @@
+"""Packed bit storage: one bit per bit, in a numpy byte array.
+
+Article 1, step 3 stores seen hashes as ones in a vector of 2**n bits.  A list
+of booleans spends 8 bytes a slot on a pointer; here each bit is a bit.  Bit b
+lives in byte ``b >> 3`` under mask ``1 << (b & 7)`` (least significant bit
+first).  Read as little-endian 64-bit words, that is word ``b >> 6`` under mask
+``1 << (b & 63)``: the layout of Guava's ``long[]`` and of Bitcoin's BIP37
+``vData``, so the compatible filters in :mod:`bloomedu.compat` share it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["BitArray"]
+
+# Above this many positions per bit of the array, setting bits through a byte
+# scratch array and np.packbits beats np.bitwise_or.at.
+_PACKBITS_THRESHOLD = 1 / 16
+_SCRATCH_LIMIT_BYTES = 32 << 20
+
+
+class BitArray:
+    """A fixed-size array of bits, padded to whole words of ``word_bits`` bits.
+
+    >>> bits = BitArray(10)
+    >>> bits.set(3); bits.set(9)
+    >>> bits[3], bits[4], bits.count(), bits.nbytes
+    (True, False, 2, 8)
+    >>> BitArray(256, word_bits=8).nbytes   # the article's 2**8-bit vector
+    32
+    """
+
+    __slots__ = ("num_bits", "data")
+
+    def __init__(self, num_bits: int, word_bits: int = 64):
+        if isinstance(num_bits, bool) or not isinstance(num_bits, (int, np.integer)) or num_bits <= 0:
+            raise ValueError(f"num_bits must be a positive int, got {num_bits!r}")
+        if word_bits not in (8, 16, 32, 64):
+            raise ValueError(f"word_bits must be 8, 16, 32 or 64, got {word_bits!r}")
+        self.num_bits = int(num_bits)
+        num_words = -(-self.num_bits // word_bits)
+        self.data = np.zeros(num_words * word_bits // 8, dtype=np.uint8)
+
+    # --- one bit at a time: what the lessons show ---------------------------------
+    def _check(self, index: int) -> int:
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise TypeError(f"bit index must be an int, not {type(index).__name__}")
+        if not 0 <= index < self.num_bits:
+            raise IndexError(f"bit index must be in 0..{self.num_bits - 1}, got {index}")
+        return int(index)
+
+    def __getitem__(self, index: int) -> bool:
+        index = self._check(index)
+        return bool(self.data[index >> 3] >> (index & 7) & 1)
+
+    def set(self, index: int) -> None:
+        """Set one bit to 1."""
+        index = self._check(index)
+        self.data[index >> 3] |= 1 << (index & 7)
+
+    def clear(self, index: int) -> None:
+        """Set one bit to 0 (a Bloom filter never does this; lesson 05 shows why)."""
+        index = self._check(index)
+        self.data[index >> 3] &= 0xFF ^ (1 << (index & 7))
+
+    # --- many bits at once: the vectorised path -----------------------------------
+    def set_many(self, indices: np.ndarray) -> None:
+        """Set every bit in ``indices`` (ints in 0..num_bits-1, any shape, repeats allowed).
+
+        ``data[i >> 3] |= mask`` with fancy indexing keeps only one of several
+        writes to the same byte and silently loses bits.  Instead: small batches
+        use ``np.bitwise_or.at``; large ones a byte-per-bit scratch array packed
+        with ``np.packbits`` (when that scratch is at most 32 MiB), or else a sort
+        and an OR-reduction per byte.
+        """
+        indices = np.asarray(indices).ravel()
+        if indices.size == 0:
+            return
+        if indices.size < self.num_bits * _PACKBITS_THRESHOLD:
+            masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
+            np.bitwise_or.at(self.data, indices >> 3, masks)
+        elif self.data.size * 8 <= _SCRATCH_LIMIT_BYTES:
+            scratch = np.zeros(self.data.size * 8, dtype=np.uint8)
+            scratch[indices] = 1
+            self.data |= np.packbits(scratch, bitorder="little")
+        else:
+            indices = np.sort(indices)
+            masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
+            byte_index = indices >> 3
+            starts = np.flatnonzero(np.r_[True, byte_index[1:] != byte_index[:-1]])
+            self.data[byte_index[starts]] |= np.bitwise_or.reduceat(masks, starts)
+
+    def get_many(self, indices: np.ndarray) -> np.ndarray:
+        """The bits at ``indices`` as a bool array of the same shape."""
+        indices = np.asarray(indices)
+        return ((self.data[indices >> 3] >> (indices & 7).astype(np.uint8)) & 1).astype(bool)
+
+    # --- whole-array views --------------------------------------------------------
+    def count(self) -> int:
+        """Number of bits set to 1."""
+        return int(np.unpackbits(self.data).sum(dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of storage (padding to whole words included)."""
+        return int(self.data.nbytes)
+
+    def to_bools(self) -> np.ndarray:
+        """The first ``num_bits`` bits as a bool array (for drawing and teaching)."""
+        return np.unpackbits(self.data, bitorder="little")[: self.num_bits].astype(bool)
+
+    def __len__(self) -> int:
+        return self.num_bits
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BitArray):
+            return NotImplemented
+        return self.num_bits == other.num_bits and np.array_equal(self.data, other.data)
+
+    def copy(self) -> "BitArray":
+        """An independent copy."""
+        new = object.__new__(BitArray)
+        new.num_bits = self.num_bits
+        new.data = self.data.copy()
+        return new
+
+    def __repr__(self) -> str:
+        return f"BitArray(num_bits={self.num_bits}, set={self.count()})"

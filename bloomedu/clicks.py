@@ -1,0 +1,125 @@
+"""A seeded stream of ad-click messages, some of them double clicks.
+
+Article 1's scenario: every click on a banner arrives as a message with an ID;
+a user who double-clicks sends the same message twice, and the second copy must
+be dropped.  :func:`click_stream` makes such a stream with the duplicates known,
+so any dedup stage can be scored with :func:`score`: duplicates dropped (good)
+and genuine clicks dropped (a false positive, the price of saving memory).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Click", "DedupScore", "click_stream", "uuid4_strings", "score"]
+
+
+@dataclass(frozen=True)
+class Click:
+    """One click message.  ``duplicate`` is True for the second copy of a double click."""
+
+    id: str
+    user: int
+    ad: int
+    timestamp: float
+    duplicate: bool = False
+
+
+def uuid4_strings(count: int, rng: np.random.Generator) -> list[str]:
+    """``count`` random version-4 UUIDs as 36-character strings, drawn from ``rng``.
+
+    >>> uuid4_strings(1, np.random.default_rng(0))
+    ['5f82c2d9-cfeb-4fa3-a1d7-d982f8bd1045']
+    """
+    raw = rng.integers(0, 256, size=(count, 16), dtype=np.uint8)
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = raw.tobytes().hex()
+    return [f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+            for h in (text[i:i + 32] for i in range(0, 32 * count, 32))]
+
+
+def _check_count(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+    return int(value)
+
+
+def _check_rate(value, name: str, low: float, high: float | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not (low <= value if high is None else low <= value <= high) or value != value:
+        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be a number {allowed}, got {value!r}")
+    return float(value)
+
+
+def click_stream(num_messages: int, rate: float = 10_000.0, double_click_rate: float = 0.02,
+                 seed: int = 0, num_users: int = 100_000, num_ads: int = 500) -> list[Click]:
+    """``num_messages`` click messages in time order, arriving ``rate`` per second.
+
+    Each genuine click is followed, with probability ``double_click_rate``, by a
+    copy with the same ID 0.05 to 1 s later (``duplicate=True``).  The stream
+    is cut after ``num_messages``, so a copy due after the cut is not in it: a
+    stream much shorter than a second holds few duplicates.
+
+    >>> clicks = click_stream(1000, rate=100, double_click_rate=0.1, seed=1)
+    >>> len(clicks), sum(c.duplicate for c in clicks)
+    (1000, 84)
+    >>> clicks[0].id == clicks[1].id
+    False
+    """
+    num_messages = _check_count(num_messages, "num_messages")
+    rate = _check_rate(rate, "rate", 1e-9, None)
+    double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
+    num_users = _check_count(num_users, "num_users") or 1
+    num_ads = _check_count(num_ads, "num_ads") or 1
+    rng = np.random.default_rng(seed)
+    genuine_rate = rate / (1.0 + double_click_rate)
+    times = np.cumsum(rng.exponential(1.0 / genuine_rate, size=num_messages))
+    ids = uuid4_strings(num_messages, rng)
+    users = rng.integers(0, num_users, size=num_messages)
+    ads = rng.integers(0, num_ads, size=num_messages)
+    doubled = np.flatnonzero(rng.random(num_messages) < double_click_rate)
+    delays = rng.uniform(0.05, 1.0, size=doubled.size)
+
+    all_times = np.concatenate([times, times[doubled] + delays])
+    source = np.concatenate([np.arange(num_messages), doubled])
+    is_copy = np.concatenate([np.zeros(num_messages, bool), np.ones(doubled.size, bool)])
+    order = np.lexsort((is_copy, all_times))[:num_messages]
+    return [Click(ids[s], int(users[s]), int(ads[s]), float(all_times[j]), bool(is_copy[j]))
+            for j, s in ((j, source[j]) for j in order)]
+
+
+@dataclass(frozen=True)
+class DedupScore:
+    """How a dedup stage did on a stream whose duplicates are known."""
+
+    messages: int
+    duplicates: int
+    duplicates_dropped: int
+    genuine_dropped: int
+
+    @property
+    def duplicates_missed(self) -> int:
+        return self.duplicates - self.duplicates_dropped
+
+    @property
+    def genuine(self) -> int:
+        return self.messages - self.duplicates
+
+
+def score(messages: list[Click], kept: list[Click]) -> DedupScore:
+    """Score a dedup result: ``kept`` must be a sub-list of ``messages``.
+
+    >>> clicks = click_stream(100, rate=10, double_click_rate=0.5, seed=2)
+    >>> score(clicks, [c for c in clicks if not c.duplicate])
+    DedupScore(messages=100, duplicates=32, duplicates_dropped=32, genuine_dropped=0)
+    """
+    kept_ids = {id(c) for c in kept}
+    duplicates = sum(c.duplicate for c in messages)
+    dropped = [c for c in messages if id(c) not in kept_ids]
+    duplicates_dropped = sum(c.duplicate for c in dropped)
+    return DedupScore(len(messages), duplicates, duplicates_dropped,
+                      len(dropped) - duplicates_dropped)

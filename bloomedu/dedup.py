@@ -1,0 +1,85 @@
+"""Steps 1 and 2 of article 1: remember every processed ID, then only its hash.
+
+Every dedup stage in bloomedu, these two and the bit vectors and filters after
+them, has the same two methods, ``add(key)`` and ``key in stage``, so one
+function, :func:`deduplicate`, runs any of them on a click stream.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Protocol
+
+from .hashing import murmur3_32
+
+__all__ = ["SeenIds", "HashedIds", "SeenSet", "deduplicate"]
+
+
+class SeenSet(Protocol):
+    """What every dedup stage and filter provides."""
+
+    def add(self, key) -> None: ...
+
+    def __contains__(self, key) -> bool: ...
+
+
+class SeenIds:
+    """Step 1: a dict of processed IDs (the article's ``processedIds`` object). Exact.
+
+    >>> seen = SeenIds()
+    >>> seen.add("123")
+    >>> "123" in seen, "456" in seen, len(seen)
+    (True, False, 1)
+    """
+
+    def __init__(self) -> None:
+        self.processed: dict[str, bool] = {}
+
+    def add(self, key: str) -> None:
+        self.processed[key] = True
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.processed
+
+    def __len__(self) -> int:
+        return len(self.processed)
+
+
+class HashedIds:
+    """Step 2: keep only a 32-bit hash of each ID (MurmurHash3 by default).
+
+    Two IDs with the same hash are confused: the second is taken for a duplicate.
+
+    >>> seen = HashedIds()
+    >>> seen.add("123")
+    >>> "123" in seen, seen.hashes
+    (True, {2662625771})
+    """
+
+    def __init__(self, hash_function: Callable[[str], int] = murmur3_32) -> None:
+        self.hash_function = hash_function
+        self.hashes: set[int] = set()
+
+    def add(self, key: str) -> None:
+        self.hashes.add(self.hash_function(key))
+
+    def __contains__(self, key: str) -> bool:
+        return self.hash_function(key) in self.hashes
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+
+def deduplicate(messages: Iterable, seen: SeenSet, key: Callable = lambda m: m.id) -> list:
+    """Keep each message whose key ``seen`` has not seen yet, and remember it.
+
+    >>> deduplicate([{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}],
+    ...             SeenIds(), key=lambda m: m["id"])
+    [{'id': '123'}, {'id': '456'}, {'id': '789'}]
+    """
+    kept = []
+    for message in messages:
+        message_key = key(message)
+        if message_key not in seen:
+            seen.add(message_key)
+            kept.append(message)
+    return kept

@@ -1,0 +1,164 @@
+"""The general Bloom filter: any m bits, any k hash functions.
+
+Article 1 ends with a ``BloomFilter(numberOfHashFunctions, numberOfBits)`` whose
+size is a power of two and whose k hash functions are k salted MurmurHash2
+calls (that one is :class:`bloomedu.SaltedBloomFilter`).  Here m is any size,
+and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and the k
+positions are ``h1 + i*h2`` modulo 2**64, then modulo m (Kirsch and
+Mitzenmacher, ESA 2006: double hashing keeps the false-positive rate of k
+independent hashes).  Article 2 sizes a filter from n and p; so does
+:meth:`BloomFilter.from_capacity`.
+
+The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
+``add_many``/``contains_many`` do the same work on numpy arrays, in chunks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator
+
+import mmh3
+import numpy as np
+
+from .bits import BitArray
+from .hashing import double_hash_indices, hash128, key_to_bytes, murmur3_128_uint64
+
+__all__ = ["BloomFilter"]
+
+_LN2_SQUARED = math.log(2) ** 2
+_CHUNK_KEYS = 1 << 17  # keys hashed per chunk: bounds a bulk call's working memory
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+class BloomFilter:
+    """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
+
+    >>> f = BloomFilter(num_bits=1024, num_hashes=3)
+    >>> f.add("123")
+    >>> "123" in f, "456" in f
+    (True, False)
+    >>> f.bit_indices("123")
+    [874, 723, 572]
+    >>> f.nbytes
+    128
+    """
+
+    def __init__(self, num_bits: int, num_hashes: int):
+        self.num_bits = _positive_int(num_bits, "num_bits")
+        self.num_hashes = _positive_int(num_hashes, "num_hashes")
+        self.bits = BitArray(self.num_bits, word_bits=64)
+
+    @classmethod
+    def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":
+        """Size a filter for n expected items at false-positive rate p.
+
+        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2), at least 1.
+
+        >>> f = BloomFilter.from_capacity(1_000_000, 0.001)
+        >>> f.num_bits, f.num_hashes, f.nbytes
+        (14377588, 10, 1797200)
+        """
+        n = _positive_int(expected_items, "expected_items")
+        if isinstance(fpp, bool) or not isinstance(fpp, (int, float, np.floating)) \
+                or not 0.0 < fpp < 1.0:
+            raise ValueError(f"fpp must be a float strictly between 0 and 1, got {fpp!r}")
+        m = math.ceil(-n * math.log(fpp) / _LN2_SQUARED)
+        k = max(1, round(m / n * math.log(2)))
+        return cls(m, k)
+
+    # --- one key at a time ------------------------------------------------------
+    def bit_indices(self, key: str | bytes | int) -> list[int]:
+        """The k bit positions of a key, for i = 0..k-1."""
+        h1, h2 = hash128(key)
+        return double_hash_indices(h1, h2, self.num_hashes, self.num_bits)
+
+    def add(self, key: str | bytes | int) -> None:
+        """Insert a key: set its k bits."""
+        for index in self.bit_indices(key):
+            self.bits.set(index)
+
+    def __contains__(self, key: str | bytes | int) -> bool:
+        """True if all k bits of the key are set: inserted, or a false positive."""
+        return all(self.bits[index] for index in self.bit_indices(key))
+
+    # --- many keys at once --------------------------------------------------------
+    def _indices(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """(len(h1), k) positions by double hashing, computed in wrapping uint64."""
+        steps = np.arange(self.num_hashes, dtype=np.uint64)
+        positions = h2[:, None] * steps[None, :]
+        positions += h1[:, None]
+        positions %= np.uint64(self.num_bits)
+        return positions.view(np.int64)  # every position is below m < 2**63
+
+    def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Check every key, then yield (h1, h2) uint64 arrays chunk by chunk.
+
+        All keys are checked before the first chunk is yielded, so a bad key
+        raises before any bit changes.
+        """
+        if isinstance(keys, np.ndarray):
+            if keys.dtype.kind in "iu":
+                flat = keys.ravel()
+                for start in range(0, flat.size, _CHUNK_KEYS):
+                    yield murmur3_128_uint64(flat[start:start + _CHUNK_KEYS])
+                return
+            if keys.dtype.kind not in "OUS":
+                raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}")
+            keys = keys.ravel().tolist()
+        elif isinstance(keys, (str, bytes, bytearray, int)):
+            raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
+                            f"not {type(keys).__name__}")
+        keys = keys if isinstance(keys, (list, tuple)) else list(keys)
+        plain = set(map(type, keys)) <= {str, bytes}
+        if not plain:  # ints or something else: encode (and so check) every key up front
+            keys = [key_to_bytes(key) for key in keys]
+        for start in range(0, len(keys), _CHUNK_KEYS):
+            chunk = keys[start:start + _CHUNK_KEYS]
+            digests = np.fromiter(map(mmh3.hash_bytes, chunk), dtype="S16", count=len(chunk))
+            halves = digests.view("<u8").reshape(-1, 2)
+            yield halves[:, 0].astype(np.uint64), halves[:, 1].astype(np.uint64)
+
+    def add_many(self, keys) -> None:
+        """Insert many keys: a numpy integer array, or an iterable of str/bytes/int.
+
+        Sets exactly the bits that ``add`` would set for each key.  Every key is
+        checked first: if one is rejected, no bit of the filter has changed.
+
+        >>> f = BloomFilter(1024, 3)
+        >>> f.add_many(np.arange(100, dtype=np.uint64))
+        >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
+        True
+        """
+        for h1, h2 in self._hashed_chunks(keys):
+            self.bits.set_many(self._indices(h1, h2))
+
+    def contains_many(self, keys) -> np.ndarray:
+        """A bool array: for each key, whether the filter might contain it.
+
+        >>> f = BloomFilter(1024, 3)
+        >>> f.add_many(["a", "b"])
+        >>> f.contains_many(["a", "b", "zzz"]).tolist()
+        [True, True, False]
+        """
+        answers = [self.bits.get_many(self._indices(h1, h2)).all(axis=1)
+                   for h1, h2 in self._hashed_chunks(keys)]
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what the filter holds ----------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes of bit storage: 8 * ceil(m / 64)."""
+        return self.bits.nbytes
+
+    def bits_set(self) -> int:
+        """Number of bits set to 1."""
+        return self.bits.count()
+
+    def __repr__(self) -> str:
+        return f"BloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes})"

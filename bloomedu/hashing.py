@@ -1,0 +1,198 @@
+"""Hash functions for every step of the first article, and for the general filter.
+
+Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") hashes click
+IDs with the npm package ``murmurhash`` (``murmurhash.v2``), truncates the hash
+to n bits, and makes several n-bit hash functions by appending a salt to the
+input.  This module reproduces those functions exactly (:func:`murmurhash2`,
+:func:`n_bit_hash_function`) and adds what the general :class:`BloomFilter`
+needs: stable key encoding (:func:`key_to_bytes`), one 128-bit MurmurHash3 per
+key (:func:`hash128`) and k positions from it by double hashing (Kirsch and
+Mitzenmacher, "Less hashing, same performance", ESA 2006).
+
+Nothing here uses Python's built-in ``hash()``: it is salted per process, so
+bit positions would change from one run to the next.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import mmh3
+import numpy as np
+
+__all__ = [
+    "murmurhash2",
+    "murmur3_32",
+    "n_bit_hash_function",
+    "key_to_bytes",
+    "hash128",
+    "double_hash_indices",
+    "murmur3_128_uint64",
+]
+
+_MASK32 = 0xFFFFFFFF
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+_M2 = 0x5BD1E995  # MurmurHash2's multiplier
+
+
+def _utf8(data: str | bytes, name: str = "data") -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"{name} must be str or bytes, not {type(data).__name__}")
+
+
+def murmurhash2(data: str | bytes, seed: int = 0) -> int:
+    """MurmurHash2, 32 bits, exactly as the npm package ``murmurhash`` computes ``v2``.
+
+    Strings are hashed as their UTF-8 bytes; the result is unsigned.
+
+    >>> murmurhash2("123")
+    2461496879
+    >>> murmurhash2("123nejakaSul") % 2**8   # the article's firstHashFunction("123")
+    42
+    """
+    data = _utf8(data)
+    if not isinstance(seed, int) or not 0 <= seed <= _MASK32:
+        raise ValueError(f"seed must be an int in 0..2**32-1, got {seed!r}")
+    length = len(data)
+    h = (seed ^ length) & _MASK32
+    whole = length - length % 4
+    for i in range(0, whole, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = (k * _M2) & _MASK32
+        k ^= k >> 24
+        k = (k * _M2) & _MASK32
+        h = ((h * _M2) & _MASK32) ^ k
+    tail = data[whole:]
+    if tail:
+        h ^= int.from_bytes(tail, "little")
+        h = (h * _M2) & _MASK32
+    h ^= h >> 13
+    h = (h * _M2) & _MASK32
+    h ^= h >> 15
+    return h
+
+
+def murmur3_32(data: str | bytes, seed: int = 0) -> int:
+    """MurmurHash3 x86 32-bit of the UTF-8 bytes, unsigned (``mmh3.hash``).
+
+    >>> murmur3_32("123")
+    2662625771
+    """
+    return mmh3.hash(_utf8(data), seed, signed=False)
+
+
+def n_bit_hash_function(n: int, salt: str,
+                        hash_function: Callable[[str], int] = murmurhash2) -> Callable[[str], int]:
+    """Return the article's n-bit hash function: ``text -> hash_function(text + salt) % 2**n``.
+
+    >>> first = n_bit_hash_function(8, "nejakaSul")
+    >>> second = n_bit_hash_function(8, "nejakaJinaSul")
+    >>> first("123"), second("123")
+    (42, 174)
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 32:
+        raise ValueError(f"n (hash bits) must be an int in 1..32, got {n!r}")
+    if not isinstance(salt, str):
+        raise TypeError(f"salt must be str, not {type(salt).__name__}")
+    upper_bound = 2 ** n
+
+    def n_bit_hash(text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        return hash_function(text + salt) % upper_bound
+
+    n_bit_hash.__name__ = f"hash_{n}bit_salt_{salt}"
+    n_bit_hash.__qualname__ = n_bit_hash.__name__
+    return n_bit_hash
+
+
+def key_to_bytes(key: str | bytes | int) -> bytes:
+    """Encode a key the way every :class:`~bloomedu.BloomFilter` hashes it.
+
+    ``str`` becomes its UTF-8 bytes, bytes-like objects stay as they are, and an
+    ``int`` in -2**63 .. 2**64-1 becomes the 8 little-endian bytes of its value
+    modulo 2**64 (so -1 and 2**64-1 are the same key, as in a uint64/int64 array).
+
+    >>> key_to_bytes("città")
+    b'citt\\xc3\\xa0'
+    >>> key_to_bytes(1)
+    b'\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00'
+    """
+    if isinstance(key, str):
+        return key.encode("utf-8")
+    if isinstance(key, (bytes, bytearray, memoryview)):
+        return bytes(key)
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        value = int(key)
+        if not -2 ** 63 <= value < 2 ** 64:
+            raise ValueError(f"int key must be in -2**63 .. 2**64-1, got {value}")
+        return (value & _MASK64).to_bytes(8, "little")
+    raise TypeError(f"key must be str, bytes or int, not {type(key).__name__}")
+
+
+def hash128(key: str | bytes | int) -> tuple[int, int]:
+    """The two 64-bit halves (h1, h2) of MurmurHash3 x64 128 (seed 0) of a key.
+
+    >>> hash128("città")
+    (12618118603063681779, 4151455998188086581)
+    """
+    return mmh3.hash64(key_to_bytes(key), 0, signed=False)
+
+
+def double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> list[int]:
+    """The k bit positions ``(h1 + i*h2 mod 2**64) mod m`` for i = 0..k-1.
+
+    >>> double_hash_indices(10, 3, num_hashes=4, num_bits=8)
+    [2, 5, 0, 3]
+    """
+    return [((h1 + i * h2) & _MASK64) % num_bits for i in range(num_hashes)]
+
+
+# --- MurmurHash3 x64 128 of 8-byte keys, vectorised ----------------------------
+# With 8 bytes of input there is no full 16-byte block: the key is the tail k1.
+_C1 = np.uint64(0x87C37B91114253D5)
+_C2 = np.uint64(0x4CF5AD432745937F)
+_F1 = np.uint64(0xFF51AFD7ED558CCD)
+_F2 = np.uint64(0xC4CEB9FE1A85EC53)
+_EIGHT = np.uint64(8)
+
+
+def _fmix64(h: np.ndarray) -> None:
+    """MurmurHash3's 64-bit finaliser, in place."""
+    h ^= h >> np.uint64(33)
+    h *= _F1
+    h ^= h >> np.uint64(33)
+    h *= _F2
+    h ^= h >> np.uint64(33)
+
+
+def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """MurmurHash3 x64 128 (seed 0) of each key's 8 little-endian bytes, in numpy.
+
+    Equal bit for bit to ``mmh3.hash64(key_to_bytes(key), signed=False)``.
+
+    >>> h1, h2 = murmur3_128_uint64(np.array([1], dtype=np.uint64))
+    >>> (int(h1[0]), int(h2[0])) == hash128(1)
+    True
+    """
+    keys = np.asarray(keys)
+    if keys.dtype.kind not in "iu":
+        raise TypeError(f"keys must be an integer array, not {keys.dtype}")
+    k1 = keys.astype(np.uint64, copy=True)  # two's complement for negative int64
+    with np.errstate(over="ignore"):
+        k1 *= _C1
+        k1[...] = (k1 << np.uint64(31)) | (k1 >> np.uint64(33))
+        k1 *= _C2
+        h1 = k1          # h1 = 0 ^ k1, reuse the buffer
+        h1 ^= _EIGHT     # h1 ^= length
+        h2 = np.full_like(h1, 8)  # h2 = 0 ^ length
+        h1 += h2
+        h2 += h1
+        _fmix64(h1)
+        _fmix64(h2)
+        h1 += h2
+        h2 += h1
+    return h1, h2

@@ -1,0 +1,100 @@
+"""The first article's filter: k salted n-bit hash functions over 2**n bits.
+
+Article 1, steps 3 to 5.  Step 3 keeps one n-bit hash of each ID in a vector of
+2**n bits (:class:`BitVector`, "a very degenerate Bloom filter").  Step 4 makes
+several n-bit hash functions by appending a salt to the input
+(:func:`bloomedu.hashing.n_bit_hash_function`).  Step 5 is the article's
+``BloomFilter(numberOfHashFunctions, numberOfBits)``: k such functions salted
+with "0", "1", ..., "k-1" (:class:`SaltedBloomFilter`).  With the default
+``murmurhash2`` its bits match the article's JavaScript exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .bits import BitArray
+from .hashing import murmurhash2, n_bit_hash_function
+
+__all__ = ["BitVector", "SaltedBloomFilter"]
+
+
+def _hash_bits(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 32:
+        raise ValueError(f"hash_bits must be an int in 1..32, got {value!r}")
+    return value
+
+
+def _check_key(key) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"key must be str (the article hashes text IDs), not {type(key).__name__}")
+    return key
+
+
+class SaltedBloomFilter:
+    """The article's Bloom filter: ``num_hashes`` salted ``hash_bits``-bit hashes.
+
+    >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=8)
+    >>> kept = []
+    >>> for message_id in ["123", "456", "123", "789"]:
+    ...     if message_id not in f:
+    ...         f.add(message_id)
+    ...         kept.append(message_id)
+    >>> kept
+    ['123', '456', '789']
+    >>> f.num_bits, f.nbytes
+    (256, 32)
+    """
+
+    def __init__(self, num_hashes: int, hash_bits: int,
+                 hash_function: Callable[[str], int] = murmurhash2):
+        if isinstance(num_hashes, bool) or not isinstance(num_hashes, int) or num_hashes <= 0:
+            raise ValueError(f"num_hashes must be a positive int, got {num_hashes!r}")
+        self.hash_bits = _hash_bits(hash_bits)
+        self.num_hashes = num_hashes
+        self.num_bits = 2 ** self.hash_bits
+        self.hash_functions = [n_bit_hash_function(self.hash_bits, str(i), hash_function)
+                               for i in range(num_hashes)]
+        self.bits = BitArray(self.num_bits, word_bits=8)
+
+    def bit_indices(self, key: str) -> list[int]:
+        """The k positions of a key, hash function i = 0..k-1 in order."""
+        key = _check_key(key)
+        return [hash_function(key) for hash_function in self.hash_functions]
+
+    def add(self, key: str) -> None:
+        """Set the key's k bits."""
+        for index in self.bit_indices(key):
+            self.bits.set(index)
+
+    def __contains__(self, key: str) -> bool:
+        """False means never added; True means added or a collision (false positive)."""
+        return all(self.bits[index] for index in self.bit_indices(key))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of bit storage: 2**hash_bits / 8 (at least 1)."""
+        return self.bits.nbytes
+
+    def __repr__(self) -> str:
+        return f"SaltedBloomFilter(num_hashes={self.num_hashes}, hash_bits={self.hash_bits})"
+
+
+class BitVector(SaltedBloomFilter):
+    """Step 3: one unsalted n-bit hash, one bit per possible hash value.
+
+    ``key -> hash_function(key) % 2**n``, exactly the article's
+    ``murmurhash.v2(id) % numberOfValues``.
+
+    >>> v = BitVector(hash_bits=8)
+    >>> v.add("123")
+    >>> v.bit_indices("123"), "123" in v, "456" in v
+    ([47], True, False)
+    """
+
+    def __init__(self, hash_bits: int, hash_function: Callable[[str], int] = murmurhash2):
+        super().__init__(1, hash_bits, hash_function)
+        self.hash_functions = [n_bit_hash_function(self.hash_bits, "", hash_function)]
+
+    def __repr__(self) -> str:
+        return f"BitVector(hash_bits={self.hash_bits})"
