@@ -15,7 +15,6 @@ The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
 
 from __future__ import annotations
 
-import math
 from typing import Iterator
 
 import mmh3
@@ -23,10 +22,10 @@ import numpy as np
 
 from .bits import BitArray
 from .hashing import double_hash_indices, hash128, key_to_bytes, murmur3_128_uint64
+from .theory import LN2, num_bits_for
 
 __all__ = ["BloomFilter"]
 
-_LN2_SQUARED = math.log(2) ** 2
 _CHUNK_KEYS = 1 << 17  # keys hashed per chunk: bounds a bulk call's working memory
 
 
@@ -68,9 +67,8 @@ class BloomFilter:
         if isinstance(fpp, bool) or not isinstance(fpp, (int, float, np.floating)) \
                 or not 0.0 < fpp < 1.0:
             raise ValueError(f"fpp must be a float strictly between 0 and 1, got {fpp!r}")
-        m = math.ceil(-n * math.log(fpp) / _LN2_SQUARED)
-        k = max(1, round(m / n * math.log(2)))
-        return cls(m, k)
+        m = num_bits_for(n, float(fpp))
+        return cls(m, max(1, round(m / n * LN2)))
 
     # --- one key at a time ------------------------------------------------------
     def bit_indices(self, key: str | bytes | int) -> list[int]:

@@ -1,0 +1,71 @@
+"""Plot helpers, so a lesson's plot cell stays one or two lines.
+
+Every figure has a fixed size and is drawn as PNG; each helper returns the
+matplotlib Axes it drew on, and the lesson ends the cell with ``plt.show()``.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = ["decorate", "new_axes", "draw_bits"]
+
+FIGSIZE = (7.0, 3.6)
+
+
+def new_axes(figsize: tuple[float, float] = FIGSIZE):
+    """A fresh figure with one Axes of the lessons' standard size.
+
+    >>> ax = new_axes(); ax.figure.get_size_inches().tolist()
+    [7.0, 3.6]
+    >>> plt.close("all")
+    """
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def decorate(ax=None, **options):
+    """Set Axes properties in one call (``title``, ``xlabel``, ``yscale``, ...) and add a legend.
+
+    >>> ax = new_axes(); ax.plot([1, 2], [3, 4], label="line")
+    [<matplotlib.lines.Line2D object at ...>]
+    >>> decorate(ax, title="t", xlabel="n", yscale="log") is ax
+    True
+    >>> plt.close("all")
+    """
+    ax = ax if ax is not None else plt.gca()
+    ax.set(**options)
+    handles, _ = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend()
+    ax.figure.tight_layout()
+    return ax
+
+
+def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = None):
+    """Draw a bit array as a grid of cells, ``width`` per row; highlighted bits in orange.
+
+    ``bits`` is a :class:`~bloomedu.bits.BitArray` or any sequence of 0/1.
+
+    >>> from bloomedu.bits import BitArray
+    >>> b = BitArray(16, word_bits=8); b.set(3)
+    >>> ax = draw_bits(b, highlight=[3], width=8)
+    >>> plt.close("all")
+    """
+    values = bits.to_bools() if hasattr(bits, "to_bools") else np.asarray(bits, dtype=bool)
+    rows = -(-values.size // width)
+    grid = np.full(rows * width, np.nan)
+    grid[: values.size] = values
+    highlight = [i for i in highlight if 0 <= i < values.size]
+    grid[highlight] = 2.0
+    if ax is None:
+        ax = new_axes((7.0, max(1.0, 7.0 * rows / width + 0.6)))
+    cmap = plt.matplotlib.colors.ListedColormap(["#f2f2f2", "#1f4e79", "#f28e2b"])
+    ax.imshow(grid.reshape(rows, width), cmap=cmap, vmin=0, vmax=2, interpolation="nearest",
+              aspect="equal")
+    ax.set_xticks([]), ax.set_yticks([])
+    if title:
+        ax.set_title(title)
+    ax.figure.tight_layout()
+    return ax
