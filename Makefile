@@ -9,7 +9,9 @@ PORT   ?= 8888
 # JupyterLab refuses to run as root (as in containers) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: env lab test bench clean
+BENCH_STAMP := $(VENV)/.installed-bench
+
+.PHONY: env lab test bench html clean
 
 env: $(STAMP)
 
@@ -27,8 +29,15 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
+
+html: $(STAMP)
+	$(BIN)/python -m tools.build_site --out build/html
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis
