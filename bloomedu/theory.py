@@ -13,6 +13,7 @@ p false-positive rate.
 from __future__ import annotations
 
 import math
+import numbers
 
 __all__ = [
     "expected_collisions",
@@ -21,6 +22,7 @@ __all__ = [
     "false_positive_rate",
     "optimal_num_hashes",
     "num_bits_for",
+    "estimate_count",
 ]
 
 LN2 = math.log(2)
@@ -123,3 +125,28 @@ def num_bits_for(n: int, p: float) -> int:
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < 1:
         raise ValueError(f"p must be strictly between 0 and 1, got {p!r}")
     return math.ceil(-n * math.log(p) / LN2 ** 2)
+
+
+def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
+    """Estimate n from the X bits set in a filter: -(m/k) ln(1 - X/m).
+
+    Swamidass and Baldi, "Mathematical correction for fingerprint similarity
+    measures to improve chemical retrieval", J. Chem. Inf. Model. 47(3), 2007:
+    after n keys each bit is still 0 with probability about e^(-kn/m), so
+    X ~ m (1 - e^(-kn/m)); solving for n gives the estimate.  An empty filter
+    gives 0.  A full filter (X = m) is consistent with any n large enough, so
+    the estimate is ``math.inf``: the count cannot be told any more.
+
+    >>> round(estimate_count(bits_set=5000, num_bits=10_000, num_hashes=7), 2)
+    990.21
+    >>> estimate_count(0, 10_000, 7), estimate_count(10_000, 10_000, 7)
+    (0.0, inf)
+    """
+    m = _positive(num_bits, "num_bits")
+    k = _positive(num_hashes, "num_hashes")
+    if isinstance(bits_set, bool) or not isinstance(bits_set, (int, float)) \
+            or not 0 <= bits_set <= m:
+        raise ValueError(f"bits_set must be a number from 0 to num_bits={m!r}, got {bits_set!r}")
+    if bits_set == m:
+        return math.inf
+    return -m / k * math.log1p(-bits_set / m) + 0.0
