@@ -144,7 +144,7 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
     """
     m = _positive(num_bits, "num_bits")
     k = _positive(num_hashes, "num_hashes")
-    if isinstance(bits_set, bool) or not isinstance(bits_set, (int, float)) \
+    if isinstance(bits_set, bool) or not isinstance(bits_set, numbers.Real) \
             or not 0 <= bits_set <= m:
         raise ValueError(f"bits_set must be a number from 0 to num_bits={m!r}, got {bits_set!r}")
     if bits_set == m:
