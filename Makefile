@@ -11,7 +11,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: env lab test bench html clean
+.PHONY: env lab test bench html clean chromium
 
 env: $(STAMP)
 
@@ -26,7 +26,15 @@ lab: $(STAMP)
 	@echo "Opening the lessons; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
 	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
 
-test: $(STAMP)
+# The real-browser test drives Debian's Chromium; install it when missing and we may (root with apt-get).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's chromium for the real-browser test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
+
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest
 
 $(BENCH_STAMP): $(STAMP)
