@@ -9,7 +9,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["decorate", "new_axes", "draw_bits"]
+__all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory"]
 
 FIGSIZE = (7.0, 3.6)
 
@@ -69,3 +69,34 @@ def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = 
         ax.set_title(title)
     ax.figure.tight_layout()
     return ax
+
+
+def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, ax=None,
+                            xlabel: str = "", ylabel: str = "false-positive rate",
+                            title: str | None = None, yscale: str = "log"):
+    """Measured rates as points (with error bars) over one or more theory curves, log y.
+
+    ``curves`` maps a label to y values over ``x``; ``mark=(x, y)`` stars one
+    point (the explorer's current setting).  Zero measurements are not drawn on
+    a log axis.
+
+    >>> ax = draw_measured_vs_theory([1, 2, 3], [0.2, 0.1, 0.0], {"theory": [0.21, 0.1, 0.06]},
+    ...                              errors=[0.01, 0.01, 0.01], mark=(2, 0.1), xlabel="k")
+    >>> [line.get_label() for line in ax.get_lines()][:1]
+    ['theory']
+    >>> plt.close("all")
+    """
+    ax = ax if ax is not None else new_axes()
+    x = np.asarray(x, dtype=float)
+    for label, y in curves.items():
+        ax.plot(x, y, label=label)
+    y = np.asarray(measured, dtype=float)
+    shown = y > 0 if yscale == "log" else np.ones_like(y, dtype=bool)
+    yerr = None if errors is None else np.minimum(np.asarray(errors, dtype=float), y * 0.999)[shown]
+    ax.errorbar(x[shown], y[shown], yerr=yerr, fmt="o", color="black", markersize=4,
+                capsize=2, label="measured")
+    if mark is not None and (mark[1] > 0 or yscale != "log"):
+        ax.plot([mark[0]], [mark[1]], marker="*", markersize=16, color="#f28e2b",
+                linestyle="none", label="current")
+    return decorate(ax, xlabel=xlabel, ylabel=ylabel, yscale=yscale,
+                    **({"title": title} if title else {}))

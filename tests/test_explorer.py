@@ -1,0 +1,165 @@
+"""The live explorer of lesson 09: the numbers behind the panel, and the panel's wiring."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from bloomedu import BloomFilter
+from bloomedu.explorer import KEY_TYPES, explore, explorer, make_keys
+
+
+def classic_by_hand(m, n, k):
+    return (1 - math.exp(-k * n / m)) ** k
+
+
+@pytest.mark.parametrize("key_type", KEY_TYPES)
+def test_inserted_and_query_keys_never_coincide(key_type):
+    inserted = make_keys(key_type, 5000, seed=3, inserted=True)
+    queries = make_keys(key_type, 5000, seed=3, inserted=False)
+    as_set = set(np.asarray(inserted).tolist())
+    assert len(as_set) == 5000
+    assert as_set.isdisjoint(np.asarray(queries).tolist())
+
+
+@pytest.mark.parametrize("key_type", KEY_TYPES)
+def test_keys_are_seeded_and_a_longer_draw_extends_a_shorter_one(key_type):
+    short = make_keys(key_type, 10, seed=5, inserted=True)
+    long = make_keys(key_type, 30, seed=5, inserted=True)
+    assert list(long[:10]) == list(short)
+    assert list(make_keys(key_type, 10, seed=6, inserted=True)) != list(short)
+
+
+def test_key_types():
+    ints = make_keys("uint64", 3, seed=1, inserted=True)
+    assert ints.dtype == np.uint64 and (ints < 2**63).all()
+    urls = make_keys("url", 3, seed=1, inserted=False)
+    assert all(url.startswith("https://") and "/out/" in url for url in urls)
+
+
+@pytest.mark.parametrize("over", ["k", "n"])
+def test_same_arguments_same_numbers(over):
+    assert explore(5000, 3, 600, "url", over, 3000, seed=9) == \
+        explore(5000, 3, 600, "url", over, 3000, seed=9)
+
+
+@pytest.mark.parametrize("key_type", KEY_TYPES)
+def test_current_point_does_not_depend_on_the_curve_axis(key_type):
+    over_k = explore(8000, 5, 900, key_type, "k", 4000, seed=1)
+    over_n = explore(8000, 5, 900, key_type, "n", 4000, seed=1)
+    for field in ("false_positives", "measured", "fill_ratio", "classic", "exact", "optimal_k"):
+        assert getattr(over_k, field) == getattr(over_n, field), field
+
+
+def test_current_point_is_a_real_filter_built_from_the_same_keys():
+    e = explore(4096, 3, 500, "uint64", "k", 6000, seed=4)
+    bloom = BloomFilter(4096, 3)
+    bloom.add_many(make_keys("uint64", 500, seed=4, inserted=True))
+    hits = bloom.contains_many(make_keys("uint64", 6000, seed=4, inserted=False))
+    assert e.false_positives == int(hits.sum())
+    assert e.measured == hits.mean()
+    assert e.fill_ratio == bloom.bits_set() / 4096
+
+
+def rate_sd(m, n, k, queries):
+    """Standard deviation of a measured rate: the queries' binomial noise plus the filter's own.
+
+    A filter whose fill ratio rho came out high answers every query with rate
+    rho^k, so the spread of rho between filters (binomial bound on the bits
+    left at zero, delta method through rho^k) adds to the queries' spread.
+    """
+    q0 = (1 - 1 / m) ** (k * n)
+    rho = 1 - q0
+    p = rho ** k
+    fill_sd = math.sqrt(q0 * (1 - q0) / m)
+    return math.sqrt(p * (1 - p) / queries + (k * rho ** (k - 1) * fill_sd) ** 2)
+
+
+@pytest.mark.parametrize("key_type", KEY_TYPES)
+@pytest.mark.parametrize("m, k, n", [(10_000, 7, 1000), (2000, 2, 400), (50_000, 4, 8000)])
+def test_measured_rates_follow_the_theory_within_four_standard_deviations(key_type, m, k, n):
+    queries = 20_000
+    e = explore(m, k, n, key_type, "k", queries, seed=11)
+    for kk, got, exact in zip(e.curve_x, e.curve_measured, e.curve_exact):
+        assert abs(got - exact) <= 4 * rate_sd(m, n, kk, queries), (kk, got, exact)
+    # given the filter's own fill ratio, each absent key is a false positive with chance rho^k
+    p = e.fill_ratio ** k
+    assert abs(e.measured - p) <= 4 * math.sqrt(p * (1 - p) / queries) + 1 / queries
+    q0 = (1 - 1 / m) ** (k * n)
+    assert abs((1 - e.fill_ratio) - q0) <= 4 * math.sqrt(q0 * (1 - q0) / m)
+
+
+def test_curve_over_k_and_the_optimum():
+    e = explore(10_000, 3, 1000, "uint64", "k", 2000, max_k=12)
+    assert e.curve_x == tuple(range(1, 13))
+    assert e.curve_classic == tuple(pytest.approx(classic_by_hand(10_000, 1000, k))
+                                    for k in range(1, 13))
+    assert e.classic == pytest.approx(classic_by_hand(10_000, 1000, 3))
+    assert e.optimal_k == 1 + int(np.argmin(e.curve_classic))
+    assert round(10 * math.log(2)) == e.optimal_k  # (m/n) ln 2 = 6.93
+    assert explore(1000, 20, 10, max_k=5, num_queries=100).curve_x == tuple(range(1, 21))
+
+
+def test_curve_over_n_reaches_twice_n_and_contains_n():
+    e = explore(10_000, 4, 1000, "uint64", "n", 2000)
+    assert e.curve_x[-1] == 2000 and 1000 in e.curve_x
+    assert list(e.curve_x) == sorted(set(e.curve_x))
+    assert all(a <= b for a, b in zip(e.curve_measured, e.curve_measured[1:]))  # a filter only fills
+    assert e.curve_exact[e.curve_x.index(1000)] == e.exact
+
+
+def test_exact_rate_is_never_below_the_classic_one():
+    e = explore(256, 4, 40, "uint64", "k", 1000)
+    assert all(exact >= classic - 1e-12 for exact, classic in zip(e.curve_exact, e.curve_classic))
+
+
+def test_printed_tables_show_the_numbers():
+    e = explore(10_000, 4, 1000, "uint64", "k", 2000)
+    summary, table = e.summary(), e.curve_table()
+    assert f"{e.measured:.5f}" in summary and f"{e.classic:.5f}" in summary
+    assert f"optimal k       {e.optimal_k}" in summary
+    assert len(table.splitlines()) == 1 + len(e.curve_x)
+    assert table.count("<- current") == 1
+
+
+def test_plot_marks_the_current_point():
+    e = explore(10_000, 4, 1000, "uint64", "k", 2000)
+    ax = e.plot()
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "current" in labels and any(label.startswith("classic") for label in labels)
+    star = ax.get_lines()[labels.index("current")]
+    assert (star.get_xdata()[0], star.get_ydata()[0]) == (4, e.measured)
+    plt.close("all")
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"num_bits": 0}, "num_bits"), ({"num_hashes": 0}, "num_hashes"), ({"n": True}, "n"),
+    ({"num_bits": 2.5}, "num_bits"), ({"num_queries": -1}, "num_queries"),
+    ({"key_type": "float"}, "key_type"), ({"over": "m"}, "over"), ({"num_hashes": 65}, "num_hashes"),
+])
+def test_bad_arguments_name_the_argument(kwargs, name):
+    args = {"num_bits": 1000, "num_hashes": 3, "n": 100, **kwargs}
+    with pytest.raises(ValueError, match=name):
+        explore(**args)
+    with pytest.raises(ValueError, match=name):
+        explorer(**args)
+
+
+def test_bad_key_count():
+    with pytest.raises(ValueError, match="count"):
+        make_keys("url", 0, seed=1, inserted=True)
+
+
+def test_widget_redraws_from_explore_when_a_slider_moves():
+    panel = explorer(num_bits=10_000, num_hashes=4, n=1000, num_queries=2000)
+    controls, numbers = panel.children[0].children, panel.children[1]
+    assert explore(10_000, 4, 1000, num_queries=2000).summary() in numbers.value
+    controls[0].value = 20_000
+    controls[3].value = "url"
+    assert explore(20_000, 4, 1000, "url", num_queries=2000).summary() in numbers.value
+    controls[4].value = "n"
+    assert "m = 20000 bits" in numbers.value
+    plt.close("all")
