@@ -1,0 +1,157 @@
+"""The shared test: every dedup stage of article 1 on the same click stream.
+
+"Filtro di Bloom: un elemento appartiene all'insieme?" replaces a dict of seen
+IDs (step 1) with their hashes (step 2), a bit vector (step 3) and Bloom
+filters (steps 4-5).  Each stage may take a new ID for a seen one (a genuine
+click dropped) but none may ever forget an ID it has seen: here every stage
+runs on one stream and is held to that, and to the theory's count of genuine
+clicks dropped.
+"""
+
+import math
+
+import mmh3
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bloomedu import (BitVector, BloomFilter, HashedIds, SaltedBloomFilter, SeenIds,
+                      click_stream, deduplicate, score)
+from bloomedu.hashing import murmur3_32, murmurhash2, n_bit_hash_function
+from bloomedu.theory import (bit_vector_false_positive_rate, expected_collisions,
+                             false_positive_rate)
+
+NUM_MESSAGES = 20_000
+SIGMAS = 5
+
+
+def _bloom_rate(stage, inserted):
+    return false_positive_rate(stage.num_bits, inserted, stage.num_hashes)
+
+
+# name -> (make a fresh stage for n messages, chance that a new key is taken as
+# seen once `inserted` distinct keys went in).  The same list serves every test.
+STAGES = {
+    "SeenIds": (lambda n: SeenIds(), lambda stage, inserted: 0.0),
+    "HashedIds": (lambda n: HashedIds(),
+                  lambda stage, inserted: bit_vector_false_positive_rate(2**32, inserted)),
+    "BitVector(24)": (lambda n: BitVector(hash_bits=24),
+                      lambda stage, inserted: bit_vector_false_positive_rate(2**24, inserted)),
+    "SaltedBloomFilter(3, 20)": (lambda n: SaltedBloomFilter(3, 20), _bloom_rate),
+    "BloomFilter(n, 0.001)": (lambda n: BloomFilter.from_capacity(n, 0.001), _bloom_rate),
+}
+EXACT = {"SeenIds"}
+
+
+@pytest.fixture(scope="module")
+def stream():
+    """Two seconds of clicks at the article's 10,000 per second, 5% of them doubled."""
+    return click_stream(NUM_MESSAGES, rate=10_000, double_click_rate=0.05, seed=2024)
+
+
+@pytest.fixture(scope="module")
+def results(stream):
+    """Each stage's score on the stream, and the theory's expected genuine clicks dropped."""
+    out = {}
+    for name, (make, rate) in STAGES.items():
+        stage = make(len(stream))
+        kept = deduplicate(stream, stage)
+        genuine = len(stream) - sum(c.duplicate for c in stream)
+        # The i-th genuine click meets at most i distinct keys already inserted.
+        expected = math.fsum(rate(stage, i) for i in range(genuine))
+        out[name] = (stage, kept, score(stream, kept), expected)
+    return out
+
+
+def test_the_stream_has_double_clicks(stream):
+    assert sum(c.duplicate for c in stream) > 500
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_every_duplicate_is_dropped(results, name):
+    _, _, result, _ = results[name]
+    assert result.duplicates > 0
+    assert result.duplicates_dropped == result.duplicates
+    assert result.duplicates_missed == 0
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_no_id_seen_before_is_ever_reported_absent(stream, results, name):
+    stage = results[name][0]
+    assert all(click.id in stage for click in stream)
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_genuine_clicks_dropped_within_theory(results, name):
+    _, _, result, expected = results[name]
+    if name in EXACT:
+        assert expected == 0.0
+    # A sum of independent rare events: variance at most its mean.
+    assert result.genuine_dropped <= expected + SIGMAS * math.sqrt(expected)
+
+
+def test_seen_ids_keeps_exactly_the_genuine_clicks(stream, results):
+    kept = results["SeenIds"][1]
+    assert kept == [c for c in stream if not c.duplicate]
+
+
+@pytest.mark.parametrize("hash_bits", [12, 16])
+def test_a_short_hash_drops_as_many_genuine_clicks_as_the_birthday_bound(stream, hash_bits):
+    # Truncated to b bits, HashedIds takes a genuine click for a duplicate exactly
+    # when its hash was taken: n - distinct hashes, expected_collisions(n, 2**b).
+    stage = HashedIds(hash_function=n_bit_hash_function(hash_bits, "", murmur3_32))
+    result = score(stream, deduplicate(stream, stage))
+    expected = expected_collisions(result.genuine, 2**hash_bits)
+    assert abs(result.genuine_dropped - expected) <= SIGMAS * math.sqrt(expected)
+    assert result.duplicates_missed == 0
+
+
+def test_a_bit_vector_is_a_set_of_short_hashes(stream):
+    # Step 3 keeps one bit per possible n-bit hash; step 2 truncated to n bits keeps
+    # the same information as a set: both keep exactly the same clicks.
+    as_set = HashedIds(hash_function=n_bit_hash_function(16, "", murmurhash2))
+    as_bits = BitVector(hash_bits=16)
+    assert deduplicate(stream, as_set) == deduplicate(stream, as_bits)
+
+
+def test_hashed_ids_store_the_32_bit_murmur3_hash_only():
+    stage = HashedIds()
+    for key in ["123", "456", "città"]:
+        stage.add(key)
+    assert stage.hashes == {mmh3.hash(k.encode(), 0, signed=False) for k in ["123", "456", "città"]}
+    assert len(stage) == 3
+
+
+ARTICLE_MESSAGES = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
+# The article's own configurations: a JavaScript object, murmurhash.v2 hashes,
+# 2**8 bits, and BloomFilter(3, 8); then this project's stages.
+ARTICLE_STAGES = {
+    "object of IDs": lambda: SeenIds(),
+    "murmurhash.v2 hashes": lambda: HashedIds(hash_function=murmurhash2),
+    "8-bit vector": lambda: BitVector(hash_bits=8),
+    "BloomFilter(3, 8)": lambda: SaltedBloomFilter(3, 8),
+    **{name: (lambda make=make: make(4)) for name, (make, _) in STAGES.items()},
+}
+
+
+@pytest.mark.parametrize("name", ARTICLE_STAGES)
+def test_the_articles_four_messages_become_three(name):
+    kept = deduplicate(ARTICLE_MESSAGES, ARTICLE_STAGES[name](), key=lambda m: m["id"])
+    assert kept == [{"id": "123"}, {"id": "456"}, {"id": "789"}]
+    assert kept[0] is ARTICLE_MESSAGES[0] and kept[2] is ARTICLE_MESSAGES[3]
+
+
+def test_deduplicate_uses_the_key_function_and_keeps_order():
+    messages = [("b", 1), ("a", 2), ("b", 3), ("c", 4), ("a", 5)]
+    assert deduplicate(messages, SeenIds(), key=lambda m: m[0]) == [("b", 1), ("a", 2), ("c", 4)]
+    assert deduplicate([], SeenIds()) == []
+
+
+@pytest.mark.parametrize("name", STAGES)
+@settings(max_examples=60, deadline=None)
+@given(keys=st.lists(st.text(max_size=40), max_size=60))
+def test_no_inserted_key_is_ever_reported_absent(name, keys):
+    stage = STAGES[name][0](64)
+    for key in keys:
+        stage.add(key)
+    assert all(key in stage for key in keys)
