@@ -1,0 +1,190 @@
+"""The ``bloomedu`` command: size a Bloom filter from the shell.
+
+Article 2 ("Bloom Filter: come memorizzare 1 Milione di stringhe in meno di
+2MB?") sizes Guava's filter from the number of items n and the false-positive
+rate p; ``bloomedu size --items 1000000 --fpp 0.001`` answers the same
+question: m bits, k hash functions, the memory in human units, bits per item,
+the expected false-positive rate and the information-theoretic lower bound of
+log2(1/p) bits per item (Carter, Floyd, Gill, Markowsky and Wegman, "Exact and
+approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
+filter of a given size; ``--hashes K`` fixes k.
+
+Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+
+from . import theory
+
+__all__ = ["SizeReport", "size_report", "human_bytes", "main"]
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def human_bytes(nbytes: int) -> str:
+    """A byte count in binary units with three significant digits.
+
+    >>> human_bytes(512), human_bytes(1_797_199), human_bytes(3 * 2**30)
+    ('512 B', '1.71 MiB', '3.00 GiB')
+    """
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+        raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
+    value, unit = float(nbytes), 0
+    while value >= 1024 and unit < len(_UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    if unit == 0:
+        return f"{nbytes} B"
+    digits = 2 if value < 10 else 1 if value < 100 else 0
+    return f"{value:.{digits}f} {_UNITS[unit]}"
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    """A filter's size and its expected false-positive rate (see :func:`size_report`).
+
+    >>> r = SizeReport(items=10, num_bits=96, num_hashes=7, target_fpp=0.01)
+    >>> r.nbytes, r.bits_per_item
+    (12, 9.6)
+    """
+
+    items: int
+    num_bits: int
+    num_hashes: int
+    target_fpp: float | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of bit storage, ceil(m / 8)."""
+        return -(-self.num_bits // 8)
+
+    @property
+    def bits_per_item(self) -> float:
+        """m / n."""
+        return self.num_bits / self.items
+
+    @property
+    def fpp(self) -> float:
+        """The classic expected rate (1 - e^(-kn/m))^k."""
+        return theory.false_positive_rate(self.num_bits, self.items, self.num_hashes)
+
+    @property
+    def lower_bound_bits_per_item(self) -> float:
+        """log2(1/p): no structure answering with rate p can use fewer bits per item."""
+        p = self.target_fpp if self.target_fpp is not None else self.fpp
+        return -math.log2(p) if p > 0 else math.inf
+
+    def lines(self) -> list[str]:
+        """The report, one fixed-format line per figure."""
+        bound = self.lower_bound_bits_per_item
+        rows = [
+            ("items (n)", f"{self.items:,}"),
+            ("bits (m)", f"{self.num_bits:,}"),
+            ("hash functions (k)", f"{self.num_hashes}"),
+            ("memory", f"{self.nbytes:,} bytes = {human_bytes(self.nbytes)} "
+                       f"({self.nbytes / 1e6:,.2f} MB)"),
+            ("bits per item (m/n)", f"{self.bits_per_item:.2f}"),
+            ("false-positive rate", f"{self.fpp:.6g} (classic (1 - e^(-kn/m))^k)"),
+            ("lower bound", f"{bound:.2f} bits per item (log2(1/p)); this filter uses "
+                            f"{self.bits_per_item / bound:.2f} times that"
+             if bound > 0 else "0 bits per item (p rounds to 1)"),
+        ]
+        if self.target_fpp is not None:
+            rows.insert(1, ("target rate (p)", f"{self.target_fpp:.6g}"))
+        return [f"{label:<22}{value}" for label, value in rows]
+
+
+def size_report(items: int, fpp: float | None = None, bits: int | None = None,
+                hashes: int | None = None) -> SizeReport:
+    """Size a filter for ``items`` at rate ``fpp``, or report on one of ``bits`` bits.
+
+    From (n, p): m = ceil(-n ln p / (ln 2)^2) and the best whole k; with
+    ``hashes`` fixed, the fewest bits that reach p with that k,
+    m = ceil(-k n / ln(1 - p^(1/k))).  From (n, m): k is ``hashes`` or the best.
+
+    >>> r = size_report(1_000_000, fpp=0.001)
+    >>> r.num_bits, r.num_hashes, human_bytes(r.nbytes)
+    (14377588, 10, '1.71 MiB')
+    >>> size_report(1000, bits=10_000).num_hashes
+    7
+    """
+    if (fpp is None) == (bits is None):
+        raise ValueError("give exactly one of fpp (to size a filter) and bits (to rate one)")
+    if bits is not None:
+        k = hashes if hashes is not None else theory.optimal_num_hashes(bits, items)
+        return SizeReport(items, bits, k)
+    if hashes is None:
+        m = theory.num_bits_for(items, fpp)
+        return SizeReport(items, m, theory.optimal_num_hashes(m, items), fpp)
+    m = math.ceil(-hashes * items / math.log1p(-fpp ** (1 / hashes)))
+    return SizeReport(items, m, hashes, fpp)
+
+
+def _whole(text: str, name: str) -> int:
+    """A positive whole number, written 1000000, 1_000_000, 1,000,000 or 1e6."""
+    try:
+        value = float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text!r}")
+    if not (value.is_integer() and value >= 1):
+        raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text!r}")
+    return int(value)
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(
+            f"false-positive rate must be strictly between 0 and 1 (0.001 is 1 in 1000), "
+            f"got {text!r}")
+    return value
+
+
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    parser = argparse.ArgumentParser(
+        prog="bloomedu", description="Bloom filters taught step by step: command-line tools.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    size = commands.add_parser(
+        "size", help="size a Bloom filter from (n, p), or rate one of m bits",
+        description="Size a Bloom filter for n items at false-positive rate p (--fpp), or "
+                    "give the expected rate of a filter of m bits (--bits).",
+        epilog="example: bloomedu size --items 1000000 --fpp 0.001")
+    size.add_argument("--items", "-n", required=True, metavar="N",
+                      type=lambda t: _whole(t, "--items"), help="expected number of items n")
+    size.add_argument("--fpp", "-p", type=_rate, metavar="P",
+                      help="target false-positive rate p, e.g. 0.001 for 1 in 1000")
+    size.add_argument("--bits", "-m", metavar="M", type=lambda t: _whole(t, "--bits"),
+                      help="number of bits m of an existing filter (instead of --fpp)")
+    size.add_argument("--hashes", "-k", metavar="K", type=lambda t: _whole(t, "--hashes"),
+                      help="fix the number of hash functions k (default: the best k)")
+    return parser, size
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (argparse exits with 2 on bad input).
+
+    >>> main(["size", "--items", "1000", "--bits", "9586", "--hashes", "7"])
+    items (n)             1,000
+    bits (m)              9,586
+    hash functions (k)    7
+    memory                1,199 bytes = 1.17 KiB (0.00 MB)
+    bits per item (m/n)   9.59
+    false-positive rate   0.0100345 (classic (1 - e^(-kn/m))^k)
+    lower bound           6.64 bits per item (log2(1/p)); this filter uses 1.44 times that
+    0
+    """
+    parser, size = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.error("choose a command: size")
+    if (args.fpp is None) == (args.bits is None):
+        size.error("give exactly one of --fpp (to size a filter) and --bits (to rate one)")
+    report = size_report(args.items, fpp=args.fpp, bits=args.bits, hashes=args.hashes)
+    print("\n".join(report.lines()))
+    return 0

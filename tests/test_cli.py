@@ -1,0 +1,134 @@
+"""The sizing command: ``bloomedu size`` answers article 2's question from the shell.
+
+Expected figures are computed here from the formulas written out by hand
+(m = -n ln p / (ln 2)^2, k = (m/n) ln 2, p = (1 - e^(-kn/m))^k), not by the
+code under test.
+"""
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bloomedu import BloomFilter
+from bloomedu.cli import human_bytes, main, size_report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fields(text: str) -> dict[str, str]:
+    """The report's lines as {label: value}."""
+    return {line[:22].strip(): line[22:] for line in text.splitlines() if line.strip()}
+
+
+def _number(text: str) -> float:
+    return float(re.match(r"[\d,.e+-]+", text).group(0).replace(",", ""))
+
+
+def _classic(m, n, k):
+    return (1 - math.exp(-k * n / m)) ** k
+
+
+def test_size_from_items_and_rate_matches_the_formulas(capsys):
+    assert main(["size", "--items", "1000000", "--fpp", "0.001"]) == 0
+    fields = _fields(capsys.readouterr().out)
+    m = math.ceil(-1_000_000 * math.log(0.001) / math.log(2) ** 2)
+    assert _number(fields["bits (m)"]) == m
+    assert _number(fields["hash functions (k)"]) == 10  # (m/n) ln 2 = 9.966
+    assert fields["memory"].startswith(f"{math.ceil(m / 8):,} bytes = 1.71 MiB")
+    assert _number(fields["bits per item (m/n)"]) == pytest.approx(m / 1e6, abs=0.005)
+    assert _number(fields["false-positive rate"]) == pytest.approx(_classic(m, 1e6, 10), rel=1e-5)
+    assert _number(fields["lower bound"]) == pytest.approx(math.log2(1000), abs=0.005)
+    assert _number(fields["target rate (p)"]) == 0.001
+
+
+def test_size_agrees_with_the_filter_the_library_builds(capsys):
+    for n, p in [(1_000_000, 0.001), (1000, 0.01), (50, 0.2)]:
+        main(["size", "--items", str(n), "--fpp", str(p)])
+        fields = _fields(capsys.readouterr().out)
+        f = BloomFilter.from_capacity(n, p)
+        assert (_number(fields["bits (m)"]), _number(fields["hash functions (k)"])) == \
+            (f.num_bits, f.num_hashes)
+
+
+def test_bits_gives_the_rate_of_a_given_size(capsys):
+    assert main(["size", "--items", "1000", "--bits", "10000"]) == 0
+    fields = _fields(capsys.readouterr().out)
+    assert _number(fields["hash functions (k)"]) == 7  # 10 ln 2 = 6.93
+    assert _number(fields["false-positive rate"]) == pytest.approx(_classic(10_000, 1000, 7), rel=1e-5)
+    assert "target rate (p)" not in fields
+    # the lower bound is log2(1/p) for the rate this size reaches
+    assert _number(fields["lower bound"]) == pytest.approx(-math.log2(_classic(10_000, 1000, 7)),
+                                                           abs=0.005)
+
+
+def test_hashes_fixes_k(capsys):
+    main(["size", "--items", "1000", "--bits", "10000", "--hashes", "2"])
+    fields = _fields(capsys.readouterr().out)
+    assert _number(fields["hash functions (k)"]) == 2
+    assert _number(fields["false-positive rate"]) == pytest.approx(_classic(10_000, 1000, 2), rel=1e-5)
+
+
+def test_hashes_with_a_rate_gives_the_fewest_bits_for_that_k():
+    report = size_report(1_000_000, fpp=0.001, hashes=3)
+    assert report.num_hashes == 3
+    assert _classic(report.num_bits, 1e6, 3) <= 0.001 < _classic(report.num_bits - 1, 1e6, 3)
+    # fewer hash functions than the best k cost bits
+    assert report.num_bits > size_report(1_000_000, fpp=0.001).num_bits
+
+
+@pytest.mark.parametrize("text, value", [("1000000", 1_000_000), ("1_000_000", 1_000_000),
+                                         ("1,000,000", 1_000_000), ("1e6", 1_000_000)])
+def test_items_may_be_written_several_ways(capsys, text, value):
+    main(["size", "--items", text, "--fpp", "0.01"])
+    assert _number(_fields(capsys.readouterr().out)["items (n)"]) == value
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["size", "--items", "0", "--fpp", "0.01"], "--items must be a positive whole number"),
+    (["size", "--items", "2.5", "--fpp", "0.01"], "--items must be a positive whole number"),
+    (["size", "--items", "ten", "--fpp", "0.01"], "--items must be a positive whole number"),
+    (["size", "--items", "10", "--fpp", "1"], "strictly between 0 and 1"),
+    (["size", "--items", "10", "--fpp", "0"], "strictly between 0 and 1"),
+    (["size", "--items", "10", "--fpp", "nan"], "strictly between 0 and 1"),
+    (["size", "--items", "10", "--bits", "-5"], "--bits must be a positive whole number"),
+    (["size", "--items", "10", "--bits", "64", "--hashes", "0"], "--hashes must be a positive"),
+    (["size", "--items", "10"], "exactly one of --fpp"),
+    (["size", "--items", "10", "--fpp", "0.1", "--bits", "64"], "exactly one of --fpp"),
+    (["size", "--fpp", "0.1"], "--items"),
+    ([], "choose a command"),
+])
+def test_bad_input_exits_with_status_2_and_a_clear_message(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+
+
+def test_human_bytes_units():
+    assert [human_bytes(b) for b in (0, 1023, 1024, 1536, 10 * 2**20, 999 * 2**30)] == \
+        ["0 B", "1023 B", "1.00 KiB", "1.50 KiB", "10.0 MiB", "999 GiB"]
+    with pytest.raises(ValueError, match="nbytes"):
+        human_bytes(-1)
+
+
+def test_python_dash_m_runs_the_command():
+    result = subprocess.run([sys.executable, "-m", "bloomedu", "size", "--items", "1000000",
+                             "--fpp", "0.001"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "1.71 MiB" in result.stdout
+
+
+def test_console_script_exits_with_status_2_on_bad_input():
+    script = Path(sys.executable).with_name("bloomedu")
+    assert script.exists(), "reinstall the project (pip install -e .) to get the bloomedu script"
+    bad = subprocess.run([str(script), "size", "--items", "10", "--fpp", "5"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "strictly between 0 and 1" in bad.stderr
+    good = subprocess.run([str(script), "size", "--items", "10", "--bits", "96"],
+                          capture_output=True, text=True)
+    assert good.returncode == 0 and "bits (m)" in good.stdout
