@@ -132,6 +132,11 @@ class BitSetters:
     setters: tuple
 
 
+def _not_added(key) -> ValueError:
+    return ValueError(f"inserted holds {key!r}, which the filter does not contain: "
+                      "pass exactly the keys that were added")
+
+
 def _is_set(bloom_filter, position: int) -> bool:
     return bool(bloom_filter.bits[position])
 
@@ -156,8 +161,7 @@ def bit_setters(bloom_filter, key, inserted: Iterable) -> list[BitSetters]:
     for other in inserted:
         other_positions = bloom_filter.bit_indices(other)
         if not all(_is_set(bloom_filter, p) for p in other_positions):
-            raise ValueError(f"inserted holds {other!r}, which the filter does not contain: "
-                             "pass exactly the keys that were added")
+            raise _not_added(other)
         for position in wanted.intersection(other_positions):
             if other not in setters[position]:
                 setters[position].append(other)
@@ -204,7 +208,8 @@ def find_false_positive(bloom_filter, inserted: Iterable, *, seed: int = 0,
     Candidates are uuid4-like click IDs drawn from ``seed`` (or ``keys``);
     works for :class:`~bloomedu.SaltedBloomFilter` and
     :class:`~bloomedu.BloomFilter`.  Raises ``LookupError`` if none of
-    ``max_tries`` candidates is a false positive.
+    ``max_tries`` candidates is a false positive.  Use a ``seed`` other than
+    the one that drew the inserted IDs, or the first candidates are those IDs.
 
     >>> from bloomedu import SaltedBloomFilter
     >>> from bloomedu.clicks import uuid4_strings
@@ -220,6 +225,9 @@ def find_false_positive(bloom_filter, inserted: Iterable, *, seed: int = 0,
         raise ValueError("inserted must be a non-empty list of the keys added to the filter "
                          "(an empty filter has no false positives)")
     max_tries = _max_tries(max_tries)
+    missing = [key for key, claimed in zip(inserted, _claimed(bloom_filter, inserted)) if not claimed]
+    if missing:
+        raise _not_added(missing[0])
     known = set(inserted)
     stream, tries = islice(_candidates(keys, seed), max_tries), 0
     while batch := list(islice(stream, _BATCH)):
