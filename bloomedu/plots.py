@@ -9,7 +9,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory"]
+__all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups"]
 
 FIGSIZE = (7.0, 3.6)
 
@@ -100,3 +100,59 @@ def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, a
                 linestyle="none", label="current")
     return decorate(ax, xlabel=xlabel, ylabel=ylabel, yscale=yscale,
                     **({"title": title} if title else {}))
+
+
+GROUP_COLORS = ("#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948")
+
+
+def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = None,
+                    colors=GROUP_COLORS, numbers: bool = True):
+    """Draw a bit array with chosen cells coloured by group, and a legend naming the groups.
+
+    ``groups`` maps a label to bit indices (for example the k bits of one key).
+    Clear bits are light grey, set bits dark blue, then each group paints its
+    cells in its own colour (a later group over an earlier one).  With
+    ``numbers`` every cell shows its index, as in a walkthrough on a small m.
+
+    >>> from bloomedu.bits import BitArray
+    >>> b = BitArray(32); b.set(3); b.set(20)
+    >>> ax = draw_bit_groups(b, {"key A": [3, 20], "key B": [7]})
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['clear', 'set', 'key A', 'key B']
+    >>> plt.close("all")
+    """
+    values = bits.to_bools() if hasattr(bits, "to_bools") else np.asarray(bits, dtype=bool)
+    if len(groups) > len(colors):
+        raise ValueError(f"groups must have at most {len(colors)} entries (one per colour), "
+                         f"got {len(groups)}")
+    rows = -(-values.size // width)
+    grid = np.full(rows * width, np.nan)
+    grid[: values.size] = values
+    for code, indices in enumerate(groups.values(), start=2):
+        indices = [i for i in indices if 0 <= i < values.size]
+        grid[indices] = code
+    if ax is None:
+        ax = new_axes((7.0, max(1.0, 7.0 * rows / width + 0.8)))
+    palette = ["#f2f2f2", "#1f4e79", *colors[: len(groups)]]
+    cmap = plt.matplotlib.colors.ListedColormap(palette)
+    ax.imshow(grid.reshape(rows, width), cmap=cmap, vmin=-0.5, vmax=len(palette) - 0.5,
+              interpolation="nearest", aspect="equal")
+    if numbers:
+        for index in range(values.size):
+            row, column = divmod(index, width)
+            dark = grid[index] == 1
+            ax.text(column, row, str(index), ha="center", va="center", fontsize=6,
+                    color="white" if dark else "black")
+    ax.set_xticks(np.arange(-0.5, width, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.0)
+    ax.tick_params(which="both", length=0)
+    ax.set_xticks([]), ax.set_yticks([])
+    patches = [plt.matplotlib.patches.Patch(color=color, label=label) for color, label in
+               zip(palette, ["clear", "set", *groups])]
+    ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.figure.tight_layout()
+    return ax
