@@ -1,0 +1,273 @@
+"""Every lesson, run where students run it: JupyterLab in a real browser.
+
+A fresh JupyterLab server (loopback, random free port, random token, its own
+runtime, settings and workspace folders) serves a COPY of ``notebooks/`` with
+the outputs cleared, so what the page shows afterwards was produced by this
+run and the committed files are never autosaved.  Headless Debian Chromium,
+driven by the PyPI ``playwright`` package (``executable_path``, never a browser
+download), opens each lesson, clicks Run → Run All Cells and waits for the
+kernel to go idle.  Then, for each lesson: every code cell shows an execution
+count, no output is an error, the lesson shows at least as many images as its
+committed notebook has PNG outputs, and widget outputs render as live widgets
+(lesson 09's explorer: its sliders and its plot).  A screenshot of each lesson
+goes to ``build/screenshots/NN_slug.png``.  The server is stopped by its PID,
+with the kernels it started.
+
+Chromium missing is a failure, not a skip: CI installs it (Debian package
+``chromium``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SCREENSHOTS = ROOT / "build" / "screenshots"
+LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+CHROMIUM = os.environ.get("BLOOMEDU_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-dev-shm-usage"]
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+SERVER_START_S = 120
+LESSON_RUN_S = 300
+
+# JupyterLab settings for the test's own settings folder: render every cell (no
+# virtual scrolling), no news or update checks.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+        {"fetchNews": "false", "checkForUpdates": False},
+}
+
+# In the page: the state of the open notebook, from the DOM only.
+NOTEBOOK_STATE_JS = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  if (!panel) return null;
+  const indicator = panel.querySelector('.jp-Notebook-ExecutionIndicator');
+  const codeCells = [...panel.querySelectorAll('.jp-Notebook .jp-CodeCell')];
+  const prompts = codeCells.map(c => (c.querySelector('.jp-InputPrompt')?.textContent || '').trim());
+  const stderr = [...panel.querySelectorAll(
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].map(e => e.textContent);
+  return {
+    status: indicator ? indicator.getAttribute('data-status') : null,
+    prompts: prompts,
+    stderr: stderr,
+    images: panel.querySelectorAll('.jp-OutputArea-output img').length,
+    widgets: panel.querySelectorAll('.jp-OutputArea-output .jupyter-widgets').length,
+    sliders: panel.querySelectorAll('.jp-OutputArea-output .widget-slider').length,
+    explorer: panel.querySelectorAll('.bloomedu-explorer').length,
+    explorerImages: panel.querySelectorAll('.bloomedu-explorer img').length,
+    text: panel.innerText,
+  };
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def committed_counts(path: Path) -> dict:
+    """What the committed notebook shows: code cells, PNG outputs, widget outputs."""
+    nb = nbformat.read(path, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    return {"code_cells": sum(c.cell_type == "code" for c in nb.cells),
+            "png": sum("image/png" in o.get("data", {}) for o in outputs),
+            "widgets": sum(WIDGET_MIME in o.get("data", {}) for o in outputs)}
+
+
+def copy_lessons_without_outputs(target: Path) -> None:
+    shutil.copytree(NOTEBOOKS, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.py"))
+    for path in target.glob("[0-9][0-9]_*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        nb.metadata.pop("widgets", None)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nbformat.write(nb, path)
+
+
+class LabServer:
+    """A JupyterLab server of our own, started fresh and stopped by its PID."""
+
+    def __init__(self, workdir: Path):
+        self.port, self.token = free_port(), secrets.token_hex(24)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.root = workdir / "notebooks"
+        copy_lessons_without_outputs(self.root)
+        settings = workdir / "settings"
+        for name, values in LAB_SETTINGS.items():
+            (settings / name).parent.mkdir(parents=True, exist_ok=True)
+            (settings / name).write_text(json.dumps(values))
+        env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
+                   JUPYTER_CONFIG_DIR=str(workdir / "config"), IPYTHONDIR=str(workdir / "ipython"),
+                   MPLBACKEND="module://matplotlib_inline.backend_inline")
+        jupyter = Path(sys.executable).with_name("jupyter")
+        command = [str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+                   "--ServerApp.port_retries=0", f"--ServerApp.token={self.token}",
+                   f"--ServerApp.root_dir={self.root}",
+                   f"--LabApp.user_settings_dir={settings}",
+                   f"--LabApp.workspaces_dir={workdir / 'workspaces'}"]
+        if os.geteuid() == 0:
+            command.append("--allow-root")
+        self.log = (workdir / "server.log").open("w")
+        self.process = subprocess.Popen(command, cwd=self.root, env=env, stdout=self.log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self._wait_until_up()
+
+    def api(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(f"{self.base}{path}", method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def _wait_until_up(self) -> None:
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {self.process.returncode}: "
+                                   f"{Path(self.log.name).read_text()[-2000:]}")
+            try:
+                self.api("/api/status")
+                return
+            except OSError:
+                time.sleep(0.5)
+        raise RuntimeError(f"jupyter lab did not answer within {SERVER_START_S} s")
+
+    def shut_down_kernels(self) -> None:
+        for session in self.api("/api/sessions"):
+            self.api(f"/api/sessions/{session['id']}", method="DELETE")
+
+    def stop(self) -> None:
+        try:
+            self.api("/api/shutdown", method="POST")  # shuts its kernels down too
+            self.process.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=15)
+        try:  # anything it started and left behind (kernels), by its process group
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.log.close()
+
+
+def run_lesson(page, server: LabServer, name: str, workspace: str) -> dict:
+    """Open one lesson, Run → Run All Cells, wait for idle; return what the page shows."""
+    page.goto(f"{server.base}/lab/workspaces/{workspace}/tree/{name}?token={server.token}",
+              wait_until="domcontentloaded")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
+    page.wait_for_function(f"() => ({NOTEBOOK_STATE_JS})()?.status === 'idle'", timeout=120_000,
+                           polling=500)
+    dismiss_popups(page)
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
+                 has_text=re.compile(r"^Run All Cells$")).click()
+    started = time.monotonic()
+    page.wait_for_function(
+        f"""() => {{ const s = ({NOTEBOOK_STATE_JS})();
+            return s && s.status === 'idle' && s.prompts.length > 0 &&
+                   (s.prompts.every(p => /^\\[\\d+\\]:$/.test(p)) ||
+                    s.stderr.some(t => t.includes('Traceback'))); }}""",
+        timeout=LESSON_RUN_S * 1000, polling=500)
+    page.wait_for_timeout(1500)  # let late display messages (widgets, images) render
+    state = page.evaluate(f"({NOTEBOOK_STATE_JS})")
+    state["seconds"] = time.monotonic() - started
+    return state
+
+
+def dismiss_popups(page) -> None:
+    """Answer a kernel-choice dialog with its default, close notifications."""
+    dialog = page.locator(".jp-Dialog .jp-mod-accept")
+    if dialog.count():
+        dialog.first.click()
+    for button in page.locator(".jp-Notification-Toast-Close, .Toastify__close-button").all():
+        button.click()
+
+
+def screenshot(page, path: Path) -> None:
+    target = page.locator(".bloomedu-explorer, .jp-OutputArea-output img").first
+    if target.count():
+        target.scroll_into_view_if_needed()
+    page.screenshot(path=str(path))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: the real-browser test needs Debian's chromium "
+                    "(apt-get install chromium; make test installs it when run as root)")
+    server = LabServer(tmp_path_factory.mktemp("lab"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser_page(lab):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                             headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.set_default_timeout(60_000)
+            yield page
+        finally:
+            browser.close()
+
+
+def test_there_are_lessons_to_open():
+    assert LESSONS, f"no lessons in {NOTEBOOKS}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[path.stem for path in LESSONS])
+def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
+    expected = committed_counts(lesson)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        state = run_lesson(browser_page, lab, lesson.name, workspace=lesson.stem.replace("_", "-"))
+    finally:
+        screenshot(browser_page, SCREENSHOTS / f"{lesson.stem}.png")
+        lab.shut_down_kernels()
+    errors = [text for text in state["stderr"] if "Traceback" in text or re.search(r"\w+Error\b", text)]
+    assert errors == [], f"{lesson.name} shows errors:\n" + "\n".join(errors)[:3000]
+    assert len(state["prompts"]) == expected["code_cells"]
+    not_run = [p for p in state["prompts"] if not re.fullmatch(r"\[\d+\]:", p)]
+    assert not_run == [], f"{lesson.name}: cells without an execution count: {not_run}"
+    counts = [int(p[1:-2]) for p in state["prompts"]]
+    assert counts == sorted(counts) and len(set(counts)) == len(counts)
+    assert state["images"] >= expected["png"], f"{lesson.name}: {state['images']} images shown"
+    assert "Error displaying widget" not in state["text"]
+    if expected["widgets"]:
+        assert state["widgets"] >= expected["widgets"], f"{lesson.name}: widgets did not render"
+    if "explorer(" in lesson.read_text():
+        assert state["explorer"] >= 1 and state["sliders"] >= 3, "the explorer panel did not render"
+        assert state["explorerImages"] >= 1, "the explorer drew no plot"
