@@ -158,15 +158,15 @@ _C2 = np.uint64(0x4CF5AD432745937F)
 _F1 = np.uint64(0xFF51AFD7ED558CCD)
 _F2 = np.uint64(0xC4CEB9FE1A85EC53)
 _EIGHT = np.uint64(8)
+_R31, _S33 = np.uint64(31), np.uint64(33)
 
 
-def _fmix64(h: np.ndarray) -> None:
-    """MurmurHash3's 64-bit finaliser, in place."""
-    h ^= h >> np.uint64(33)
-    h *= _F1
-    h ^= h >> np.uint64(33)
-    h *= _F2
-    h ^= h >> np.uint64(33)
+def _fmix64(h: np.ndarray, scratch: np.ndarray) -> None:
+    """MurmurHash3's 64-bit finaliser, in place (``scratch``: a buffer like ``h``)."""
+    for multiplier in (_F1, _F2):
+        h ^= np.right_shift(h, _S33, out=scratch)
+        h *= multiplier
+    h ^= np.right_shift(h, _S33, out=scratch)
 
 
 def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,22 +177,26 @@ def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> h1, h2 = murmur3_128_uint64(np.array([1], dtype=np.uint64))
     >>> (int(h1[0]), int(h2[0])) == hash128(1)
     True
+
+    With 8 bytes of input there is no full 16-byte block: the key is the tail
+    ``k1``.  Every step works in place on three buffers of the keys' size.
     """
     keys = np.asarray(keys)
     if keys.dtype.kind not in "iu":
         raise TypeError(f"keys must be an integer array, not {keys.dtype}")
-    k1 = keys.astype(np.uint64, copy=True)  # two's complement for negative int64
+    if keys.dtype.itemsize == 8:
+        keys = np.ascontiguousarray(keys).view(np.uint64)  # two's complement for int64
     with np.errstate(over="ignore"):
-        k1 *= _C1
-        k1[...] = (k1 << np.uint64(31)) | (k1 >> np.uint64(33))
-        k1 *= _C2
-        h1 = k1          # h1 = 0 ^ k1, reuse the buffer
-        h1 ^= _EIGHT     # h1 ^= length
-        h2 = np.full_like(h1, 8)  # h2 = 0 ^ length
-        h1 += h2
-        h2 += h1
-        _fmix64(h1)
-        _fmix64(h2)
+        h1 = np.multiply(keys, _C1, dtype=np.uint64, casting="unsafe")  # k1 *= c1
+        scratch = np.right_shift(h1, _S33)
+        h1 <<= _R31
+        h1 |= scratch                        # k1 = rotl64(k1, 31)
+        h1 *= _C2                            # k1 *= c2; h1 = 0 ^ k1
+        h1 ^= _EIGHT                         # h1 ^= length
+        h1 += _EIGHT                         # h1 += h2, where h2 = 0 ^ length = 8
+        h2 = np.add(h1, _EIGHT)              # h2 += h1
+        _fmix64(h1, scratch)
+        _fmix64(h2, scratch)
         h1 += h2
         h2 += h1
     return h1, h2

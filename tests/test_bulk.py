@@ -1,0 +1,214 @@
+"""The bulk path: ``add_many``/``contains_many`` do exactly what ``add``/``in`` do.
+
+Every comparison is against the per-key methods (which ``test_filter.py`` pins
+to mmh3 and the double-hashing formula).  The memory check measures with
+tracemalloc that a bulk call's working memory does not grow with the batch.
+"""
+
+import tracemalloc
+
+import mmh3
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import bloomedu.bits as bits_module
+import bloomedu.filter as filter_module
+from bloomedu import BloomFilter
+from bloomedu.hashing import key_to_bytes, murmur3_128_uint64
+
+RNG_SEED = 20240611
+
+
+def per_key(m: int, k: int, keys) -> BloomFilter:
+    f = BloomFilter(m, k)
+    for key in keys:
+        f.add(key)
+    return f
+
+
+def random_keys(kind: str, size: int, seed: int):
+    rng = np.random.default_rng(seed)
+    if kind == "uint64":
+        return rng.integers(0, 2 ** 64 - 1, size, dtype=np.uint64, endpoint=True)
+    if kind == "int64":
+        return rng.integers(-2 ** 63, 2 ** 63 - 1, size, dtype=np.int64, endpoint=True)
+    if kind == "int32":
+        return rng.integers(-2 ** 31, 2 ** 31 - 1, size, dtype=np.int32, endpoint=True)
+    if kind == "str":
+        return [f"https://host{v % 97}.example/{v}/città" for v in rng.integers(0, 10 ** 12, size)]
+    if kind == "bytes":
+        return [rng.bytes(int(length)) for length in rng.integers(0, 40, size)]
+    if kind == "mixed":
+        values = rng.integers(-2 ** 40, 2 ** 40, size).tolist()
+        makers = [str, lambda v: str(v).encode(), int, lambda v: np.int64(v),
+                  lambda v: bytearray(str(v), "ascii")]
+        return [makers[i % len(makers)](v) for i, v in enumerate(values)]
+    raise AssertionError(kind)
+
+
+KINDS = ["uint64", "int64", "int32", "str", "bytes", "mixed"]
+SIZES = {"small batch": 300, "several chunks": 3 * filter_module._CHUNK_KEYS + 17}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
+def test_add_many_sets_the_bits_add_sets(kind, size):
+    keys = random_keys(kind, size, seed=size)
+    m, k = 3 * size + 11, 5  # crowded: many repeated positions within a batch
+    bulk = BloomFilter(m, k)
+    bulk.add_many(keys)
+    one_by_one = per_key(m, k, keys.tolist() if isinstance(keys, np.ndarray) else keys)
+    assert bulk.bits == one_by_one.bits
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_contains_many_answers_what_in_answers(kind):
+    inserted = random_keys(kind, 2000, seed=1)
+    queried = random_keys(kind, 3 * filter_module._CHUNK_KEYS // 2, seed=2)
+    f = BloomFilter(12_000, 4)
+    f.add_many(inserted)
+    as_list = queried.tolist() if isinstance(queried, np.ndarray) else queried
+    answers = f.contains_many(queried)
+    assert answers.dtype == bool and answers.shape == (len(as_list),)
+    assert answers.tolist() == [key in f for key in as_list]
+    assert f.contains_many(inserted).all()
+    assert 0 < answers.sum() < len(as_list)  # some false positives, not all
+
+
+def test_sort_path_for_filters_too_big_to_stage(monkeypatch):
+    monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+    keys = random_keys("uint64", 40_000, seed=5)
+    bulk = BloomFilter(50_000, 3)
+    bulk.add_many(keys)
+    assert bulk.bits == per_key(50_000, 3, keys.tolist()).bits
+
+
+def test_other_inputs_generators_arrays_of_str_and_2d_arrays():
+    words = [f"w{i}" for i in range(500)]
+    expected = per_key(4096, 3, words)
+    for keys in (iter(words), (w for w in words), np.array(words), np.array(words, dtype=object),
+                 tuple(words)):
+        f = BloomFilter(4096, 3)
+        f.add_many(keys)
+        assert f.bits == expected.bits
+    grid = np.arange(60, dtype=np.uint64).reshape(6, 10)
+    f = BloomFilter(4096, 3)
+    f.add_many(grid)
+    assert f.bits == per_key(4096, 3, range(60)).bits
+    assert f.contains_many(grid).shape == (60,)
+
+
+def test_empty_batches():
+    f = BloomFilter(100, 2)
+    f.add_many([])
+    f.add_many(np.zeros(0, dtype=np.uint64))
+    assert f.bits_set() == 0
+    assert f.contains_many([]).shape == (0,) and f.contains_many(iter([])).dtype == bool
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.int64, st.integers(0, 300)), st.integers(1, 5000), st.integers(1, 9))
+def test_no_inserted_int_key_is_ever_reported_absent(keys, m, k):
+    f = BloomFilter(m, k)
+    f.add_many(keys)
+    assert f.contains_many(keys).all()
+    assert f.bits == per_key(m, k, keys.tolist()).bits
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=20), st.binary(max_size=20),
+                          st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=80),
+       st.integers(1, 3000), st.integers(1, 9))
+def test_no_inserted_key_of_any_type_is_ever_reported_absent(keys, m, k):
+    f = BloomFilter(m, k)
+    f.add_many(keys)
+    assert f.contains_many(keys).all()
+    assert f.bits == per_key(m, k, keys).bits
+
+
+# --- the integer hash is MurmurHash3 x64 128 of the key's 8 little-endian bytes -------------
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint32, np.int32, np.int64])
+def test_vectorised_hash_is_mmh3_for_every_integer_dtype(dtype):
+    info = np.iinfo(dtype)
+    keys = np.random.default_rng(9).integers(info.min, info.max, 500, dtype=dtype, endpoint=True)
+    h1, h2 = murmur3_128_uint64(keys[::3])  # a strided view, too
+    expected = [mmh3.hash64(key_to_bytes(int(key)), 0, signed=False) for key in keys[::3]]
+    assert list(zip(h1.tolist(), h2.tolist())) == expected
+
+
+# --- bad input: a clear error, and the filter unchanged -------------------------------------
+def bad_in_the_middle(bad, size: int) -> list:
+    keys = [f"key-{i}" for i in range(size)]
+    keys[size // 2 + 3] = bad
+    return keys
+
+
+@pytest.mark.parametrize("staged", [True, False], ids=["scratch", "checking pass"])
+@pytest.mark.parametrize("bad, error", [(1.5, TypeError), (None, TypeError), (True, TypeError),
+                                        (np.float32(1), TypeError), (2 ** 64, ValueError),
+                                        ("\ud800", UnicodeEncodeError)])
+def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch):
+    if not staged:
+        monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+    f = BloomFilter(20_000, 4)
+    f.add_many(["already", "here"])
+    before = f.bits.copy()
+    with pytest.raises(error):
+        f.add_many(bad_in_the_middle(bad, 3 * filter_module._CHUNK_KEYS))
+    assert f.bits == before
+    with pytest.raises(error):
+        f.add_many(bad_in_the_middle(bad, 10))
+    assert f.bits == before
+    with pytest.raises(error):
+        f.contains_many(bad_in_the_middle(bad, 10))
+
+
+def test_bad_key_in_a_generator_changes_nothing():
+    f = BloomFilter(20_000, 4)
+    with pytest.raises(TypeError, match="key must be str, bytes or int, not float"):
+        f.add_many(x for x in [*range(5 * filter_module._CHUNK_KEYS), 0.5])
+    assert f.bits_set() == 0
+
+
+@pytest.mark.parametrize("keys, message", [
+    ("abc", "iterable of keys"), (b"abc", "iterable of keys"), (5, "iterable of keys"),
+    (np.uint64(5), "iterable of keys"), (np.array([1.0, 2.0]), "must hold integers, str or bytes"),
+    (np.array([True]), "must hold integers, str or bytes"), (None, "not iterable"),
+])
+def test_add_many_rejects_non_batches(keys, message):
+    f = BloomFilter(100, 2)
+    with pytest.raises(TypeError, match=message):
+        f.add_many(keys)
+    with pytest.raises(TypeError, match=message):
+        f.contains_many(keys)
+    assert f.bits_set() == 0
+
+
+# --- memory: bounded whatever the batch size -------------------------------------------------
+def peak_bytes(call) -> int:
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("kind", ["uint64", "str"])
+def test_working_memory_does_not_grow_with_the_batch(kind):
+    m, k = 200_000, 4
+    small, large = random_keys(kind, 40_000, seed=1), random_keys(kind, 160_000, seed=2)
+    peaks = {}
+    for name, keys in (("small", small), ("large", large)):
+        f = BloomFilter(m, k)
+        peaks[name, "add"] = peak_bytes(lambda: f.add_many(keys))
+        peaks[name, "query"] = peak_bytes(lambda: f.contains_many(keys)) - len(keys)  # the answer
+    scratch = m  # one byte per bit while staging
+    chunk_work = 4 << 20  # hashes, positions and (for str) the encoded keys of one chunk
+    for step in ("add", "query"):
+        assert peaks["large", step] < peaks["small", step] * 1.25 + 64_000, peaks
+    assert peaks["large", "add"] < scratch + chunk_work, peaks
