@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Protocol
 
 from .hashing import murmur3_32
 
-__all__ = ["SeenIds", "HashedIds", "SeenSet", "deduplicate"]
+__all__ = ["SeenIds", "HashedIds", "SeenSet", "add_all", "deduplicate"]
 
 
 class SeenSet(Protocol):
@@ -83,3 +83,14 @@ def deduplicate(messages: Iterable, seen: SeenSet, key: Callable = lambda m: m.i
             seen.add(message_key)
             kept.append(message)
     return kept
+
+
+def add_all(seen: SeenSet, keys: Iterable) -> SeenSet:
+    """Add every key to ``seen`` and return it (handy for measuring a stage's memory).
+
+    >>> len(add_all(SeenIds(), ["123", "456", "123"]))
+    2
+    """
+    for key in keys:
+        seen.add(key)
+    return seen

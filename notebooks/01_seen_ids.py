@@ -1,0 +1,239 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Remembering every click ID
+#
+# This is the first lesson. It follows step 1 of the article *"Filtro di Bloom: un elemento
+# appartiene all'insieme?"*, which starts from an advertising problem. Each click on a banner
+# reaches the server as an HTTP request carrying a message ID. A user who double-clicks by mistake
+# sends the same message twice. The click should be counted once, so the second copy has to be
+# dropped.
+#
+# Comparing whole messages is not needed: two copies share their ID. The obvious solution
+# remembers every ID already processed and lets a message through only if its ID is new. This
+# lesson builds that solution, runs it on a realistic stream of clicks, and measures how much
+# memory it needs. The article warns that this memory only grows. Here we measure how fast.
+#
+# Symbols, as everywhere in bloomedu: **n** is the number of items (here, IDs) stored.
+
+# %%
+# %matplotlib inline
+import inspect
+import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from bloomedu import SeenIds, click_stream, deduplicate, score
+from bloomedu.clicks import uuid4_strings
+from bloomedu.dedup import add_all
+from bloomedu.memory import allocated_bytes
+from bloomedu.plots import decorate, new_axes
+
+SEED = 1
+
+# %% [markdown]
+# ## Step 1 by hand: a dictionary of processed IDs
+#
+# The article uses a JavaScript object as a lookup table with four messages, one of them
+# repeated. In Python the natural equivalent is a `dict`, where the key is the ID and the value
+# is just a marker:
+
+# %%
+messages = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
+processed = {}
+kept_by_hand = []
+for message in messages:
+    if message["id"] not in processed:
+        processed[message["id"]] = True
+        kept_by_hand.append(message)
+print(kept_by_hand)
+
+# %% [markdown]
+# The library splits this into two parts. `SeenIds` is the dict of processed IDs (methods `add`
+# and `in`). `deduplicate` is the loop, and it works with any stage that offers those two
+# methods. Every later lesson swaps in a different stage and keeps the same loop:
+
+# %%
+print(inspect.getsource(deduplicate))
+
+# %%
+kept = deduplicate(messages, SeenIds(), key=lambda m: m["id"])
+assert kept == kept_by_hand
+print(kept)
+
+# %% [markdown]
+# ## A stream of clicks at the article's rate
+#
+# The article's traffic is 10,000 messages per second. `click_stream` produces a stream at that
+# rate, seeded so it is the same every time. Each message has a random version-4 UUID (36
+# characters), a user, an ad and an arrival time. A small share of clicks is doubled: a second
+# message with the same ID arrives 0.05 to 1 s after the first and is marked `duplicate=True`.
+# This flag tells us the right answer, so a stage's output can be scored.
+#
+# Ten seconds of traffic:
+
+# %%
+RATE = 10_000
+clicks = click_stream(10 * RATE, rate=RATE, double_click_rate=0.02, seed=SEED)
+print(f"{'time (s)':>9}  {'id':36}  {'user':>5}  {'ad':>3}  duplicate")
+for click in clicks[:5]:
+    print(f"{click.timestamp:9.5f}  {click.id}  {click.user:5d}  {click.ad:3d}  {click.duplicate}")
+
+# %% [markdown]
+# One double click: the copy and the first message with the same ID.
+
+# %%
+copy = next(c for c in clicks if c.duplicate)
+original = next(c for c in clicks if c.id == copy.id and not c.duplicate)
+for click in (original, copy):
+    print(f"{click.timestamp:9.5f}  {click.id}  user {click.user}  ad {click.ad}  "
+          f"duplicate={click.duplicate}")
+print(f"gap between the two: {copy.timestamp - original.timestamp:.3f} s")
+
+# %% [markdown]
+# ## Scoring the dictionary
+#
+# `score` compares what a stage kept with what it should have kept. A message dropped by mistake
+# can be of two kinds. A dropped duplicate is a success. A dropped genuine click is a lost click
+# that the advertiser never pays for. A dict of IDs is exact: it catches every duplicate and never
+# drops a genuine click.
+
+# %%
+seen = SeenIds()
+kept = deduplicate(clicks, seen)
+result = score(clicks, kept)
+print(f"messages            {result.messages:7d}")
+print(f"  genuine clicks    {result.genuine:7d}")
+print(f"  double clicks     {result.duplicates:7d}")
+print(f"duplicates dropped  {result.duplicates_dropped:7d}")
+print(f"duplicates missed   {result.duplicates_missed:7d}")
+print(f"genuine dropped     {result.genuine_dropped:7d}")
+print(f"IDs remembered      {len(seen):7d}")
+assert result.duplicates_missed == 0 and result.genuine_dropped == 0
+
+# %% [markdown]
+# The catch is that `seen` now holds one entry per genuine click, and the article points out
+# that this set can only grow. Expiring old IDs (for example, after an hour) keeps it bounded.
+# But if the business needs a whole day of IDs, nothing can be expired.
+#
+# ## The article's arithmetic
+#
+# At 10,000 messages a second, one day means the number of IDs below. The article then counts 36
+# bytes per ID, one byte per character of a UUID v4:
+
+# %%
+SECONDS_PER_DAY = 24 * 60 * 60
+ids_per_day = RATE * SECONDS_PER_DAY
+article_bytes = 36 * ids_per_day
+print(f"IDs in a day            {ids_per_day:>16,d}")
+print(f"36 bytes each           {article_bytes:>16,d} bytes")
+print(f"  in GB  (10**9 bytes)  {article_bytes / 1e9:16.2f}")
+print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
+
+# %% [markdown]
+# So the article's "31 GB" is in decimal gigabytes (10**9 bytes). In the binary units an
+# operating system often reports it is about 29 GiB. The article also says "at least", and that
+# is fair: 36 bytes is only the text of the ID. A real program also stores a header for every
+# string object and a slot for it in the hash table. How much more? We can measure it.
+#
+# ## Measuring what Python spends per ID
+#
+# `allocated_bytes` runs a function under `tracemalloc` and reports the bytes it allocated that
+# are still alive when it returns. For each n we measure three things:
+#
+# * **SeenIds, IDs included**: n fresh UUID strings put into a `SeenIds`. This is what a
+#   deduplicator really keeps.
+# * **the dict alone**: a `SeenIds` filled with strings that already exist (the table only).
+# * **a set alone**: the same strings added one by one to a plain `set`. The dict's `True`
+#   values carry no information, so a set is the natural slimmer choice.
+#
+# The exact bytes depend on the Python version, so the tests do not compare this cell's output.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000]
+rng = np.random.default_rng(SEED)
+with_ids, dict_only, set_only = [], [], []
+for n in sizes:
+    stage, total = allocated_bytes(lambda: add_all(SeenIds(), uuid4_strings(n, rng)))
+    ids = list(stage.processed)
+    with_ids.append(total)
+    dict_only.append(allocated_bytes(lambda: add_all(SeenIds(), ids))[1])
+    set_only.append(allocated_bytes(lambda: add_all(set(), ids))[1])
+print(f"{'n':>8}  {'SeenIds+IDs':>12}  {'B/ID':>6}  {'dict':>10}  {'B/ID':>5}  "
+      f"{'set':>10}  {'B/ID':>5}")
+for n, t, d, s in zip(sizes, with_ids, dict_only, set_only):
+    print(f"{n:8d}  {t:12d}  {t / n:6.1f}  {d:10d}  {d / n:5.1f}  {s:10d}  {s / n:5.1f}")
+
+# %%
+per_id_curves = {label: [b / n for b, n in zip(measured, sizes)]
+                 for label, measured in [("SeenIds, IDs included", with_ids),
+                                         ("the dict alone", dict_only),
+                                         ("a set alone", set_only)]}
+ax = new_axes()
+for (label, curve), style in zip(per_id_curves.items(), ["o-", "s-", "^-"]):
+    ax.semilogx(sizes, curve, style, label=label)
+ax.axhline(36, color="k", linestyle="--", label="article: 36 bytes per ID")
+top = 1.6 * max(max(curve) for curve in per_id_curves.values())
+decorate(ax, xlabel="n, IDs stored", ylabel="bytes per ID", ylim=(0, top),
+         title="Memory per seen ID, measured with tracemalloc")
+ax.legend(loc="upper center", ncol=2)
+plt.show()
+
+# %% [markdown]
+# The cost grows in proportion to n: the bytes per ID stay roughly level. They move in steps
+# because a hash table grows in jumps, so its bytes per ID depend on where n falls between two
+# of them. The gap
+# between the measured line and the article's dashed one is Python's overhead. Each string is an
+# object with a header in front of its 36 characters. Each table entry holds at least a pointer
+# to its key, and the table keeps spare room so that lookups stay fast. One ID, as Python
+# stores it:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+one_id = ids[0]
+print(f"characters in one ID          {len(one_id):4d}")
+print(f"sys.getsizeof of that string  {sys.getsizeof(one_id):4d} bytes")
+print(f"measured on Python {sys.version.split()[0]}")
+
+# %% [markdown]
+# Dropping the useless `True` values hardly ever makes a set smaller than the dict: compare their
+# columns in the table. A set entry stores the key's hash beside the pointer, and a set grows
+# early (when 60% full) and, while small, by a factor of four. Since CPython 3.11 a dict whose
+# keys are all strings stores no hashes at all, since each string caches its own. Neither
+# container comes close to removing the cost of the strings themselves.
+#
+# Scaled to the article's day, using the bytes per ID measured at the largest n:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+per_id = with_ids[-1] / sizes[-1]
+print(f"measured bytes per ID (n = {sizes[-1]:,})  {per_id:8.1f}")
+print(f"times the article's 36 bytes          {per_id / 36:8.2f}")
+print(f"one day of IDs in a SeenIds           {per_id * ids_per_day / 1e9:8.1f} GB")
+print(f"the article's estimate                {article_bytes / 1e9:8.1f} GB")
+
+# %% [markdown]
+# The article's estimate is a lower bound. A Python dict of a day's IDs would need several
+# times the article's figure, more memory than most single machines have.
+#
+# ## What comes next
+#
+# The IDs are long (36 characters) while their only job is to be compared for equality. The
+# article's next step keeps only a 32-bit hash of each ID. Lesson `02_hashed_ids.ipynb` measures
+# what that saves and what it costs: two different IDs can share a hash, and a genuine click is
+# then dropped as if it were a duplicate.
