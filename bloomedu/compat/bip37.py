@@ -1,0 +1,261 @@
+"""Bitcoin's BIP37 Bloom filter, byte for byte as Bitcoin Core builds it (article 2's end).
+
+"Bloom Filter: come memorizzare 1 Milione di stringhe in meno di 2MB?" ends with
+Bitcoin light wallets.  A wallet following BIP37 ("Connection Bloom filtering",
+Hearn and Corallo, 2012) puts its public-key hashes in a filter and sends it to a
+node in a ``filterload`` message; the node then relays only the transactions
+that match.  :class:`Bip37Filter` is Bitcoin Core's ``CBloomFilter``:
+
+- size in bytes: ``min((unsigned int)(-1 / LN2SQUARED * n * log(p)), 36000 * 8) / 8``
+  (C++ truncation of the bit count, the cap, then integer division);
+- hash functions: ``min((unsigned int)(bytes * 8 / n * LN2), 50)``, where
+  ``bytes * 8 / n`` is C++ integer division;
+- hash i of data: MurmurHash3 x86 32 with seed ``i * 0xFBA4C795 + nTweak``
+  (mod 2^32), modulo the number of bits; bit b is bit ``b & 7`` of byte ``b >> 3``;
+- an empty filter (0 bytes) ignores inserts and contains everything;
+- ``serialize()`` is the ``filterload`` payload: CompactSize length, the bytes,
+  nHashFuncs (uint32 LE), nTweak (uint32 LE), nFlags (uint8).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..bits import BitArray
+from ..hashing import murmur3_32
+
+__all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
+           "read_compact_size", "MAX_BLOOM_FILTER_SIZE", "MAX_HASH_FUNCS"]
+
+MAX_BLOOM_FILTER_SIZE = 36_000     # bytes
+MAX_HASH_FUNCS = 50
+MAX_COMPACT_SIZE = 0x02000000      # Bitcoin Core's MAX_SIZE for a length read off the wire
+_SEED_STEP = 0xFBA4C795
+_UINT32 = 0xFFFFFFFF
+# Bitcoin Core's constants, as its source spells them (parsed to the same doubles).
+LN2SQUARED = float("0.4804530139182014246671025263266649717305529515945455")
+LN2 = float("0.6931471805599453094172321214581765680755001343602552")
+
+
+def _check_int(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {value}")
+    return int(value)
+
+
+def _check_data(data) -> bytes:
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes (encode text first), not {type(data).__name__}")
+    return bytes(data)
+
+
+def bip37_filter_bytes(n_elements: int, fp_rate: float) -> int:
+    """Bitcoin Core's filter size in bytes for n elements at false-positive rate p.
+
+    >>> bip37_filter_bytes(3, 0.01), bip37_filter_bytes(100_000, 0.0001), bip37_filter_bytes(1, 0.5)
+    (3, 36000, 0)
+    """
+    n = _check_int(n_elements, "n_elements", 1, _UINT32)
+    if isinstance(fp_rate, bool) or not isinstance(fp_rate, (int, float, np.floating)):
+        raise TypeError(f"fp_rate must be a float, not {type(fp_rate).__name__}")
+    if not 0.0 < fp_rate <= 1.0:
+        raise ValueError(f"fp_rate must be in (0, 1], got {fp_rate!r}")
+    bits = -1 / LN2SQUARED * n * math.log(fp_rate)
+    if bits >= 2 ** 32:
+        # (unsigned int) of a double beyond 2^32 is undefined in C++: x86-64 wraps, ARM saturates.
+        raise ValueError(f"n_elements={n} at fp_rate={fp_rate} needs {bits:.4g} bits, beyond the "
+                         "2**32 - 1 that Bitcoin Core's sizing can count; lower n_elements")
+    return min(int(bits), MAX_BLOOM_FILTER_SIZE * 8) // 8
+
+
+def bip37_num_hash_funcs(filter_bytes: int, n_elements: int) -> int:
+    """Bitcoin Core's number of hash functions, with its integer division ``bytes * 8 / n``.
+
+    >>> bip37_num_hash_funcs(3, 3), bip37_num_hash_funcs(11, 10), bip37_num_hash_funcs(17, 1)
+    (5, 5, 50)
+    """
+    size = _check_int(filter_bytes, "filter_bytes", 0, MAX_COMPACT_SIZE)
+    n = _check_int(n_elements, "n_elements", 1, _UINT32)
+    return min(int(size * 8 // n * LN2), MAX_HASH_FUNCS)
+
+
+def compact_size(value: int) -> bytes:
+    """Bitcoin's CompactSize encoding of a length (1, 3, 5 or 9 bytes).
+
+    >>> compact_size(3).hex(), compact_size(36000).hex(), compact_size(70000).hex()
+    ('03', 'fda08c', 'fe70110100')
+    """
+    value = _check_int(value, "value", 0, 2 ** 64 - 1)
+    if value < 0xFD:
+        return bytes([value])
+    for marker, width in ((0xFD, 2), (0xFE, 4), (0xFF, 8)):
+        if value < 1 << (8 * width):
+            return bytes([marker]) + value.to_bytes(width, "little")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
+    """Read a CompactSize at ``offset``; return (value, offset after it).
+
+    Strict as Bitcoin Core's ``ReadCompactSize``: a non-canonical (longer than
+    needed) encoding, a value above 0x02000000, or missing bytes are ValueErrors.
+
+    >>> read_compact_size(bytes.fromhex("fda08c"))
+    (36000, 3)
+    """
+    data = _check_data(data)
+    if offset >= len(data):
+        raise ValueError("data is truncated: no CompactSize length")
+    first = data[offset]
+    width = {0xFD: 2, 0xFE: 4, 0xFF: 8}.get(first, 0)
+    if width == 0:
+        return first, offset + 1
+    end = offset + 1 + width
+    if end > len(data):
+        raise ValueError(f"data is truncated inside its {1 + width}-byte CompactSize")
+    value = int.from_bytes(data[offset + 1:end], "little")
+    if value < {2: 0xFD, 4: 1 << 16, 8: 1 << 32}[width]:
+        raise ValueError(f"non-canonical CompactSize: {value} written in {1 + width} bytes")
+    if value > MAX_COMPACT_SIZE:
+        raise ValueError(f"CompactSize {value} is too large (Bitcoin Core's limit is "
+                         f"{MAX_COMPACT_SIZE})")
+    return value, end
+
+
+class Bip37Filter:
+    """Bitcoin Core's ``CBloomFilter(nElements, nFPRate, nTweak, nFlags)``.
+
+    ``insert``/``contains`` take bytes (a public-key hash, a txid, an outpoint);
+    ``add`` and ``in`` are the project's common interface.
+
+    >>> f = Bip37Filter(3, 0.01, tweak=0, flags=1)
+    >>> pubkey_hash = bytes.fromhex("99108ad8ed9bb6274d3980bab5a85c048f0950c8")
+    >>> f.insert(pubkey_hash)
+    >>> f.contains(pubkey_hash), f.contains(bytes(20))
+    (True, False)
+    >>> f.serialize().hex()   # 3 bytes of bits, k = 5, tweak 0, flags 1
+    '03010098050000000000000001'
+    """
+
+    __slots__ = ("_bits", "n_hash_funcs", "tweak", "flags")
+
+    def __init__(self, n_elements: int, fp_rate: float, tweak: int = 0, flags: int = 0):
+        size = bip37_filter_bytes(n_elements, fp_rate)
+        self._setup(size, bip37_num_hash_funcs(size, n_elements), tweak, flags)
+
+    def _setup(self, size: int, n_hash_funcs: int, tweak: int, flags: int) -> None:
+        self.tweak = _check_int(tweak, "tweak", 0, _UINT32)
+        self.flags = _check_int(flags, "flags", 0, 255)
+        self.n_hash_funcs = n_hash_funcs
+        self._bits = BitArray(size * 8, word_bits=8) if size else None
+
+    # --- what it holds -----------------------------------------------------------
+    @property
+    def data(self) -> bytes:
+        """The filter's bytes (Bitcoin Core's ``vData``)."""
+        return self._bits.data.tobytes() if self._bits is not None else b""
+
+    @property
+    def num_bits(self) -> int:
+        """m: 8 times the number of bytes."""
+        return len(self._bits) if self._bits is not None else 0
+
+    def is_within_size_constraints(self) -> bool:
+        """True if at most 36,000 bytes and 50 hash functions (what a node accepts)."""
+        return self.num_bits // 8 <= MAX_BLOOM_FILTER_SIZE and self.n_hash_funcs <= MAX_HASH_FUNCS
+
+    # --- hashing -----------------------------------------------------------------
+    def seeds(self) -> list[int]:
+        """The k MurmurHash3 seeds: ``(i * 0xFBA4C795 + tweak) mod 2^32``.
+
+        >>> Bip37Filter(10, 0.000001, tweak=5).seeds()[:2]   # BIP37's own example
+        [5, 4221880218]
+        """
+        return [(i * _SEED_STEP + self.tweak) & _UINT32 for i in range(self.n_hash_funcs)]
+
+    def bit_indices(self, data: bytes) -> list[int]:
+        """The k bit positions of ``data`` (empty for an empty filter)."""
+        data = _check_data(data)
+        if self._bits is None:
+            return []
+        return [murmur3_32(data, seed) % self.num_bits for seed in self.seeds()]
+
+    def insert(self, data: bytes) -> None:
+        """Set the k bits of ``data`` (nothing happens in an empty filter)."""
+        for index in self.bit_indices(data):
+            self._bits.set(index)
+
+    add = insert
+
+    def contains(self, data: bytes) -> bool:
+        """True if all k bits of ``data`` are set; always True for an empty filter."""
+        return all(self._bits[index] for index in self.bit_indices(data))
+
+    __contains__ = contains
+
+    def contains_many(self, items) -> np.ndarray:
+        """``contains`` of each bytes item, as a bool array.
+
+        >>> f = Bip37Filter(2, 0.001); f.insert(b"a")
+        >>> f.contains_many([b"a", b"b"]).tolist()
+        [True, False]
+        """
+        return np.fromiter((self.contains(item) for item in items), dtype=bool)
+
+    def clear(self) -> None:
+        """Set every bit to 0, keeping size, k, tweak and flags."""
+        if self._bits is not None:
+            self._bits.data[:] = 0
+
+    # --- the filterload payload --------------------------------------------------
+    def serialize(self) -> bytes:
+        """The ``filterload`` payload: CompactSize(len) || bytes || k u32 || tweak u32 || flags u8."""
+        return (compact_size(self.num_bits // 8) + self.data
+                + self.n_hash_funcs.to_bytes(4, "little") + self.tweak.to_bytes(4, "little")
+                + bytes([self.flags]))
+
+    @classmethod
+    def deserialize(cls, data: bytes, *, enforce_limits: bool = True) -> "Bip37Filter":
+        """Read a ``filterload`` payload; the whole of ``data`` must be that payload.
+
+        With ``enforce_limits`` (the default) a filter over 36,000 bytes or 50
+        hash functions is a ValueError, as a node refuses it; without, it is read
+        and :meth:`is_within_size_constraints` says False.
+
+        >>> f = Bip37Filter.deserialize(bytes.fromhex("03614e9b050000000000000001"))
+        >>> f.n_hash_funcs, f.tweak, f.flags, f.contains(bytes.fromhex("19108ad8ed9bb6274d3980bab5a85c048f0950c8"))
+        (5, 0, 1, False)
+        """
+        data = _check_data(data)
+        size, offset = read_compact_size(data)
+        expected = offset + size + 9
+        if len(data) != expected:
+            problem = "truncated" if len(data) < expected else "followed by trailing bytes"
+            raise ValueError(f"data is {problem}: a filter of {size} bytes makes a payload of "
+                             f"{expected} bytes, got {len(data)}")
+        tail = data[offset + size:]
+        n_hash_funcs = int.from_bytes(tail[:4], "little")
+        if enforce_limits and (size > MAX_BLOOM_FILTER_SIZE or n_hash_funcs > MAX_HASH_FUNCS):
+            raise ValueError(f"filter of {size} bytes and {n_hash_funcs} hash functions exceeds "
+                             f"BIP37's limits ({MAX_BLOOM_FILTER_SIZE} bytes, "
+                             f"{MAX_HASH_FUNCS} hash functions)")
+        new = cls.__new__(cls)
+        new._setup(size, n_hash_funcs, int.from_bytes(tail[4:8], "little"), tail[8])
+        if size:
+            new._bits.data[:] = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Bip37Filter):
+            return NotImplemented
+        return self.serialize() == other.serialize()
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return (f"Bip37Filter(bytes={self.num_bits // 8}, n_hash_funcs={self.n_hash_funcs}, "
+                f"tweak={self.tweak}, flags={self.flags})")

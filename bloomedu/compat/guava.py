@@ -1,0 +1,346 @@
+"""Guava's ``BloomFilter`` of strings, bit for bit (article 2's Java example).
+
+"Bloom Filter: come memorizzare 1 Milione di stringhe in meno di 2MB?" creates
+its filter with Google Guava:
+``BloomFilter.create(Funnels.stringFunnel(UTF_8), expectedInsertions, fpp)``.
+:class:`GuavaBloomFilter` does what Guava 31.1 does, down to the arithmetic:
+
+- sizing: m = ``(long)(-n ln p / (ln 2)^2)`` (Java truncation), n = 0 counts as 1,
+  k = ``max(1, Math.round(m / n * ln 2))``; the bits live in ceil(m / 64)
+  64-bit words, and positions are taken modulo ``bitSize`` = 64 * words, not m;
+- hashing (strategy ``MURMUR128_MITZ_64``, ordinal 1): (h1, h2) = MurmurHash3
+  x64 128 of the UTF-8 bytes; bit i is ``((h1 + i*h2) mod 2^64 & Long.MAX_VALUE)
+  % bitSize``; bit b is in word ``b >> 6`` under mask ``1 << (b & 63)``;
+- ``writeTo``/``readFrom``: ordinal byte, k byte, word count (int32 big-endian),
+  then every word as int64 big-endian.
+
+Streams written with the older strategy ``MURMUR128_MITZ_32`` (ordinal 0), which
+Guava's ``readFrom`` still accepts, are read and queried the same way.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mmh3
+import numpy as np
+
+from ..bits import BitArray
+
+__all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
+           "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
+
+MURMUR128_MITZ_32 = 0   # Guava's strategy ordinals, the first byte of writeTo
+MURMUR128_MITZ_64 = 1
+_STRATEGIES = (MURMUR128_MITZ_32, MURMUR128_MITZ_64)
+_LONG_MAX = (1 << 63) - 1
+_MASK32 = 0xFFFFFFFF
+_MASK64 = (1 << 64) - 1
+_INT_MAX = (1 << 31) - 1          # Java arrays hold at most this many words
+_LN2 = math.log(2)
+_HEADER = 6                       # ordinal byte, k byte, int32 word count
+_CHUNK = 1 << 16                  # strings hashed per chunk in the bulk methods
+
+
+def java_round(x: float) -> int:
+    """Java's ``Math.round``: the nearest integer, ties toward positive infinity.
+
+    Exact, unlike ``floor(x + 0.5)`` (which rounds 0.49999999999999994 up).
+
+    >>> java_round(2.5), java_round(-2.5), java_round(0.49999999999999994)
+    (3, -2, 0)
+    """
+    floor = math.floor(x)
+    return floor + 1 if x - floor >= 0.5 else floor
+
+
+def java_utf8(text: str) -> bytes:
+    """The bytes Java's ``String.getBytes(UTF_8)`` gives: what Guava's string funnel hashes.
+
+    A Python ``str`` is code points and a Java ``String`` is UTF-16 units: a
+    surrogate pair becomes one character, and a lone surrogate becomes ``?``.
+
+    >>> java_utf8("città"), java_utf8("a\\ud800b"), java_utf8("\\ud83d\\ude00") == java_utf8("😀")
+    (b'citt\\xc3\\xa0', b'a?b', True)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str (Guava's stringFunnel), not {type(text).__name__}")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        units = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return units.encode("utf-8", "replace")
+
+
+def guava_num_bits(n: int, p: float) -> int:
+    """Guava's ``optimalNumOfBits``: ``(long)(-n * ln p / (ln 2 * ln 2))``, truncated.
+
+    >>> guava_num_bits(10, 0.1), guava_num_bits(1_000_000, 0.03)
+    (47, 7298440)
+    """
+    value = -n * math.log(p) / (_LN2 * _LN2)
+    return min(int(value), _LONG_MAX)   # Java's (long) truncates toward 0, saturates
+
+
+def guava_num_hashes(n: int, m: int) -> int:
+    """Guava's ``optimalNumOfHashFunctions``: ``max(1, Math.round(m / n * ln 2))``.
+
+    m is the bit count before rounding up to whole words.
+
+    >>> guava_num_hashes(10, 47), guava_num_hashes(1_000_000, 7298440)
+    (3, 5)
+    """
+    return max(1, java_round(m / n * _LN2))
+
+
+class GuavaBloomFilter:
+    """A filter of strings equal to Guava 31.1's, bit for bit and byte for byte.
+
+    Made with :meth:`create` (like ``BloomFilter.create``) or :meth:`from_bytes`
+    (like ``BloomFilter.readFrom``).  ``add`` and ``in`` are the project's
+    common interface; ``put`` and ``might_contain`` are Guava's names.
+
+    >>> f = GuavaBloomFilter.create(10, 0.1)
+    >>> f.put("città"), f.put("città"), f.might_contain("città"), "città" in f
+    (True, False, True, True)
+    >>> f.bit_size, f.num_hash_functions, f.bit_indices("città")
+    (64, 3, [51, 40, 29])
+    """
+
+    __slots__ = ("bits", "num_hash_functions", "strategy")
+
+    def __init__(self, num_words: int, num_hash_functions: int,
+                 strategy: int = MURMUR128_MITZ_64):
+        for name, value, top in (("num_words", num_words, _INT_MAX),
+                                 ("num_hash_functions", num_hash_functions, 255)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                    or not 1 <= value <= top:
+                raise ValueError(f"{name} must be an int in 1..{top}, got {value!r}")
+        if strategy not in _STRATEGIES or isinstance(strategy, bool):
+            raise ValueError(f"strategy must be 0 (MURMUR128_MITZ_32) or 1 (MURMUR128_MITZ_64), "
+                             f"got {strategy!r}")
+        self.bits = BitArray(64 * int(num_words), word_bits=64)
+        self.num_hash_functions = int(num_hash_functions)
+        self.strategy = int(strategy)
+
+    @classmethod
+    def create(cls, expected_insertions: int, fpp: float = 0.03) -> "GuavaBloomFilter":
+        """Like ``BloomFilter.create(Funnels.stringFunnel(UTF_8), expectedInsertions, fpp)``.
+
+        Guava's checks: 0 <= expected_insertions <= Long.MAX_VALUE and
+        0 < fpp < 1; a size that rounds to 0 bits, more than 2^31 - 1 words or
+        more than 255 hash functions is refused, as Guava refuses it.
+
+        >>> f = GuavaBloomFilter.create(1_000_000, 0.001)
+        >>> f.bit_size, f.num_hash_functions, len(f.to_bytes())
+        (14377600, 10, 1797206)
+        >>> GuavaBloomFilter.create(1, 0.9)
+        Traceback (most recent call last):
+        ...
+        ValueError: Guava cannot create a filter of 0 bits (expected_insertions=1, fpp=0.9): ...
+        """
+        n = expected_insertions
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= _LONG_MAX:
+            raise ValueError(f"expected_insertions must be an int in 0..2**63-1 (a Java long), "
+                             f"got {n!r}")
+        if isinstance(fpp, bool) or not isinstance(fpp, (int, float, np.floating)) \
+                or not 0.0 < fpp < 1.0:
+            raise ValueError(f"fpp must be a number strictly between 0 and 1, got {fpp!r}")
+        n = max(int(n), 1)                 # Guava: 0 expected insertions count as 1
+        m = guava_num_bits(n, float(fpp))
+        k = guava_num_hashes(n, m)
+        where = f"(expected_insertions={expected_insertions}, fpp={fpp})"
+        if m == 0:
+            raise ValueError(f"Guava cannot create a filter of 0 bits {where}: "
+                             "-n ln(p) / (ln 2)^2 is below 1; lower fpp or raise n")
+        if -(-m // 64) > _INT_MAX:
+            raise ValueError(f"Guava cannot create a filter of {m} bits {where}: more than "
+                             f"2**31-1 words of 64 bits")
+        if k > 255:
+            raise ValueError(f"Guava cannot create a filter with {k} hash functions {where}: "
+                             "at most 255 (fpp too small)")
+        return cls(-(-m // 64), k)
+
+    # --- the bits ------------------------------------------------------------------
+    @property
+    def bit_size(self) -> int:
+        """Guava's ``bitSize()``: 64 times the number of words (indices run modulo this)."""
+        return self.bits.num_bits
+
+    def bit_count(self) -> int:
+        """How many bits are set (Guava keeps this count as ``bitCount``)."""
+        return self.bits.count()
+
+    def bit_indices(self, text: str) -> list[int]:
+        """The k bit positions of a string, in Guava's order."""
+        h1, h2 = mmh3.hash64(java_utf8(text), 0, signed=False)
+        size, k = self.bit_size, self.num_hash_functions
+        if self.strategy == MURMUR128_MITZ_64:
+            return [(((h1 + i * h2) & _MASK64) & _LONG_MAX) % size for i in range(k)]
+        # MURMUR128_MITZ_32: two signed 32-bit halves of h1, int arithmetic, ~ if negative.
+        low, high = _signed32(h1 & _MASK32), _signed32(h1 >> 32)
+        combined = [_signed32(low + i * high) for i in range(1, k + 1)]
+        return [(~c if c < 0 else c) % size for c in combined]
+
+    def put(self, text: str) -> bool:
+        """Insert a string; True if at least one bit changed (Guava's ``put``)."""
+        indices = self.bit_indices(text)
+        changed = not all(self.bits[i] for i in indices)
+        for index in indices:
+            self.bits.set(index)
+        return changed
+
+    add = put
+
+    def might_contain(self, text: str) -> bool:
+        """True if all k bits of the string are set: inserted, or a false positive."""
+        return all(self.bits[i] for i in self.bit_indices(text))
+
+    __contains__ = might_contain
+
+    # --- many strings at once -----------------------------------------------------
+    def _positions(self, texts) -> list[np.ndarray]:
+        """The (len, k) bit positions of every string, chunk by chunk, in numpy.
+
+        Every string is encoded (and so checked) before any position is returned.
+        """
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("texts must be an iterable of str (use put/might_contain for one)")
+        encoded = [java_utf8(text) for text in texts]
+        k, size = self.num_hash_functions, np.uint64(self.bit_size)
+        chunks = []
+        for start in range(0, len(encoded), _CHUNK):
+            part = encoded[start:start + _CHUNK]
+            digests = np.fromiter(map(mmh3.hash_bytes, part), dtype="S16", count=len(part))
+            halves = digests.view("<u8").reshape(-1, 2)
+            h1, h2 = halves[:, :1], halves[:, 1:]
+            if self.strategy == MURMUR128_MITZ_64:
+                combined = h1 + h2 * np.arange(k, dtype=np.uint64)   # wraps mod 2^64
+                combined &= np.uint64(_LONG_MAX)
+            else:
+                low = (h1 & np.uint64(_MASK32)).astype(np.uint32).view(np.int32)
+                high = (h1 >> np.uint64(32)).astype(np.uint32).view(np.int32)
+                steps = np.arange(1, k + 1, dtype=np.int32)
+                combined = (low + high * steps).astype(np.int64)      # wraps mod 2^32
+                combined = np.where(combined < 0, ~combined, combined).astype(np.uint64)
+            chunks.append((combined % size).astype(np.int64))
+        return chunks
+
+    def put_many(self, texts) -> None:
+        """Insert many strings: the same bits as calling ``put`` on each.
+
+        >>> f = GuavaBloomFilter.create(100, 0.01)
+        >>> f.put_many([f"https://site-{i}.example/" for i in range(100)])
+        >>> f.might_contain("https://site-7.example/")
+        True
+        """
+        for positions in self._positions(texts):
+            self.bits.set_many(positions)
+
+    def might_contain_many(self, texts) -> np.ndarray:
+        """A bool array: ``might_contain`` of each string.
+
+        >>> f = GuavaBloomFilter.create(10, 0.1); f.put_many(["a", "b"])
+        >>> f.might_contain_many(["a", "b", "c"]).tolist()
+        [True, True, False]
+        """
+        answers = [self.bits.get_many(p).all(axis=1) for p in self._positions(texts)]
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- Guava's estimates -------------------------------------------------------------
+    def expected_fpp(self) -> float:
+        """Guava's ``expectedFpp()``: (bits set / bitSize)^k, from the bits actually set.
+
+        >>> GuavaBloomFilter.create(10, 0.1).expected_fpp()
+        0.0
+        """
+        return (self.bit_count() / self.bit_size) ** self.num_hash_functions
+
+    def approximate_element_count(self) -> int:
+        """Guava's ``approximateElementCount()``: -ln(1 - X/bitSize) * bitSize / k, rounded half up.
+
+        X is the number of bits set.  With every bit set the estimate is
+        infinite: Guava throws ``ArithmeticException``, this raises ``OverflowError``.
+
+        >>> f = GuavaBloomFilter.create(1000, 0.01)
+        >>> f.put_many([str(i) for i in range(1000)]); f.approximate_element_count()
+        1004
+        """
+        fraction = self.bit_count() / self.bit_size
+        if fraction == 1.0:
+            raise OverflowError("every bit is set: the element count estimate is infinite "
+                                "(Guava throws ArithmeticException)")
+        return java_round(-math.log1p(-fraction) * self.bit_size / self.num_hash_functions)
+
+    # --- Guava's writeTo / readFrom ------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """Exactly the bytes of Guava's ``writeTo``.
+
+        >>> GuavaBloomFilter.create(10, 0.1).to_bytes().hex()   # strategy 1, k = 3, one word
+        '0103000000010000000000000000'
+        """
+        words = self.bits.data.view("<u8")
+        header = bytes([self.strategy, self.num_hash_functions]) + len(words).to_bytes(4, "big")
+        return header + words.astype(">u8").tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "GuavaBloomFilter":
+        """Read a ``writeTo`` stream (as Guava's ``readFrom`` with a UTF-8 string funnel).
+
+        The whole of ``data`` must be one stream: a short, padded, zero-word,
+        zero-hash or unknown-strategy stream is a ``ValueError``.
+
+        >>> f = GuavaBloomFilter.from_bytes(bytes.fromhex("0103000000010408010030410049"))
+        >>> f.might_contain("città"), f.might_contain("roma")
+        (True, False)
+        """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, not {type(data).__name__}")
+        data = bytes(data)
+        if len(data) < _HEADER:
+            raise ValueError(f"data is truncated: a Guava stream starts with a {_HEADER}-byte "
+                             f"header, got {len(data)} bytes")
+        ordinal = int.from_bytes(data[:1], "big", signed=True)
+        if ordinal not in _STRATEGIES:
+            raise ValueError(f"unknown strategy ordinal {ordinal} in byte 0: Guava knows "
+                             "0 (MURMUR128_MITZ_32) and 1 (MURMUR128_MITZ_64)")
+        num_hashes = data[1]
+        num_words = int.from_bytes(data[2:6], "big", signed=True)
+        if num_hashes == 0 or num_words <= 0:
+            raise ValueError(f"invalid header: {num_hashes} hash functions and {num_words} "
+                             "words; both must be positive")
+        expected = _HEADER + 8 * num_words
+        if len(data) != expected:
+            problem = "truncated" if len(data) < expected else "padded with trailing bytes"
+            raise ValueError(f"data is {problem}: the header announces {num_words} words, "
+                             f"{expected} bytes in all, got {len(data)}")
+        new = cls(num_words, num_hashes, ordinal)
+        words = np.frombuffer(data, dtype=">u8", offset=_HEADER)
+        new.bits.data[:] = words.astype("<u8").view(np.uint8)
+        return new
+
+    # --- plumbing --------------------------------------------------------------------
+    def copy(self) -> "GuavaBloomFilter":
+        """An independent copy (Guava's ``copy()``)."""
+        new = GuavaBloomFilter(self.bit_size // 64, self.num_hash_functions, self.strategy)
+        new.bits = self.bits.copy()
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GuavaBloomFilter):
+            return NotImplemented
+        return (self.strategy, self.num_hash_functions) == (other.strategy,
+                                                            other.num_hash_functions) \
+            and self.bits == other.bits
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return (f"GuavaBloomFilter(bit_size={self.bit_size}, "
+                f"num_hash_functions={self.num_hash_functions}, strategy={self.strategy})")
+
+
+def _signed32(value: int) -> int:
+    """The low 32 bits of an int, read as a Java (signed) int."""
+    value &= _MASK32
+    return value - (1 << 32) if value & 0x80000000 else value
