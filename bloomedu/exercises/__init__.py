@@ -1,0 +1,69 @@
+"""Exercises with feedback: each lesson ends with two or three (compute, predict, then measure).
+
+Issue 5 of the project ("exercises with feedback").  A lesson cell poses an
+exercise and checks it in three lines::
+
+    # Exercise 06.1 (compute): the best whole k for m = 10,000 bits and n = 1,000 keys?
+    answer = None  # replace None with your answer
+    check.optimal_k(answer, m=10_000, n=1000)
+
+The checker prints "Correct: ...", an explanation of the specific slip
+("you used log10 instead of ln"; "your k is the best for m/n between 7.9 and
+9.4, but this filter has m/n = 10"), or "Not answered yet" for ``None``, and
+returns a bool; it never raises on an answer, so the student notebooks run
+with every exercise blank.  :data:`EXERCISES` is the catalogue, keyed by
+lesson "01" to "08"; :func:`show` prints a lesson's questions.
+
+>>> check.optimal_k(None, m=10_000, n=1000)
+Not answered yet: replace None with k.
+False
+>>> check.optimal_k(3, m=10_000, n=1000)
+Not quite: you used log10 instead of ln: k = (m/n) ln 2.
+False
+"""
+
+from __future__ import annotations
+
+from ._feedback import CHECKERS, Exercise, Mistake, judge, judge_measured
+from . import filter_steps, hashing_steps
+
+__all__ = ["check", "EXERCISES", "Exercise", "Mistake", "judge", "judge_measured", "show"]
+
+
+class _Checks:
+    """Every checker as an attribute: ``check.optimal_k(answer, m=..., n=...)``."""
+
+    def __getattr__(self, name: str):
+        try:
+            return CHECKERS[name]
+        except KeyError:
+            raise AttributeError(f"no checker named {name!r}; the checkers are "
+                                 f"{', '.join(sorted(CHECKERS))}") from None
+
+    def __dir__(self):
+        return sorted(CHECKERS)
+
+    def __repr__(self) -> str:
+        return f"<{len(CHECKERS)} exercise checkers: {', '.join(sorted(CHECKERS))}>"
+
+
+check = _Checks()
+
+EXERCISES: dict[str, tuple[Exercise, ...]] = {}
+for _exercise in hashing_steps.EXERCISES + filter_steps.EXERCISES:
+    EXERCISES.setdefault(_exercise.lesson, ())
+    EXERCISES[_exercise.lesson] += (_exercise,)
+
+
+def show(lesson: str) -> None:
+    """Print a lesson's exercises, one line each.
+
+    >>> show("07")  # doctest: +ELLIPSIS
+    07.1 (compute): How many bytes does a Bloom filter need for 1,000,000 URLs at ...
+    07.2 (predict): ...
+    07.3 (measure): ...
+    """
+    if lesson not in EXERCISES:
+        raise ValueError(f"lesson must be one of {', '.join(EXERCISES)}, got {lesson!r}")
+    for exercise in EXERCISES[lesson]:
+        print(f"{exercise.name} ({exercise.kind}): {exercise.text}")

@@ -1,0 +1,220 @@
+"""How an answer is judged and explained: the machinery behind every checker.
+
+A checker computes the right value and a list of :class:`Mistake` values, the
+answers that common slips produce (log10 for ln, bits for bytes, a percentage
+for a rate), then calls :func:`judge` (or :func:`judge_measured` for a measured
+value, accepted within 4 standard deviations).  The verdict is printed, one
+line starting "Correct:", "Not quite:" or "Not answered yet:", and returned as
+a bool.  An unanswered exercise (``None``) or an answer of the wrong type never
+raises, so a lesson runs top to bottom with its exercises left blank.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import textwrap
+from dataclasses import dataclass, field
+from typing import Callable
+
+__all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS"]
+
+CHECKERS: dict[str, Callable] = {}
+
+_UNIT_SLIPS = {
+    "rate": [(100.0, "you gave a percentage; give the rate as a fraction (1% is 0.01)")],
+    "bytes": [(8.0, "you gave bits; the question asks bytes (8 bits each)")]
+    + [(1 / scale, f"you gave {name}; the question asks plain bytes")
+       for scale, name in [(1e3, "kilobytes (kB)"), (1e6, "megabytes (MB)"),
+                           (1e9, "gigabytes (GB)"), (2 ** 10, "kibibytes (KiB)"),
+                           (2 ** 20, "mebibytes (MiB)"), (2 ** 30, "gibibytes (GiB)")]],
+    "bits": [(1 / 8, "you gave bytes; the question asks bits (8 per byte)")],
+}
+
+
+def checker(function: Callable) -> Callable:
+    """Register a checker so that ``check.<name>`` finds it.
+
+    >>> @checker
+    ... def always_right(answer):
+    ...     return judge(answer, answer or 1, "anything")
+    >>> CHECKERS["always_right"](3)
+    Correct: anything = 3.
+    True
+    >>> del CHECKERS["always_right"]
+    """
+    CHECKERS[function.__name__] = function
+    return function
+
+
+def fmt(value: float) -> str:
+    """A number for a message: whole numbers with thousands separators, else 4 digits.
+
+    >>> fmt(31104000000.0), fmt(0.0091234), fmt(7)
+    ('31,104,000,000', '0.009123', '7')
+    """
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """The answer a slip gives, and what to say when a student gives it.
+
+    ``tolerance`` is absolute; ``None`` means the tolerance of the exercise.
+
+    >>> Mistake(3, "you used log10 instead of ln").explanation
+    'you used log10 instead of ln'
+    """
+
+    value: float
+    explanation: str
+    tolerance: float | None = None
+
+
+def _not_a_number(answer, what: str) -> str | None:
+    """Why ``answer`` cannot be judged, or None if it is a finite number."""
+    if answer is None:
+        return f"Not answered yet: replace None with {what}."
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        return (f"Not quite: {what} is a number, but the answer is a "
+                f"{type(answer).__name__} ({answer!r}).")
+    if not math.isfinite(answer):
+        return f"Not quite: {what} is a finite number, not {answer!r}."
+    return None
+
+
+def _matching(answer: float, mistakes, tolerance: Callable[[float], float]) -> Mistake | None:
+    for mistake in mistakes:
+        allowed = mistake.tolerance if mistake.tolerance is not None else tolerance(mistake.value)
+        if abs(answer - mistake.value) <= allowed:
+            return mistake
+    return None
+
+
+def judge(answer, correct: float, what: str, *, mistakes=(), rel: float = 1e-3,
+          abs_tol: float = 0.0, unit: str | None = None, hint: str = "", note: str = "") -> bool:
+    """Print a verdict on ``answer`` for the value ``correct`` and return whether it is right.
+
+    Right means within ``rel`` (relative) or ``abs_tol``.  A wrong answer is
+    compared with each mistake, then with the slips of its ``unit``
+    ("rate", "bytes" or "bits"), and the first match is explained.
+
+    >>> judge(3, 7, "k", mistakes=[Mistake(3, "you used log10 instead of ln")])
+    Not quite: you used log10 instead of ln.
+    False
+    >>> judge(None, 7, "k")
+    Not answered yet: replace None with k.
+    False
+    >>> judge(0.7, 0.007, "the rate", unit="rate")
+    Not quite: you gave a percentage; give the rate as a fraction (1% is 0.01).
+    False
+    """
+    problem = _not_a_number(answer, what)
+    if problem:
+        print(problem)
+        return False
+    tolerance = lambda value: max(rel * abs(value), abs_tol)  # noqa: E731
+    if abs(answer - correct) <= tolerance(correct):
+        print(f"Correct: {what} = {fmt(correct)}." + (f" {note}" if note else ""))
+        return True
+    slips = [Mistake(correct * scale, text, max(tolerance(correct * scale), 0.02 * abs(correct * scale)))
+             for scale, text in _UNIT_SLIPS.get(unit, [])]
+    found = _matching(answer, list(mistakes) + slips, tolerance)
+    if found:
+        print(f"Not quite: {found.explanation}.")
+    else:
+        direction = "too high" if answer > correct else "too low"
+        print(f"Not quite: {fmt(answer)} is {direction} for {what}." + (f" Hint: {hint}" if hint else ""))
+    return False
+
+
+def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int | None = None,
+                   mistakes=(), note: str = "") -> bool:
+    """Accept a measured rate within 4 standard deviations ``sd`` of ``expected``.
+
+    With ``trials``, a count (rate times trials), a percentage and a rate near
+    1 (measured on the inserted keys) are recognised and explained.
+
+    >>> judge_measured(0.0104, 0.0100, 0.0003, "the measured rate", trials=100_000)
+    Correct: 0.0104 is within 4 standard deviations (4 x 0.0003) of the expected 0.01.
+    True
+    >>> judge_measured(1040, 0.0100, 0.0003, "the measured rate", trials=100_000)
+    Not quite: you gave a count (1,040 of 100,000 keys); divide by the number of keys tested.
+    False
+    """
+    problem = _not_a_number(answer, what)
+    if problem:
+        print(problem)
+        return False
+    if abs(answer - expected) <= 4 * sd + 1e-12:
+        print(f"Correct: {fmt(answer)} is within 4 standard deviations (4 x {sd:.2g}) of the "
+              f"expected {fmt(expected)}." + (f" {note}" if note else ""))
+        return True
+    slips = list(mistakes)
+    if trials:
+        slips += [Mistake(expected * trials, f"you gave a count ({fmt(answer)} of {trials:,} keys); "
+                          "divide by the number of keys tested", 4 * sd * trials + 1),
+                  Mistake(100 * expected, "you gave a percentage; give the rate as a fraction "
+                          "(1% is 0.01)", 400 * sd),
+                  Mistake(1.0, "a rate near 1 means the keys tested were the inserted ones; a false "
+                          "positive is measured on keys never inserted", 0.02)]
+    found = _matching(answer, slips, lambda value: 4 * sd)
+    if found:
+        print(f"Not quite: {found.explanation}.")
+    else:
+        away = abs(answer - expected) / sd if sd > 0 else math.inf
+        print(f"Not quite: {fmt(answer)} is {away:.1f} standard deviations from the "
+              f"{fmt(expected)} expected for {what}; check the experiment's parameters "
+              "(m, k, n, the keys tested).")
+    return False
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a lesson: its question, its checker and the parameters it is set with.
+
+    >>> ex = Exercise("06", 1, "compute", "Best k for m = {m:,}, n = {n:,}?", "optimal_k",
+    ...               {"m": 10_000, "n": 1000})
+    >>> print(ex.cell())
+    # Exercise 06.1 (compute): Best k for m = 10,000, n = 1,000?
+    answer = None  # replace None with your answer
+    check.optimal_k(answer, m=10_000, n=1000)
+    """
+
+    lesson: str
+    number: int
+    kind: str
+    question: str
+    checker: str
+    params: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The exercise's label, lesson.number."""
+        return f"{self.lesson}.{self.number}"
+
+    @property
+    def text(self) -> str:
+        """The question with its parameters filled in."""
+        return self.question.format(**self.params)
+
+    def cell(self) -> str:
+        """The code of the lesson cell that poses this exercise, unanswered."""
+        args = "".join(f", {key}={_literal(value)}" for key, value in self.params.items())
+        comment = textwrap.wrap(f"Exercise {self.name} ({self.kind}): {self.text}", 96,
+                                initial_indent="# ", subsequent_indent="# ")
+        return "\n".join(comment + ["answer = None  # replace None with your answer",
+                                    f"check.{self.checker}(answer{args})"])
+
+    def check(self, answer) -> bool:
+        """Check an answer with this exercise's parameters."""
+        return CHECKERS[self.checker](answer, **self.params)
+
+
+def _literal(value) -> str:
+    """Python source for a parameter, with digit groups for big whole numbers."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
+        return f"{value:_}"
+    return repr(value)

@@ -1,0 +1,281 @@
+"""Exercises for lessons 05-08: article 1's ``BloomFilter(k, n)`` (step 5), the rate as m and
+k change, and article 2 ("Bloom Filter: come memorizzare 1 Milione di stringhe in meno
+di 2MB?"): sizing from (n, p), the blacklist cache, Guava and Bitcoin's BIP37.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import theory
+from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
+
+__all__ = ["EXERCISES"]
+
+LN2 = math.log(2)
+
+
+def _classic(m: float, n: float, k: float) -> float:
+    return 0.0 if n == 0 else (1 - math.exp(-k * n / m)) ** k if k > 0 else 1.0
+
+
+def _bits_for(n: float, p: float, log=math.log) -> float:
+    """-n log(p) / (ln 2)^2, unrounded, with ``log`` swappable to name a student's slip."""
+    return -n * log(p) / LN2 ** 2
+
+
+# --- lesson 05: the article's BloomFilter(k, n) ----------------------------------------
+@checker
+def article_filter_bytes(answer, num_hashes: int = 3, hash_bits: int = 16):
+    """Bytes of bits in the article's ``BloomFilter(numberOfHashFunctions, numberOfBits)``.
+
+    >>> article_filter_bytes(8192, num_hashes=3, hash_bits=16)
+    Correct: the bytes of the filter's bit vector = 8,192.
+    True
+    """
+    bits = 2 ** hash_bits
+    return judge(answer, bits / 8, "the bytes of the filter's bit vector", rel=0, unit="bytes",
+                 mistakes=[
+        Mistake(hash_bits / 8, f"numberOfBits = {hash_bits} is the hash width: the vector has "
+                f"2^{hash_bits} bits"),
+        Mistake(num_hashes * bits / 8, f"the {num_hashes} hash functions share one vector; "
+                "k does not change the size"),
+        Mistake(bits * 8, "divide the bits by 8 to get bytes, don't multiply"),
+    ], hint="2^numberOfBits bits, 8 to a byte.")
+
+
+@checker
+def article_filter_fpp(answer, num_hashes: int = 3, hash_bits: int = 8, n: int = 20):
+    """Expected false-positive rate of the article's filter after n keys: m = 2^hash_bits.
+
+    >>> article_filter_fpp(0.00912, num_hashes=3, hash_bits=8, n=20)
+    Correct: the false-positive rate = 0.009121.
+    True
+    """
+    m, k = 2 ** hash_bits, num_hashes
+    return judge(answer, _classic(m, n, k), "the false-positive rate", rel=0.02, unit="rate",
+                 mistakes=[
+        Mistake(_classic(hash_bits, n, k), f"m = {hash_bits} is the hash width; the vector has "
+                f"m = 2^{hash_bits} = {m} bits"),
+        Mistake(1 - math.exp(-k * n / m), "that is the fraction of bits set; a false positive "
+                f"needs all k = {k} bits of a new key set: raise it to the power k"),
+        Mistake(_classic(m, n, 1), f"that is the rate of one hash function; this filter has k = {k}"),
+    ], hint="(1 - e^(-kn/m))^k with m = 2^numberOfBits.")
+
+
+@checker
+def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
+                 trials: int = 100_000):
+    """A false-positive rate measured on ``trials`` keys never inserted into an m-bit, k-hash filter.
+
+    >>> measured_fpp(0.0095, num_bits=256, num_hashes=3, n=20, trials=100_000)
+    Correct: 0.0095 is within 4 standard deviations (4 x 0.0012) of the expected 0.009121.
+    True
+    """
+    m, k = num_bits, num_hashes
+    expected = _classic(m, n, k)
+    fill = 1 - (1 - 1 / m) ** (k * n)
+    empty1, empty2 = (1 - 1 / m) ** (k * n), (1 - 2 / m) ** (k * n)
+    sd_fill = math.sqrt(max(empty1 / m + (m - 1) / m * empty2 - empty1 ** 2, 0.0))
+    sd = math.sqrt(expected * (1 - expected) / trials + (k * fill ** (k - 1) * sd_fill) ** 2)
+    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
+
+
+# --- lesson 06: the rate as m and k change ---------------------------------------------
+@checker
+def optimal_k(answer, m: int = 10_000, n: int = 1000):
+    """The best whole number of hash functions for m bits and n keys: (m/n) ln 2, rounded.
+
+    >>> optimal_k(7, m=10_000, n=1000)
+    Correct: k = 7.
+    True
+    >>> optimal_k(6, m=10_000, n=1000)
+    Not quite: your k = 6 is the best whole k when m/n is between 7.9 and 9.4, but this filter has m/n = 10.
+    False
+    """
+    best = theory.optimal_num_hashes(m, n)
+    ratio = m / n
+    mistakes = [
+        Mistake(round(ratio * math.log10(2)), "you used log10 instead of ln: k = (m/n) ln 2", 0),
+        Mistake(ratio * LN2, "k counts hash functions, so it is a whole number: round (m/n) ln 2",
+                0.01),
+        Mistake(round(ratio), "k = (m/n) ln 2, not m/n", 0),
+        Mistake(n / m * LN2, "m/n is bits per key: k = (m/n) ln 2, not (n/m) ln 2", 0.01),
+    ]
+    if answer is not None and isinstance(answer, (int, float)) and not isinstance(answer, bool) \
+            and float(answer).is_integer() and answer >= 1 and answer != best:
+        low, high = max(answer - 0.5, 0) / LN2, (answer + 0.5) / LN2
+        mistakes.append(Mistake(answer, f"your k = {int(answer)} is the best whole k when m/n is "
+                                f"between {low:.1f} and {high:.1f}, but this filter has m/n = "
+                                f"{ratio:.3g}", 0))
+    return judge(answer, best, "k", rel=0, mistakes=mistakes, hint="k = (m/n) ln 2.")
+
+
+def _rates(m, n, k) -> list[float]:
+    """The classic rate, and the exact one where theory has it: either is accepted."""
+    rates = [_classic(m, n, k)]
+    exact = getattr(theory, "exact_false_positive_rate", None)
+    if exact is not None:
+        rates.append(exact(m, n, k))
+    return rates
+
+
+@checker
+def fpp(answer, m: int = 10_000, n: int = 1000, k: int = 7):
+    """The expected false-positive rate (1 - e^(-kn/m))^k (the exact rate is accepted too).
+
+    >>> fpp(0.00819, m=10_000, n=1000, k=7)
+    Correct: the false-positive rate = 0.008194.
+    True
+    """
+    rates = _rates(m, n, k)
+    closest = min(rates, key=lambda rate: abs(rate - answer)) \
+        if isinstance(answer, (int, float)) and not isinstance(answer, bool) else rates[0]
+    fill = 1 - math.exp(-k * n / m)
+    return judge(answer, closest, "the false-positive rate", rel=0.01, unit="rate", mistakes=[
+        Mistake(fill, f"that is the fraction of bits set; all k = {k} bits must be set: raise it "
+                "to the power k"),
+        Mistake(math.exp(-k * n / m), "that is the chance a given bit is still 0"),
+        Mistake(0.5 ** k, f"(1/2)^k holds when exactly half the bits are set; here {fill:.1%} are",
+                0.002 * 0.5 ** k),
+        Mistake(_classic(n, m, k), "you swapped m and n: the exponent is -kn/m"),
+    ], hint="(1 - e^(-kn/m))^k.")
+
+
+# --- lesson 07: a million URLs, and the cache in front of the database -----------------------
+@checker
+def filter_bytes(answer, n: int = 1_000_000, p: float = 0.001):
+    """Bytes of a Bloom filter sized for n items at rate p: m = -n ln p / (ln 2)^2 bits, / 8.
+
+    >>> filter_bytes(1_797_199, n=1_000_000, p=0.001)
+    Correct: the bytes of the filter = 1,797,199. That is 1.71 MiB.
+    True
+    """
+    m = theory.num_bits_for(n, p)
+    correct = math.ceil(m / 8)
+    return judge(answer, correct, "the bytes of the filter", rel=1e-4, unit="bytes", mistakes=[
+        Mistake(_bits_for(n, p, math.log10) / 8, "you used log10 instead of ln"),
+        Mistake(_bits_for(n, p, math.log2) / 8, "you used log2 instead of ln"),
+        Mistake(-n * math.log(p) / LN2 / 8, "the denominator is (ln 2)^2, not ln 2"),
+        Mistake(_bits_for(n, p / 100) / 8, f"you used p = {p / 100:g}: a percentage read as a rate "
+                f"(the second article writes 0.001% for 1 in 1000, which is 0.1% = 0.001)"),
+    ], hint="m = -n ln p / (ln 2)^2 bits, then 8 bits to a byte.",
+        note=f"That is {m / 8 / 2 ** 20:.2f} MiB.")
+
+
+@checker
+def database_lookups(answer, safe: int = 1_000_000, blacklisted: int = 5_000, p: float = 0.001):
+    """Expected lookups reaching the slow database behind a filter of rate p.
+
+    >>> database_lookups(6000, safe=1_000_000, blacklisted=5_000, p=0.001)
+    Correct: the expected database lookups = 6,000.
+    True
+    """
+    return judge(answer, blacklisted + p * safe, "the expected database lookups", rel=0.01, mistakes=[
+        Mistake(p * safe, "every blacklisted URL also passes the filter and reaches the database"),
+        Mistake(blacklisted, "the false positives among the safe URLs reach the database too"),
+        Mistake(blacklisted + p / 100 * safe, "0.001% is 1 in 100,000; the rate here is "
+                f"p = {p} (the second article's percentage is a typo)"),
+        Mistake(safe + blacklisted, "only URLs the filter calls 'maybe' reach the database"),
+    ], hint="the blacklisted URLs, plus p times the safe ones.")
+
+
+# --- lesson 08: Guava and Bitcoin ---------------------------------------------------------
+def _bip37(n: int, p: float) -> tuple[int, int, int]:
+    """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
+    bits = int(_bits_for(n, p))
+    filter_bytes = min(bits, 36_000 * 8) // 8
+    return bits // 8, filter_bytes, min(int(filter_bytes * 8 // n * LN2), 50)
+
+
+@checker
+def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
+    """Bits Guava allocates for n expected insertions at rate p: m truncated, in 64-bit words.
+
+    >>> guava_bit_size(14_377_600, n=1_000_000, p=0.001)
+    Correct: Guava's bit size = 14,377,600.
+    True
+    """
+    m = int(_bits_for(n, p))
+    correct = 64 * math.ceil(m / 64)
+    return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
+        Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
+        Mistake(correct / 64, "that is the number of 64-bit words; the question asks bits"),
+        Mistake(64 * math.ceil(_bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
+    ], hint="m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words.")
+
+
+@checker
+def bip37_bytes(answer, n: int = 100_000, p: float = 0.0001):
+    """Bytes of a BIP37 filter (Bitcoin light wallets): as sized, capped at 36,000.
+
+    >>> bip37_bytes(36_000, n=100_000, p=0.0001)
+    Correct: the BIP37 filter's bytes = 36,000.
+    True
+    """
+    uncapped, correct, _ = _bip37(n, p)
+    return judge(answer, correct, "the BIP37 filter's bytes", rel=0, abs_tol=1, unit="bytes",
+                 mistakes=[
+        Mistake(uncapped, "BIP37 caps a filter at 36,000 bytes (a light wallet may not ask for more)",
+                1),
+        Mistake(min(_bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
+    ], hint="-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8.")
+
+
+@checker
+def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
+    """The false-positive rate a BIP37 filter really has, after Bitcoin Core's cap and whole-number k.
+
+    >>> bip37_fpp(0.2933, n=100_000, p=0.0001)
+    Correct: the BIP37 filter's false-positive rate = 0.2934. k = 1 and m = 288,000 bits.
+    True
+    """
+    _, nbytes, k = _bip37(n, p)
+    m = 8 * nbytes
+    correct = _classic(m, n, k)
+    rounded_k = max(1, round(m / n * LN2))
+    return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",
+                 mistakes=[
+        Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so the real rate "
+                "is worse") if nbytes * 8 < int(_bits_for(n, p)) else Mistake(-1.0, ""),
+        Mistake(_classic(m, n, rounded_k), f"Bitcoin Core divides bits by items in whole numbers "
+                f"before multiplying by ln 2, so k = {k}, not {rounded_k}"),
+    ], hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
+        note=f"k = {k} and m = {fmt(m)} bits." + (" With k = 0 the filter matches everything."
+                                                  if k == 0 else ""))
+
+
+EXERCISES = [
+    Exercise("05", 1, "compute", "How many bytes of bits does the article's BloomFilter("
+             "{num_hashes}, {hash_bits}) hold?", "article_filter_bytes",
+             {"num_hashes": 3, "hash_bits": 16}),
+    Exercise("05", 2, "predict", "What false-positive rate do you expect from the article's "
+             "BloomFilter({num_hashes}, {hash_bits}) after {n} IDs?", "article_filter_fpp",
+             {"num_hashes": 3, "hash_bits": 8, "n": 20}),
+    Exercise("05", 3, "measure", "Add {n} random IDs to SaltedBloomFilter({num_hashes}, 8) and "
+             "test {trials:,} new IDs: what fraction does it claim to contain?", "measured_fpp",
+             {"num_bits": 256, "num_hashes": 3, "n": 20, "trials": 100_000}),
+    Exercise("06", 1, "compute", "What is the best whole number of hash functions k for m = {m:,} "
+             "bits and n = {n:,} keys?", "optimal_k", {"m": 10_000, "n": 1000}),
+    Exercise("06", 2, "predict", "What false-positive rate do you expect with m = {m:,}, "
+             "n = {n:,} and k = {k}?", "fpp", {"m": 10_000, "n": 1000, "k": 7}),
+    Exercise("06", 3, "measure", "Fill BloomFilter({num_bits:_}, {num_hashes}) with {n:,} random "
+             "keys and measure its false-positive rate on {trials:,} new keys.", "measured_fpp",
+             {"num_bits": 10_000, "num_hashes": 7, "n": 1000, "trials": 100_000}),
+    Exercise("07", 1, "compute", "How many bytes does a Bloom filter need for {n:,} URLs at a "
+             "false-positive rate of {p}?", "filter_bytes", {"n": 1_000_000, "p": 0.001}),
+    Exercise("07", 2, "predict", "{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up "
+             "through a filter of rate {p}: how many lookups reach the database?",
+             "database_lookups", {"safe": 1_000_000, "blacklisted": 5_000, "p": 0.001}),
+    Exercise("07", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, 0.001) (m = {num_bits:,}, "
+             "k = {num_hashes}) with {n:,} URLs and measure its rate on {trials:,} new URLs.",
+             "measured_fpp", {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
+                              "trials": 1_000_000}),
+    Exercise("08", 1, "compute", "How many bits does Guava allocate for {n:,} expected insertions "
+             "at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.001}),
+    Exercise("08", 2, "compute", "A light wallet asks for a BIP37 filter for {n:,} elements at "
+             "rate {p}. How many bytes does Bitcoin Core give it?", "bip37_bytes",
+             {"n": 100_000, "p": 0.0001}),
+    Exercise("08", 3, "predict", "What false-positive rate does that BIP37 filter ({n:,} "
+             "elements, asked rate {p}) really have?", "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+]

@@ -1,0 +1,298 @@
+"""Exercises for lessons 01-04: article 1's steps 1 to 4 ("Filtro di Bloom: un elemento
+appartiene all'insieme?"): a dict of IDs, hashed IDs and the birthday bound, the
+single-hash bit vector, salted hash functions.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import theory
+from ..hashing import murmur3_32, murmurhash2
+from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
+
+__all__ = ["EXERCISES"]
+
+
+def _bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
+    """Mean and standard deviation of the bits set after ``throws`` uniform settings of m bits."""
+    m = num_bits
+    empty1, empty2 = (1 - 1 / m) ** throws, (1 - 2 / m) ** throws
+    mean = m * (1 - empty1)
+    variance = m * empty1 + m * (m - 1) * empty2 - (m * empty1) ** 2
+    return mean, math.sqrt(max(variance, 0.0))
+
+
+# --- lesson 01: a dict of every ID --------------------------------------------------
+@checker
+def id_storage_bytes(answer, rate: int = 10_000, seconds: int = 86_400, id_chars: int = 36):
+    """Bytes of the raw IDs kept for ``seconds`` at ``rate`` IDs a second, one byte a character.
+
+    >>> id_storage_bytes(31_104_000_000)
+    Correct: the bytes of the IDs = 31,104,000,000. That is 31.1 GB, the article's "at least 31 GB".
+    True
+    """
+    ids = rate * seconds
+    correct = ids * id_chars
+    return judge(answer, correct, "the bytes of the IDs", unit="bytes", mistakes=[
+        Mistake(ids, f"that is the number of IDs ({fmt(ids)}); each takes {id_chars} bytes"),
+        Mistake(rate * 3600 * id_chars, "that is one hour of IDs; the question keeps "
+                f"{fmt(seconds)} seconds"),
+        Mistake(2 * correct, "two bytes a character is JavaScript's in-memory UTF-16; count one "
+                "byte per ASCII character"),
+    ], hint="IDs a second x seconds x bytes per ID.",
+        note=f'That is {correct / 1e9:.1f} GB, the article\'s "at least 31 GB".'
+        if (rate, seconds, id_chars) == (10_000, 86_400, 36) else "")
+
+
+@checker
+def seen_ids_after(answer, messages: int = 1000, duplicates: int = 20):
+    """How many IDs a dict of seen IDs holds after a stream with known duplicates.
+
+    >>> seen_ids_after(980, messages=1000, duplicates=20)
+    Correct: the number of IDs in the dict = 980.
+    True
+    """
+    return judge(answer, messages - duplicates, "the number of IDs in the dict", rel=0, mistakes=[
+        Mistake(messages, "the dict holds each ID once: a second copy of a double click adds nothing"),
+        Mistake(duplicates, "that is the number of duplicates, the messages the dict drops"),
+    ])
+
+
+@checker
+def bytes_per_id(answer, id_chars: int = 36):
+    """A measured number of bytes Python spends per ID kept in a dict (any CPython is in range).
+
+    >>> bytes_per_id(36)
+    Not quite: 36 bytes is the characters alone; a Python str adds a header of about 49 bytes, and the dict a slot with a hash and two pointers.
+    False
+    """
+    low, high = id_chars + 40, id_chars + 400
+    if answer is not None and not isinstance(answer, bool) and isinstance(answer, (int, float)) \
+            and math.isfinite(answer) and low <= answer <= high:
+        print(f"Correct: a plausible measurement; Python spends several times the {id_chars} "
+              "characters on each ID (the str object's header and the dict's table).")
+        return True
+    return judge(answer, math.nan, "the bytes per ID", mistakes=[
+        Mistake(id_chars, f"{id_chars} bytes is the characters alone; a Python str adds a header "
+                "of about 49 bytes, and the dict a slot with a hash and two pointers",
+                tolerance=low - id_chars - 1),
+        Mistake(1e6 * high, "that looks like the total; divide by the number of IDs",
+                tolerance=1e6 * high - 10 * high),
+    ], hint=f"measure many IDs (say 100,000) at once and divide; expect {low} to {high}.")
+
+
+# --- lesson 02: hashed IDs and the birthday bound -----------------------------------------
+@checker
+def expected_collisions(answer, n: int = 100_000, hash_bits: int = 32):
+    """Expected number of the n IDs whose b-bit hash was already taken, about n^2 / 2^(b+1).
+
+    >>> expected_collisions(1.164, n=100_000, hash_bits=32)
+    Correct: the expected number of collisions = 1.164.
+    True
+    """
+    N = 2 ** hash_bits
+    return judge(answer, theory.expected_collisions(n, N), "the expected number of collisions",
+                 rel=0.02, mistakes=[
+        Mistake(n * n / N, "each pair of IDs counts once: there are about n^2/2 pairs, not n^2"),
+        Mistake(theory.collision_probability(n, N), "that is the probability of at least one "
+                "collision; the question asks how many to expect"),
+        Mistake(n * n / (2 * hash_bits), f"divide by the number of hash values 2^{hash_bits}, "
+                f"not by the {hash_bits} bits"),
+        Mistake(n / N, "n/N is one ID's chance of hitting one given value; count pairs: n^2/(2N)"),
+    ], hint="about n^2 / (2N) for N = 2^hash_bits values.")
+
+
+@checker
+def birthday_half(answer, hash_bits: int = 32):
+    """The number of IDs at which a collision of a b-bit hash becomes more likely than not.
+
+    >>> birthday_half(77_163, hash_bits=32)
+    Correct: the number of IDs = 77,164.
+    True
+    """
+    N = 2 ** hash_bits
+    n = math.ceil(math.sqrt(2 * N * math.log(2)))
+    while n > 2 and theory.collision_probability(n - 1, N) >= 0.5:
+        n -= 1
+    while theory.collision_probability(n, N) < 0.5:
+        n += 1
+    return judge(answer, n, "the number of IDs", rel=0.01, mistakes=[
+        Mistake(math.sqrt(N), f"sqrt(2^{hash_bits}) is the right scale, but the 50% point is "
+                "sqrt(2 ln 2) = 1.18 times it"),
+        Mistake(math.sqrt(N * math.log(2)), "you solved n^2/N = ln 2; the pairs are n^2/2, so "
+                "solve n^2/(2N) = ln 2"),
+        Mistake(N / 2, "half of all hash values is far too many: that is the birthday paradox"),
+        Mistake(N, "with every value taken a collision is certain; the 50% point comes much earlier"),
+    ], hint="P(no collision) is about e^(-n^2/(2N)); solve for P = 1/2.")
+
+
+@checker
+def genuine_dropped(answer, genuine: int = 100_000, hash_bits: int = 24):
+    """A measured count of genuine clicks that a b-bit hashed-ID dedup dropped.
+
+    >>> genuine_dropped(300, genuine=100_000, hash_bits=24)
+    Correct: 300 is within 4 standard deviations (4 x 18) of the expected 297.4.
+    True
+    """
+    expected = theory.expected_collisions(genuine, 2 ** hash_bits)
+    return judge_measured(answer, expected, math.sqrt(expected) + 0.5,
+                          "the number of genuine clicks dropped", mistakes=[
+        Mistake(expected / genuine, "you gave a fraction; count the genuine clicks dropped",
+                tolerance=4 * (math.sqrt(expected) + 0.5) / genuine),
+        Mistake(0, f"no drop at all: a dict of IDs is exact, but {hash_bits}-bit hashes collide; "
+                "did the stage keep only the hashes?", tolerance=0.5),
+    ])
+
+
+# --- lesson 03: one hash, one bit per value ------------------------------------------------
+@checker
+def bit_vector_fpp(answer, hash_bits: int = 8, items: int = 100):
+    """False-positive rate of a vector of 2^b bits after ``items`` IDs: 1 - (1 - 2^-b)^items.
+
+    >>> bit_vector_fpp(0.3238, hash_bits=8, items=100)
+    Correct: the false-positive rate = 0.3239.
+    True
+    """
+    m = 2 ** hash_bits
+    correct = 1 - (1 - 1 / m) ** items
+    return judge(answer, correct, "the false-positive rate", rel=0.01, unit="rate", mistakes=[
+        Mistake(items / m, "items/m adds up the chances as if no two IDs shared a bit; take "
+                "1 - (chance the bit is still 0)"),
+        Mistake(1 - correct, "that is the chance the new ID's bit is still 0; a false positive is "
+                "the opposite"),
+        Mistake(1 - (1 - 1 / hash_bits) ** items, f"the vector has 2^{hash_bits} bits, not "
+                f"{hash_bits}"),
+    ], hint="each earlier ID misses the new ID's bit with probability 1 - 1/m.")
+
+
+@checker
+def bit_vector_hash_bits(answer, items: int = 1000, fpp: float = 0.01):
+    """The fewest hash bits b for which 2^b bits hold ``items`` IDs at rate at most ``fpp``.
+
+    >>> bit_vector_hash_bits(17, items=1000, fpp=0.01)
+    Correct: the hash width in bits = 17.
+    True
+    """
+    b = 1
+    while theory.bit_vector_false_positive_rate(2 ** b, items) > fpp:
+        b += 1
+    rate_below = theory.bit_vector_false_positive_rate(2 ** (b - 1), items)
+    needed = math.ceil(-1 / math.expm1(math.log1p(-fpp) / items))
+    return judge(answer, b, "the hash width in bits", rel=0, mistakes=[
+        Mistake(b - 1, f"with {b - 1} bits the rate is {rate_below:.4f}, above {fpp}: round up"),
+        Mistake(2 ** b, "that is the number of bits m in the vector; the question asks the hash "
+                "width n, with m = 2^n"),
+        Mistake(2 ** b / 8, "that is the vector's size in bytes; the question asks the hash width"),
+        Mistake(needed, "that is the fewest bits m; the hash width is log2(m), rounded up",
+                tolerance=0.01 * needed),
+    ], hint="try n = 10, 11, ... until 1 - (1 - 2^-n)^items is at most the rate.")
+
+
+@checker
+def measured_bit_vector_fpp(answer, hash_bits: int = 8, items: int = 40, trials: int = 10_000):
+    """A measured false-positive rate of a 2^b-bit vector holding ``items`` IDs, on ``trials`` new IDs.
+
+    >>> measured_bit_vector_fpp(0.1451, hash_bits=8, items=40, trials=10_000)
+    Correct: 0.1451 is within 4 standard deviations (4 x 0.007) of the expected 0.1449.
+    True
+    """
+    m = 2 ** hash_bits
+    expected = 1 - (1 - 1 / m) ** items
+    _, sd_bits = _bits_set_moments(m, items)
+    sd = math.sqrt(expected * (1 - expected) / trials + (sd_bits / m) ** 2)
+    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
+
+
+# --- lesson 04: salted hash functions ----------------------------------------------------
+@checker
+def salted_hash(answer, text: str = "123", salt: str = "nejakaSul", hash_bits: int = 8):
+    """The article's n-bit salted hash: murmurhash.v2(text + salt) % 2^n.
+
+    >>> salted_hash(42)
+    Correct: the salted hash = 42.
+    True
+    """
+    size = 2 ** hash_bits
+    return judge(answer, murmurhash2(text + salt) % size, "the salted hash", rel=0, mistakes=[
+        Mistake(murmurhash2(text) % size, "that is the hash without the salt; append the salt "
+                "to the input"),
+        Mistake(murmurhash2(salt + text) % size, "the salt goes after the text, not before"),
+        Mistake(murmurhash2(text + salt), f"that is the whole 32-bit hash; keep it modulo 2^{hash_bits}"),
+        Mistake(murmur3_32(text + salt) % size, "that is MurmurHash3; the article's murmurhash.v2 "
+                "is MurmurHash2"),
+        Mistake(murmurhash2(text + salt) >> (32 - hash_bits), "that keeps the top bits; the "
+                "article keeps the remainder modulo 2^n, the low bits"),
+    ], hint="bloomedu.murmurhash2(text + salt) % 2**hash_bits.")
+
+
+@checker
+def expected_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 50):
+    """Expected number of bits set after n keys, each setting k of m bits: m(1 - (1 - 1/m)^kn).
+
+    >>> expected_bits_set(113.6, num_bits=256, num_hashes=3, n=50)
+    Correct: the expected number of bits set = 113.7.
+    True
+    """
+    m, k = num_bits, num_hashes
+    mean, _ = _bits_set_moments(m, k * n)
+    return judge(answer, mean, "the expected number of bits set", rel=0.01, mistakes=[
+        Mistake(k * n, "k x n counts every setting, but a bit set twice is still one bit"),
+        Mistake(mean / m, "that is the fraction of bits set; the question asks how many"),
+        Mistake(m - mean, "that is the number of bits still 0"),
+        Mistake(m * (1 - (1 - 1 / m) ** n), f"each key sets k = {k} bits, not one"),
+    ], hint="a given bit stays 0 through all k x n settings with probability (1 - 1/m)^(kn).")
+
+
+@checker
+def measured_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 50):
+    """A measured number of bits set after inserting n fresh keys into an empty filter.
+
+    >>> measured_bits_set(118, num_bits=256, num_hashes=3, n=50)
+    Correct: 118 is within 4 standard deviations (4 x 4.1) of the expected 113.7.
+    True
+    """
+    mean, sd = _bits_set_moments(num_bits, num_hashes * n)
+    return judge_measured(answer, mean, sd, "the number of bits set", mistakes=[
+        Mistake(num_hashes * n, "k x n counts every setting; count the bits that are 1 "
+                "(bits.count())", tolerance=0.5),
+        Mistake(mean / num_bits, "that is the fraction of bits set; count them",
+                tolerance=4 * sd / num_bits),
+    ])
+
+
+EXERCISES = [
+    Exercise("01", 1, "compute", "How many bytes do the raw IDs of one day take, at {rate:,} "
+             "messages a second for {seconds:,} seconds, {id_chars} one-byte characters each?",
+             "id_storage_bytes", {"rate": 10_000, "seconds": 86_400, "id_chars": 36}),
+    Exercise("01", 2, "predict", "A stream of {messages:,} messages holds {duplicates} double-click "
+             "copies. How many IDs will the dict hold at the end?", "seen_ids_after",
+             {"messages": 1000, "duplicates": 20}),
+    Exercise("01", 3, "measure", "With bloomedu.memory.allocated_bytes, measure the bytes Python "
+             "spends per {id_chars}-character ID kept in a dict (use 100,000 IDs).",
+             "bytes_per_id", {"id_chars": 36}),
+    Exercise("02", 1, "compute", "How many of {n:,} IDs are expected to hit a {hash_bits}-bit hash "
+             "value already taken?", "expected_collisions", {"n": 100_000, "hash_bits": 32}),
+    Exercise("02", 2, "predict", "After how many IDs is a collision of a {hash_bits}-bit hash more "
+             "likely than not?", "birthday_half", {"hash_bits": 32}),
+    Exercise("02", 3, "measure", "Deduplicate a click stream with {genuine:,} genuine clicks "
+             "keeping only {hash_bits}-bit hashes: how many genuine clicks were dropped?",
+             "genuine_dropped", {"genuine": 100_000, "hash_bits": 24}),
+    Exercise("03", 1, "compute", "What is the false-positive rate of a vector of 2^{hash_bits} bits "
+             "after {items} IDs?", "bit_vector_fpp", {"hash_bits": 8, "items": 100}),
+    Exercise("03", 2, "predict", "How many hash bits n must the vector use so that {items:,} IDs "
+             "give a false-positive rate of at most {fpp}?", "bit_vector_hash_bits",
+             {"items": 1000, "fpp": 0.01}),
+    Exercise("03", 3, "measure", "Insert {items} random IDs into BitVector(hash_bits={hash_bits}) "
+             "and test {trials:,} new IDs: what fraction does it claim to have seen?",
+             "measured_bit_vector_fpp", {"hash_bits": 8, "items": 40, "trials": 10_000}),
+    Exercise("04", 1, "compute", "What does the article's {hash_bits}-bit hash function salted "
+             "with {salt!r} give for {text!r}?", "salted_hash",
+             {"text": "123", "salt": "nejakaSul", "hash_bits": 8}),
+    Exercise("04", 2, "predict", "How many of {num_bits} bits do you expect to be set after {n} "
+             "keys, each hashed by {num_hashes} salted functions?", "expected_bits_set",
+             {"num_bits": 256, "num_hashes": 3, "n": 50}),
+    Exercise("04", 3, "measure", "Add {n} random IDs to SaltedBloomFilter(num_hashes={num_hashes}, "
+             "hash_bits=8) ({num_bits} bits) and count the bits set.", "measured_bits_set",
+             {"num_bits": 256, "num_hashes": 3, "n": 50}),
+]
