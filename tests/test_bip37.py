@@ -220,3 +220,17 @@ def test_measured_false_positive_rate_is_within_4_sigma_of_theory():
     rate = f.contains_many(rng.bytes(20) for _ in range(trials)).mean()
     p = false_positive_rate(f.num_bits, 1000, f.n_hash_funcs)
     assert abs(rate - p) <= 4 * math.sqrt(p * (1 - p) / trials)
+
+
+@settings(max_examples=60, deadline=None)
+@given(length=st.integers(0, 45), count=st.integers(0, 30), n=st.integers(1, 50),
+       p=st.floats(1e-6, 0.3), tweak=st.integers(0, 2 ** 32 - 1), seed=st.integers(0, 2 ** 16))
+def test_contains_many_equals_contains_one_by_one(length, count, n, p, tweak, seed):
+    rng = np.random.default_rng(seed)
+    f = Bip37Filter(n, p, tweak)
+    for _ in range(n):
+        f.insert(rng.bytes(length))
+    same_length = [rng.bytes(length) for _ in range(count)]
+    mixed = same_length + [rng.bytes(length + 1)]
+    for items in (same_length, mixed):
+        assert f.contains_many(items).tolist() == [f.contains(item) for item in items]
