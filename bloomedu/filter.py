@@ -15,47 +15,24 @@ The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
 
 from __future__ import annotations
 
-from itertools import islice
-from typing import Iterable, Iterator
+import struct
+from typing import Iterator
 
-import mmh3
 import numpy as np
 
 from .bits import BitArray
-from .hashing import double_hash_indices, hash128, key_to_bytes, murmur3_128_uint64
-from .theory import LN2, num_bits_for
+from .hashing import double_hash_indices, hash128, hashed_chunks
+from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
 
+# to_bytes: magic, format version, hashing scheme, m, k; then 8 * ceil(m/64) bytes of bits.
+_HEADER = struct.Struct("<4sHHQQ")
+_MAGIC = b"BLMD"
+_FORMAT_VERSION = 1
+_MAX_HASHES = 1 << 16  # from_bytes takes a larger k for corruption
+
 _CHUNK_KEYS = 1 << 14  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
-
-
-def _is_int_array(keys) -> bool:
-    return isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"
-
-
-def _ascii_strs(keys: list) -> bool:
-    """True if every key is an ASCII str (a cheap test: str.isascii reads a flag).
-
-    Only those and bytes go to ``mmh3.hash_bytes`` as they are: it reads any
-    buffer (a numpy scalar, say) unlike ``key_to_bytes``, and mmh3 5.x crashes
-    the interpreter on a str UTF-8 cannot encode (a lone surrogate).
-    """
-    try:
-        return all(map(str.isascii, keys))
-    except TypeError:  # a key that is not a str
-        return False
-
-
-def _chunked(keys: Iterable, size: int) -> Iterator[list]:
-    """Lists of ``size`` keys (the last one shorter) from any iterable."""
-    if isinstance(keys, (list, tuple)):
-        for start in range(0, len(keys), size):
-            yield keys[start:start + size]
-        return
-    iterator = iter(keys)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def _positive_int(value, name: str) -> int:
@@ -76,6 +53,8 @@ class BloomFilter:
     >>> f.nbytes
     128
     """
+
+    HASHING = 1  # MurmurHash3 x64 128 of key_to_bytes, then double hashing (in to_bytes)
 
     def __init__(self, num_bits: int, num_hashes: int):
         self.num_bits = _positive_int(num_bits, "num_bits")
@@ -116,31 +95,6 @@ class BloomFilter:
         return all(self.bits[index] for index in self.bit_indices(key))
 
     # --- many keys at once --------------------------------------------------------
-    def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Yield (h1, h2) uint64 arrays, chunk by chunk, for a batch of keys.
-
-        A bad key raises when its chunk is reached; ``add_many`` stages bits so
-        that the filter is unchanged in that case.
-        """
-        if _is_int_array(keys):
-            flat = keys.ravel()
-            for start in range(0, flat.size, _CHUNK_KEYS):
-                yield murmur3_128_uint64(flat[start:start + _CHUNK_KEYS])
-            return
-        if isinstance(keys, np.ndarray):
-            if keys.dtype.kind not in "OUS":
-                raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}")
-            keys = keys.ravel().tolist()
-        elif isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
-            raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
-                            f"not {type(keys).__name__}")
-        for chunk in _chunked(keys, _CHUNK_KEYS):
-            if not _ascii_strs(chunk) and set(map(type, chunk)) != {bytes}:
-                chunk = [key_to_bytes(key) for key in chunk]  # a bad key raises here
-            digests = np.fromiter(map(mmh3.hash_bytes, chunk), dtype="S16", count=len(chunk))
-            halves = digests.view("<u8").reshape(-1, 2).T
-            yield np.ascontiguousarray(halves[0]), np.ascontiguousarray(halves[1])
-
     def _next_positions(self, running: np.ndarray, h2: np.ndarray, i: int,
                         out: np.ndarray) -> np.ndarray:
         """Position i of every key, into ``out``; ``running`` goes from h1 + (i-1)*h2 to h1 + i*h2.
@@ -157,7 +111,7 @@ class BloomFilter:
 
     def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
         """Every key's k positions: one array per chunk of keys and per i."""
-        for running, h2 in self._hashed_chunks(keys):
+        for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
             out = np.empty_like(running)
             for i in range(self.num_hashes):
                 yield self._next_positions(running, h2, i, out)
@@ -175,9 +129,9 @@ class BloomFilter:
         >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
         True
         """
-        if not self.bits.stages_everything and not _is_int_array(keys):
+        if not self.bits.stages_everything and not (isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"):
             keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
-            for _ in self._hashed_chunks(keys):  # the checking pass: raises on a bad key
+            for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
                 pass
         self.bits.set_chunks(self._chunk_positions(keys))
 
@@ -193,7 +147,7 @@ class BloomFilter:
         set: most absent keys are ruled out by their first bit or two.
         """
         answers = []
-        for running, h2 in self._hashed_chunks(keys):
+        for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
             answer = np.zeros(running.size, dtype=bool)
             alive, out = np.arange(running.size), np.empty_like(running)
             for i in range(self.num_hashes):
@@ -215,6 +169,158 @@ class BloomFilter:
     def bits_set(self) -> int:
         """Number of bits set to 1."""
         return self.bits.count()
+
+    @property
+    def fill_ratio(self) -> float:
+        """The fraction of the m bits set to 1.
+
+        >>> f = BloomFilter(64, 2); f.add_many([5, 6])
+        >>> f.fill_ratio == f.bits_set() / 64
+        True
+        """
+        return self.bits_set() / self.num_bits
+
+    def current_false_positive_rate(self) -> float:
+        """The false-positive rate now: a key never inserted hits k set bits, fill_ratio ** k.
+
+        Exact for uniform positions given the bits actually set; no formula in n.
+
+        >>> f = BloomFilter(1000, 3)
+        >>> f.current_false_positive_rate()
+        0.0
+        >>> f.add_many(range(100)); round(f.current_false_positive_rate(), 4)
+        0.0174
+        """
+        return self.fill_ratio ** self.num_hashes
+
+    def approximate_count(self) -> float:
+        """Estimated number of distinct keys inserted, from the bits set (Swamidass and Baldi).
+
+        ``-(m/k) ln(1 - X/m)`` with X the bits set: see
+        :func:`bloomedu.theory.estimate_count`.
+
+        >>> f = BloomFilter(10_000, 5); f.add_many(range(700))
+        >>> round(f.approximate_count())
+        699
+        """
+        return estimate_count(self.bits_set(), self.num_bits, self.num_hashes)
+
+    # --- set operations, copies, equality -----------------------------------------------
+    def _check_compatible(self, other: object) -> "BloomFilter":
+        if not isinstance(other, BloomFilter):
+            raise TypeError(f"can only combine with a BloomFilter, not {type(other).__name__}")
+        for name in ("num_bits", "num_hashes", "HASHING"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine != theirs:
+                raise ValueError(f"{name} differs: {mine} vs {theirs}")
+        return other
+
+    def __or__(self, other: "BloomFilter") -> "BloomFilter":
+        """The union: a filter holding every key of both (exactly the filter of all their keys).
+
+        >>> a, b = BloomFilter(1024, 3), BloomFilter(1024, 3)
+        >>> a.add("x"); b.add("y")
+        >>> "x" in a | b and "y" in a | b
+        True
+        >>> a | BloomFilter(2048, 3)
+        Traceback (most recent call last):
+        ValueError: num_bits differs: 1024 vs 2048
+        """
+        return self.copy().__ior__(other)
+
+    def __and__(self, other: "BloomFilter") -> "BloomFilter":
+        """The intersection: every key in both is still found (with more false positives than
+        a filter built from the common keys alone).
+
+        >>> a, b = BloomFilter(1024, 3), BloomFilter(1024, 3)
+        >>> a.add_many(["x", "y"]); b.add_many(["y", "z"])
+        >>> "y" in a & b
+        True
+        """
+        return self.copy().__iand__(other)
+
+    def __ior__(self, other: "BloomFilter") -> "BloomFilter":
+        """In-place union, ``a |= b``."""
+        np.bitwise_or(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
+        return self
+
+    def __iand__(self, other: "BloomFilter") -> "BloomFilter":
+        """In-place intersection, ``a &= b``."""
+        np.bitwise_and(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
+        return self
+
+    def copy(self) -> "BloomFilter":
+        """An independent filter with the same m, k and bits.
+
+        >>> f = BloomFilter(64, 2); g = f.copy(); g.add("x")
+        >>> "x" in f, "x" in g
+        (False, True)
+        """
+        new = type(self)(self.num_bits, self.num_hashes)
+        new.bits = self.bits.copy()
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when m, k, hashing and every bit agree."""
+        if not isinstance(other, BloomFilter):
+            return NotImplemented
+        return (self.num_bits, self.num_hashes, self.HASHING) == \
+            (other.num_bits, other.num_hashes, other.HASHING) and self.bits == other.bits
+
+    __hash__ = None  # mutable: not a dict key
+
+    # --- bytes and pickling ---------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """A versioned header (magic, version, hashing, m, k), then the bit storage.
+
+        >>> f = BloomFilter(100, 3); f.add("x")
+        >>> data = f.to_bytes()
+        >>> len(data), data[:4]
+        (40, b'BLMD')
+        >>> BloomFilter.from_bytes(data) == f
+        True
+        """
+        header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_bits, self.num_hashes)
+        return header + self.bits.data.tobytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "BloomFilter":
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``.
+
+        >>> BloomFilter.from_bytes(b"BLMD")
+        Traceback (most recent call last):
+        ValueError: data is truncated: 4 bytes, the header alone is 24
+        """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, not {type(data).__name__}")
+        data = bytes(data)
+        if len(data) < _HEADER.size:
+            raise ValueError(f"data is truncated: {len(data)} bytes, the header alone is {_HEADER.size}")
+        magic, version, hashing, m, k = _HEADER.unpack_from(data)
+        if magic != _MAGIC:
+            raise ValueError(f"not a bloomedu filter: magic {magic!r}, expected {_MAGIC!r}")
+        if version != _FORMAT_VERSION:
+            raise ValueError(f"unsupported format version {version} (this reads {_FORMAT_VERSION})")
+        if hashing != cls.HASHING:
+            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})")
+        if not 1 <= m < 2 ** 63 or not 1 <= k <= _MAX_HASHES:
+            raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
+                             f"num_hashes={k} (1..{_MAX_HASHES})")
+        expected = _HEADER.size + 8 * -(-m // 64)
+        if len(data) != expected:
+            state = "truncated" if len(data) < expected else "padded"
+            raise ValueError(f"data is {state}: {len(data)} bytes, a filter of num_bits={m} "
+                             f"takes {expected}")
+        new = cls(m, k)
+        new.bits.data[:] = np.frombuffer(data, dtype=np.uint8, offset=_HEADER.size)
+        padding = np.unpackbits(new.bits.data[m // 8:], bitorder="little")[m % 8:]
+        if padding.any():
+            raise ValueError(f"corrupt data: bits set beyond num_bits={m}")
+        return new
+
+    def __reduce__(self):
+        """Pickle through :meth:`to_bytes`."""
+        return type(self).from_bytes, (self.to_bytes(),)
 
     def __repr__(self) -> str:
         return f"BloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes})"

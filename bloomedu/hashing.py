@@ -15,7 +15,8 @@ bit positions would change from one run to the next.
 
 from __future__ import annotations
 
-from typing import Callable
+from itertools import islice
+from typing import Callable, Iterable, Iterator
 
 import mmh3
 import numpy as np
@@ -28,6 +29,7 @@ __all__ = [
     "hash128",
     "double_hash_indices",
     "murmur3_128_uint64",
+    "hashed_chunks",
 ]
 
 _MASK32 = 0xFFFFFFFF
@@ -200,3 +202,63 @@ def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h1 += h2
         h2 += h1
     return h1, h2
+
+
+# --- a batch of keys, hashed chunk by chunk (BloomFilter.add_many/contains_many) -------
+def _is_int_array(keys) -> bool:
+    return isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"
+
+
+def _ascii_strs(keys: list) -> bool:
+    """True if every key is an ASCII str (a cheap test: str.isascii reads a flag).
+
+    Only those and bytes go to ``mmh3.hash_bytes`` as they are: it reads any
+    buffer (a numpy scalar, say) unlike ``key_to_bytes``, and mmh3 5.x crashes
+    the interpreter on a str UTF-8 cannot encode (a lone surrogate).
+    """
+    try:
+        return all(map(str.isascii, keys))
+    except TypeError:  # a key that is not a str
+        return False
+
+
+def _chunked(keys: Iterable, size: int) -> Iterator[list]:
+    """Lists of ``size`` keys (the last one shorter) from any iterable."""
+    if isinstance(keys, (list, tuple)):
+        for start in range(0, len(keys), size):
+            yield keys[start:start + size]
+        return
+    iterator = iter(keys)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(h1, h2) uint64 arrays of :func:`hash128`, for ``chunk_keys`` keys at a time.
+
+    ``keys``: a numpy integer array (hashed in numpy), or any iterable of keys
+    (str, bytes, int: one mmh3 call each).  A bad key raises when its chunk is
+    reached.
+
+    >>> chunks = list(hashed_chunks(["città", 1, b"x"], chunk_keys=2))
+    >>> [h1.tolist() for h1, h2 in chunks] == [[hash128("città")[0], hash128(1)[0]], [hash128(b"x")[0]]]
+    True
+    """
+    if _is_int_array(keys):
+        flat = keys.ravel()
+        for start in range(0, flat.size, chunk_keys):
+            yield murmur3_128_uint64(flat[start:start + chunk_keys])
+        return
+    if isinstance(keys, np.ndarray):
+        if keys.dtype.kind not in "OUS":
+            raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}")
+        keys = keys.ravel().tolist()
+    elif isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
+        raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
+                        f"not {type(keys).__name__}")
+    for chunk in _chunked(keys, chunk_keys):
+        if not _ascii_strs(chunk) and set(map(type, chunk)) != {bytes}:
+            chunk = [key_to_bytes(key) for key in chunk]  # a bad key raises here
+        digests = np.fromiter(map(mmh3.hash_bytes, chunk), dtype="S16", count=len(chunk))
+        halves = digests.view("<u8").reshape(-1, 2).T
+        yield np.ascontiguousarray(halves[0]), np.ascontiguousarray(halves[1])
