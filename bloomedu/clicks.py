@@ -15,7 +15,8 @@ import numpy as np
 
 __all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "score"]
 
-_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+# The two lower-case hex digits of each byte value, as one little-endian 16-bit word.
+_HEX_PAIRS = np.frombuffer(b"".join(f"{byte:02x}".encode() for byte in range(256)), dtype="<u2")
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,7 @@ def uuid4_bytes(count: int, rng: np.random.Generator) -> np.ndarray:
     raw = rng.integers(0, 256, size=(count, 16), dtype=np.uint8)
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
-    digits = np.empty((count, 32), dtype=np.uint8)  # two hex digits per byte, high first
-    digits[:, 0::2] = _HEX_DIGITS[raw >> 4]
-    digits[:, 1::2] = _HEX_DIGITS[raw & 0x0F]
+    digits = _HEX_PAIRS.take(raw).view(np.uint8).reshape(count, 32)  # two per byte, high first
     text = np.full((count, 36), ord("-"), dtype=np.uint8)
     digit = 0
     for dashes, group in enumerate((8, 4, 4, 4, 12)):  # 8-4-4-4-12 hex digits
