@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS"]
+__all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "bits_set_moments"]
 
 CHECKERS: dict[str, Callable] = {}
 
@@ -45,6 +45,19 @@ def checker(function: Callable) -> Callable:
     """
     CHECKERS[function.__name__] = function
     return function
+
+
+def bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
+    """Mean and standard deviation of the bits set after ``throws`` uniform settings of m bits.
+
+    >>> [round(x, 2) for x in bits_set_moments(256, 150)]
+    [113.68, 4.09]
+    """
+    m = num_bits
+    empty1, empty2 = (1 - 1 / m) ** throws, (1 - 2 / m) ** throws
+    mean = m * (1 - empty1)
+    variance = m * empty1 + m * (m - 1) * empty2 - (m * empty1) ** 2
+    return mean, math.sqrt(max(variance, 0.0))
 
 
 def fmt(value: float) -> str:
@@ -78,11 +91,15 @@ def _not_a_number(answer, what: str) -> str | None:
     if answer is None:
         return f"Not answered yet: replace None with {what}."
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        return (f"Not quite: {what} is a number, but the answer is a "
+        return (f"Not quite: the answer should be a number ({what}), not a "
                 f"{type(answer).__name__} ({answer!r}).")
     if not math.isfinite(answer):
         return f"Not quite: {what} is a finite number, not {answer!r}."
     return None
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 def _matching(answer: float, mistakes, tolerance: Callable[[float], float]) -> Mistake | None:
@@ -123,7 +140,7 @@ def judge(answer, correct: float, what: str, *, mistakes=(), rel: float = 1e-3,
              for scale, text in _UNIT_SLIPS.get(unit, [])]
     found = _matching(answer, list(mistakes) + slips, tolerance)
     if found:
-        print(f"Not quite: {found.explanation}.")
+        print(f"Not quite: {_sentence(found.explanation)}")
     else:
         direction = "too high" if answer > correct else "too low"
         print(f"Not quite: {fmt(answer)} is {direction} for {what}." + (f" Hint: {hint}" if hint else ""))
@@ -154,15 +171,15 @@ def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int
         return True
     slips = list(mistakes)
     if trials:
-        slips += [Mistake(expected * trials, f"you gave a count ({fmt(answer)} of {trials:,} keys); "
+        slips += [Mistake(1.0, "a rate near 1 means the keys tested were the inserted ones; a false "
+                          "positive is measured on keys never inserted", 0.02),
+                  Mistake(expected * trials, f"you gave a count ({fmt(answer)} of {trials:,} keys); "
                           "divide by the number of keys tested", 4 * sd * trials + 1),
                   Mistake(100 * expected, "you gave a percentage; give the rate as a fraction "
-                          "(1% is 0.01)", 400 * sd),
-                  Mistake(1.0, "a rate near 1 means the keys tested were the inserted ones; a false "
-                          "positive is measured on keys never inserted", 0.02)]
+                          "(1% is 0.01)", 400 * sd)]
     found = _matching(answer, slips, lambda value: 4 * sd)
     if found:
-        print(f"Not quite: {found.explanation}.")
+        print(f"Not quite: {_sentence(found.explanation)}")
     else:
         away = abs(answer - expected) / sd if sd > 0 else math.inf
         print(f"Not quite: {fmt(answer)} is {away:.1f} standard deviations from the "

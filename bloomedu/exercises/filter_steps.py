@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .. import theory
-from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
+from ._feedback import Exercise, Mistake, bits_set_moments, checker, fmt, judge, judge_measured
 
 __all__ = ["EXERCISES"]
 
@@ -74,10 +74,9 @@ def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
     """
     m, k = num_bits, num_hashes
     expected = _classic(m, n, k)
-    fill = 1 - (1 - 1 / m) ** (k * n)
-    empty1, empty2 = (1 - 1 / m) ** (k * n), (1 - 2 / m) ** (k * n)
-    sd_fill = math.sqrt(max(empty1 / m + (m - 1) / m * empty2 - empty1 ** 2, 0.0))
-    sd = math.sqrt(expected * (1 - expected) / trials + (k * fill ** (k - 1) * sd_fill) ** 2)
+    mean_set, sd_set = bits_set_moments(m, k * n)
+    spread = k * (mean_set / m) ** (k - 1) * sd_set / m  # how the fill's spread moves p
+    sd = math.sqrt(expected * (1 - expected) / trials + spread ** 2)
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
 
 
@@ -171,11 +170,11 @@ def database_lookups(answer, safe: int = 1_000_000, blacklisted: int = 5_000, p:
     Correct: the expected database lookups = 6,000.
     True
     """
-    return judge(answer, blacklisted + p * safe, "the expected database lookups", rel=0.01, mistakes=[
-        Mistake(p * safe, "every blacklisted URL also passes the filter and reaches the database"),
-        Mistake(blacklisted, "the false positives among the safe URLs reach the database too"),
+    return judge(answer, blacklisted + p * safe, "the expected database lookups", mistakes=[
         Mistake(blacklisted + p / 100 * safe, "0.001% is 1 in 100,000; the rate here is "
                 f"p = {p} (the second article's percentage is a typo)"),
+        Mistake(p * safe, "every blacklisted URL also passes the filter and reaches the database"),
+        Mistake(blacklisted, "the false positives among the safe URLs reach the database too"),
         Mistake(safe + blacklisted, "only URLs the filter calls 'maybe' reach the database"),
     ], hint="the blacklisted URLs, plus p times the safe ones.")
 
@@ -234,13 +233,13 @@ def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
     m = 8 * nbytes
     correct = _classic(m, n, k)
     rounded_k = max(1, round(m / n * LN2))
+    mistakes = [Mistake(_classic(m, n, rounded_k), "Bitcoin Core divides bits by items in whole "
+                        f"numbers before multiplying by ln 2, so k = {k}, not {rounded_k}")]
+    if m < int(_bits_for(n, p)):
+        mistakes.append(Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so "
+                                "the real rate is worse"))
     return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",
-                 mistakes=[
-        Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so the real rate "
-                "is worse") if nbytes * 8 < int(_bits_for(n, p)) else Mistake(-1.0, ""),
-        Mistake(_classic(m, n, rounded_k), f"Bitcoin Core divides bits by items in whole numbers "
-                f"before multiplying by ln 2, so k = {k}, not {rounded_k}"),
-    ], hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
+                 mistakes=mistakes, hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
         note=f"k = {k} and m = {fmt(m)} bits." + (" With k = 0 the filter matches everything."
                                                   if k == 0 else ""))
 

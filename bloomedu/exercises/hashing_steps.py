@@ -9,18 +9,9 @@ import math
 
 from .. import theory
 from ..hashing import murmur3_32, murmurhash2
-from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
+from ._feedback import Exercise, Mistake, bits_set_moments, checker, fmt, judge, judge_measured
 
 __all__ = ["EXERCISES"]
-
-
-def _bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
-    """Mean and standard deviation of the bits set after ``throws`` uniform settings of m bits."""
-    m = num_bits
-    empty1, empty2 = (1 - 1 / m) ** throws, (1 - 2 / m) ** throws
-    mean = m * (1 - empty1)
-    variance = m * empty1 + m * (m - 1) * empty2 - (m * empty1) ** 2
-    return mean, math.sqrt(max(variance, 0.0))
 
 
 # --- lesson 01: a dict of every ID --------------------------------------------------
@@ -63,8 +54,8 @@ def seen_ids_after(answer, messages: int = 1000, duplicates: int = 20):
 def bytes_per_id(answer, id_chars: int = 36):
     """A measured number of bytes Python spends per ID kept in a dict (any CPython is in range).
 
-    >>> bytes_per_id(36)
-    Not quite: 36 bytes is the characters alone; a Python str adds a header of about 49 bytes, and the dict a slot with a hash and two pointers.
+    >>> bytes_per_id(36)  # doctest: +ELLIPSIS
+    Not quite: that is less than one str of 36 characters takes (about 85 bytes): ...
     False
     """
     low, high = id_chars + 40, id_chars + 400
@@ -73,10 +64,10 @@ def bytes_per_id(answer, id_chars: int = 36):
         print(f"Correct: a plausible measurement; Python spends several times the {id_chars} "
               "characters on each ID (the str object's header and the dict's table).")
         return True
-    return judge(answer, math.nan, "the bytes per ID", mistakes=[
-        Mistake(id_chars, f"{id_chars} bytes is the characters alone; a Python str adds a header "
-                "of about 49 bytes, and the dict a slot with a hash and two pointers",
-                tolerance=low - id_chars - 1),
+    return judge(answer, (low + high) / 2, "the bytes per ID", abs_tol=(high - low) / 2, mistakes=[
+        Mistake(low / 2, f"that is less than one str of {id_chars} characters takes (about "
+                f"{id_chars + 49} bytes): the characters alone, or the dict's table without the "
+                "strings? Make the IDs inside the measured function", tolerance=low / 2),
         Mistake(1e6 * high, "that looks like the total; divide by the number of IDs",
                 tolerance=1e6 * high - 10 * high),
     ], hint=f"measure many IDs (say 100,000) at once and divide; expect {low} to {high}.")
@@ -199,7 +190,7 @@ def measured_bit_vector_fpp(answer, hash_bits: int = 8, items: int = 40, trials:
     """
     m = 2 ** hash_bits
     expected = 1 - (1 - 1 / m) ** items
-    _, sd_bits = _bits_set_moments(m, items)
+    _, sd_bits = bits_set_moments(m, items)
     sd = math.sqrt(expected * (1 - expected) / trials + (sd_bits / m) ** 2)
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
 
@@ -235,7 +226,7 @@ def expected_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int =
     True
     """
     m, k = num_bits, num_hashes
-    mean, _ = _bits_set_moments(m, k * n)
+    mean, _ = bits_set_moments(m, k * n)
     return judge(answer, mean, "the expected number of bits set", rel=0.01, mistakes=[
         Mistake(k * n, "k x n counts every setting, but a bit set twice is still one bit"),
         Mistake(mean / m, "that is the fraction of bits set; the question asks how many"),
@@ -252,7 +243,7 @@ def measured_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int =
     Correct: 118 is within 4 standard deviations (4 x 4.1) of the expected 113.7.
     True
     """
-    mean, sd = _bits_set_moments(num_bits, num_hashes * n)
+    mean, sd = bits_set_moments(num_bits, num_hashes * n)
     return judge_measured(answer, mean, sd, "the number of bits set", mistakes=[
         Mistake(num_hashes * n, "k x n counts every setting; count the bits that are 1 "
                 "(bits.count())", tolerance=0.5),
@@ -269,7 +260,8 @@ EXERCISES = [
              "copies. How many IDs will the dict hold at the end?", "seen_ids_after",
              {"messages": 1000, "duplicates": 20}),
     Exercise("01", 3, "measure", "With bloomedu.memory.allocated_bytes, measure the bytes Python "
-             "spends per {id_chars}-character ID kept in a dict (use 100,000 IDs).",
+             "spends per {id_chars}-character ID kept in a SeenIds, the ID strings included "
+             "(use 100,000 IDs).",
              "bytes_per_id", {"id_chars": 36}),
     Exercise("02", 1, "compute", "How many of {n:,} IDs are expected to hit a {hash_bits}-bit hash "
              "value already taken?", "expected_collisions", {"n": 100_000, "hash_bits": 32}),

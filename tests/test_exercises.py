@@ -1,0 +1,307 @@
+"""Exercises with feedback: right answers pass, each slip gets its own explanation, blanks never raise.
+
+Right answers are computed here from the formulas written out by hand, or
+measured with the library the way a student would, never taken from the checker.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from bloomedu import BitVector, BloomFilter, HashedIds, SaltedBloomFilter, click_stream, deduplicate
+from bloomedu.clicks import uuid4_strings
+from bloomedu.exercises import EXERCISES, Exercise, check, show
+from bloomedu.hashing import murmur3_32, murmurhash2
+from bloomedu.memory import allocated_bytes
+
+LN2 = math.log(2)
+
+
+def _verdict(capsys, checker, answer, **params):
+    result = checker(answer, **params)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out  # one line of feedback
+    return result, out
+
+
+# --- right answers, by hand ---------------------------------------------------------------
+def _m(n, p):
+    return -n * math.log(p) / LN2 ** 2
+
+
+REFERENCE = {  # exercise name -> the answer a student computes by hand for its catalogue params
+    "01.1": 10_000 * 86_400 * 36,
+    "01.2": 1000 - 20,
+    "02.1": 100_000 ** 2 / (2 * 2 ** 32),
+    "02.2": math.sqrt(2 * 2 ** 32 * LN2),
+    "03.1": 1 - (1 - 1 / 256) ** 100,
+    "03.2": math.ceil(math.log2(1 / (1 - 0.99 ** (1 / 1000)))),
+    "04.1": 42,  # the article prints it
+    "04.2": 256 * (1 - math.exp(-3 * 50 / 256)),
+    "05.1": 2 ** 16 // 8,
+    "05.2": (1 - math.exp(-3 * 20 / 256)) ** 3,
+    "06.1": round(10 * LN2),
+    "06.2": (1 - math.exp(-0.7)) ** 7,
+    "07.1": math.ceil(_m(1e6, 0.001) / 8),
+    "07.2": 5000 + 0.001 * 1_000_000,
+    "08.1": 64 * math.ceil(int(_m(1e6, 0.001)) / 64),
+    "08.2": 36_000,                                    # the BIP37 cap
+    "08.3": 1 - math.exp(-100_000 / 288_000),          # k = int((288000 // 100000) ln 2) = 1
+}
+
+
+def _measure(name: str, params: dict):
+    """Run the experiment of a measure exercise as a student would, with fixed seeds."""
+    rng = np.random.default_rng(2024)
+    if name == "01.3":
+        seen, nbytes = allocated_bytes(lambda: {i: True for i in uuid4_strings(20_000, rng)})
+        return nbytes / len(seen)
+    if name == "02.3":
+        stream = click_stream(params["genuine"] + 2000, double_click_rate=0.02, seed=5)
+        genuine = [c for c in stream if not c.duplicate]
+        bits = params["hash_bits"]
+        kept = deduplicate(genuine, HashedIds(lambda s: murmur3_32(s) % 2 ** bits))
+        return len(genuine) - len(kept), {"genuine": len(genuine)}
+    if name == "03.3":
+        vector = BitVector(params["hash_bits"])
+        for key in uuid4_strings(params["items"], rng):
+            vector.add(key)
+        return np.mean([key in vector for key in uuid4_strings(params["trials"], rng)])
+    if name == "04.3":
+        f = SaltedBloomFilter(params["num_hashes"], 8)
+        for key in uuid4_strings(params["n"], rng):
+            f.add(key)
+        return f.bits.count()
+    # 05.3, 06.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
+    f = BloomFilter(params["num_bits"], params["num_hashes"])
+    f.add_many(np.arange(params["n"], dtype=np.uint64))
+    fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
+    return f.contains_many(fresh).mean()
+
+
+ALL = [exercise for exercises in EXERCISES.values() for exercise in exercises]
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_the_right_answer_is_accepted(capsys, exercise):
+    if exercise.kind == "measure":
+        answer = _measure(exercise.name, exercise.params)
+        params = dict(exercise.params)
+        if isinstance(answer, tuple):
+            answer, changed = answer
+            params.update(changed)
+        result = getattr(check, exercise.checker)(float(answer), **params)
+    else:
+        result = exercise.check(REFERENCE[exercise.name])
+    out = capsys.readouterr().out
+    assert result is True and out.startswith("Correct: "), out
+
+
+def test_catalogue_has_two_or_three_exercises_per_lesson_in_order():
+    assert list(EXERCISES) == [f"{i:02d}" for i in range(1, 9)]
+    order = {"compute": 0, "predict": 1, "measure": 2}
+    for lesson, exercises in EXERCISES.items():
+        assert 2 <= len(exercises) <= 3
+        assert [e.number for e in exercises] == list(range(1, len(exercises) + 1))
+        kinds = [order[e.kind] for e in exercises]
+        assert kinds == sorted(kinds) and all(e.lesson == lesson for e in exercises)
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_the_lesson_cell_runs_unanswered(capsys, exercise):
+    code = exercise.cell()
+    assert code.splitlines()[-2:] == ["answer = None  # replace None with your answer",
+                                      code.splitlines()[-1]]
+    assert all(len(line) <= 100 for line in code.splitlines())
+    namespace = {"check": check}
+    exec(code, namespace)
+    assert capsys.readouterr().out.startswith("Not answered yet: replace None with ")
+    assert exercise.check(None) is False
+
+
+BAD_ANSWERS = ["7", True, float("nan"), float("inf"), [1], {"k": 7}, b"1"]
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_no_answer_makes_a_checker_raise(capsys, exercise):
+    for answer in BAD_ANSWERS:
+        assert exercise.check(answer) is False
+        out = capsys.readouterr().out
+        assert out.startswith("Not quite: ") and "number" in out, (answer, out)
+    for answer in [0, -1, 1e300, np.float64(0.5), np.int64(3), 10 ** 30]:
+        assert exercise.check(answer) in (True, False)
+        assert capsys.readouterr().out.startswith(("Correct: ", "Not quite: "))
+
+
+# --- every slip gets its own explanation ----------------------------------------------------
+M6 = _m(1e6, 0.001)
+SLIPS = [
+    ("id_storage_bytes", {}, 864_000_000, "number of IDs"),
+    ("id_storage_bytes", {}, 10_000 * 3600 * 36, "one hour"),
+    ("id_storage_bytes", {}, 2 * 31_104_000_000, "UTF-16"),
+    ("id_storage_bytes", {}, 8 * 31_104_000_000, "you gave bits"),
+    ("id_storage_bytes", {}, 31.1, "gigabytes (GB)"),
+    ("id_storage_bytes", {}, 28.97, "gibibytes (GiB)"),
+    ("seen_ids_after", {}, 1000, "each ID once"),
+    ("seen_ids_after", {}, 20, "number of duplicates"),
+    ("bytes_per_id", {}, 36, "the characters alone"),
+    ("bytes_per_id", {}, 15_000_000, "the total"),
+    ("bytes_per_id", {}, 1000, "too high"),
+    ("bytes_per_id", {}, 20.7, "the dict's table without the strings"),
+    ("expected_collisions", {}, 100_000 ** 2 / 2 ** 32, "n^2/2 pairs"),
+    ("expected_collisions", {}, 1 - math.exp(-100_000 ** 2 / 2 ** 33), "probability of at least one"),
+    ("expected_collisions", {}, 100_000 ** 2 / 64, "not by the 32 bits"),
+    ("expected_collisions", {}, 100_000 / 2 ** 32, "one ID's chance"),
+    ("birthday_half", {}, 65_536, "right scale"),
+    ("birthday_half", {}, math.sqrt(2 ** 32 * LN2), "n^2/(2N) = ln 2"),
+    ("birthday_half", {}, 2 ** 31, "half of all hash values"),
+    ("birthday_half", {}, 2 ** 32, "every value taken"),
+    ("genuine_dropped", {}, 0, "did the stage keep only the hashes"),
+    ("genuine_dropped", {}, 297 / 100_000, "fraction"),
+    ("bit_vector_fpp", {}, 100 / 256, "adds up the chances"),
+    ("bit_vector_fpp", {}, (255 / 256) ** 100, "still 0"),
+    ("bit_vector_fpp", {}, 1 - (7 / 8) ** 100, "2^8 bits, not 8"),
+    ("bit_vector_fpp", {}, 32.38, "percentage"),
+    ("bit_vector_hash_bits", {}, 16, "round up"),
+    ("bit_vector_hash_bits", {}, 2 ** 17, "number of bits m"),
+    ("bit_vector_hash_bits", {}, 2 ** 17 // 8, "in bytes"),
+    ("bit_vector_hash_bits", {}, 99_500, "fewest bits m"),
+    ("measured_bit_vector_fpp", {}, 1.0, "inserted ones"),
+    ("measured_bit_vector_fpp", {}, 1449, "count"),
+    ("measured_bit_vector_fpp", {}, 14.5, "percentage"),
+    ("salted_hash", {}, 47, "without the salt"),        # the article's unsalted index 47
+    ("salted_hash", {}, murmurhash2("nejakaSul123") % 256, "after the text"),
+    ("salted_hash", {}, murmurhash2("123nejakaSul"), "whole 32-bit hash"),
+    ("salted_hash", {}, murmur3_32("123nejakaSul") % 256, "MurmurHash3"),
+    ("salted_hash", {}, murmurhash2("123nejakaSul") >> 24, "top bits"),
+    ("expected_bits_set", {}, 150, "a bit set twice"),
+    ("expected_bits_set", {}, 1 - math.exp(-150 / 256), "fraction of bits set"),
+    ("expected_bits_set", {}, 256 * math.exp(-150 / 256), "still 0"),
+    ("expected_bits_set", {}, 256 * (1 - math.exp(-50 / 256)), "sets k = 3 bits"),
+    ("measured_bits_set", {}, 150, "bits.count()"),
+    ("measured_bits_set", {}, 0.444, "fraction"),
+    ("article_filter_bytes", {}, 2, "hash width"),
+    ("article_filter_bytes", {}, 3 * 8192, "share one vector"),
+    ("article_filter_bytes", {}, 8 * 65536, "don't multiply"),
+    ("article_filter_bytes", {}, 65536, "you gave bits"),
+    ("article_filter_fpp", {}, (1 - math.exp(-60 / 8)) ** 3, "hash width"),
+    ("article_filter_fpp", {}, 1 - math.exp(-60 / 256), "power k"),
+    ("article_filter_fpp", {}, 1 - math.exp(-20 / 256), "one hash function"),
+    ("article_filter_fpp", {}, 0.912, "percentage"),
+    ("measured_fpp", {}, 0.999, "inserted ones"),
+    ("measured_fpp", {}, 912, "count"),
+    ("optimal_k", {}, 3, "log10 instead of ln"),
+    ("optimal_k", {}, 10 * LN2, "whole number"),
+    ("optimal_k", {}, 10, "not m/n"),
+    ("optimal_k", {}, 0.1 * LN2, "not (n/m) ln 2"),
+    ("optimal_k", {}, 6, "between 7.9 and 9.4, but this filter has m/n = 10"),
+    ("optimal_k", {"m": 8000, "n": 1000}, 7, "between 9.4 and 10.8, but this filter has m/n = 8"),
+    ("fpp", {}, 1 - math.exp(-0.7), "fraction of bits set"),
+    ("fpp", {}, math.exp(-0.7), "still 0"),
+    ("fpp", {}, 0.5 ** 7, "(1/2)^k"),
+    ("fpp", {}, (1 - math.exp(-70)) ** 7, "swapped m and n"),
+    ("fpp", {}, 0.819, "percentage"),
+    ("filter_bytes", {}, -1e6 * math.log10(0.001) / LN2 ** 2 / 8, "log10 instead of ln"),
+    ("filter_bytes", {}, -1e6 * math.log2(0.001) / LN2 ** 2 / 8, "log2 instead of ln"),
+    ("filter_bytes", {}, -1e6 * math.log(0.001) / LN2 / 8, "(ln 2)^2, not ln 2"),
+    ("filter_bytes", {}, _m(1e6, 0.00001) / 8, "0.001% for 1 in 1000"),
+    ("filter_bytes", {}, M6, "you gave bits"),
+    ("filter_bytes", {}, 1.71, "mebibytes"),
+    ("filter_bytes", {}, 1.8, "megabytes"),
+    ("database_lookups", {}, 1000, "every blacklisted URL"),
+    ("database_lookups", {}, 5000, "false positives among the safe"),
+    ("database_lookups", {}, 5010, "1 in 100,000"),
+    ("database_lookups", {}, 1_005_000, "only URLs the filter calls"),
+    ("guava_bit_size", {}, int(M6), "whole 64-bit words"),
+    ("guava_bit_size", {}, math.ceil(int(M6) / 64), "number of 64-bit words"),
+    ("guava_bit_size", {}, 64 * math.ceil(int(M6) / 64) / 8, "you gave bytes"),
+    ("guava_bit_size", {}, 64 * math.ceil(3e6 / LN2 ** 2 / 64), "log10 instead of ln"),
+    ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "caps a filter at 36,000 bytes"),
+    ("bip37_bytes", {}, 288_000, "you gave bits"),
+    ("bip37_bytes", {"n": 1000}, -1000 * math.log10(1e-4) / LN2 ** 2 / 8, "log10 instead of ln"),
+    ("bip37_fpp", {}, 0.0001, "the rate asked for"),
+    ("bip37_fpp", {}, (1 - math.exp(-2e5 / 288_000)) ** 2, "k = 1, not 2"),
+    ("bip37_fpp", {}, 29.34, "percentage"),
+]
+
+
+@pytest.mark.parametrize("name, params, answer, explanation", SLIPS,
+                         ids=[f"{s[0]}-{i}" for i, s in enumerate(SLIPS)])
+def test_each_slip_is_explained(capsys, name, params, answer, explanation):
+    result, out = _verdict(capsys, getattr(check, name), answer, **params)
+    assert result is False
+    assert out.startswith("Not quite: ") and explanation in out, out
+
+
+def test_every_checker_has_its_slips_tested():
+    assert {name for name, *_ in SLIPS} == set(dir(check))
+
+
+def test_an_answer_that_matches_no_slip_gets_a_direction_and_a_hint(capsys):
+    _, out = _verdict(capsys, check.filter_bytes, 5_000_000, n=1_000_000, p=0.001)
+    assert out.startswith("Not quite: 5,000,000 is too high for the bytes of the filter.")
+    assert "Hint: m = -n ln p / (ln 2)^2" in out
+    _, out = _verdict(capsys, check.optimal_k, 0.5, m=10_000, n=1000)
+    assert "too low for k" in out
+
+
+def test_a_bip37_filter_under_the_cap_has_the_rate_asked_for(capsys):
+    n, p = 1000, 0.01
+    m = 8 * (int(_m(n, p)) // 8)
+    k = int(m // n * LN2)          # C++ integer division, then truncation
+    assert check.bip37_fpp((1 - math.exp(-k * n / m)) ** k, n=n, p=p) is True
+    capsys.readouterr()
+
+
+# --- measured answers: the 4-sd bounds are honest ------------------------------------------
+def test_measured_rates_spread_as_the_checker_assumes(capsys):
+    """Over 300 seeded experiments the z-scores have sd near 1 and all pass the 4-sd bound."""
+    m, k, n, trials = 1000, 3, 100, 2000
+    passed, rates = 0, []
+    for seed in range(300):
+        f = BloomFilter(m, k)
+        base = seed * 10 ** 6
+        f.add_many(np.arange(base, base + n, dtype=np.uint64))
+        rate = f.contains_many(np.arange(base + n, base + n + trials, dtype=np.uint64)).mean()
+        rates.append(rate)
+        passed += check.measured_fpp(float(rate), num_bits=m, num_hashes=k, n=n, trials=trials)
+    capsys.readouterr()
+    expected = (1 - math.exp(-k * n / m)) ** k
+    assert passed >= 297
+    # the checker's sd (binomial + fill) against the spread actually seen: within 25%
+    fill_sd = k * (1 - math.exp(-k * n / m)) ** (k - 1) * math.sqrt(
+        m * math.exp(-k * n / m) * (1 - (1 + k * n / m) * math.exp(-k * n / m))) / m
+    model_sd = math.sqrt(expected * (1 - expected) / trials + fill_sd ** 2)
+    assert abs(np.std(rates) / model_sd - 1) < 0.25
+    assert abs(np.mean(rates) - expected) < 4 * model_sd / math.sqrt(300)
+
+
+def test_measured_answer_far_off_is_rejected_with_its_distance(capsys):
+    _, out = _verdict(capsys, check.measured_fpp, 0.05, num_bits=10_000, num_hashes=7, n=1000,
+                      trials=100_000)
+    assert out.startswith("Not quite: 0.05 is ") and "standard deviations" in out
+
+
+# --- the catalogue's interface -----------------------------------------------------------
+def test_check_names_every_checker_and_rejects_unknown_ones():
+    assert {e.checker for e in ALL} <= set(dir(check))
+    with pytest.raises(AttributeError, match="no checker named 'nope'.*optimal_k"):
+        check.nope
+
+
+def test_show_prints_a_lessons_questions(capsys):
+    show("06")
+    lines = capsys.readouterr().out.splitlines()
+    assert [line[:14] for line in lines] == ["06.1 (compute)", "06.2 (predict)", "06.3 (measure)"]
+    with pytest.raises(ValueError, match="lesson must be one of 01"):
+        show("6")
+
+
+def test_exercise_cell_spells_parameters_as_python():
+    exercise = Exercise("07", 1, "compute", "bytes for {n:,} at {p}?", "filter_bytes",
+                        {"n": 1_000_000, "p": 0.001})
+    assert exercise.cell().splitlines() == [
+        "# Exercise 07.1 (compute): bytes for 1,000,000 at 0.001?",
+        "answer = None  # replace None with your answer",
+        "check.filter_bytes(answer, n=1_000_000, p=0.001)"]
