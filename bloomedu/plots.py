@@ -9,7 +9,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups"]
+__all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups",
+           "draw_bytes_per_item"]
 
 FIGSIZE = (7.0, 3.6)
 
@@ -155,4 +156,27 @@ def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = 
     if title:
         ax.set_title(title, fontsize=10)
     ax.figure.tight_layout()
+    return ax
+
+
+def draw_bytes_per_item(sizes, measured: dict, reference: float, reference_label: str,
+                        ax=None, title: str | None = None):
+    """Bytes per item against n for each measured store, with a dashed reference level.
+
+    ``measured`` maps a label to the total bytes at each n in ``sizes``
+    (lessons 01 and 02: tracemalloc against the article's 36 or 4 bytes per ID).
+
+    >>> ax = draw_bytes_per_item([10, 100], {"dict": [800, 9000]}, 36, "article")
+    >>> [float(y) for y in ax.get_lines()[0].get_ydata()]
+    [80.0, 90.0]
+    >>> plt.close("all")
+    """
+    ax = ax if ax is not None else new_axes()
+    per_item = {label: [b / n for b, n in zip(total, sizes)] for label, total in measured.items()}
+    for (label, curve), style in zip(per_item.items(), ["o-", "s-", "^-", "v-", "d-"]):
+        ax.semilogx(sizes, curve, style, label=label)
+    ax.axhline(reference, color="k", linestyle="--", label=reference_label)
+    top = 1.6 * max(reference, *(max(curve) for curve in per_item.values()))
+    decorate(ax, xlabel="n, items stored", ylabel="bytes per item", ylim=(0, top), title=title)
+    ax.legend(loc="upper center", ncol=2, fontsize=9)
     return ax
