@@ -13,7 +13,8 @@ functions make each claim happen in front of a class, reproducibly from a seed:
 - :func:`find_false_positive`: a key never inserted whose k bits are all set,
   with the inserted keys that set each bit (lessons 05 and 07).
 - :func:`draw_key_bits` and :func:`plot_fill`, one-line figures; the data behind
-  them comes from :func:`bit_setters` and :func:`fill_curve`.
+  them comes from :func:`bit_setters` and :func:`fill_curve` (the grid itself is
+  :func:`bloomedu.plots.draw_bit_groups`).
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from .clicks import uuid4_strings
-from .plots import decorate, draw_bits, new_axes
+from .plots import decorate, draw_bit_groups, new_axes
 
 __all__ = ["Collision", "find_collision", "BitSetters", "bit_setters", "FalsePositive",
            "find_false_positive", "FillCurve", "fill_curve", "draw_key_bits", "plot_fill"]
 
 _BATCH = 4096  # candidate keys drawn from the rng at a time
+_MAX_DRAWN_BITS = 16_384
+_NUMBERED_BITS = 128  # up to this m each cell shows its index
 
 
 def _max_tries(value) -> int:
@@ -305,24 +308,30 @@ def plot_fill(curve: FillCurve, ax=None, title: str | None = None):
 def draw_key_bits(bloom_filter, key, inserted: Iterable = (), width: int = 32, ax=None):
     """Draw the filter's bits as a grid, ``key``'s k bits in orange, each labelled by its setters.
 
-    A set bit is dark, a clear one light; under the grid one line per
-    position names the inserted keys that set it (from :func:`bit_setters`).
+    A set bit is dark, a clear one light; cells show their index while m is at
+    most 128; under the grid one line per position names the inserted keys
+    that set it (from :func:`bit_setters`).  Meant for small filters: m is at
+    most 16,384.
 
     >>> from bloomedu import SaltedBloomFilter
     >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=6)
     >>> for message_id in ["123", "456"]: f.add(message_id)
     >>> ax = draw_key_bits(f, "789", ["123", "456"], width=16)
-    >>> len(ax.texts)
-    3
+    >>> [t.get_text() for t in ax.texts[-3:]]
+    ['bit 2 = 0, set by no key', 'bit 38 = 0, set by no key', 'bit 8 = 0, set by no key']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
+    if bloom_filter.num_bits > _MAX_DRAWN_BITS:
+        raise ValueError(f"draw_key_bits draws every bit: the filter must have at most "
+                         f"{_MAX_DRAWN_BITS:,} bits, not {bloom_filter.num_bits:,}")
     rows = bit_setters(bloom_filter, key, inserted)
     if ax is None:
         grid_rows = math.ceil(bloom_filter.num_bits / width)
-        ax = new_axes((7.0, 7.0 * grid_rows / width + 0.9 + 0.22 * len(rows)))
-    draw_bits(bloom_filter.bits, highlight=[r.position for r in rows], width=width, ax=ax)
+        ax = new_axes((7.0, 5.4 * grid_rows / width + 1.0 + 0.2 * len(rows)))
     verdict = "all set: claimed present" if all(r.is_set for r in rows) else "a bit is 0: absent"
-    ax.set_title(f"bits of {_short(key)}: {verdict}", fontsize=9)
+    draw_bit_groups(bloom_filter.bits, {f"the key's {len(rows)} bits": [r.position for r in rows]},
+                    width=width, ax=ax, numbers=bloom_filter.num_bits <= _NUMBERED_BITS,
+                    title=f"{_short(key)}: {verdict}")
     for line, row in enumerate(rows):
         who = ", ".join(map(_short, row.setters)) or ("no key" if not row.is_set
                                                       else "a key not listed in inserted")

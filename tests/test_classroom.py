@@ -152,7 +152,17 @@ def test_plots_draw_the_data():
     ax = draw_key_bits(f, fp.key, added)
     grid = ax.images[0].get_array()
     assert [int(grid.flat[p]) for p in fp.positions] == [2, 2, 2]    # highlighted
-    assert len(ax.texts) == 3 and all(t.get_text().startswith(f"bit {p} = 1")
-                                      for t, p in zip(ax.texts, fp.positions))
+    set_elsewhere = [p for p in range(256) if f.bits[p] and p not in fp.positions]
+    assert np.all(grid.flat[set_elsewhere] == 1)
+    labels = [t.get_text() for t in ax.texts[-3:]]
+    for label, bit in zip(labels, fp.bits):
+        assert label == f"bit {bit.position} = 1, set by " + ", ".join(map(repr, bit.setters))
     plt.close("all")
+
+
+def test_draw_key_bits_refuses_a_filter_too_big_to_draw():
+    f = BloomFilter(20_000, 3)
+    f.add("a")
+    with pytest.raises(ValueError, match="at most 16,384 bits"):
+        draw_key_bits(f, "b", ["a"])
 
