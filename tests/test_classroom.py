@@ -86,6 +86,19 @@ def test_false_positive_is_never_inserted_and_each_bit_names_its_setters(make):
     assert str(fp).count("\n  bit ") == f.num_hashes
 
 
+def test_false_positive_with_integer_keys_leaves_the_filter_unchanged():
+    f = BloomFilter(500, 3)
+    added = np.arange(120, dtype=np.uint64)
+    f.add_many(added)
+    before = f.bits.copy()
+    fp = find_false_positive(f, added, keys=range(10**6, 2 * 10**6))
+    assert f.bits == before
+    assert fp.key in f and fp.key >= 10**6
+    for bit in fp.bits:
+        assert {int(k) for k in bit.setters} == {int(k) for k in added
+                                                  if bit.position in f.bit_indices(int(k))}
+
+
 def test_false_positive_found_after_about_one_over_p_tries():
     f = BloomFilter(2000, 4)
     added = _filled(f, 400, seed=2)
