@@ -164,6 +164,14 @@ class Bip37Filter:
         """m: 8 times the number of bytes."""
         return len(self._bits) if self._bits is not None else 0
 
+    def bit_count(self) -> int:
+        """How many of the m bits are set.
+
+        >>> f = Bip37Filter(3, 0.01); f.insert(b"x"); f.bit_count() <= f.n_hash_funcs
+        True
+        """
+        return self._bits.count() if self._bits is not None else 0
+
     def is_within_size_constraints(self) -> bool:
         """True if at most 36,000 bytes and 50 hash functions (what a node accepts)."""
         return self.num_bits // 8 <= MAX_BLOOM_FILTER_SIZE and self.n_hash_funcs <= MAX_HASH_FUNCS
