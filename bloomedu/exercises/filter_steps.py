@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 
 from .. import theory
+from ..compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
+from ..compat.guava import guava_num_bits
 from ._feedback import Exercise, Mistake, bits_set_moments, checker, fmt, judge, judge_measured
 
 __all__ = ["EXERCISES"]
@@ -182,9 +184,8 @@ def database_lookups(answer, safe: int = 1_000_000, blacklisted: int = 5_000, p:
 # --- lesson 08: Guava and Bitcoin ---------------------------------------------------------
 def _bip37(n: int, p: float) -> tuple[int, int, int]:
     """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
-    bits = int(_bits_for(n, p))
-    filter_bytes = min(bits, 36_000 * 8) // 8
-    return bits // 8, filter_bytes, min(int(filter_bytes * 8 // n * LN2), 50)
+    nbytes = bip37_filter_bytes(n, p)
+    return int(_bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
 
 
 @checker
@@ -195,7 +196,7 @@ def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
     Correct: Guava's bit size = 14,377,600.
     True
     """
-    m = int(_bits_for(n, p))
+    m = guava_num_bits(n, p)
     correct = 64 * math.ceil(m / 64)
     return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
         Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
