@@ -50,6 +50,7 @@ import numpy as np
 
 from bloomedu import BloomFilter
 from bloomedu.blacklist import BlacklistCache
+from bloomedu.classroom import bit_setters, find_false_positive
 from bloomedu.hashing import hash128
 from bloomedu.memory import allocated_bytes
 from bloomedu.plots import GROUP_COLORS, draw_bit_groups
@@ -264,6 +265,7 @@ print(f"keys with coinciding positions: {1 - len(distinct) / len(candidates):.4f
 absent = next(url for url in distinct if url not in small)
 tried, fooled = next((i + 1, url) for i, url in enumerate(distinct) if url in small)
 queries = {"present (A)": items["A"], "absent": absent, "false positive": fooled}
+name_of = {url: name for name, url in items.items()}
 print(f"safe URLs tried before one fooled the filter: {tried}")
 print(f"{'query':15}  {'positions':>12}  {'bits':>7}  {'in filter':9}  {'really added':12}  set by")
 for label, url in queries.items():
@@ -273,6 +275,12 @@ for label, url in queries.items():
     owners = ["".join(name for name, pos, _ in snapshots if i in pos) or "-" for i in positions]
     print(f"{label:15}  {str(positions):>12}  {str(values):>7}  {str(url in small):9}  "
           f"{str(url in items.values()):12}  {' '.join(owners)}")
+    by_library = ["".join(name_of[key] for key in b.setters) or "-"
+                  for b in bit_setters(small, url, items.values())]
+    assert owners == by_library  # the "set by" column agrees with bloomedu.classroom
+
+found = find_false_positive(small, list(items.values()), keys=distinct)
+assert (found.key, found.tries) == (fooled, tried)  # the hand-made search agrees too
 
 # %%
 fig, axes = plt.subplots(3, 1, figsize=(7.0, 4.2))
