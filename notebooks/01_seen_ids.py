@@ -41,7 +41,7 @@ from bloomedu import SeenIds, click_stream, deduplicate, score
 from bloomedu.clicks import uuid4_strings
 from bloomedu.dedup import add_all
 from bloomedu.memory import allocated_bytes
-from bloomedu.plots import decorate, new_axes
+from bloomedu.plots import draw_bytes_per_item
 
 SEED = 1
 
@@ -180,18 +180,9 @@ for n, t, d, s in zip(sizes, with_ids, dict_only, set_only):
     print(f"{n:8d}  {t:12d}  {t / n:6.1f}  {d:10d}  {d / n:5.1f}  {s:10d}  {s / n:5.1f}")
 
 # %%
-per_id_curves = {label: [b / n for b, n in zip(measured, sizes)]
-                 for label, measured in [("SeenIds, IDs included", with_ids),
-                                         ("the dict alone", dict_only),
-                                         ("a set alone", set_only)]}
-ax = new_axes()
-for (label, curve), style in zip(per_id_curves.items(), ["o-", "s-", "^-"]):
-    ax.semilogx(sizes, curve, style, label=label)
-ax.axhline(36, color="k", linestyle="--", label="article: 36 bytes per ID")
-top = 1.6 * max(max(curve) for curve in per_id_curves.values())
-decorate(ax, xlabel="n, IDs stored", ylabel="bytes per ID", ylim=(0, top),
-         title="Memory per seen ID, measured with tracemalloc")
-ax.legend(loc="upper center", ncol=2)
+measured = {"SeenIds, IDs included": with_ids, "the dict alone": dict_only, "a set alone": set_only}
+draw_bytes_per_item(sizes, measured, 36, "article: 36 bytes per ID",
+                    title="Memory per seen ID, measured with tracemalloc")
 plt.show()
 
 # %% [markdown]

@@ -118,7 +118,8 @@ def test_hashed_ids_store_the_32_bit_murmur3_hash_only():
     stage = HashedIds()
     for key in ["123", "456", "città"]:
         stage.add(key)
-    assert stage.hashes == {mmh3.hash(k.encode(), 0, signed=False) for k in ["123", "456", "città"]}
+    expected = {mmh3.hash(k.encode(), 0, signed=False) for k in ["123", "456", "città"]}
+    assert stage.hashes == expected
     assert len(stage) == 3
 
 
