@@ -32,7 +32,7 @@ _MAGIC = b"BLMD"
 _FORMAT_VERSION = 1
 _MAX_HASHES = 1 << 16  # from_bytes takes a larger k for corruption
 
-_CHUNK_KEYS = 1 << 14  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
+_CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 
 
 def _positive_int(value, name: str) -> int:

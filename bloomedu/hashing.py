@@ -205,6 +205,8 @@ def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --- a batch of keys, hashed chunk by chunk (BloomFilter.add_many/contains_many) -------
+_PIECE_KEYS = 4096  # str/bytes keys checked and hashed per call: their objects stay in cache
+
 def _is_int_array(keys) -> bool:
     return isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"
 
@@ -256,9 +258,20 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
     elif isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
         raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
                         f"not {type(keys).__name__}")
-    for chunk in _chunked(keys, chunk_keys):
-        if not _ascii_strs(chunk) and set(map(type, chunk)) != {bytes}:
-            chunk = [key_to_bytes(key) for key in chunk]  # a bad key raises here
-        digests = np.fromiter(map(mmh3.hash_bytes, chunk), dtype="S16", count=len(chunk))
-        halves = digests.view("<u8").reshape(-1, 2).T
-        yield np.ascontiguousarray(halves[0]), np.ascontiguousarray(halves[1])
+    pieces, size = [], 0
+    for piece in _chunked(keys, min(chunk_keys, _PIECE_KEYS)):  # checking, hashing: in cache
+        if not _ascii_strs(piece) and set(map(type, piece)) != {bytes}:
+            piece = [key_to_bytes(key) for key in piece]  # a bad key raises here
+        pieces.append(np.fromiter(map(mmh3.hash_bytes, piece), dtype="S16", count=len(piece)))
+        size += len(piece)
+        if size >= chunk_keys:
+            yield _halves(pieces)
+            pieces, size = [], 0
+    if pieces:
+        yield _halves(pieces)
+
+
+def _halves(digests: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(h1, h2) from 16-byte MurmurHash3 digests: two little-endian uint64 each."""
+    halves = np.concatenate(digests).view("<u8").reshape(-1, 2).T
+    return np.ascontiguousarray(halves[0]), np.ascontiguousarray(halves[1])

@@ -199,9 +199,10 @@ def peak_bytes(call) -> int:
 
 
 @pytest.mark.parametrize("kind", ["uint64", "str"])
-def test_working_memory_does_not_grow_with_the_batch(kind):
+def test_working_memory_does_not_grow_with_the_batch(kind, monkeypatch):
+    monkeypatch.setattr(filter_module, "_CHUNK_KEYS", 8192)  # the same mechanism, smaller
     m, k = 200_000, 4
-    small, large = random_keys(kind, 40_000, seed=1), random_keys(kind, 160_000, seed=2)
+    small, large = random_keys(kind, 3 * 8192, seed=1), random_keys(kind, 12 * 8192, seed=2)
     peaks = {}
     for name, keys in (("small", small), ("large", large)):
         f = BloomFilter(m, k)
