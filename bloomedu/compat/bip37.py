@@ -156,12 +156,20 @@ class Bip37Filter:
     # --- what it holds -----------------------------------------------------------
     @property
     def data(self) -> bytes:
-        """The filter's bytes (Bitcoin Core's ``vData``)."""
+        """The filter's bytes (Bitcoin Core's ``vData``).
+
+        >>> Bip37Filter(3, 0.01).data
+        b'\\x00\\x00\\x00'
+        """
         return self._bits.data.tobytes() if self._bits is not None else b""
 
     @property
     def num_bits(self) -> int:
-        """m: 8 times the number of bytes."""
+        """m: 8 times the number of bytes.
+
+        >>> Bip37Filter(10, 0.01).num_bits
+        88
+        """
         return len(self._bits) if self._bits is not None else 0
 
     def bit_count(self) -> int:
@@ -173,7 +181,11 @@ class Bip37Filter:
         return self._bits.count() if self._bits is not None else 0
 
     def is_within_size_constraints(self) -> bool:
-        """True if at most 36,000 bytes and 50 hash functions (what a node accepts)."""
+        """True if at most 36,000 bytes and 50 hash functions (what a node accepts).
+
+        >>> Bip37Filter(10**6, 1e-9).is_within_size_constraints()   # capped when built
+        True
+        """
         return self.num_bits // 8 <= MAX_BLOOM_FILTER_SIZE and self.n_hash_funcs <= MAX_HASH_FUNCS
 
     # --- hashing -----------------------------------------------------------------
@@ -186,21 +198,34 @@ class Bip37Filter:
         return [(i * _SEED_STEP + self.tweak) & _UINT32 for i in range(self.n_hash_funcs)]
 
     def bit_indices(self, data: bytes) -> list[int]:
-        """The k bit positions of ``data`` (empty for an empty filter)."""
+        """The k bit positions of ``data`` (empty for an empty filter).
+
+        >>> Bip37Filter(3, 0.01).bit_indices(b"abc"), Bip37Filter(1, 0.5).bit_indices(b"abc")
+        ([2, 16, 18, 5, 23], [])
+        """
         data = _check_data(data)
         if self._bits is None:
             return []
         return [murmur3_32(data, seed) % self.num_bits for seed in self.seeds()]
 
     def insert(self, data: bytes) -> None:
-        """Set the k bits of ``data`` (nothing happens in an empty filter)."""
+        """Set the k bits of ``data`` (nothing happens in an empty filter).
+
+        >>> f = Bip37Filter(3, 0.01); f.insert(b"abc"); f.bit_count()
+        5
+        """
         for index in self.bit_indices(data):
             self._bits.set(index)
 
     add = insert
 
     def contains(self, data: bytes) -> bool:
-        """True if all k bits of ``data`` are set; always True for an empty filter."""
+        """True if all k bits of ``data`` are set; always True for an empty filter.
+
+        >>> f = Bip37Filter(3, 0.01); f.insert(b"abc")
+        >>> f.contains(b"abc"), f.contains(b"abd"), Bip37Filter(1, 0.5).contains(b"abd")
+        (True, False, True)
+        """
         return all(self._bits[index] for index in self.bit_indices(data))
 
     __contains__ = contains
@@ -226,13 +251,21 @@ class Bip37Filter:
         return found
 
     def clear(self) -> None:
-        """Set every bit to 0, keeping size, k, tweak and flags."""
+        """Set every bit to 0, keeping size, k, tweak and flags.
+
+        >>> f = Bip37Filter(3, 0.01); f.insert(b"abc"); f.clear(); f.contains(b"abc")
+        False
+        """
         if self._bits is not None:
             self._bits.data[:] = 0
 
     # --- the filterload payload --------------------------------------------------
     def serialize(self) -> bytes:
-        """The ``filterload`` payload: CompactSize(len) || bytes || k u32 || tweak u32 || flags u8."""
+        """The ``filterload`` payload: CompactSize(len) || bytes || k u32 || tweak u32 || flags u8.
+
+        >>> Bip37Filter(1, 0.5, tweak=5, flags=1).serialize().hex()   # the empty filter
+        '00000000000500000001'
+        """
         return (compact_size(self.num_bits // 8) + self.data
                 + self.n_hash_funcs.to_bytes(4, "little") + self.tweak.to_bytes(4, "little")
                 + bytes([self.flags]))

@@ -164,15 +164,28 @@ class GuavaBloomFilter:
     # --- the bits ------------------------------------------------------------------
     @property
     def bit_size(self) -> int:
-        """Guava's ``bitSize()``: 64 times the number of words (indices run modulo this)."""
+        """Guava's ``bitSize()``: 64 times the number of words (indices run modulo this).
+
+        >>> GuavaBloomFilter.create(10, 0.1).bit_size   # m = 47, stored in one word
+        64
+        """
         return self.bits.num_bits
 
     def bit_count(self) -> int:
-        """How many bits are set (Guava keeps this count as ``bitCount``)."""
+        """How many bits are set (Guava keeps this count as ``bitCount``).
+
+        >>> f = GuavaBloomFilter.create(10, 0.1); f.put("città"); f.bit_count()
+        True
+        3
+        """
         return self.bits.count()
 
     def bit_indices(self, text: str) -> list[int]:
-        """The k bit positions of a string, in Guava's order."""
+        """The k bit positions of a string, in Guava's order.
+
+        >>> GuavaBloomFilter.create(10, 0.1).bit_indices("naïve")
+        [58, 0, 6]
+        """
         h1, h2 = mmh3.hash64(java_utf8(text), 0, signed=False)
         size, k = self.bit_size, self.num_hash_functions
         if self.strategy == MURMUR128_MITZ_64:
@@ -183,7 +196,12 @@ class GuavaBloomFilter:
         return [(~c if c < 0 else c) % size for c in combined]
 
     def put(self, text: str) -> bool:
-        """Insert a string; True if at least one bit changed (Guava's ``put``)."""
+        """Insert a string; True if at least one bit changed (Guava's ``put``).
+
+        >>> f = GuavaBloomFilter.create(10, 0.1)
+        >>> f.put("a"), f.put("a")
+        (True, False)
+        """
         indices = self.bit_indices(text)
         changed = not all(self.bits[i] for i in indices)
         for index in indices:
@@ -193,7 +211,13 @@ class GuavaBloomFilter:
     add = put
 
     def might_contain(self, text: str) -> bool:
-        """True if all k bits of the string are set: inserted, or a false positive."""
+        """True if all k bits of the string are set: inserted, or a false positive.
+
+        >>> f = GuavaBloomFilter.create(10, 0.1); f.put("a")
+        True
+        >>> f.might_contain("a"), f.might_contain("b")
+        (True, False)
+        """
         return all(self.bits[i] for i in self.bit_indices(text))
 
     __contains__ = might_contain
@@ -321,7 +345,13 @@ class GuavaBloomFilter:
 
     # --- plumbing --------------------------------------------------------------------
     def copy(self) -> "GuavaBloomFilter":
-        """An independent copy (Guava's ``copy()``)."""
+        """An independent copy (Guava's ``copy()``).
+
+        >>> f = GuavaBloomFilter.create(10, 0.1); g = f.copy(); g.put("x")
+        True
+        >>> f == g, "x" in f
+        (False, False)
+        """
         new = GuavaBloomFilter(self.bit_size // 64, self.num_hash_functions, self.strategy)
         new.bits = self.bits.copy()
         return new
