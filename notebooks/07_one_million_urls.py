@@ -45,13 +45,12 @@ import time
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-import mmh3
 import numpy as np
 
 from bloomedu import BloomFilter
 from bloomedu.blacklist import BlacklistCache
 from bloomedu.classroom import bit_setters, find_false_positive
-from bloomedu.hashing import hash128
+from bloomedu.hashing import hash128, hashed_chunks
 from bloomedu.memory import allocated_bytes
 from bloomedu.plots import GROUP_COLORS, draw_bit_groups
 from bloomedu.theory import false_positive_rate, num_bits_for, optimal_num_hashes
@@ -90,8 +89,8 @@ print(f"{bloom!r}: {bloom.nbytes:,} bytes of bits = {bloom.nbytes / MIB:.3f} MiB
 
 # %% [markdown]
 # The article notes that the less we want to be wrong, the more space we pay. How much more:
-# every factor of 10 on p costs the same ln 10 / (ln 2)² bits per item, and a hash function or
-# two more.
+# every factor of 10 on p costs the same ln 10 / (ln 2)² bits per item, and three or four more
+# hash functions (log2 10 ≈ 3.3).
 
 # %%
 print(f"ln 10 / (ln 2)^2 = {math.log(10) / math.log(2) ** 2:.3f} bits per item per factor of 10")
@@ -183,8 +182,8 @@ print(f"malicious URLs reported absent: {int((~bloom.contains_many(malicious)).s
 # filter's size and the floor do not.
 
 # %%
-digests = np.fromiter(map(mmh3.hash_bytes, malicious), dtype="S16", count=len(malicious))
-hashes = digests.view("<u8").reshape(-1, 2)[:, 0].copy()  # the first 64 bits of MurmurHash3 x64 128
+# h1, the first 64 bits of each URL's MurmurHash3 x64 128, as the filter computes it
+hashes = np.concatenate([h1 for h1, _ in hashed_chunks(malicious, chunk_keys=1 << 17)])
 assert all(int(hashes[i]) == hash128(malicious[i])[0] for i in range(5))
 floor_bytes = n * math.log2(1 / p) / 8
 sorted_hashes = np.sort(hashes)
@@ -295,9 +294,8 @@ plt.show()
 # %% [markdown]
 # The false positive borrows one bit from each of A, B and C (the last column above): no
 # single inserted item explains it, and the filter, which keeps only bits, cannot tell it from
-# a real member. With
-# only 32 bits for three items the rate is high; the million-URL filter keeps it at 0.1% by
-# giving each item about 14.4 bits and 10 hash functions (section 1).
+# a real member. With only 32 bits for three items the rate is high; the million-URL filter
+# keeps it at 0.1% by giving each item about 14.4 bits and 10 hash functions (section 1).
 
 # %% [markdown]
 # ## 5. A blacklist in front of a slow database
