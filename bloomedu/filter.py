@@ -10,7 +10,11 @@ independent hashes).  Article 2 sizes a filter from n and p; so does
 :meth:`BloomFilter.from_capacity`.
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
-``add_many``/``contains_many`` do the same work on numpy arrays, in chunks.
+``add_many``/``contains_many`` do the same work on numpy arrays, in chunks
+(lesson 06 and the benchmarks use them).  What users of other Bloom-filter
+libraries expect is here too: union ``|`` and intersection ``&``, ``copy``,
+``to_bytes``/``from_bytes`` and pickling, and estimates read from the bits
+(``fill_ratio``, ``current_false_positive_rate``, ``approximate_count``).
 """
 
 from __future__ import annotations
@@ -30,14 +34,15 @@ __all__ = ["BloomFilter"]
 _HEADER = struct.Struct("<4sHHQQ")
 _MAGIC = b"BLMD"
 _FORMAT_VERSION = 1
-_MAX_HASHES = 1 << 16  # from_bytes takes a larger k for corruption
+_MAX_HASHES = 1 << 16  # from_bytes reads a larger k as a corrupt header
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 
 
 def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not 0 < value < 2 ** 63:
+        raise ValueError(f"{name} must be a positive int below 2**63, got {value!r}")
     return int(value)
 
 
@@ -129,7 +134,8 @@ class BloomFilter:
         >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
         True
         """
-        if not self.bits.stages_everything and not (isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"):
+        int_array = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"  # no bad key
+        if not self.bits.stages_everything and not int_array:
             keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
             for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
                 pass
@@ -154,8 +160,9 @@ class BloomFilter:
                 found = self.bits.get_many(self._next_positions(running, h2, i, out))
                 survivors = np.flatnonzero(found)  # then take: faster than alive[found]
                 alive = alive.take(survivors)
-                if i + 1 < self.num_hashes:
-                    running, h2, out = running.take(survivors), h2.take(survivors), out[:alive.size]
+                if i + 1 == self.num_hashes or not alive.size:
+                    break
+                running, h2, out = running.take(survivors), h2.take(survivors), out[:alive.size]
             answer[alive] = True
             answers.append(answer)
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)

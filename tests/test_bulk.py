@@ -213,3 +213,12 @@ def test_working_memory_does_not_grow_with_the_batch(kind, monkeypatch):
     for step in ("add", "query"):
         assert peaks["large", step] < peaks["small", step] * 1.25 + 64_000, peaks
     assert peaks["large", "add"] < scratch + chunk_work, peaks
+
+
+@pytest.mark.parametrize("fill", ["empty", "full"])
+def test_contains_many_on_an_empty_and_a_full_filter(fill):
+    f = BloomFilter(1000, 6)
+    if fill == "full":
+        f.bits.set_many(np.arange(1000))
+    keys = random_keys("uint64", 2 * filter_module._CHUNK_KEYS + 5, seed=3)
+    assert f.contains_many(keys).tolist() == [fill == "full"] * keys.size

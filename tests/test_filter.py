@@ -95,7 +95,7 @@ def test_from_capacity_follows_the_formulas(n, p):
 
 
 # --- bad input: a clear error, and the filter unchanged -----------------------------------
-@pytest.mark.parametrize("num_bits", [0, -8, 1.5, True, None, "64"])
+@pytest.mark.parametrize("num_bits", [0, -8, 2 ** 63, 1.5, True, None, "64"])
 def test_num_bits_must_be_positive_int(num_bits):
     with pytest.raises(ValueError, match="num_bits must be a positive int"):
         BloomFilter(num_bits, 3)
