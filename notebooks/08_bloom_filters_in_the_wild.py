@@ -437,7 +437,8 @@ plt.show()
 # ## What we measured
 
 # %%
-print(f"Guava: 7 filters recorded from Guava 31.1, all rebuilt byte for byte and read back; "
+print(f"Guava: {len(RECORDED['filters'])} filters recorded from Guava 31.1, all rebuilt byte for byte "
+      "and read back; "
       f"n = 10, p = 0.1 writes {stream.hex()}")
 print(f"Guava, 1,000,000 URLs at p = 0.001: {len(million.to_bytes()):,} bytes, "
       f"false-positive rate {rate:.5f}")
