@@ -107,9 +107,9 @@ print(f"gap between the two: {copy.timestamp - original.timestamp:.3f} s")
 # %% [markdown]
 # ## Scoring the dictionary
 #
-# `score` compares what a stage kept with what it should have kept. A message dropped by mistake
-# can be of two kinds. A dropped duplicate is a success. A dropped genuine click is a lost click
-# that the advertiser never pays for. A dict of IDs is exact: it catches every duplicate and never
+# `score` compares what a stage kept with what it should have kept. A dropped message can be of
+# two kinds. A dropped duplicate is a success. A dropped genuine click is a lost click that the
+# advertiser never pays for. A dict of IDs is exact: it catches every duplicate and never
 # drops a genuine click.
 
 # %%
@@ -159,7 +159,7 @@ print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
 #   deduplicator really keeps.
 # * **the dict alone**: a `SeenIds` filled with strings that already exist (the table only).
 # * **a set alone**: the same strings added one by one to a plain `set`. The dict's `True`
-#   values carry no information, so a set is the natural slimmer choice.
+#   values carry no information, so a set looks like the slimmer choice.
 #
 # The exact bytes depend on the Python version, so the tests do not compare this cell's output.
 
@@ -188,11 +188,10 @@ plt.show()
 # %% [markdown]
 # The cost grows in proportion to n: the bytes per ID stay roughly level. They move in steps
 # because a hash table grows in jumps, so its bytes per ID depend on where n falls between two
-# of them. The gap
-# between the measured line and the article's dashed one is Python's overhead. Each string is an
-# object with a header in front of its 36 characters. Each table entry holds at least a pointer
-# to its key, and the table keeps spare room so that lookups stay fast. One ID, as Python
-# stores it:
+# of them. The gap between the measured lines and the article's dashed one is Python's
+# overhead. Each string is an object with a header in front of its 36 characters. Each table
+# entry holds at least a pointer to its key, and the table keeps spare room so that lookups stay
+# fast. One ID, as Python stores it:
 
 # %%
 # NBVAL_IGNORE_OUTPUT

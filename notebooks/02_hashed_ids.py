@@ -50,7 +50,7 @@ SEED = 2
 #
 # The article uses MurmurHash2 through the npm package `murmurhash` (`murmurhash.v2`).
 # `bloomedu.murmurhash2` reproduces it bit for bit. `HashedIds` uses MurmurHash3 by default (the
-# x86 32-bit variant, computed by the `mmh3` package), the version most libraries ship today.
+# x86 32-bit variant, computed by the `mmh3` package), the later and more widely used version.
 # Both map any text to 32 bits with a good spread, which is all this step needs. The two give
 # different numbers for the same ID:
 
@@ -90,9 +90,9 @@ print(f"{len(stage)} hashes kept")
 # %% [markdown]
 # ## On the click stream
 #
-# The same ten seconds of traffic at 10,000 messages a second as in lesson 01, now deduplicated
-# with 32-bit MurmurHash3 hashes. The last line is the theory's expected number of genuine
-# clicks lost, explained in the next section:
+# Ten seconds of traffic at 10,000 messages a second, as in lesson 01 (with another seed), now
+# deduplicated with 32-bit MurmurHash3 hashes. The last line is the theory's expected number of
+# genuine clicks lost, which the section on collisions below explains:
 
 # %%
 RATE = 10_000
@@ -246,13 +246,18 @@ print(f"P(any collision) reaches 0.5 near  {even_odds:7,d}")
 print(f"P(any collision) by {first_repeat:,}: {collision_probability(first_repeat, N32):.3f}")
 
 # %% [markdown]
+# One stream of IDs is one draw, so its first collision falls at a random position, before or
+# after the even-odds point. The theory describes the spread of such draws, not this one value.
+
+# %% [markdown]
 # ## What a collision costs: a genuine click lost
 #
 # In the dedup stage, a collision means a genuine click is taken for a double click and dropped.
-# On ten seconds of traffic a 32-bit hash rarely shows this. A shorter hash makes it visible:
-# `n_bit_hash_function(b, "", murmur3_32)` keeps the remainder of the hash modulo 2**b, which is
-# the article's own way of getting a b-bit hash. Each width runs on the same stream of lesson
-# 01's size. The theory expects `expected_collisions(genuine clicks, 2**b)` of them to be lost.
+# On ten seconds of traffic a 32-bit hash loses about one click, too few to study. A shorter hash
+# makes the losses visible: `n_bit_hash_function(b, "", murmur3_32)` keeps the remainder of the
+# hash modulo 2**b, which is the article's own way of getting a b-bit hash. Each width runs on
+# this lesson's stream. The theory expects `expected_collisions(genuine clicks, 2**b)` of them to
+# be lost.
 
 # %%
 print(f"{'b bits':>6}  {'genuine':>7}  {'lost':>6}  {'expected':>9}  {'lost %':>7}  "
@@ -283,9 +288,8 @@ print(f"chance the last click of the day is lost "
 # That is tens of millions of lost clicks a day. By evening the stage has seen so many hashes
 # that nearly one new click in five finds its hash already taken. Four bytes per ID bought a
 # memory saving at the price of exactness, and at this volume that price is high. The article
-# does not stop here.
-# It keeps the idea of remembering hashes but stores them as single bits, and then uses several
-# hash functions.
+# does not stop here. It keeps the idea of remembering hashes but stores them as single bits,
+# and then uses several hash functions.
 #
 # ## What comes next
 #
