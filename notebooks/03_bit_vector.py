@@ -16,15 +16,16 @@
 # %% [markdown]
 # # 03 · The bit vector: one hash, one bit per hash value
 #
-# Lesson 02 kept a 32-bit hash of every click ID instead of the ID itself. The set of hashes
-# still grows with every click. Step 3 of the article *"Filtro di Bloom: un elemento appartiene
+# Lesson `02_hashed_ids.ipynb` kept a 32-bit hash of every click ID instead of the ID itself.
+# The set of hashes still grows with every click. Step 3 of the article *"Filtro di Bloom: un elemento appartiene
 # all'insieme?"* swaps the set for a fixed array of bits: truncate the hash to a few bits, use
 # it as an index, and set that one bit. The article calls this a very degenerate Bloom filter;
 # this lesson measures what it costs and what it gets wrong.
 #
 # Symbols, as everywhere in bloomedu: **m** bits, **k** hash functions, **n** inserted items,
-# **p** false-positive rate. The article names the hash width *n*; here that width is
-# `hash_bits`, so that n can keep meaning items. A `hash_bits`-bit hash needs m = 2**hash_bits bits.
+# **p** false-positive rate. The article names the hash width *n* and lesson 02 called it b;
+# here it is `hash_bits`, so that n keeps meaning items. A `hash_bits`-bit hash needs
+# m = 2**hash_bits bits.
 
 # %%
 # %matplotlib inline
