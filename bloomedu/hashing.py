@@ -56,7 +56,7 @@ def murmurhash2(data: str | bytes, seed: int = 0) -> int:
     42
     """
     data = _utf8(data)
-    if not isinstance(seed, int) or not 0 <= seed <= _MASK32:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MASK32:
         raise ValueError(f"seed must be an int in 0..2**32-1, got {seed!r}")
     length = len(data)
     h = (seed ^ length) & _MASK32

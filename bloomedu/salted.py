@@ -58,22 +58,39 @@ class SaltedBloomFilter:
         self.bits = BitArray(self.num_bits, word_bits=8)
 
     def bit_indices(self, key: str) -> list[int]:
-        """The k positions of a key, hash function i = 0..k-1 in order."""
+        """The k positions of a key, hash function i = 0..k-1 in order.
+
+        >>> SaltedBloomFilter(3, 8).bit_indices("123")   # salts "0", "1", "2"
+        [246, 204, 89]
+        """
         key = _check_key(key)
         return [hash_function(key) for hash_function in self.hash_functions]
 
     def add(self, key: str) -> None:
-        """Set the key's k bits."""
+        """Set the key's k bits; a non-str key raises TypeError before any bit changes.
+
+        >>> f = SaltedBloomFilter(3, 8); f.add("123"); f.bits.count()
+        3
+        """
         for index in self.bit_indices(key):
             self.bits.set(index)
 
     def __contains__(self, key: str) -> bool:
-        """False means never added; True means added or a collision (false positive)."""
+        """False means never added; True means added or a collision (false positive).
+
+        >>> f = SaltedBloomFilter(3, 8); f.add("123")
+        >>> "123" in f, "456" in f
+        (True, False)
+        """
         return all(self.bits[index] for index in self.bit_indices(key))
 
     @property
     def nbytes(self) -> int:
-        """Bytes of bit storage: 2**hash_bits / 8 (at least 1)."""
+        """Bytes of bit storage: 2**hash_bits / 8 (at least 1).
+
+        >>> SaltedBloomFilter(3, 8).nbytes, SaltedBloomFilter(3, 2).nbytes
+        (32, 1)
+        """
         return self.bits.nbytes
 
     def __repr__(self) -> str:

@@ -52,7 +52,7 @@ def test_murmurhash2_non_ascii_is_utf8_not_latin1():
 
 def test_murmurhash2_seed_changes_the_hash_and_is_checked():
     assert murmurhash2("123", seed=1) != murmurhash2("123")
-    for bad in (-1, 2**32, 1.0):
+    for bad in (-1, 2**32, 1.0, True):
         with pytest.raises(ValueError, match="seed"):
             murmurhash2("123", seed=bad)
     with pytest.raises(TypeError, match="data must be str or bytes"):
