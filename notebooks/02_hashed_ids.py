@@ -184,11 +184,15 @@ print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
 # hashes among the first n.
 
 # %%
-N_MAX = 4_000_000
-id_bytes = uuid4_bytes(N_MAX, np.random.default_rng(SEED)).tolist()
-hashes = np.fromiter((mmh3.hash(key, 0, False) for key in id_bytes), np.uint32, N_MAX)
-assert all(int(hashes[i]) == murmur3_32(id_bytes[i].decode()) for i in range(0, N_MAX, 400_000))
-print(f"{N_MAX:,} IDs hashed; first: {id_bytes[0].decode()} -> {hashes[0]}")
+N_MAX, CHUNK = 4_000_000, 500_000
+rng = np.random.default_rng(SEED)
+chunks = []
+for _ in range(N_MAX // CHUNK):  # in chunks, so the ID strings never fill the memory
+    keys = uuid4_bytes(CHUNK, rng).tolist()
+    chunks.append(np.fromiter((mmh3.hash(key, 0, False) for key in keys), np.uint32, CHUNK))
+    assert int(chunks[-1][0]) == murmur3_32(keys[0].decode())  # the spot check
+hashes = np.concatenate(chunks)
+print(f"{hashes.size:,} IDs hashed; the last: {keys[-1].decode()} -> {hashes[-1]}")
 
 # %%
 def collisions_in_prefix(values, n):
