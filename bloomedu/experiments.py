@@ -26,8 +26,8 @@ import numpy as np
 from .filter import BloomFilter
 from .theory import exact_false_positive_rate, false_positive_rate
 
-__all__ = ["Z95", "SweepRow", "format_table", "measure_false_positive_rate", "sweep",
-           "wilson_interval"]
+__all__ = ["Z95", "SweepRow", "format_table", "measure_false_positive_rate",
+           "simulate_false_positive_rate", "sweep", "wilson_interval"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% point: two-sided 95%
 _CHUNK = 1 << 18  # keys drawn and hashed per batch: bounds the working memory
@@ -96,6 +96,30 @@ def measure_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     bloom = BloomFilter(m, k)
     _insert(bloom, _item_rng(seed), n)
     return _false_positives(bloom, seed, n, q) / q
+
+
+def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
+                                 num_queries: int, seed: int) -> float:
+    """The model behind the exact formula, simulated: every one of the kn and kq positions uniform.
+
+    No hashing at all: positions come straight from the random generator, so
+    this is what :func:`~bloomedu.theory.exact_false_positive_rate` predicts on
+    average, at any m.  A real filter derives its k positions from one hash
+    per key, which can depart from the model when m is small.
+
+    >>> simulate_false_positive_rate(num_bits=1, num_hashes=3, num_items=1, num_queries=10, seed=0)
+    1.0
+    """
+    m, k, n, q, seed = _arguments(_whole, num_bits, num_hashes, num_items, num_queries, seed)
+    rng = np.random.default_rng([seed, 2])
+    bits = np.zeros(m, dtype=bool)
+    for start in range(0, k * n, _CHUNK):
+        bits[rng.integers(m, size=min(_CHUNK, k * n - start))] = True
+    hits = 0
+    for start in range(0, q, _CHUNK):
+        probes = rng.integers(m, size=(min(_CHUNK, q - start), k))
+        hits += int(np.count_nonzero(bits[probes].all(axis=1)))
+    return hits / q
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
