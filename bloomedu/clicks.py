@@ -61,9 +61,10 @@ def uuid4_strings(count: int, rng: np.random.Generator) -> list[str]:
     return [text.decode("ascii") for text in uuid4_bytes(count, rng).tolist()]
 
 
-def _check_count(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+def _check_count(value, name: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = "a non-negative" if minimum == 0 else f"an int >= {minimum}, i.e. a positive"
+        raise ValueError(f"{name} must be {kind} int, got {value!r}")
     return int(value)
 
 
@@ -93,8 +94,8 @@ def click_stream(num_messages: int, rate: float = 10_000.0, double_click_rate: f
     num_messages = _check_count(num_messages, "num_messages")
     rate = _check_rate(rate, "rate", 1e-9, None)
     double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
-    num_users = _check_count(num_users, "num_users") or 1
-    num_ads = _check_count(num_ads, "num_ads") or 1
+    num_users = _check_count(num_users, "num_users", minimum=1)
+    num_ads = _check_count(num_ads, "num_ads", minimum=1)
     rng = np.random.default_rng(seed)
     genuine_rate = rate / (1.0 + double_click_rate)
     times = np.cumsum(rng.exponential(1.0 / genuine_rate, size=num_messages))

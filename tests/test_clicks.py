@@ -142,6 +142,8 @@ def test_score_rejects_a_kept_message_not_in_the_stream():
     ({"double_click_rate": 1.5}, "double_click_rate"),
     ({"double_click_rate": float("nan")}, "double_click_rate"),
     ({"num_users": -3}, "num_users"),
+    ({"num_users": 0}, "num_users"),
+    ({"num_ads": 0}, "num_ads"),
     ({"num_ads": 1.0}, "num_ads"),
 ])
 def test_bad_arguments_name_the_argument(arguments, name):
