@@ -1,0 +1,30 @@
+"""Each lesson's plain-text twin (jupytext percent format) holds the same cells as the notebook.
+
+Reviews read the ``.py`` twins; this keeps them honest.  After editing either
+side, ``jupytext --sync notebooks/NN_slug.ipynb`` brings the other along.
+"""
+
+from pathlib import Path
+
+import jupytext
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+LESSONS = sorted(NOTEBOOKS.rglob("[0-9][0-9]_*.ipynb"))
+
+
+def _cells(notebook):
+    return [(cell.cell_type, cell.source.strip()) for cell in notebook.cells]
+
+
+def test_every_lesson_has_a_twin():
+    assert LESSONS, "no lessons found"
+    missing = [p.name for p in LESSONS if not p.with_suffix(".py").exists()]
+    assert not missing, f"lessons without a .py twin: {missing}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(NOTEBOOKS)))
+def test_twin_has_the_same_cells(lesson):
+    notebook = jupytext.read(lesson)
+    twin = jupytext.read(lesson.with_suffix(".py"))
+    assert _cells(twin) == _cells(notebook)
