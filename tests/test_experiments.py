@@ -1,0 +1,129 @@
+"""bloomedu.experiments: measured rates follow the exact formula; sweep rows are consistent."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bloomedu.experiments import (_draw, format_table, measure_false_positive_rate,
+                                  simulate_false_positive_rate, sweep, wilson_interval)
+from bloomedu.theory import exact_false_positive_rate, false_positive_rate, measured_rate_std
+
+QUERIES = 20_000
+
+
+@pytest.mark.parametrize("m,k,n,seed", [
+    (2**14, 4, 2048, 1), (10_000, 7, 1000, 2), (1000, 3, 300, 3), (2**16, 1, 30_000, 4),
+    (50_000, 2, 20_000, 5), (3000, 5, 200, 6), (2**18, 8, 16_384, 7),
+])
+def test_measured_rate_within_four_std_of_exact(m, k, n, seed):
+    rate = measure_false_positive_rate(m, k, n, QUERIES, seed)
+    spread = measured_rate_std(m, n, k, QUERIES)
+    assert abs(rate - exact_false_positive_rate(m, n, k)) < 4 * spread
+
+
+@pytest.mark.parametrize("m,k,n", [(8, 3, 1), (16, 8, 2), (64, 4, 8), (97, 5, 10), (1024, 10, 50)])
+def test_simulated_model_averages_to_exact_at_small_m(m, k, n):
+    runs, queries = 100, 2000
+    rates = [simulate_false_positive_rate(m, k, n, queries, seed) for seed in range(runs)]
+    spread = measured_rate_std(m, n, k, queries) / math.sqrt(runs)
+    assert abs(np.mean(rates) - exact_false_positive_rate(m, n, k)) < 4 * spread
+
+
+def test_measurement_is_deterministic_and_depends_on_the_seed():
+    args = (2**12, 3, 600, 5000)
+    assert measure_false_positive_rate(*args, seed=9) == measure_false_positive_rate(*args, seed=9)
+    assert measure_false_positive_rate(*args, seed=9) != measure_false_positive_rate(*args, seed=10)
+    assert simulate_false_positive_rate(*args, seed=9) == simulate_false_positive_rate(*args, seed=9)
+
+
+def test_queries_are_never_inserted_keys():
+    rng = np.random.default_rng(0)
+    inserted = np.concatenate(list(_draw(rng, 300_000, odd=False)))
+    queried = np.concatenate(list(_draw(rng, 300_000, odd=True)))
+    assert (inserted % 2 == 0).all() and (queried % 2 == 1).all()
+    assert inserted.size == queried.size == 300_000  # more than one batch each
+    assert measure_false_positive_rate(2**24, 8, 1000, 5000, seed=0) == 0.0
+    assert measure_false_positive_rate(1, 1, 1, 5000, seed=0) == 1.0
+
+
+def test_sweep_rows_are_consistent():
+    ms, ks, ns = [2**10, 2**12], [1, 4], [300, 10, 0, 100]
+    rows = sweep(ms, ks, ns, num_queries=3000, seed=5)
+    assert [(r.num_bits, r.num_hashes, r.num_items) for r in rows] == [
+        (m, k, n) for m in ms for k in ks for n in ns]
+    for row in rows:
+        assert row.num_queries == 3000
+        assert row.false_positives / row.num_queries == row.rate
+        assert row.low <= row.rate <= row.high
+        assert (row.low, row.high) == wilson_interval(row.false_positives, row.num_queries)
+        assert row.classic == false_positive_rate(row.num_bits, row.num_items, row.num_hashes)
+        assert row.exact == exact_false_positive_rate(row.num_bits, row.num_items, row.num_hashes)
+        assert row.rate == measure_false_positive_rate(row.num_bits, row.num_hashes,
+                                                       row.num_items, 3000, row.seed)
+    assert [r.rate for r in rows if r.num_items == 0] == [0.0] * 4
+    alone = sweep(2**12, 4, 100, num_queries=3000, seed=5)[0]
+    assert alone == next(r for r in rows if (r.num_bits, r.num_hashes, r.num_items) == (2**12, 4, 100))
+
+
+def test_sweep_intervals_cover_exact_about_95_percent():
+    rows = sweep([2**12, 2**14], [1, 2, 4, 6], [2**8, 2**9, 2**10, 2**11], num_queries=4000, seed=1)
+    covered = sum(r.low <= r.exact <= r.high for r in rows)
+    # 32 rows, P(covered) near 0.95 each: fewer than 25 has probability below 1e-3
+    assert covered >= 25
+
+
+def test_wilson_interval_endpoints_solve_the_score_equation():
+    z = 1.959963984540054
+    for successes, trials in [(1, 10), (37, 200), (999, 1000), (5, 20_000)]:
+        phat = successes / trials
+        for p in wilson_interval(successes, trials):
+            assert (phat - p) ** 2 == pytest.approx(z * z * p * (1 - p) / trials, rel=1e-9)
+    low, high = wilson_interval(0, 100)
+    assert low == 0.0 and high == pytest.approx(z * z / (100 + z * z))
+    assert wilson_interval(100, 100)[1] == 1.0
+    narrow, wide = wilson_interval(50, 100, z=1.0), wilson_interval(50, 100, z=3.0)
+    assert wide[0] < narrow[0] < narrow[1] < wide[1]
+
+
+def test_format_table_is_fixed_width():
+    rows = sweep(2**10, [1, 2], [10, 200], num_queries=500)
+    text = format_table(rows)
+    lines = text.splitlines()
+    assert len(lines) == 5 and len({len(line) for line in lines}) == 1
+    assert lines[0].split() == ["m", "k", "n", "queries", "fp", "rate", "low", "high", "classic",
+                                "exact"]
+    assert lines[2].split()[:3] == ["1024", "1", "200"]
+    assert f"{rows[1].exact:.3e}" in lines[2]
+    assert format_table([{"a": 0.5}], ["a"], float_format=".2f").splitlines() == ["   a", "0.50"]
+    with pytest.raises(ValueError, match="columns not in every row"):
+        format_table([{"a": 1}], ["a", "b"])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: measure_false_positive_rate(0, 1, 1, 1, 0), lambda: measure_false_positive_rate(8, 0, 1, 1, 0),
+    lambda: measure_false_positive_rate(8, 1, -1, 1, 0), lambda: measure_false_positive_rate(8, 1, 1, 0, 0),
+    lambda: measure_false_positive_rate(8, 1, 1, 1, -1), lambda: sweep([], 1, 1),
+    lambda: sweep([8, 0], 1, 1), lambda: wilson_interval(3, 2), lambda: wilson_interval(1, 0),
+    lambda: wilson_interval(1, 2, z=0), lambda: simulate_false_positive_rate(8, 1, 1, 0, 0),
+])
+def test_bad_values_raise_value_error(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: measure_false_positive_rate(8.0, 1, 1, 1, 0), lambda: measure_false_positive_rate(8, True, 1, 1, 0),
+    lambda: measure_false_positive_rate(8, 1, 1, 1, None), lambda: sweep("8", 1, 1),
+    lambda: sweep([8], [1.5], 1),
+])
+def test_bad_types_raise_type_error(call):
+    with pytest.raises(TypeError):
+        call()
+
+
+def test_errors_name_argument_and_range():
+    with pytest.raises(ValueError, match=r"num_queries must be an int >= 1, got 0"):
+        measure_false_positive_rate(8, 1, 1, 0, 0)
+    with pytest.raises(ValueError, match=r"num_items must hold at least one value"):
+        sweep(8, 1, [])
