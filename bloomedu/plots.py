@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups",
-           "draw_bytes_per_item"]
+           "draw_bytes_per_item", "draw_rate_sweep"]
 
 FIGSIZE = (7.0, 3.6)
 
@@ -180,3 +180,34 @@ def draw_bytes_per_item(sizes, measured: dict, reference: float, reference_label
     decorate(ax, xlabel="n, items stored", ylabel="bytes per item", ylim=(0, top), title=title)
     ax.legend(loc="upper center", ncol=2, fontsize=9)
     return ax
+
+
+def draw_rate_sweep(x, rows, ax=None, xlabel: str = "", title: str | None = None,
+                    optimum: float | None = None):
+    """Measured false-positive rates with their Wilson 95% band, beside the classic and exact rates.
+
+    ``rows`` are :class:`~bloomedu.experiments.SweepRow` (anything with
+    ``rate``, ``low``, ``high``, ``classic``, ``exact``), one per value in
+    ``x``; ``optimum`` draws a dotted vertical line (lesson 06: k = (m/n) ln 2).
+    Zero measurements are not drawn on the log axis; their band still is.
+
+    >>> from types import SimpleNamespace as Row
+    >>> rows = [Row(rate=r, low=r / 2, high=r * 2, classic=r, exact=r) for r in (0.1, 0.01)]
+    >>> ax = draw_rate_sweep([1, 2], rows, xlabel="k", optimum=1.5)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['exact', 'classic', 'measured', '(m/n) ln 2 = 1.50']
+    >>> plt.close("all")
+    """
+    ax = ax if ax is not None else new_axes()
+    x = np.asarray(x, dtype=float)
+    column = lambda name: np.array([getattr(row, name) for row in rows], dtype=float)
+    rate = column("rate")
+    ax.fill_between(x, np.maximum(column("low"), 1e-12), column("high"), color="#9ecae1",
+                    alpha=0.6, label="Wilson 95%", linewidth=0)
+    ax.plot(x, column("exact"), "-", color="#1f4e79", label="exact")
+    ax.plot(x, column("classic"), "--", color="#e15759", label="classic")
+    ax.plot(x[rate > 0], rate[rate > 0], "o", color="black", markersize=3.5, label="measured")
+    if optimum is not None:
+        ax.axvline(optimum, color="#59a14f", linestyle=":", label=f"(m/n) ln 2 = {optimum:.2f}")
+    return decorate(ax, xlabel=xlabel, ylabel="false-positive rate p", yscale="log",
+                    **({"title": title} if title else {}))
