@@ -4,7 +4,9 @@ Article 2 ("Bloom Filter: come memorizzare 1 Milione di stringhe in meno di
 2MB?") sizes Guava's filter from the number of items n and the false-positive
 rate p; ``bloomedu size --items 1000000 --fpp 0.001`` answers the same
 question: m bits, k hash functions, the memory in human units, bits per item,
-the expected false-positive rate and the information-theoretic lower bound of
+the expected false-positive rate (classic, and exact after Christensen, Roginsky
+and Jimeno, "A new analysis of the false positive rate of a Bloom filter", IPL
+2010) and the information-theoretic lower bound of
 log2(1/p) bits per item (Carter, Floyd, Gill, Markowsky and Wegman, "Exact and
 approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
 filter of a given size; ``--hashes K`` fixes k.
@@ -22,6 +24,7 @@ from . import theory
 
 __all__ = ["SizeReport", "size_report", "human_bytes", "main"]
 
+_MAX_EXACT_HASHES = 500  # the exact rate costs about k^2 log(kn) steps; k = 1000 takes a second
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 
 
@@ -72,14 +75,25 @@ class SizeReport:
         return theory.false_positive_rate(self.num_bits, self.items, self.num_hashes)
 
     @property
-    def lower_bound_bits_per_item(self) -> float:
-        """log2(1/p): no structure answering with rate p can use fewer bits per item."""
+    def exact_fpp(self) -> float | None:
+        """The exact rate for kn independent uniform positions; None when k > 500 (too slow)."""
+        if self.num_hashes > _MAX_EXACT_HASHES:
+            return None
+        return theory.exact_false_positive_rate(self.num_bits, self.items, self.num_hashes)
+
+    @property
+    def lower_bound_bits_per_item(self) -> float | None:
+        """log2(1/p): no structure answering with rate p can use fewer bits per item.
+
+        p is the target rate, or else the classic rate of this size (None if it
+        rounds to 0 or 1).
+        """
         p = self.target_fpp if self.target_fpp is not None else self.fpp
-        return -math.log2(p) if p > 0 else math.inf
+        return theory.lower_bound_bits_per_item(p) if 0 < p < 1 else None
 
     def lines(self) -> list[str]:
         """The report, one fixed-format line per figure."""
-        bound = self.lower_bound_bits_per_item
+        bound, exact = self.lower_bound_bits_per_item, self.exact_fpp
         rows = [
             ("items (n)", f"{self.items:,}"),
             ("bits (m)", f"{self.num_bits:,}"),
@@ -88,9 +102,11 @@ class SizeReport:
                        f"({self.nbytes / 1e6:,.2f} MB)"),
             ("bits per item (m/n)", f"{self.bits_per_item:.2f}"),
             ("false-positive rate", f"{self.fpp:.6g} (classic (1 - e^(-kn/m))^k)"),
+            ("exact rate", f"{exact:.6g} (kn independent uniform positions)" if exact is not None
+             else f"not computed for k > {_MAX_EXACT_HASHES}"),
             ("lower bound", f"{bound:.2f} bits per item (log2(1/p)); this filter uses "
                             f"{self.bits_per_item / bound:.2f} times that"
-             if bound > 0 else "0 bits per item (p rounds to 1)"),
+             if bound else "not defined: the rate rounds to 0 or 1"),
         ]
         if self.target_fpp is not None:
             rows.insert(1, ("target rate (p)", f"{self.target_fpp:.6g}"))
@@ -176,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     memory                1,199 bytes = 1.17 KiB (0.00 MB)
     bits per item (m/n)   9.59
     false-positive rate   0.0100345 (classic (1 - e^(-kn/m))^k)
+    exact rate            0.0100436 (kn independent uniform positions)
     lower bound           6.64 bits per item (log2(1/p)); this filter uses 1.44 times that
     0
     """

@@ -65,6 +65,29 @@ def test_bits_gives_the_rate_of_a_given_size(capsys):
                                                            abs=0.005)
 
 
+def _exact_by_counting(m, n, k):
+    """E[(X/m)^k], X the bits set by kn uniform throws, by Stirling numbers of the second kind."""
+    throws = k * n
+    stirling = [[0] * (throws + 1) for _ in range(throws + 1)]
+    stirling[0][0] = 1
+    for t in range(1, throws + 1):
+        for i in range(1, t + 1):
+            stirling[t][i] = i * stirling[t - 1][i] + stirling[t - 1][i - 1]
+    return sum((i / m) ** k * math.comb(m, i) * math.factorial(i) * stirling[throws][i] / m ** throws
+               for i in range(1, min(m, throws) + 1))
+
+
+def test_exact_rate_is_printed_beside_the_classic_one(capsys):
+    main(["size", "--items", "3", "--bits", "20", "--hashes", "2"])
+    fields = _fields(capsys.readouterr().out)
+    assert _number(fields["exact rate"]) == pytest.approx(_exact_by_counting(20, 3, 2), rel=1e-5)
+    assert _number(fields["exact rate"]) > _number(fields["false-positive rate"])  # classic is below
+    main(["size", "--items", "10", "--bits", "64", "--hashes", "600"])
+    fields = _fields(capsys.readouterr().out)
+    assert fields["exact rate"] == "not computed for k > 500"
+    assert fields["lower bound"] == "not defined: the rate rounds to 0 or 1"
+
+
 def test_hashes_fixes_k(capsys):
     main(["size", "--items", "1000", "--bits", "10000", "--hashes", "2"])
     fields = _fields(capsys.readouterr().out)

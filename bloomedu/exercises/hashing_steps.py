@@ -189,9 +189,8 @@ def measured_bit_vector_fpp(answer, hash_bits: int = 8, items: int = 40, trials:
     True
     """
     m = 2 ** hash_bits
-    expected = 1 - (1 - 1 / m) ** items
-    _, sd_bits = bits_set_moments(m, items)
-    sd = math.sqrt(expected * (1 - expected) / trials + (sd_bits / m) ** 2)
+    expected = theory.bit_vector_false_positive_rate(m, items)
+    sd = theory.measured_rate_std(m, items, 1, trials)
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
 
 
