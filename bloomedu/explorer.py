@@ -14,7 +14,6 @@ numbers; unit-tested); :func:`explorer` is only the ipywidgets panel around it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,12 +69,6 @@ def make_keys(key_type: str, count: int, seed: int, inserted: bool) -> np.ndarra
             for value, host in draws.tolist()]
 
 
-def _exact_rate(m: int, n: int, k: int) -> float:
-    """The exact rate when theory provides it, else the classic one."""
-    exact = getattr(theory, "exact_false_positive_rate", None)
-    return exact(m, n, k) if exact is not None else theory.false_positive_rate(m, n, k)
-
-
 @dataclass(frozen=True)
 class Exploration:
     """The numbers the explorer shows for one setting of m, k, n and key type.
@@ -105,8 +98,16 @@ class Exploration:
 
     @property
     def standard_error(self) -> float:
-        """Binomial standard error of the measured rate, from the exact rate and the queries."""
-        return math.sqrt(self.exact * (1 - self.exact) / self.num_queries)
+        """Standard deviation of the measured rate: the queries' noise and the filter's own."""
+        return theory.measured_rate_std(self.num_bits, self.n, self.num_hashes, self.num_queries)
+
+    def curve_errors(self) -> list[float]:
+        """Standard deviation of each measured point of the curve (see :attr:`standard_error`)."""
+        if self.over == "k":
+            return [theory.measured_rate_std(self.num_bits, self.n, k, self.num_queries)
+                    for k in self.curve_x]
+        return [theory.measured_rate_std(self.num_bits, n, self.num_hashes, self.num_queries)
+                for n in self.curve_x]
 
     def summary(self) -> str:
         """The current point as a small fixed-format table (what lesson 09 prints)."""
@@ -132,9 +133,9 @@ class Exploration:
         return "\n".join(rows)
 
     def plot(self, ax=None):
-        """Measured rate (with 2-standard-error bars) against both formulas; the current point starred."""
+        """Measured rate (bars: 2 standard deviations) against both formulas; the current point starred."""
         current = self.num_hashes if self.over == "k" else self.n
-        errors = [2 * math.sqrt(p * (1 - p) / self.num_queries) for p in self.curve_exact]
+        errors = [2 * sd for sd in self.curve_errors()]
         fixed = (f"m = {self.num_bits}, n = {self.n}" if self.over == "k"
                  else f"m = {self.num_bits}, k = {self.num_hashes}")
         return draw_measured_vs_theory(
@@ -199,13 +200,13 @@ def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", ov
     return Exploration(
         num_bits=m, num_hashes=k, n=n, key_type=key_type, num_queries=queries_count, seed=seed,
         false_positives=measured[current], measured=measured[current] / queries_count,
-        classic=theory.false_positive_rate(m, n, k), exact=_exact_rate(m, n, k),
+        classic=theory.false_positive_rate(m, n, k), exact=theory.exact_false_positive_rate(m, n, k),
         fill_ratio=bits_at_n / m,
         expected_fill_ratio=theory.bit_vector_false_positive_rate(m, k * n),
         optimal_k=theory.optimal_num_hashes(m, n), over=over, curve_x=tuple(xs),
         curve_measured=tuple(count / queries_count for count in measured),
         curve_classic=tuple(theory.false_positive_rate(*a) for a in args),
-        curve_exact=tuple(_exact_rate(*a) for a in args))
+        curve_exact=tuple(theory.exact_false_positive_rate(*a) for a in args))
 
 
 def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_type: str = "uint64",

@@ -89,8 +89,8 @@ def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, a
     """
     ax = ax if ax is not None else new_axes()
     x = np.asarray(x, dtype=float)
-    for label, y in curves.items():
-        ax.plot(x, y, label=label)
+    for (label, y), style in zip(curves.items(), ["-", "--", ":", "-."] * len(curves)):
+        ax.plot(x, y, style, label=label)
     y = np.asarray(measured, dtype=float)
     shown = y > 0 if yscale == "log" else np.ones_like(y, dtype=bool)
     yerr = None if errors is None else np.minimum(np.asarray(errors, dtype=float), y * 0.999)[shown]

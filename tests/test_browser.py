@@ -66,8 +66,11 @@ NOTEBOOK_STATE_JS = """() => {
   const prompts = codeCells.map(c => (c.querySelector('.jp-InputPrompt')?.textContent || '').trim());
   const stderr = [...panel.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')].map(e => e.textContent);
+  const kernel = (panel.querySelector('.jp-KernelName')?.textContent || '').trim();
   return {
-    status: indicator ? indicator.getAttribute('data-status') : null,
+    kernel: kernel,
+    // the indicator says 'idle' before any kernel exists: only a named kernel counts
+    status: indicator && kernel && kernel !== 'No Kernel' ? indicator.getAttribute('data-status') : null,
     prompts: prompts,
     stderr: stderr,
     images: panel.querySelectorAll('.jp-OutputArea-output img').length,
@@ -178,16 +181,28 @@ class LabServer:
 
 def run_lesson(page, server: LabServer, name: str, workspace: str) -> dict:
     """Open one lesson, Run → Run All Cells, wait for idle; return what the page shows."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.goto(f"{server.base}/lab/workspaces/{workspace}/tree/{name}?token={server.token}",
               wait_until="domcontentloaded")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
     page.wait_for_function(f"() => ({NOTEBOOK_STATE_JS})()?.status === 'idle'", timeout=120_000,
                            polling=500)
     dismiss_popups(page)
-    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.click()
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
-                 has_text=re.compile(r"^Run All Cells$")).click()
+    for attempt in range(3):  # a click that lands while the page is still settling does nothing
+        page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.click()
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
+                     has_text=re.compile(r"^Run All Cells$")).click()
+        try:
+            page.wait_for_function(
+                f"() => ({NOTEBOOK_STATE_JS})()?.prompts.some(p => p !== '[ ]:')",
+                timeout=60_000, polling=500)
+            break
+        except PlaywrightTimeout:
+            dismiss_popups(page)
+    else:
+        raise AssertionError(f"{name}: Run All Cells started nothing after 3 tries")
     started = time.monotonic()
     page.wait_for_function(
         f"""() => {{ const s = ({NOTEBOOK_STATE_JS})();
@@ -211,9 +226,12 @@ def dismiss_popups(page) -> None:
 
 
 def screenshot(page, path: Path) -> None:
-    target = page.locator(".bloomedu-explorer, .jp-OutputArea-output img").first
-    if target.count():
-        target.scroll_into_view_if_needed()
+    """The viewport, scrolled to the explorer panel if there is one, else to the first figure."""
+    for selector in (".bloomedu-explorer", ".jp-OutputArea-output img"):
+        target = page.locator(selector)
+        if target.count():
+            target.first.scroll_into_view_if_needed()
+            break
     page.screenshot(path=str(path))
 
 

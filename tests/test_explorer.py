@@ -10,6 +10,7 @@ import pytest
 
 from bloomedu import BloomFilter
 from bloomedu.explorer import KEY_TYPES, explore, explorer, make_keys
+from bloomedu.theory import exact_false_positive_rate, measured_rate_std
 
 
 def classic_by_hand(m, n, k):
@@ -64,27 +65,13 @@ def test_current_point_is_a_real_filter_built_from_the_same_keys():
     assert e.fill_ratio == bloom.bits_set() / 4096
 
 
-def rate_sd(m, n, k, queries):
-    """Standard deviation of a measured rate: the queries' binomial noise plus the filter's own.
-
-    A filter whose fill ratio rho came out high answers every query with rate
-    rho^k, so the spread of rho between filters (binomial bound on the bits
-    left at zero, delta method through rho^k) adds to the queries' spread.
-    """
-    q0 = (1 - 1 / m) ** (k * n)
-    rho = 1 - q0
-    p = rho ** k
-    fill_sd = math.sqrt(q0 * (1 - q0) / m)
-    return math.sqrt(p * (1 - p) / queries + (k * rho ** (k - 1) * fill_sd) ** 2)
-
-
 @pytest.mark.parametrize("key_type", KEY_TYPES)
 @pytest.mark.parametrize("m, k, n", [(10_000, 7, 1000), (2000, 2, 400), (50_000, 4, 8000)])
 def test_measured_rates_follow_the_theory_within_four_standard_deviations(key_type, m, k, n):
     queries = 20_000
     e = explore(m, k, n, key_type, "k", queries, seed=11)
     for kk, got, exact in zip(e.curve_x, e.curve_measured, e.curve_exact):
-        assert abs(got - exact) <= 4 * rate_sd(m, n, kk, queries), (kk, got, exact)
+        assert abs(got - exact) <= 4 * measured_rate_std(m, n, kk, queries), (kk, got, exact)
     # given the filter's own fill ratio, each absent key is a false positive with chance rho^k
     p = e.fill_ratio ** k
     assert abs(e.measured - p) <= 4 * math.sqrt(p * (1 - p) / queries) + 1 / queries
@@ -109,6 +96,8 @@ def test_curve_over_n_reaches_twice_n_and_contains_n():
     assert list(e.curve_x) == sorted(set(e.curve_x))
     assert all(a <= b for a, b in zip(e.curve_measured, e.curve_measured[1:]))  # a filter only fills
     assert e.curve_exact[e.curve_x.index(1000)] == e.exact
+    assert e.curve_exact == tuple(exact_false_positive_rate(10_000, n, 4) for n in e.curve_x)
+    assert e.curve_errors()[e.curve_x.index(1000)] == e.standard_error
 
 
 def test_exact_rate_is_never_below_the_classic_one():
