@@ -189,7 +189,8 @@ def draw_rate_sweep(x, rows, ax=None, xlabel: str = "", title: str | None = None
     ``rows`` are :class:`~bloomedu.experiments.SweepRow` (anything with
     ``rate``, ``low``, ``high``, ``classic``, ``exact``), one per value in
     ``x``; ``optimum`` draws a dotted vertical line (lesson 06: k = (m/n) ln 2).
-    Zero measurements are not drawn on the log axis; their band still is.
+    Zero measurements are not drawn on the log axis; their band still is, from
+    the bottom of the plot.
 
     >>> from types import SimpleNamespace as Row
     >>> rows = [Row(rate=r, low=r / 2, high=r * 2, classic=r, exact=r) for r in (0.1, 0.01)]
@@ -201,10 +202,12 @@ def draw_rate_sweep(x, rows, ax=None, xlabel: str = "", title: str | None = None
     ax = ax if ax is not None else new_axes()
     x = np.asarray(x, dtype=float)
     column = lambda name: np.array([getattr(row, name) for row in rows], dtype=float)
-    rate = column("rate")
-    ax.fill_between(x, np.maximum(column("low"), 1e-12), column("high"), color="#9ecae1",
+    rate, low, exact = column("rate"), column("low"), column("exact")
+    shown = np.concatenate([low[low > 0], rate[rate > 0], exact[exact > 0]])
+    floor = shown.min() / 3 if shown.size else 1e-12  # a band from 0 ends at the bottom of the plot
+    ax.fill_between(x, np.maximum(low, floor), column("high"), color="#9ecae1",
                     alpha=0.6, label="Wilson 95%", linewidth=0)
-    ax.plot(x, column("exact"), "-", color="#1f4e79", label="exact")
+    ax.plot(x, exact, "-", color="#1f4e79", label="exact")
     ax.plot(x, column("classic"), "--", color="#e15759", label="classic")
     ax.plot(x[rate > 0], rate[rate > 0], "o", color="black", markersize=3.5, label="measured")
     if optimum is not None:
