@@ -82,7 +82,16 @@ class BitArray:
         byte-per-bit scratch array packed with ``np.packbits`` when that scratch
         fits in 40 MiB, or else a sort and an OR-reduction per byte.
         """
-        self.set_chunks([np.asarray(indices).ravel()])
+        self.set_chunks([self._checked(indices).ravel()])
+
+    def _checked(self, indices) -> np.ndarray:
+        indices = np.asarray(indices)
+        if indices.dtype.kind not in "iu":
+            raise TypeError(f"bit indices must be integers, not {indices.dtype}")
+        if indices.size and not (0 <= indices.min() and indices.max() < self.num_bits):
+            raise IndexError(f"bit indices must be in 0..{self.num_bits - 1}, got "
+                             f"{indices.min()}..{indices.max()}")
+        return indices
 
     @property
     def stages_everything(self) -> bool:
@@ -95,6 +104,7 @@ class BitArray:
         All or nothing while the scratch fits (m up to 40 Mi bits): every chunk
         is staged first and the array changes only once the iterable is
         exhausted, so an error raised by a chunk generator leaves it unchanged.
+        The indices are not checked (the filter's are below m by construction).
 
         >>> bits = BitArray(16)
         >>> bits.set_chunks(np.array([i, i + 8]) for i in range(3))
@@ -139,7 +149,14 @@ class BitArray:
         >>> bits.get_many(np.array([8, 9])).tolist()
         [False, True]
         """
-        indices = np.asarray(indices)
+        return self.get_unchecked(self._checked(indices))
+
+    def get_unchecked(self, indices: np.ndarray) -> np.ndarray:
+        """:meth:`get_many` without the range check, for indices known to be below m.
+
+        >>> BitArray(16).get_unchecked(np.array([3])).tolist()
+        [False]
+        """
         shifts = indices.astype(np.uint8)  # keeps the low 8 bits
         shifts &= 7
         found = self.data[indices >> 3]

@@ -157,7 +157,7 @@ class BloomFilter:
             answer = np.zeros(running.size, dtype=bool)
             alive, out = np.arange(running.size), np.empty_like(running)
             for i in range(self.num_hashes):
-                found = self.bits.get_many(self._next_positions(running, h2, i, out))
+                found = self.bits.get_unchecked(self._next_positions(running, h2, i, out))
                 survivors = np.flatnonzero(found)  # then take: faster than alive[found]
                 alive = alive.take(survivors)
                 if i + 1 == self.num_hashes or not alive.size:

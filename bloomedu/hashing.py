@@ -212,14 +212,15 @@ def _is_int_array(keys) -> bool:
 
 
 def _ascii_strs(keys: list) -> bool:
-    """True if every key is an ASCII str (a cheap test: str.isascii reads a flag).
+    """True if every key is an ASCII str: joining them fails on any other type,
+    and ``isascii`` of the result reads a flag (faster than one call per key).
 
-    Only those and bytes go to ``mmh3.hash_bytes`` as they are: it reads any
-    buffer (a numpy scalar, say) unlike ``key_to_bytes``, and mmh3 5.x crashes
-    the interpreter on a str UTF-8 cannot encode (a lone surrogate).
+    Only those and bytes go to ``mmh3.hash_bytes`` as they are: it reads some
+    buffers (a read-only numpy array) that ``key_to_bytes`` refuses, and mmh3
+    5.3 crashes the interpreter on a str UTF-8 cannot encode (a lone surrogate).
     """
     try:
-        return all(map(str.isascii, keys))
+        return "".join(keys).isascii()
     except TypeError:  # a key that is not a str
         return False
 

@@ -166,3 +166,17 @@ def test_single_bit_index_is_checked():
     with pytest.raises(TypeError, match="bit index must be an int"):
         bits.set(True)
     assert bits.count() == 0
+
+
+@pytest.mark.parametrize("indices, error, message", [
+    ([3, 10], IndexError, r"0\.\.9, got 3\.\.10"), ([-1, 2], IndexError, r"got -1\.\.2"),
+    ([1.0], TypeError, "bit indices must be integers, not float64"),
+])
+def test_many_bit_indices_are_checked(indices, error, message):
+    bits = BitArray(10)
+    bits.set(4)
+    with pytest.raises(error, match=message):
+        bits.set_many(np.array(indices))
+    with pytest.raises(error, match=message):
+        bits.get_many(np.array(indices))
+    assert set_bits(bits) == {4}

@@ -149,7 +149,8 @@ def bad_in_the_middle(bad, size: int) -> list:
 @pytest.mark.parametrize("staged", [True, False], ids=["scratch", "checking pass"])
 @pytest.mark.parametrize("bad, error", [(1.5, TypeError), (None, TypeError), (True, TypeError),
                                         (np.float32(1), TypeError), (2 ** 64, ValueError),
-                                        ("\ud800", UnicodeEncodeError)])
+                                        ("\ud800", UnicodeEncodeError),
+                                        (np.frombuffer(b"12345678", np.uint8), TypeError)])
 def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch):
     if not staged:
         monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
