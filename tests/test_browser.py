@@ -2,7 +2,8 @@
 
 A fresh JupyterLab server (loopback, random free port, random token, its own
 runtime, settings and workspace folders) serves a COPY of ``notebooks/`` with
-the outputs cleared, so what the page shows afterwards was produced by this
+the outputs cleared (beside links to the rest of the project, for lessons that
+read ``../tests/data``), so what the page shows afterwards was produced by this
 run and the committed files are never autosaved.  Headless Debian Chromium,
 driven by the PyPI ``playwright`` package (``executable_path``, never a browser
 download), opens each lesson, clicks Run → Run All Cells and waits for the
@@ -115,8 +116,13 @@ class LabServer:
     def __init__(self, workdir: Path):
         self.port, self.token = free_port(), secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
-        self.root = workdir / "notebooks"
+        project = workdir / "project"
+        self.root = project / "notebooks"
         copy_lessons_without_outputs(self.root)
+        for entry in ROOT.iterdir():  # lessons may read ../tests/data and the like
+            if entry.name not in {"notebooks", ".git", "build"}:
+                (project / entry.name).symlink_to(entry)
+        workdir = workdir / "lab"  # the server's own state
         settings = workdir / "settings"
         for name, values in LAB_SETTINGS.items():
             (settings / name).parent.mkdir(parents=True, exist_ok=True)
