@@ -42,19 +42,14 @@ def run(workload: str, name: str, directory: str) -> dict:
 
 def schedule(rounds: int) -> list[tuple[str, str]]:
     """(workload, library) pairs: every round, every workload, libraries rotated."""
-    names = list(LIBRARIES)
     pairs = []
     for r in range(rounds):
+        names = [name for name, lib in LIBRARIES.items() if r < max(1, rounds * lib.rounds_factor)]
         order = names[r % len(names):] + names[:r % len(names)]
         for workload in ("W1", "W2", "W3"):
-            for name in order:
-                lib = LIBRARIES[name]
-                if workload == "W3" and not hasattr(lib, "sweep_filter"):
-                    continue  # cannot set m and k directly
-                if r >= max(1, rounds * lib.rounds_factor):
-                    continue
-                pairs.append((workload, name))
-    return pairs
+            pairs += [(workload, name) for name in order
+                      if workload != "W3" or hasattr(LIBRARIES[name], "sweep_filter")]
+    return pairs  # W3 needs m and k set directly: rbloom and pybloom-live cannot
 
 
 def best_of(runs: list[dict]) -> dict:

@@ -1,0 +1,63 @@
+"""The benchmark harness itself (no timing here): who runs when, and how results are judged."""
+
+import numpy as np
+import pytest
+
+from benchmarks.__main__ import best_of, ratios, schedule
+from benchmarks.libraries import LIBRARIES
+from benchmarks.workloads import sweep_grid, uint64_keys
+
+
+def test_schedule_rotates_libraries_and_runs_the_slow_one_once():
+    pairs = schedule(5)
+    rounds = []
+    for i, (workload, name) in enumerate(pairs):
+        if workload == "W1" and (i == 0 or pairs[i - 1][0] != "W1"):
+            rounds.append([])
+        rounds[-1].append(name)
+    assert len(rounds) == 5
+    assert [r[0] for r in rounds] == ["bloomedu", "rbloom", "fastbloom-rs", "bloomedu", "rbloom"]
+    for workload in ("W1", "W2"):
+        counts = {name: sum(1 for w, n in pairs if (w, n) == (workload, name)) for name in LIBRARIES}
+        assert counts == {"bloomedu": 5, "rbloom": 5, "fastbloom-rs": 5, "pybloom-live": 1}
+    assert {n for w, n in pairs if w == "W3"} == {"bloomedu", "fastbloom-rs"}  # can set m and k
+
+
+def test_sweep_grid_is_lesson_06s():
+    grid = sweep_grid()
+    assert len(grid) == 240
+    assert {m for m, _, _ in grid} == {2 ** 14, 2 ** 16, 2 ** 18}
+    assert {k for _, k, _ in grid} == set(range(1, 9))
+    for m in (2 ** 14, 2 ** 16, 2 ** 18):
+        counts = sorted({n for mm, _, n in grid if mm == m})
+        assert len(counts) == 10 and counts[0] == m // 64 and counts[-1] == m // 2
+
+
+def test_uint64_keys_are_distinct_and_seeded():
+    keys = uint64_keys(10_000, seed=3)
+    assert keys.dtype == np.uint64 and np.unique(keys).size == 10_000
+    assert np.array_equal(keys, uint64_keys(10_000, seed=3))
+
+
+def fake(insert_s, query_s, fn=0):
+    return {"insert_s": insert_s, "query_s": query_s, "false_negatives": fn, "peak_bytes": 1}
+
+
+def test_best_of_takes_the_best_time_and_the_worst_false_negatives():
+    best = best_of([fake(2.0, 1.0), fake(1.0, 3.0, fn=1)])
+    assert (best["insert_s"], best["query_s"], best["false_negatives"], best["runs"]) == \
+        (1.0, 1.0, 1, 2)
+
+
+@pytest.mark.parametrize("sweep_s, expected", [(0.5, True), (1.5, False)])
+def test_ratio_table_passes_only_when_every_target_is_met(sweep_s, expected):
+    results = {("W1", "bloomedu"): fake(0.10, 0.05), ("W1", "rbloom"): fake(0.06, 0.07),
+               ("W2", "bloomedu"): fake(0.03, 0.01), ("W2", "rbloom"): fake(0.03, 0.05),
+               ("W3", "bloomedu"): {"sweep_s": sweep_s}}
+    lines, all_pass = ratios(results)
+    assert all_pass is expected
+    assert "| W1 query vs rbloom | 1.40x | >= 1.3x | PASS |" in lines
+    assert "| W1 insert vs rbloom | 0.60x | >= 0.5x | PASS |" in lines
+    results["W2", "bloomedu"] = fake(0.05, 0.01)
+    lines, all_pass = ratios(results)
+    assert "| W2 insert vs rbloom | 0.60x | >= 0.8x | FAIL |" in lines and not all_pass
