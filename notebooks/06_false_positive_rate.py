@@ -107,9 +107,11 @@ print(f"exact rate, m=1e5, n=1e5, k=10: {big_exact:.10f} in {time.perf_counter()
 
 # %%
 def n_values(m):
+    """Ten values of n from m/64 to m/2, evenly spaced on a log scale."""
     return sorted({int(round(x)) for x in np.geomspace(m / 64, m / 2, 10)})
 
 
+# %%
 # NBVAL_IGNORE_OUTPUT
 start = time.perf_counter()
 grid = [row for m in (2**14, 2**16, 2**18) for row in sweep(m, range(1, 9), n_values(m),
