@@ -154,7 +154,7 @@ class BloomFilter:
         """
         answers = []
         for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
-            answer = np.zeros(running.size, dtype=bool)
+            answer = np.zeros(running.size, dtype=bool)  # then one concatenate: n bytes twice
             alive, out = np.arange(running.size), np.empty_like(running)
             for i in range(self.num_hashes):
                 found = self.bits.get_unchecked(self._next_positions(running, h2, i, out))

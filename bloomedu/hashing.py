@@ -16,7 +16,7 @@ bit positions would change from one run to the next.
 from __future__ import annotations
 
 import struct
-from itertools import islice
+from itertools import chain, islice
 from typing import Callable, Iterable, Iterator
 
 import mmh3
@@ -247,15 +247,16 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
     >>> [h1.tolist() for h1, h2 in chunks] == [[hash128("città")[0], hash128(1)[0]], [hash128(b"x")[0]]]
     True
     """
-    if _is_int_array(keys):
-        flat = keys.ravel()
-        for start in range(0, flat.size, chunk_keys):
-            yield murmur3_128_uint64(flat[start:start + chunk_keys])
-        return
-    if isinstance(keys, np.ndarray):
+    if isinstance(keys, np.ndarray):  # read chunk by chunk: no copy of the whole array
+        flat = keys.ravel() if keys.flags.c_contiguous else keys.flat
+        if _is_int_array(keys):
+            for start in range(0, keys.size, chunk_keys):
+                yield murmur3_128_uint64(flat[start:start + chunk_keys])
+            return
         if keys.dtype.kind not in "OUS":
             raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}")
-        keys = keys.ravel().tolist()
+        keys = chain.from_iterable(flat[start:start + chunk_keys].tolist()
+                                   for start in range(0, keys.size, chunk_keys))
     elif isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
         raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
                         f"not {type(keys).__name__}")

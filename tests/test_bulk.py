@@ -223,3 +223,16 @@ def test_contains_many_on_an_empty_and_a_full_filter(fill):
         f.bits.set_many(np.arange(1000))
     keys = random_keys("uint64", 2 * filter_module._CHUNK_KEYS + 5, seed=3)
     assert f.contains_many(keys).tolist() == [fill == "full"] * keys.size
+
+
+def test_strided_and_fortran_ordered_arrays():
+    grid = random_keys("int64", 600, seed=8).reshape(20, 30)
+    for keys in (grid[:, ::2], grid.T, np.asfortranarray(grid), grid[::3]):
+        f = BloomFilter(5000, 3)
+        f.add_many(keys)
+        assert f.bits == per_key(5000, 3, keys.ravel().tolist()).bits
+        assert f.contains_many(keys).tolist() == [True] * keys.size
+    words = np.array([f"w{i}" for i in range(600)]).reshape(20, 30).T
+    f = BloomFilter(5000, 3)
+    f.add_many(words)
+    assert f.bits == per_key(5000, 3, words.ravel().tolist()).bits
