@@ -16,8 +16,8 @@
 # %% [markdown]
 # # 09 · The explorer: move m, k and n, and watch the rate follow
 #
-# Lesson 06 measured real filters against the formulas on a fixed grid, and lesson 07 sized a
-# filter from n and p. The second article, *"Bloom Filter: come memorizzare 1 Milione di stringhe
+# Lesson 06 (`06_false_positive_rate.ipynb`) measured real filters against the formulas on a
+# fixed grid, and lesson 07 (`07_one_million_urls.ipynb`) sized a filter from n and p. The second article, *"Bloom Filter: come memorizzare 1 Milione di stringhe
 # in meno di 2MB?"*, only says that formulas for the error probability exist; this lesson hands
 # you the controls. A panel of sliders sets **m** (bits), **k** (hash functions) and **n**
 # (inserted keys) and a key type; every change builds a real `BloomFilter`, asks it about keys
@@ -141,6 +141,8 @@ explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", see
 # %% [markdown]
 # ## What comes next
 #
-# This is the last lesson. The formulas the panel draws are derived and swept in full in lesson
-# 06 (`06_*.ipynb`), and lesson 07 turns them around to size a filter from n and p. To read every
-# lesson without Python, `make html` writes them as a website in `build/html/`.
+# This is the last lesson. The formulas the panel draws are derived and swept over a whole grid
+# of filters in `06_false_positive_rate.ipynb`, and `07_one_million_urls.ipynb` turns them
+# around to size a filter from n and p. To read every lesson without Python, `make html` writes
+# them as a website in `build/html/`; to start again from the first step, open
+# `01_seen_ids.ipynb`.

@@ -85,6 +85,19 @@ def test_every_lesson_page_links_to_its_neighbours_and_the_links_resolve(site):
             assert (site / href).is_file()
 
 
+def test_mentions_of_other_lessons_link_to_their_pages(tmp_path):
+    first = tiny_lesson(1, "first")
+    name, nb = tiny_lesson(2, "second")
+    nb.cells.append(nbformat.v4.new_markdown_cell(
+        "Back to `01_first.ipynb`; `07_missing.ipynb` is not a lesson here."))
+    build_site(write_lessons(tmp_path / "nb", first, (name, nb)), tmp_path / "out",
+               execute=False, log=lambda line: None)
+    page = (tmp_path / "out" / "02_second.html").read_text()
+    hrefs = [a.get("href") for a in Tags(page).find("a")]
+    assert hrefs.count("01_first.html") == 3  # the text's link and the two "previous" links
+    assert "07_missing.html" not in hrefs and "07_missing.ipynb" in page
+
+
 def test_figures_are_embedded_and_nothing_is_loaded_from_the_network(site):
     for path in LESSONS:
         page = (site / path.with_suffix(".html").name).read_text()

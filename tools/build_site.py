@@ -4,7 +4,8 @@ Every lesson ``notebooks/NN_slug.ipynb`` (found on disk, in order) is executed
 top to bottom in a fresh kernel, exported to ``NN_slug.html`` with its figures
 embedded as data URIs, and linked to the previous and next lessons; an
 ``index.html`` lists the lessons, one line each (the lesson's first heading and
-the first sentence under it).  The pages load nothing from the network: no
+the first sentence under it).  A lesson's mention of another, `` `NN_slug.ipynb` ``,
+becomes a link to that page.  The pages load nothing from the network: no
 require.js, MathJax or widget scripts, so a student without Python (or without
 a connection) can read them.  Interactive widgets cannot run in a static page;
 their output becomes a note that says where to run them.
@@ -140,6 +141,17 @@ def _replace_widgets(nb) -> None:
                 output["data"] = {"text/html": WIDGET_NOTE}
 
 
+def _link_lessons(nb, names: set[str]) -> None:
+    """Turn a mention of another lesson's notebook (`` `NN_slug.ipynb` ``) into a link to its page."""
+    def link(match: re.Match) -> str:
+        stem = match.group(1)
+        return f"[`{stem}.ipynb`]({stem}.html)" if stem in names else match.group(0)
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = re.sub(r"(?<!\[)`(\d\d_[\w-]+)\.ipynb`", link, cell.source)
+
+
 def _execute(nb, cwd: Path, timeout: int, name: str) -> None:
     processor = ExecutePreprocessor(timeout=timeout, kernel_name="python3")
     try:
@@ -225,7 +237,9 @@ def build_site(notebooks: Path, out: Path, execute: bool = True, timeout: int = 
                             extra_loaders=[jinja2.DictLoader({"bloomedu_page.html.j2": PAGE_TEMPLATE})],
                             embed_images=True)
     out.mkdir(parents=True, exist_ok=True)
+    stems = {lesson.path.stem for lesson in lessons}
     for position, (lesson, nb) in enumerate(zip(lessons, books)):
+        _link_lessons(nb, stems)
         resources = {"metadata": {"name": lesson.title, "path": str(lesson.path.parent)},
                      "bloomedu_nav": _nav(lessons, position), "bloomedu_css": NAV_CSS}
         body, _ = exporter.from_notebook_node(nb, resources=resources)
