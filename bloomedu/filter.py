@@ -302,7 +302,8 @@ class BloomFilter:
             raise TypeError(f"data must be bytes, not {type(data).__name__}")
         data = bytes(data)
         if len(data) < _HEADER.size:
-            raise ValueError(f"data is truncated: {len(data)} bytes, the header alone is {_HEADER.size}")
+            raise ValueError(f"data is truncated: {len(data)} bytes, "
+                             f"the header alone is {_HEADER.size}")
         magic, version, hashing, m, k = _HEADER.unpack_from(data)
         if magic != _MAGIC:
             raise ValueError(f"not a bloomedu filter: magic {magic!r}, expected {_MAGIC!r}")

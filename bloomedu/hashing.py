@@ -244,7 +244,8 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
     reached.
 
     >>> chunks = list(hashed_chunks(["città", 1, b"x"], chunk_keys=2))
-    >>> [h1.tolist() for h1, h2 in chunks] == [[hash128("città")[0], hash128(1)[0]], [hash128(b"x")[0]]]
+    >>> first_halves = [h1.tolist() for h1, h2 in chunks]
+    >>> first_halves == [[hash128("città")[0], hash128(1)[0]], [hash128(b"x")[0]]]
     True
     """
     if isinstance(keys, np.ndarray):  # read chunk by chunk: no copy of the whole array

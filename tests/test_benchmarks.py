@@ -18,7 +18,7 @@ def test_schedule_rotates_libraries_and_runs_the_slow_one_once():
     assert len(rounds) == 5
     assert [r[0] for r in rounds] == ["bloomedu", "rbloom", "fastbloom-rs", "bloomedu", "rbloom"]
     for workload in ("W1", "W2"):
-        counts = {name: sum(1 for w, n in pairs if (w, n) == (workload, name)) for name in LIBRARIES}
+        counts = {name: pairs.count((workload, name)) for name in LIBRARIES}
         assert counts == {"bloomedu": 5, "rbloom": 5, "fastbloom-rs": 5, "pybloom-live": 1}
     assert {n for w, n in pairs if w == "W3"} == {"bloomedu", "fastbloom-rs"}  # can set m and k
 
