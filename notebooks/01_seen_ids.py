@@ -40,6 +40,7 @@ import numpy as np
 from bloomedu import SeenIds, click_stream, deduplicate, score
 from bloomedu.clicks import uuid4_strings
 from bloomedu.dedup import add_all
+from bloomedu.exercises import check
 from bloomedu.memory import allocated_bytes
 from bloomedu.plots import draw_bytes_per_item
 
@@ -220,7 +221,49 @@ print(f"the article's estimate                {article_bytes / 1e9:8.1f} GB")
 # %% [markdown]
 # The article's estimate is a lower bound. A Python dict of a day's IDs would need several
 # times the article's figure, more memory than most single machines have.
+
+# %% [markdown]
+# ## Exercises
 #
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/01_seen_ids_solutions.ipynb`; try first.
+
+# %% [markdown]
+# **01.1 (compute).** The business drops the dashes from its IDs, leaving 32 hex characters of
+# one byte each. How many bytes do the raw IDs of one day take, at 10,000 messages a second for
+# 86,400 seconds?
+#
+# The section on the article's arithmetic does this sum for IDs of 36 characters.
+
+# %%
+answer = None  # replace None with your answer
+check.id_storage_bytes(answer, rate=10_000, seconds=86_400, id_chars=32)
+
+# %% [markdown]
+# **01.2 (predict).** A stream of 1,000 messages holds 20 double-click copies. How many IDs will
+# the dict hold at the end?
+#
+# Think about what `SeenIds.add` does with an ID it already holds.
+
+# %%
+answer = None  # replace None with your answer
+check.seen_ids_after(answer, messages=1000, duplicates=20)
+
+# %% [markdown]
+# **01.3 (measure).** With bloomedu.memory.allocated_bytes, measure the bytes Python spends per
+# ID kept in a SeenIds of 100,000 fresh 32-character IDs (UUIDs without their dashes), the ID
+# strings included.
+#
+# Make the IDs inside the measured function, as the memory section above does, so that their
+# strings are counted: `uuid4_strings(n, rng)` gives IDs with dashes and `key.replace("-", "")`
+# drops them. The bytes depend on the Python version, so any plausible measurement is accepted.
+
+# %%
+answer = None  # replace None with your answer
+check.bytes_per_id(answer, id_chars=32)
+
+# %% [markdown]
 # ## What comes next
 #
 # The IDs are long (36 characters) while their only job is to be compared for equality. The

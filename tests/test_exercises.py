@@ -4,13 +4,17 @@ Right answers are computed here from the formulas written out by hand, or
 measured with the library the way a student would, never taken from the checker.
 """
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bloomedu import BitVector, BloomFilter, HashedIds, SaltedBloomFilter, click_stream, deduplicate
+from bloomedu import BitVector, BloomFilter, HashedIds, click_stream, deduplicate
 from bloomedu.clicks import uuid4_strings
+from bloomedu.compat import Bip37Filter
+from bloomedu.hashing import n_bit_hash_function
 from bloomedu.exercises import EXERCISES, Exercise, check, show
 from bloomedu.hashing import murmur3_32, murmurhash2
 from bloomedu.memory import allocated_bytes
@@ -31,23 +35,22 @@ def _m(n, p):
 
 
 REFERENCE = {  # exercise name -> the answer a student computes by hand for its catalogue params
-    "01.1": 10_000 * 86_400 * 36,
+    "01.1": 10_000 * 86_400 * 32,
     "01.2": 1000 - 20,
-    "02.1": 100_000 ** 2 / (2 * 2 ** 32),
-    "02.2": math.sqrt(2 * 2 ** 32 * LN2),
+    "02.1": 36_000_000 ** 2 / (2 * 2 ** 32),  # n^2/(2N); the exact count is 0.3% lower
+    "02.2": math.sqrt(2 * 2 ** 24 * LN2),
     "03.1": 1 - (1 - 1 / 256) ** 100,
     "03.2": math.ceil(math.log2(1 / (1 - 0.99 ** (1 / 1000)))),
-    "04.1": 42,  # the article prints it
+    "04.1": murmurhash2("789" + "nejakaJinaSul") % 2 ** 10,
     "04.2": 256 * (1 - math.exp(-3 * 50 / 256)),
-    "05.1": 2 ** 16 // 8,
+    "05.1": 2 ** 20 // 8,
     "05.2": (1 - math.exp(-3 * 20 / 256)) ** 3,
     "06.1": round(10 * LN2),
     "06.2": (1 - math.exp(-0.7)) ** 7,
     "07.1": math.ceil(_m(1e6, 0.001) / 8),
     "07.2": 5000 + 0.001 * 1_000_000,
-    "08.1": 64 * math.ceil(int(_m(1e6, 0.001)) / 64),
-    "08.2": 36_000,                                    # the BIP37 cap
-    "08.3": 1 - math.exp(-100_000 / 288_000),          # k = int((288000 // 100000) ln 2) = 1
+    "08.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
+    "08.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
 }
 
 
@@ -55,7 +58,9 @@ def _measure(name: str, params: dict):
     """Run the experiment of a measure exercise as a student would, with fixed seeds."""
     rng = np.random.default_rng(2024)
     if name == "01.3":
-        seen, nbytes = allocated_bytes(lambda: {i: True for i in uuid4_strings(20_000, rng)})
+        chars = params["id_chars"]
+        seen, nbytes = allocated_bytes(lambda: {i.replace("-", "")[:chars]: True
+                                                for i in uuid4_strings(20_000, rng)})
         return nbytes / len(seen)
     if name == "02.3":
         stream = click_stream(params["genuine"] + 2000, double_click_rate=0.02, seed=5)
@@ -69,10 +74,14 @@ def _measure(name: str, params: dict):
             vector.add(key)
         return np.mean([key in vector for key in uuid4_strings(params["trials"], rng)])
     if name == "04.3":
-        f = SaltedBloomFilter(params["num_hashes"], 8)
-        for key in uuid4_strings(params["n"], rng):
-            f.add(key)
-        return f.bits.count()
+        functions = [n_bit_hash_function(8, str(i)) for i in range(params["num_hashes"])]
+        return len({h(key) for key in uuid4_strings(params["n"], rng) for h in functions})
+    if name == "08.3":
+        f = Bip37Filter(params["n"], params["p"], tweak=7)
+        items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]
+        for item in items[:params["n"]]:
+            f.insert(item)
+        return f.contains_many(items[params["n"]:]).mean()
     # 05.3, 06.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
     f = BloomFilter(params["num_bits"], params["num_hashes"])
     f.add_many(np.arange(params["n"], dtype=np.uint64))
@@ -223,6 +232,9 @@ SLIPS = [
     ("bip37_fpp", {}, 0.0001, "the rate asked for"),
     ("bip37_fpp", {}, (1 - math.exp(-2e5 / 288_000)) ** 2, "k = 1, not 2"),
     ("bip37_fpp", {}, 29.34, "percentage"),
+    ("measured_bip37_fpp", {}, 0.0001, "the rate asked for"),
+    ("measured_bip37_fpp", {}, 29_340, "count"),
+    ("measured_bip37_fpp", {}, 1.0, "inserted ones"),
 ]
 
 
@@ -244,6 +256,13 @@ def test_an_answer_that_matches_no_slip_gets_a_direction_and_a_hint(capsys):
     assert "Hint: m = -n ln p / (ln 2)^2" in out
     _, out = _verdict(capsys, check.optimal_k, 0.5, m=10_000, n=1000)
     assert "too low for k" in out
+
+
+def test_a_bip37_filter_with_no_hash_function_matches_everything(capsys):
+    # n = 20, p = 0.5: 24 bits, 24 // 20 = 1, int(1 * ln 2) = 0 hash functions
+    assert check.measured_bip37_fpp(1.0, n=20, p=0.5) is True
+    assert check.measured_bip37_fpp(0.5, n=20, p=0.5) is False
+    capsys.readouterr()
 
 
 def test_a_bip37_filter_under_the_cap_has_the_rate_asked_for(capsys):
@@ -305,3 +324,55 @@ def test_exercise_cell_spells_parameters_as_python():
         "# Exercise 07.1 (compute): bytes for 1,000,000 at 0.001?",
         "answer = None  # replace None with your answer",
         "check.filter_bytes(answer, n=1_000_000, p=0.001)"]
+
+
+# --- the lessons pose the catalogue's exercises, the solutions answer them ------------------
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+WITH_EXERCISES = {"01"}  # lessons 06 and 07 join once written
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.replace("#", " ").split())
+
+
+def _lesson(number: str) -> Path:
+    (path,) = NOTEBOOKS.glob(f"{number}_*.ipynb")
+    return path
+
+
+@pytest.mark.parametrize("number", sorted(WITH_EXERCISES))
+def test_a_lesson_poses_its_exercises_unanswered_before_what_comes_next(number):
+    cells = _cells(_lesson(number))
+    sources = ["".join(cell["source"]) for cell in cells]
+    heading = next(i for i, source in enumerate(sources) if source.startswith("## Exercises"))
+    closing = max(i for i, source in enumerate(sources) if "## What comes next" in source)
+    assert heading < closing
+    for exercise in EXERCISES[number]:
+        call = exercise.cell().splitlines()[-2:]
+        (position,) = [i for i, source in enumerate(sources) if source.splitlines() == call]
+        assert heading < position < closing, exercise.name
+        assert f"**{exercise.name} ({exercise.kind}).** {exercise.text}" in _words(sources[position - 1])
+        outputs = "".join("".join(o.get("text", "")) for o in cells[position]["outputs"])
+        assert outputs.startswith("Not answered yet: "), (exercise.name, outputs)
+
+
+@pytest.mark.parametrize("number", sorted(WITH_EXERCISES))
+def test_a_solution_notebook_answers_each_exercise_correctly(number):
+    lesson = _lesson(number)
+    solution = NOTEBOOKS / "solutions" / f"{lesson.stem}_solutions.ipynb"
+    cells = _cells(solution)
+    assert f"../{lesson.name}" in "".join(cells[0]["source"])
+    texts = {}
+    for cell in cells:
+        if cell["cell_type"] == "code":
+            out = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+            for line in "".join(cell["source"]).splitlines():
+                texts.setdefault(line, out)
+    for exercise in EXERCISES[number]:
+        call = exercise.cell().splitlines()[-1]
+        assert call in texts, (exercise.name, call)
+        assert texts[call].startswith("Correct: "), (exercise.name, texts[call])

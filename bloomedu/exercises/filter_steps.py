@@ -244,10 +244,33 @@ def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
                                                   if k == 0 else ""))
 
 
+@checker
+def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int = 100_000):
+    """A rate measured on ``trials`` items never inserted into ``Bip37Filter(n, p)`` holding n items.
+
+    The filter's m and k are Bitcoin Core's (capped size, whole-number k), so
+    the question does not give them away.
+
+    >>> measured_bip37_fpp(0.2925, n=100_000, p=0.0001, trials=100_000)
+    Correct: 0.2925 is within 4 standard deviations (4 x 0.0015) of the expected 0.2934.
+    True
+    """
+    _, nbytes, k = _bip37(n, p)
+    if k == 0:
+        return judge_measured(answer, 1.0, 0.0, "the measured rate of a filter with k = 0")
+    m = 8 * nbytes
+    expected = theory.exact_false_positive_rate(m, n, k)
+    sd = theory.measured_rate_std(m, n, k, trials)
+    slips = [Mistake(p, f"that is the rate asked for; the filter Bitcoin Core builds has m = "
+                     f"{fmt(m)} bits and k = {k}, so measure it", 4 * sd)]
+    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials,
+                          mistakes=slips)
+
+
 EXERCISES = [
     Exercise("05", 1, "compute", "How many bytes of bits does the article's BloomFilter("
              "{num_hashes}, {hash_bits}) hold?", "article_filter_bytes",
-             {"num_hashes": 3, "hash_bits": 16}),
+             {"num_hashes": 3, "hash_bits": 20}),
     Exercise("05", 2, "predict", "What false-positive rate do you expect from the article's "
              "BloomFilter({num_hashes}, {hash_bits}) after {n} IDs?", "article_filter_fpp",
              {"num_hashes": 3, "hash_bits": 8, "n": 20}),
@@ -270,11 +293,12 @@ EXERCISES = [
              "k = {num_hashes}) with {n:,} URLs and measure its rate on {trials:,} new URLs.",
              "measured_fpp", {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
                               "trials": 1_000_000}),
-    Exercise("08", 1, "compute", "How many bits does Guava allocate for {n:,} expected insertions "
-             "at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.001}),
-    Exercise("08", 2, "compute", "A light wallet asks for a BIP37 filter for {n:,} elements at "
-             "rate {p}. How many bytes does Bitcoin Core give it?", "bip37_bytes",
-             {"n": 100_000, "p": 0.0001}),
-    Exercise("08", 3, "predict", "What false-positive rate does that BIP37 filter ({n:,} "
-             "elements, asked rate {p}) really have?", "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+    Exercise("08", 1, "compute", "How many bits does Guava allocate (its bitSize) for {n:,} "
+             "expected insertions at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.01}),
+    Exercise("08", 2, "predict", "A light wallet asks Bitcoin Core for a BIP37 filter for {n:,} "
+             "elements at rate {p}. What false-positive rate does the filter it gets really have?",
+             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+    Exercise("08", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
+             "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
+             "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
 ]

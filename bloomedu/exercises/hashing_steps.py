@@ -173,11 +173,11 @@ def bit_vector_hash_bits(answer, items: int = 1000, fpp: float = 0.01):
     return judge(answer, b, "the hash width in bits", rel=0, mistakes=[
         Mistake(b - 1, f"with {b - 1} bits the rate is {rate_below:.4f}, above {fpp}: round up"),
         Mistake(2 ** b, "that is the number of bits m in the vector; the question asks the hash "
-                "width n, with m = 2^n"),
+                "width hash_bits, with m = 2**hash_bits"),
         Mistake(2 ** b / 8, "that is the vector's size in bytes; the question asks the hash width"),
         Mistake(needed, "that is the fewest bits m; the hash width is log2(m), rounded up",
                 tolerance=0.01 * needed),
-    ], hint="try n = 10, 11, ... until 1 - (1 - 2^-n)^items is at most the rate.")
+    ], hint="try hash_bits = 10, 11, ... until 1 - (1 - 2**-hash_bits)^items is at most the rate.")
 
 
 @checker
@@ -244,46 +244,50 @@ def measured_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int =
     """
     mean, sd = bits_set_moments(num_bits, num_hashes * n)
     return judge_measured(answer, mean, sd, "the number of bits set", mistakes=[
-        Mistake(num_hashes * n, "k x n counts every setting; count the bits that are 1 "
-                "(bits.count())", tolerance=0.5),
+        Mistake(num_hashes * n, "k x n counts every setting; count the distinct bits that are 1 "
+                "(a set of positions, or bits.count())", tolerance=0.5),
         Mistake(mean / num_bits, "that is the fraction of bits set; count them",
                 tolerance=4 * sd / num_bits),
     ])
 
 
 EXERCISES = [
-    Exercise("01", 1, "compute", "How many bytes do the raw IDs of one day take, at {rate:,} "
-             "messages a second for {seconds:,} seconds, {id_chars} one-byte characters each?",
-             "id_storage_bytes", {"rate": 10_000, "seconds": 86_400, "id_chars": 36}),
+    Exercise("01", 1, "compute", "The business drops the dashes from its IDs, leaving {id_chars} "
+             "hex characters of one byte each. How many bytes do the raw IDs of one day take, at "
+             "{rate:,} messages a second for {seconds:,} seconds?",
+             "id_storage_bytes", {"rate": 10_000, "seconds": 86_400, "id_chars": 32}),
     Exercise("01", 2, "predict", "A stream of {messages:,} messages holds {duplicates} double-click "
              "copies. How many IDs will the dict hold at the end?", "seen_ids_after",
              {"messages": 1000, "duplicates": 20}),
     Exercise("01", 3, "measure", "With bloomedu.memory.allocated_bytes, measure the bytes Python "
-             "spends per {id_chars}-character ID kept in a SeenIds, the ID strings included "
-             "(use 100,000 IDs).",
-             "bytes_per_id", {"id_chars": 36}),
-    Exercise("02", 1, "compute", "How many of {n:,} IDs are expected to hit a {hash_bits}-bit hash "
-             "value already taken?", "expected_collisions", {"n": 100_000, "hash_bits": 32}),
+             "spends per ID kept in a SeenIds of 100,000 fresh {id_chars}-character IDs (UUIDs "
+             "without their dashes), the ID strings included.",
+             "bytes_per_id", {"id_chars": 32}),
+    Exercise("02", 1, "compute", "One hour of clicks brings {n:,} IDs. How many of them are "
+             "expected to hit a {hash_bits}-bit hash value already taken?", "expected_collisions",
+             {"n": 36_000_000, "hash_bits": 32}),
     Exercise("02", 2, "predict", "After how many IDs is a collision of a {hash_bits}-bit hash more "
-             "likely than not?", "birthday_half", {"hash_bits": 32}),
-    Exercise("02", 3, "measure", "Deduplicate a click stream with {genuine:,} genuine clicks "
-             "keeping only {hash_bits}-bit hashes: how many genuine clicks were dropped?",
-             "genuine_dropped", {"genuine": 100_000, "hash_bits": 24}),
-    Exercise("03", 1, "compute", "What is the false-positive rate of a vector of 2^{hash_bits} bits "
-             "after {items} IDs?", "bit_vector_fpp", {"hash_bits": 8, "items": 100}),
-    Exercise("03", 2, "predict", "How many hash bits n must the vector use so that {items:,} IDs "
-             "give a false-positive rate of at most {fpp}?", "bit_vector_hash_bits",
+             "likely than not?", "birthday_half", {"hash_bits": 24}),
+    Exercise("02", 3, "measure", "Deduplicate {genuine:,} genuine clicks (the first {genuine:,} "
+             "messages of a click stream that are not double clicks) with a HashedIds that keeps "
+             "{hash_bits}-bit MurmurHash3 hashes: how many genuine clicks were dropped?",
+             "genuine_dropped", {"genuine": 100_000, "hash_bits": 22}),
+    Exercise("03", 1, "compute", "What is the false-positive rate of a vector of 2**{hash_bits} "
+             "bits after {items} IDs?", "bit_vector_fpp", {"hash_bits": 8, "items": 100}),
+    Exercise("03", 2, "predict", "How many hash bits (hash_bits) must the vector use so that "
+             "{items:,} IDs give a false-positive rate of at most {fpp}?", "bit_vector_hash_bits",
              {"items": 1000, "fpp": 0.01}),
     Exercise("03", 3, "measure", "Insert {items} random IDs into BitVector(hash_bits={hash_bits}) "
              "and test {trials:,} new IDs: what fraction does it claim to have seen?",
              "measured_bit_vector_fpp", {"hash_bits": 8, "items": 40, "trials": 10_000}),
-    Exercise("04", 1, "compute", "What does the article's {hash_bits}-bit hash function salted "
-             "with {salt!r} give for {text!r}?", "salted_hash",
-             {"text": "123", "salt": "nejakaSul", "hash_bits": 8}),
-    Exercise("04", 2, "predict", "How many of {num_bits} bits do you expect to be set after {n} "
-             "keys, each hashed by {num_hashes} salted functions?", "expected_bits_set",
-             {"num_bits": 256, "num_hashes": 3, "n": 50}),
-    Exercise("04", 3, "measure", "Add {n} random IDs to SaltedBloomFilter(num_hashes={num_hashes}, "
-             "hash_bits=8) ({num_bits} bits) and count the bits set.", "measured_bits_set",
-             {"num_bits": 256, "num_hashes": 3, "n": 50}),
+    Exercise("04", 1, "compute", "What does the article's construction give for {text!r} with a "
+             "{hash_bits}-bit hash function salted with {salt!r}?", "salted_hash",
+             {"text": "789", "salt": "nejakaJinaSul", "hash_bits": 10}),
+    Exercise("04", 2, "predict", "{num_hashes} hash functions of 8 bits, salted \"0\", \"1\" and "
+             "\"2\", each set one bit of the same {num_bits} bits for every key. If they behave "
+             "as independent, how many bits do you expect to be set after {n} keys?",
+             "expected_bits_set", {"num_bits": 256, "num_hashes": 3, "n": 50}),
+    Exercise("04", 3, "measure", "Set those bits for {n} random IDs ({num_hashes} functions salted "
+             "\"0\" to \"2\", 8 bits, one vector of {num_bits} bits) and count the distinct "
+             "bits set.", "measured_bits_set", {"num_bits": 256, "num_hashes": 3, "n": 50}),
 ]
