@@ -58,12 +58,20 @@ class BitArray:
         return bool(self.data[index >> 3] >> (index & 7) & 1)
 
     def set(self, index: int) -> None:
-        """Set one bit to 1."""
+        """Set one bit to 1.
+
+        >>> bits = BitArray(16); bits.set(9); int(bits.data[1])   # byte 1, bit 1
+        2
+        """
         index = self._check(index)
         self.data[index >> 3] |= 1 << (index & 7)
 
     def clear(self, index: int) -> None:
-        """Set one bit to 0 (a Bloom filter never does this; lesson 05 shows why)."""
+        """Set one bit to 0 (a Bloom filter never does this; lesson 05 shows why).
+
+        >>> bits = BitArray(16); bits.set(9); bits.clear(9); bits[9]
+        False
+        """
         index = self._check(index)
         self.data[index >> 3] &= 0xFF ^ (1 << (index & 7))
 
@@ -95,7 +103,11 @@ class BitArray:
 
     @property
     def stages_everything(self) -> bool:
-        """True when :meth:`set_chunks` is all or nothing (its scratch fits in 40 MiB)."""
+        """True when :meth:`set_chunks` is all or nothing (its scratch fits in 40 MiB).
+
+        >>> BitArray(1000).stages_everything
+        True
+        """
         return self.data.size * 8 <= _SCRATCH_LIMIT_BYTES
 
     def set_chunks(self, chunks: Iterable[np.ndarray]) -> None:
@@ -166,28 +178,50 @@ class BitArray:
 
     # --- whole-array views --------------------------------------------------------
     def count(self) -> int:
-        """Number of bits set to 1."""
+        """Number of bits set to 1.
+
+        >>> bits = BitArray(100); bits.set_many(np.array([1, 1, 50])); bits.count()
+        2
+        """
         return int(np.unpackbits(self.data).sum(dtype=np.int64))
 
     @property
     def nbytes(self) -> int:
-        """Bytes of storage (padding to whole words included)."""
+        """Bytes of storage (padding to whole words included).
+
+        >>> BitArray(65).nbytes, BitArray(65, word_bits=8).nbytes
+        (16, 9)
+        """
         return int(self.data.nbytes)
 
     def to_bools(self) -> np.ndarray:
-        """The first ``num_bits`` bits as a bool array (for drawing and teaching)."""
+        """The first ``num_bits`` bits as a bool array (for drawing and teaching).
+
+        >>> bits = BitArray(4); bits.set(1); bits.to_bools().tolist()
+        [False, True, False, False]
+        """
         return np.unpackbits(self.data, bitorder="little")[: self.num_bits].astype(bool)
 
     def __len__(self) -> int:
         return self.num_bits
 
     def __eq__(self, other: object) -> bool:
+        """Equal when the sizes and every bit agree.
+
+        >>> BitArray(8) == BitArray(8), BitArray(8) == BitArray(9)
+        (True, False)
+        """
         if not isinstance(other, BitArray):
             return NotImplemented
         return self.num_bits == other.num_bits and np.array_equal(self.data, other.data)
 
     def copy(self) -> "BitArray":
-        """An independent copy."""
+        """An independent copy.
+
+        >>> bits = BitArray(8); twin = bits.copy(); twin.set(0)
+        >>> bits[0], twin[0], bits == twin
+        (False, True, False)
+        """
         new = object.__new__(BitArray)
         new.num_bits = self.num_bits
         new.data = self.data.copy()

@@ -86,17 +86,31 @@ class BloomFilter:
 
     # --- one key at a time ------------------------------------------------------
     def bit_indices(self, key: str | bytes | int) -> list[int]:
-        """The k bit positions of a key, for i = 0..k-1."""
+        """The k bit positions of a key: ``(h1 + i*h2) mod 2**64 mod m`` for i = 0..k-1.
+
+        >>> BloomFilter(1024, 3).bit_indices("123")
+        [874, 723, 572]
+        """
         h1, h2 = hash128(key)
         return double_hash_indices(h1, h2, self.num_hashes, self.num_bits)
 
     def add(self, key: str | bytes | int) -> None:
-        """Insert a key: set its k bits."""
+        """Insert a key (str, bytes or int): set its k bits.
+
+        >>> f = BloomFilter(1024, 3); f.add("123")
+        >>> sorted(f.bits.to_bools().nonzero()[0].tolist())
+        [572, 723, 874]
+        """
         for index in self.bit_indices(key):
             self.bits.set(index)
 
     def __contains__(self, key: str | bytes | int) -> bool:
-        """True if all k bits of the key are set: inserted, or a false positive."""
+        """True if all k bits of the key are set: inserted, or a false positive.
+
+        >>> f = BloomFilter(1024, 3); f.add(42)
+        >>> 42 in f, 43 in f
+        (True, False)
+        """
         return all(self.bits[index] for index in self.bit_indices(key))
 
     # --- many keys at once --------------------------------------------------------
@@ -170,11 +184,19 @@ class BloomFilter:
     # --- what the filter holds ----------------------------------------------------
     @property
     def nbytes(self) -> int:
-        """Bytes of bit storage: 8 * ceil(m / 64)."""
+        """Bytes of bit storage: 8 * ceil(m / 64).
+
+        >>> BloomFilter(65, 1).nbytes
+        16
+        """
         return self.bits.nbytes
 
     def bits_set(self) -> int:
-        """Number of bits set to 1."""
+        """Number of bits set to 1 (X, in the estimates below).
+
+        >>> f = BloomFilter(1024, 3); f.add("123"); f.bits_set()
+        3
+        """
         return self.bits.count()
 
     @property
@@ -247,12 +269,22 @@ class BloomFilter:
         return self.copy().__iand__(other)
 
     def __ior__(self, other: "BloomFilter") -> "BloomFilter":
-        """In-place union, ``a |= b``."""
+        """In-place union, ``a |= b``.
+
+        >>> a, b = BloomFilter(64, 2), BloomFilter(64, 2); b.add("y")
+        >>> a |= b; "y" in a
+        True
+        """
         np.bitwise_or(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
         return self
 
     def __iand__(self, other: "BloomFilter") -> "BloomFilter":
-        """In-place intersection, ``a &= b``."""
+        """In-place intersection, ``a &= b``.
+
+        >>> a, b = BloomFilter(64, 2), BloomFilter(64, 2); a.add("y")
+        >>> a &= b; a.bits_set()
+        0
+        """
         np.bitwise_and(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
         return self
 
@@ -268,7 +300,11 @@ class BloomFilter:
         return new
 
     def __eq__(self, other: object) -> bool:
-        """Equal when m, k, hashing and every bit agree."""
+        """Equal when m, k, hashing and every bit agree.
+
+        >>> BloomFilter(64, 2) == BloomFilter(64, 2), BloomFilter(64, 2) == BloomFilter(64, 3)
+        (True, False)
+        """
         if not isinstance(other, BloomFilter):
             return NotImplemented
         return (self.num_bits, self.num_hashes, self.HASHING) == \
@@ -327,7 +363,13 @@ class BloomFilter:
         return new
 
     def __reduce__(self):
-        """Pickle through :meth:`to_bytes`."""
+        """Pickle through :meth:`to_bytes`.
+
+        >>> import pickle
+        >>> f = BloomFilter(64, 2); f.add("x")
+        >>> pickle.loads(pickle.dumps(f)) == f
+        True
+        """
         return type(self).from_bytes, (self.to_bytes(),)
 
     def __repr__(self) -> str:
