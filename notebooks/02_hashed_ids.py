@@ -36,8 +36,10 @@ import mmh3
 import numpy as np
 
 from bloomedu import HashedIds, SeenIds, click_stream, deduplicate, score
+from bloomedu.classroom import find_collision
 from bloomedu.clicks import uuid4_bytes, uuid4_strings
 from bloomedu.dedup import add_all
+from bloomedu.exercises import check
 from bloomedu.hashing import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.memory import allocated_bytes
 from bloomedu.plots import decorate, draw_bytes_per_item, new_axes
@@ -231,15 +233,19 @@ decorate(ax, xlabel="n, IDs hashed", ylabel="IDs whose hash was already taken",
 plt.show()
 
 # %% [markdown]
-# How soon does the first collision come? The position of the first ID whose hash repeats an
-# earlier one, next to the n at which the theory gives even odds. The table shows that the first
-# 500,000 IDs surely hold a collision, so only they are searched:
+# How soon does the first collision come? `bloomedu.classroom.find_collision` walks through IDs,
+# remembering which ID gave each hash value, and stops at the first value it has met before. Given
+# this lesson's own IDs again (the first chunk of 500,000, drawn anew from the same seed; the table
+# shows they surely hold a collision), it names the two IDs that collide and the number of IDs it
+# took. Beside it, the n at which the theory gives even odds:
 
 # %%
-order = np.argsort(hashes[:500_000], kind="stable")
-ordered = hashes[order]
-repeats = order[1:][ordered[1:] == ordered[:-1]]  # later member of each equal pair
-first_repeat = int(repeats.min()) + 1
+first_chunk = (key.decode() for key in uuid4_bytes(CHUNK, np.random.default_rng(SEED)))
+collision = find_collision(murmur3_32, keys=first_chunk)
+print(collision)
+assert murmur3_32(collision.first) == murmur3_32(collision.second) == collision.value
+assert hashes[collision.tries - 1] == collision.value  # the same IDs the table counted
+first_repeat = collision.tries
 low, high = 1, 200_000  # bisection for the smallest n with P(any collision) >= 0.5
 while low < high:
     middle = (low + high) // 2
@@ -259,9 +265,21 @@ print(f"P(any collision) by {first_repeat:,}: {collision_probability(first_repea
 # In the dedup stage, a collision means a genuine click is taken for a double click and dropped.
 # On ten seconds of traffic a 32-bit hash loses about one click, too few to study. A shorter hash
 # makes the losses visible: `n_bit_hash_function(b, "", murmur3_32)` keeps the remainder of the
-# hash modulo 2**b, which is the article's own way of getting a b-bit hash. Each width runs on
-# this lesson's stream. The theory expects `expected_collisions(genuine clicks, 2**b)` of them to
-# be lost.
+# hash modulo 2**b, which is the article's own way of getting a b-bit hash. With b = 16,
+# `find_collision` finds two click IDs that such a stage confuses within a few hundred IDs (any
+# seed gives another pair, live in front of a class), and the stage drops the second as a copy:
+
+# %%
+hash_16 = n_bit_hash_function(16, "", murmur3_32)
+collision = find_collision(hash_16, seed=SEED)
+print(collision)
+pair = [{"id": collision.first}, {"id": collision.second}]
+kept = deduplicate(pair, HashedIds(hash_function=hash_16), key=lambda m: m["id"])
+print(f"messages kept by a 16-bit HashedIds: {len(kept)} of 2; the second, genuine click is lost")
+
+# %% [markdown]
+# Each width now runs on this lesson's stream. The theory expects
+# `expected_collisions(genuine clicks, 2**b)` of them to be lost.
 
 # %%
 print(f"{'b bits':>6}  {'genuine':>7}  {'lost':>6}  {'expected':>9}  {'lost %':>7}  "
@@ -294,7 +312,49 @@ print(f"chance the last click of the day is lost "
 # memory saving at the price of exactness, and at this volume that price is high. The article
 # does not stop here. It keeps the idea of remembering hashes but stores them as single bits,
 # and then uses several hash functions.
+
+# %% [markdown]
+# ## Exercises
 #
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/02_hashed_ids_solutions.ipynb`; try first.
+
+# %% [markdown]
+# **02.1 (compute).** One hour of clicks brings 36,000,000 IDs. How many of them are expected to
+# hit a 32-bit hash value already taken?
+#
+# The section on collisions of a 32-bit hash gives the formula, and its exact form in
+# `bloomedu.theory`.
+
+# %%
+answer = None  # replace None with your answer
+check.expected_collisions(answer, n=36_000_000, hash_bits=32)
+
+# %% [markdown]
+# **02.2 (predict).** After how many IDs is a collision of a 24-bit hash more likely than not?
+#
+# The bisection in that section finds this point for 32 bits.
+
+# %%
+answer = None  # replace None with your answer
+check.birthday_half(answer, hash_bits=24)
+
+# %% [markdown]
+# **02.3 (measure).** Deduplicate 100,000 genuine clicks (the first 100,000 messages of a click
+# stream that are not double clicks) with a HashedIds that keeps 22-bit MurmurHash3 hashes: how
+# many genuine clicks were dropped?
+#
+# Draw the stream with `click_stream` (a few thousand messages more than you need, since some
+# are copies), keep the first 100,000 messages with `duplicate=False`, and run them through
+# `deduplicate` with `HashedIds(hash_function=n_bit_hash_function(22, "", murmur3_32))`. Every
+# message is genuine, so each one dropped is a genuine click lost.
+
+# %%
+answer = None  # replace None with your answer
+check.genuine_dropped(answer, genuine=100_000, hash_bits=22)
+
+# %% [markdown]
 # ## What comes next
 #
 # Lesson `03_bit_vector.ipynb` replaces the growing set of hashes with a fixed array of 2**b bits,
