@@ -35,7 +35,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BitVector, HashedIds, click_stream, deduplicate, murmurhash2, score
+from bloomedu.classroom import find_collision
 from bloomedu.clicks import uuid4_strings
+from bloomedu.exercises import check
 from bloomedu.memory import allocated_bytes
 from bloomedu.plots import decorate, draw_bits, new_axes
 from bloomedu.theory import bit_vector_false_positive_rate
@@ -118,6 +120,17 @@ plt.show()
 # different IDs landed on the same bit, so the second one looked like a double click. That is
 # a **false positive**, the only kind of mistake a bit vector makes. The opposite mistake is
 # impossible: once an ID's bit is set it stays set, so a real duplicate is always caught.
+
+# %% [markdown]
+# Which IDs? `bloomedu.classroom.find_collision` walks through the stream's genuine IDs and stops
+# at the first one whose bit an earlier ID already took. It accepts the vector itself, whose
+# `bit_indices` is the hash:
+
+# %%
+genuine_ids = [click.id for click in clicks if not click.duplicate]
+collision = find_collision(vector, keys=genuine_ids)
+print(collision)
+assert collision.second not in {click.id for click in kept}  # dropped as a "duplicate"
 
 # %% [markdown]
 # ## How often does a new key look old?
@@ -241,6 +254,44 @@ kept_bits = deduplicate(stream, BitVector(16))
 assert kept_set == kept_bits
 result = score(stream, kept_bits)
 print(f"both keep {len(kept_bits)} of {result.messages}; genuine clicks dropped {result.genuine_dropped}")
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/03_bit_vector_solutions.ipynb`; try first.
+
+# %% [markdown]
+# **03.1 (compute).** What is the false-positive rate of a vector of 2**8 bits after 100 IDs?
+#
+# The section on how often a new key looks old has the formula.
+
+# %%
+answer = None  # replace None with your answer
+check.bit_vector_fpp(answer, hash_bits=8, items=100)
+
+# %% [markdown]
+# **03.2 (predict).** How many hash bits (hash_bits) must the vector use so that 1,000 IDs give
+# a false-positive rate of at most 0.01?
+#
+# Try hash_bits = 10, 11, ... with `bit_vector_false_positive_rate`, or solve the formula for m
+# and take its base-2 logarithm, rounded up.
+
+# %%
+answer = None  # replace None with your answer
+check.bit_vector_hash_bits(answer, items=1000, fpp=0.01)
+
+# %% [markdown]
+# **03.3 (measure).** Insert 40 random IDs into BitVector(hash_bits=8) and test 10,000 new IDs:
+# what fraction does it claim to have seen?
+#
+# As in that section, the keys inserted and the keys queried must be different:
+# `uuid4_strings(items + trials, rng)` gives both.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)
 
 # %% [markdown]
 # ## What comes next
