@@ -65,6 +65,15 @@ def test_add_many_sets_the_bits_add_sets(kind, size):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_a_sparse_batch_sets_the_bits_add_sets(kind):  # below m/64 positions: np.bitwise_or.at
+    keys = random_keys(kind, 200, seed=11)
+    bulk = BloomFilter(1_000_003, 4)
+    bulk.add_many(keys)
+    as_list = keys.tolist() if isinstance(keys, np.ndarray) else keys
+    assert bulk.bits == per_key(1_000_003, 4, as_list).bits
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_contains_many_answers_what_in_answers(kind):
     inserted = random_keys(kind, 2000, seed=1)
     queried = random_keys(kind, 3 * filter_module._CHUNK_KEYS // 2, seed=2)
