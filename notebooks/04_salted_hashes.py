@@ -35,6 +35,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import murmur3_32, murmurhash2, n_bit_hash_function
+from bloomedu.exercises import check
 from bloomedu.plots import FIGSIZE
 
 # %% [markdown]
@@ -200,6 +201,47 @@ for pair in [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]:
 # %%
 print(f"key '1' + salt '10' -> {n_bit_hash_function(32, '10')('1')}")
 print(f"key '11' + salt '0' -> {n_bit_hash_function(32, '0')('11')}")
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/04_salted_hashes_solutions.ipynb`; try
+# first.
+
+# %% [markdown]
+# **04.1 (compute).** What does the article's construction give for '789' with a 10-bit hash
+# function salted with 'nejakaJinaSul'?
+#
+# `salted_by_hand` above is the construction; `n_bit_hash_function` is the library's.
+
+# %%
+answer = None  # replace None with your answer
+check.salted_hash(answer, text='789', salt='nejakaJinaSul', hash_bits=10)
+
+# %% [markdown]
+# **04.2 (predict).** 3 hash functions of 8 bits, salted "0", "1" and "2", each set one bit of
+# the same 256 bits for every key. If they behave as independent, how many bits do you expect to
+# be set after 50 keys?
+#
+# If the functions are independent, the 3 × 50 bit settings behave like 150 darts thrown at 256
+# bits, some landing on a bit that is already set.
+
+# %%
+answer = None  # replace None with your answer
+check.expected_bits_set(answer, num_bits=256, num_hashes=3, n=50)
+
+# %% [markdown]
+# **04.3 (measure).** Set those bits for 50 random IDs (3 functions salted "0" to "2", 8 bits,
+# one vector of 256 bits) and count the distinct bits set.
+#
+# `n_bit_hash_function(8, str(i))` for i = 0, 1, 2 are the three functions, and a Python set of
+# positions counts each bit once. Draw the IDs with `uuid4_strings(50, rng)`.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_bits_set(answer, num_bits=256, num_hashes=3, n=50)
 
 # %% [markdown]
 # ## What comes next
