@@ -32,7 +32,10 @@ def _status_kib(field: str) -> int:
 def _reset_peak() -> int:
     """Reset the peak resident set to the current one; return the current one in KiB."""
     gc.collect()
-    Path("/proc/self/clear_refs").write_text("5")
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:  # not allowed here: the peak then includes loading the keys
+        pass
     return _status_kib("VmRSS")
 
 
