@@ -45,7 +45,7 @@ print(f"murmurhash2({text + salt!r}) = {full_hash} = {full_hash:032b}b")
 print(f"lowest {hash_bits} bits: {full_hash % 2**hash_bits:0{hash_bits}b}b = {answer}")
 
 # %%
-check.salted_hash(answer, text="789", salt="nejakaJinaSul", hash_bits=10)
+check.salted_hash(answer, text='789', salt='nejakaJinaSul', hash_bits=10)
 
 # %% [markdown]
 # ## 04.2 (predict)
