@@ -192,8 +192,12 @@ def run_lesson(page, server: LabServer, name: str, workspace: str) -> dict:
     page.goto(f"{server.base}/lab/workspaces/{workspace}/tree/{name}?token={server.token}",
               wait_until="domcontentloaded")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_function(f"() => ({NOTEBOOK_STATE_JS})()?.status === 'idle'", timeout=120_000,
-                           polling=500)
+    deadline = time.monotonic() + 120
+    while (page.evaluate(f"({NOTEBOOK_STATE_JS})") or {}).get("status") != "idle":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name}: no kernel became idle within 120 s")
+        dismiss_popups(page)  # e.g. a "Select Kernel" dialog
+        page.wait_for_timeout(500)
     dismiss_popups(page)
     for attempt in range(3):  # a click that lands while the page is still settling does nothing
         page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.click()
@@ -241,6 +245,26 @@ def screenshot(page, path: Path) -> None:
     page.screenshot(path=str(path))
 
 
+def use_explorer(page, shot: Path) -> dict:
+    """Click the explorer's "URL strings" button; the numbers before, and after the redraw."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    panel = page.locator(".bloomedu-explorer").first
+    numbers = panel.locator(".bloomedu-explorer-numbers")
+    before = numbers.inner_text()
+    panel.get_by_role("button", name="URL strings").click()
+    try:
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.bloomedu-explorer-numbers')]
+                     .some(e => e.textContent.includes('keys = url'))""", timeout=60_000)
+    except PlaywrightTimeout:
+        pass  # the assertion on the text says what was shown
+    page.wait_for_timeout(1000)
+    screenshot(page, shot)
+    return {"explorer_before": before, "explorer_after": numbers.inner_text(),
+            "explorer_images_after": panel.locator("img").count()}
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not Path(CHROMIUM).exists():
@@ -278,6 +302,8 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     try:
         state = run_lesson(browser_page, lab, lesson.name, workspace=lesson.stem.replace("_", "-"))
+        if "explorer(" in lesson.read_text():
+            state.update(use_explorer(browser_page, SCREENSHOTS / f"{lesson.stem}_url_keys.png"))
     finally:
         screenshot(browser_page, SCREENSHOTS / f"{lesson.stem}.png")
         lab.shut_down_kernels()
@@ -295,3 +321,7 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
     if "explorer(" in lesson.read_text():
         assert state["explorer"] >= 1 and state["sliders"] >= 3, "the explorer panel did not render"
         assert state["explorerImages"] >= 1, "the explorer drew no plot"
+        # the panel is live: a click went to the kernel and the numbers came back redrawn
+        assert "keys = uint64" in state["explorer_before"]
+        assert "keys = url" in state["explorer_after"], state["explorer_after"]
+        assert state["explorer_images_after"] >= 1
