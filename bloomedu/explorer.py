@@ -228,11 +228,11 @@ def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_typ
     style = {"description_width": "90px"}
     common = dict(continuous_update=False, style=style, layout=widgets.Layout(width="420px"))
     controls = [
-        widgets.IntSlider(value=num_bits, min=100, max=max(100_000, num_bits), step=100,
+        widgets.IntSlider(value=num_bits, min=min(100, num_bits), max=max(100_000, num_bits), step=100,
                           description="m (bits)", **common),
         widgets.IntSlider(value=num_hashes, min=1, max=max(16, num_hashes),
                           description="k (hashes)", **common),
-        widgets.IntSlider(value=n, min=10, max=max(20_000, n), step=10,
+        widgets.IntSlider(value=n, min=min(10, n), max=max(20_000, n), step=10,
                           description="n (items)", **common),
         widgets.ToggleButtons(options=[("uint64 ints", "uint64"), ("URL strings", "url")],
                               value=key_type, description="keys", style=style),

@@ -152,3 +152,10 @@ def test_widget_redraws_from_explore_when_a_slider_moves():
     controls[4].value = "n"
     assert "m = 20000 bits" in numbers.value
     plt.close("all")
+
+
+def test_widget_starts_at_the_values_asked_for_even_outside_the_default_ranges():
+    panel = explorer(num_bits=64, num_hashes=20, n=5, key_type="url", over="n", num_queries=500)
+    assert [c.value for c in panel.children[0].children] == [64, 20, 5, "url", "n"]
+    assert explore(64, 20, 5, "url", "n", 500).summary() in panel.children[1].value
+    plt.close("all")
