@@ -135,7 +135,11 @@ class LabServer:
                    "--ServerApp.port_retries=0", f"--ServerApp.token={self.token}",
                    f"--ServerApp.root_dir={self.root}",
                    f"--LabApp.user_settings_dir={settings}",
-                   f"--LabApp.workspaces_dir={workdir / 'workspaces'}"]
+                   f"--LabApp.workspaces_dir={workdir / 'workspaces'}",
+                   # nothing from the network: no extension index, no update check
+                   "--LabApp.extension_manager=readonly",
+                   "--LabApp.check_for_updates_class="
+                   "jupyterlab.handlers.announcements.NeverCheckForUpdate"]
         if os.geteuid() == 0:
             command.append("--allow-root")
         self.log = (workdir / "server.log").open("w")
