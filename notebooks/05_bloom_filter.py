@@ -34,7 +34,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter, SaltedBloomFilter, click_stream, n_bit_hash_function
+from bloomedu.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
 from bloomedu.clicks import uuid4_strings
+from bloomedu.exercises import check
 from bloomedu.hashing import hash128
 from bloomedu.plots import FIGSIZE, decorate
 from bloomedu.theory import LN2, false_positive_rate, optimal_num_hashes
@@ -110,21 +112,48 @@ for hash_bits in (14, 9):
 # ## Property 2: "present" may be wrong
 #
 # A key never added can find its k bits already set by other keys. In the article's small
-# filter, after 30 click IDs, we try query keys until one is wrongly reported present, and
-# show which inserted keys set each of its bits.
+# filter, after 30 click IDs, `bloomedu.classroom.find_false_positive` draws fresh click IDs
+# until one is wrongly reported present, and names the inserted keys that set each of its bits.
 
 # %%
 bloom = SaltedBloomFilter(3, 8)
 ids = [click.id for click in click_stream(30, double_click_rate=0.0, seed=SEED)]
 for key in ids:
     bloom.add(key)
-tries = next(i for i in itertools.count() if f"query-{i}" in bloom)
-impostor = f"query-{tries}"
-print(f"after {len(ids)} IDs ({bloom.bits.count()} of 256 bits set): '{impostor}' is reported present "
-      f"after {tries + 1} queries")
-for index in bloom.bit_indices(impostor):
-    setters = [key for key in ids if index in bloom.bit_indices(key)]
-    print(f"  bit {index:3d} was set by {', '.join(setters)}")
+print(f"after {len(ids)} IDs, {bloom.bits.count()} of {bloom.num_bits} bits are set")
+impostor = find_false_positive(bloom, ids, seed=SEED + 1)
+print(impostor)
+
+# %% [markdown]
+# The same, drawn: the filter's 256 bits, 32 a row, set bits dark and the impostor's k bits in
+# orange, each labelled with the inserted IDs that set it.
+
+# %%
+draw_key_bits(bloom, impostor.key, ids, width=32)
+plt.show()
+
+# %% [markdown]
+# The impostor was unlucky only in that every one of its bits was already taken, and that gets
+# likelier as the filter fills. `bloomedu.classroom.fill_curve` inserts 200 fresh IDs into an
+# empty `SaltedBloomFilter(3, 8)`, the article's `BloomFilter(3, 8)`, and records the fraction of bits set as it goes. Each of the k·n
+# settings misses a given bit with probability 1 − 1/m, so the fraction set should follow
+# 1 − e^(−kn/m); a key never inserted finds all k of its bits set with probability about that
+# fraction to the power k (last column):
+
+# %%
+curve = fill_curve(SaltedBloomFilter(3, 8), uuid4_strings(200, np.random.default_rng(SEED)), points=8)
+print("  n  bits set  1 - e^(-kn/m)  (bits set)^k")
+for n_keys, measured, theory in zip(curve.n, curve.measured, curve.theory):
+    print(f"{n_keys:3d}  {measured:8.4f}  {theory:13.4f}  {measured ** curve.num_hashes:12.4f}")
+print(f"half the bits set, in theory, at n = (m/k) ln 2 = {256 / curve.num_hashes * LN2:.1f}")
+
+# %%
+plot_fill(curve, title="The article's BloomFilter(3, 8) filling up")
+plt.show()
+
+# %% [markdown]
+# The measured fill follows the curve; half the bits are set after a few dozen IDs, and by 200
+# IDs most new keys are reported present: a filter this small is only good for a few dozen IDs.
 
 # %% [markdown]
 # ## Property 3: more hash functions, more time, and p first falls then rises
@@ -335,6 +364,44 @@ for k, salted_add, _ in timings:
     for key in inserted:
         general.add(key)
     print(f"{k:2d}  {salted_add * 1e6:18.1f}  {(time.perf_counter() - start) / n * 1e6:19.1f}")
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/05_bloom_filter_solutions.ipynb`; try first.
+
+# %% [markdown]
+# **05.1 (compute).** How many bytes of bits does the article's BloomFilter(3, 20) hold?
+#
+# Mind what the article's second argument counts; property 4's table lists `nbytes` for smaller
+# filters.
+
+# %%
+answer = None  # replace None with your answer
+check.article_filter_bytes(answer, num_hashes=3, hash_bits=20)
+
+# %% [markdown]
+# **05.2 (predict).** What false-positive rate do you expect from the article's BloomFilter(3,
+# 8) after 20 IDs?
+#
+# Every measurement in this lesson followed one formula.
+
+# %%
+answer = None  # replace None with your answer
+check.article_filter_fpp(answer, num_hashes=3, hash_bits=8, n=20)
+
+# %% [markdown]
+# **05.3 (measure).** Add 20 random IDs to SaltedBloomFilter(3, 8) and test 100,000 new IDs:
+# what fraction does it claim to contain?
+#
+# As in property 3: draw 20 + 100,000 distinct IDs with `uuid4_strings`, insert the first 20 and
+# query the rest, so that every "present" is a false positive.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)
 
 # %% [markdown]
 # ## What comes next
