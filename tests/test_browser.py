@@ -274,6 +274,11 @@ def lab(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} not found: the real-browser test needs Debian's chromium "
                     "(apt-get install chromium; make test installs it when run as root)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.fail("the real-browser test needs the PyPI package playwright (the test extra: "
+                    "pip install -e '.[dev]'); it drives Debian's chromium, it downloads no browser")
     server = LabServer(tmp_path_factory.mktemp("lab"))
     try:
         yield server
