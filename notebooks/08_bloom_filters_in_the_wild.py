@@ -46,6 +46,7 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.compat import Bip37Filter, GuavaBloomFilter
 from bloomedu.compat.guava import guava_num_bits, guava_num_hashes, java_round
+from bloomedu.exercises import check
 from bloomedu.hashing import murmur3_32
 from bloomedu.plots import decorate, draw_bit_groups, new_axes
 from bloomedu.theory import false_positive_rate
@@ -451,6 +452,50 @@ print(f"after 4 filters at p = 0.1: {left[0.1][-1]} decoys left")
 # Our filters now agree with a Java library and a Bitcoin node to the last byte, and the
 # false-positive rate turned out to be more than an error budget: in a light wallet it is the
 # amount of cover, and a thin one.
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in
+# `solutions/08_bloom_filters_in_the_wild_solutions.ipynb`; try first.
+
+# %% [markdown]
+# **08.1 (compute).** How many bits does Guava allocate (its bitSize) for 1,000,000 expected
+# insertions at fpp = 0.01?
+#
+# Section 1.1 sizes a filter as Guava does, by hand.
+
+# %%
+answer = None  # replace None with your answer
+check.guava_bit_size(answer, n=1_000_000, p=0.01)
+
+# %% [markdown]
+# **08.2 (predict).** A light wallet asks Bitcoin Core for a BIP37 filter for 100,000 elements
+# at rate 0.0001. What false-positive rate does the filter it gets really have?
+#
+# Follow section 2.2: the size in bits, truncated and capped at 36,000 bytes; then k from a
+# whole-number division, times ln 2, truncated; then the classic formula for that m and k.
+# `check.bip37_bytes(answer, n=100_000, p=0.0001)` checks the size on the way.
+
+# %%
+answer = None  # replace None with your answer
+check.bip37_fpp(answer, n=100_000, p=0.0001)
+
+# %% [markdown]
+# **08.3 (measure).** Build that filter (Bip37Filter(100_000, 0.0001)), insert 100,000 random
+# 20-byte items and measure the fraction of 100,000 other random 20-byte items it matches.
+#
+# `insert` each item, then ask `contains_many` about the others; `rng.bytes(20)` draws one item,
+# as `pubkey_hashes` does in section 2.3.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_bip37_fpp(answer, n=100_000, p=0.0001, trials=100_000)
+
+# %% [markdown]
+# ## What comes next
 #
 # Next, `09_explorer.ipynb`: an interactive panel where you move m, k and n yourself and watch
 # the measured false-positive rate follow the formulas.
