@@ -3,10 +3,11 @@
 Article 1 ends with a ``BloomFilter(numberOfHashFunctions, numberOfBits)`` whose
 size is a power of two and whose k hash functions are k salted MurmurHash2
 calls (that one is :class:`bloomedu.SaltedBloomFilter`).  Here m is any size,
-and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and the k
-positions are ``h1 + i*h2`` modulo 2**64, then modulo m (Kirsch and
-Mitzenmacher, ESA 2006: double hashing keeps the false-positive rate of k
-independent hashes).  Article 2 sizes a filter from n and p; so does
+and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and
+position i is ``fmix64(h1 + i*h2 mod 2**64) mod m`` (double hashing, Kirsch
+and Mitzenmacher, ESA 2006, with each value mixed before the reduction so that
+even small filters keep the false-positive rate of k independent hashes; see
+:func:`bloomedu.hashing.bit_position`).  Article 2 sizes a filter from n and p; so does
 :meth:`BloomFilter.from_capacity`.
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
@@ -25,7 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from .bits import BitArray
-from .hashing import double_hash_indices, hash128, hashed_chunks
+from .hashing import bit_position, double_hash_indices, fmix64_array, hash128, hashed_chunks
 from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
@@ -54,12 +55,12 @@ class BloomFilter:
     >>> "123" in f, "456" in f
     (True, False)
     >>> f.bit_indices("123")
-    [874, 723, 572]
+    [524, 190, 435]
     >>> f.nbytes
     128
     """
 
-    HASHING = 1  # MurmurHash3 x64 128 of key_to_bytes, then double hashing (in to_bytes)
+    HASHING = 1  # in to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m
 
     def __init__(self, num_bits: int, num_hashes: int):
         self.num_bits = _positive_int(num_bits, "num_bits")
@@ -86,10 +87,10 @@ class BloomFilter:
 
     # --- one key at a time ------------------------------------------------------
     def bit_indices(self, key: str | bytes | int) -> list[int]:
-        """The k bit positions of a key: ``(h1 + i*h2) mod 2**64 mod m`` for i = 0..k-1.
+        """The k bit positions of a key: ``fmix64((h1 + i*h2) mod 2**64) mod m`` for i = 0..k-1.
 
         >>> BloomFilter(1024, 3).bit_indices("123")
-        [874, 723, 572]
+        [524, 190, 435]
         """
         h1, h2 = hash128(key)
         return double_hash_indices(h1, h2, self.num_hashes, self.num_bits)
@@ -99,7 +100,7 @@ class BloomFilter:
 
         >>> f = BloomFilter(1024, 3); f.add("123")
         >>> sorted(f.bits.to_bools().nonzero()[0].tolist())
-        [572, 723, 874]
+        [190, 435, 524]
         """
         for index in self.bit_indices(key):
             self.bits.set(index)
@@ -111,29 +112,34 @@ class BloomFilter:
         >>> 42 in f, 43 in f
         (True, False)
         """
-        return all(self.bits[index] for index in self.bit_indices(key))
+        h1, h2 = hash128(key)  # positions one by one: a "no" stops at the first clear bit
+        return all(self.bits[bit_position(h1, h2, i, self.num_bits)]
+                   for i in range(self.num_hashes))
 
     # --- many keys at once --------------------------------------------------------
     def _next_positions(self, running: np.ndarray, h2: np.ndarray, i: int,
-                        out: np.ndarray) -> np.ndarray:
+                        out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
         """Position i of every key, into ``out``; ``running`` goes from h1 + (i-1)*h2 to h1 + i*h2.
 
+        The same ``fmix64(running) mod m`` as :func:`~bloomedu.hashing.bit_position`.
         ``x % m`` is written ``x - (x // m) * m``: numpy divides by a scalar
         with a multiply and a shift, several times faster than its ``%``.
         """
         if i > 0:
-            running += h2  # wraps modulo 2**64, as in double_hash_indices
-        np.floor_divide(running, self._m64, out=out)
-        out *= self._m64
-        np.subtract(running, out, out=out)
+            running += h2  # wraps modulo 2**64, as in bit_position
+        np.copyto(out, running)
+        fmix64_array(out, scratch)
+        np.floor_divide(out, self._m64, out=scratch)
+        scratch *= self._m64
+        out -= scratch
         return out.view(np.int64)  # below m < 2**63: a valid index
 
     def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
         """Every key's k positions: one array per chunk of keys and per i."""
         for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
-            out = np.empty_like(running)
+            out, scratch = np.empty_like(running), np.empty_like(running)
             for i in range(self.num_hashes):
-                yield self._next_positions(running, h2, i, out)
+                yield self._next_positions(running, h2, i, out, scratch)
 
     def add_many(self, keys) -> None:
         """Insert many keys: a numpy integer array, or an iterable of str/bytes/int.
@@ -170,13 +176,15 @@ class BloomFilter:
         for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
             answer = np.zeros(running.size, dtype=bool)  # then one concatenate: n bytes twice
             alive, out = np.arange(running.size), np.empty_like(running)
+            scratch = np.empty_like(running)
             for i in range(self.num_hashes):
-                found = self.bits.get_unchecked(self._next_positions(running, h2, i, out))
+                found = self.bits.get_unchecked(self._next_positions(running, h2, i, out, scratch))
                 survivors = np.flatnonzero(found)  # then take: faster than alive[found]
                 alive = alive.take(survivors)
                 if i + 1 == self.num_hashes or not alive.size:
                     break
-                running, h2, out = running.take(survivors), h2.take(survivors), out[:alive.size]
+                running, h2 = running.take(survivors), h2.take(survivors)
+                out, scratch = out[:alive.size], scratch[:alive.size]
             answer[alive] = True
             answers.append(answer)
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
@@ -230,7 +238,7 @@ class BloomFilter:
 
         >>> f = BloomFilter(10_000, 5); f.add_many(range(700))
         >>> round(f.approximate_count())
-        699
+        698
         """
         return estimate_count(self.bits_set(), self.num_bits, self.num_hashes)
 

@@ -1,7 +1,8 @@
 """The general Bloom filter: per-key methods, sizing from (n, p), and bad input.
 
 Bit positions are recomputed here from ``mmh3`` and the formula
-``(h1 + i*h2) mod 2**64 mod m`` in plain Python, not taken from the filter.
+``fmix64((h1 + i*h2) mod 2**64) mod m`` in plain Python (the finaliser written
+out from MurmurHash3's reference code), not taken from the filter.
 The bulk path (``add_many``/``contains_many``) is checked in ``test_bulk.py``.
 """
 
@@ -27,7 +28,17 @@ def positions_by_hand(key, m: int, k: int) -> list[int]:
     else:
         data = bytes(key)
     h1, h2 = mmh3.hash64(data, 0, signed=False)
-    return [(h1 + i * h2) % 2 ** 64 % m for i in range(k)]
+    return [_fmix64((h1 + i * h2) % 2 ** 64) % m for i in range(k)]
+
+
+def _fmix64(k: int) -> int:
+    # MurmurHash3.cpp, fmix64: k ^= k >> 33; k *= 0xff51afd7ed558ccd; k ^= k >> 33;
+    # k *= 0xc4ceb9fe1a85ec53; k ^= k >> 33 (64-bit arithmetic)
+    k ^= k >> 33
+    k = k * 0xFF51AFD7ED558CCD % 2 ** 64
+    k ^= k >> 33
+    k = k * 0xC4CEB9FE1A85EC53 % 2 ** 64
+    return k ^ (k >> 33)
 
 
 @settings(max_examples=200, deadline=None)
