@@ -77,8 +77,8 @@ plt.show()
 # %% [markdown]
 # The star sits at k = 4, but the curve bottoms out near k = (m/n) ln 2. At m/n = 10 the two
 # formulas agree to three significant digits. The last line below says how far each measured
-# point is from the exact rate, in standard deviations. Neighbouring points tend to err the same
-# way: all twelve filters hold the same 1,000 keys, so how those keys happen to land is shared.
+# point is from the exact rate, in standard deviations. The points are not independent
+# samples, though: all twelve filters hold the same 1,000 keys and answer the same queries.
 
 # %%
 print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  optimal k = {optimal_num_hashes(10_000, 1000)}")
@@ -92,14 +92,15 @@ print("measured - exact, in standard deviations:", " ".join(f"{v:+.1f}" for v in
 #
 # Now keep k = 4 and let the filter fill: one filter, keys added step by step up to 2n. The
 # URLs are hashed as UTF-8 strings, the integers as 8 bytes, but a good hash makes both look
-# uniformly random to the filter, so the rates agree within the noise.
+# uniformly random to the filter, so both rates land within two standard deviations of the exact
+# one (the last line below prints the size of one standard deviation).
 
 # %%
 by_n = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="url", over="n", seed=SEED)
 print(by_n.curve_table())
 print()
 print(f"at n = 1000: uint64 keys {result.measured:.5f}, URL keys {by_n.measured:.5f}, "
-      f"exact {by_n.exact:.5f}")
+      f"exact {by_n.exact:.5f}, standard deviation {by_n.standard_error:.5f}")
 
 # %%
 by_n.plot()
