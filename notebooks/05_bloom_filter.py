@@ -37,7 +37,7 @@ from bloomedu import BloomFilter, SaltedBloomFilter, click_stream, n_bit_hash_fu
 from bloomedu.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
 from bloomedu.clicks import uuid4_strings
 from bloomedu.exercises import check
-from bloomedu.hashing import hash128
+from bloomedu.hashing import fmix64, hash128
 from bloomedu.plots import FIGSIZE, decorate
 from bloomedu.theory import LN2, false_positive_rate, optimal_num_hashes
 
@@ -300,9 +300,11 @@ bloom.bits = original
 #
 # The article's filter ties m to a power of two and pays for k separate hashes of a salted
 # string. `bloomedu.BloomFilter(num_bits, num_hashes)` takes any m and hashes each key once
-# with the 128-bit MurmurHash3, then derives the k positions by double hashing:
-# position i = (h1 + i·h2) mod 2**64 mod m (Kirsch and Mitzenmacher, "Less hashing, same
-# performance"). The same four messages, in a filter of 1,000 bits:
+# with the 128-bit MurmurHash3, then derives the k positions by double hashing (Kirsch and
+# Mitzenmacher, "Less hashing, same performance"): value i is (h1 + i·h2) mod 2**64, mixed by
+# MurmurHash3's 64-bit finaliser `fmix64` and taken modulo m. Without the mixing, keys whose h2
+# is a multiple of m (or nearly) would pile their k positions onto few bits, which small filters
+# notice. The same four messages, in a filter of 1,000 bits:
 
 # %%
 general = BloomFilter(num_bits=1000, num_hashes=3)
@@ -311,7 +313,7 @@ for message in messages:
         general.add(message["id"])
         print(message)
 h1, h2 = hash128("123")
-by_hand = [((h1 + i * h2) % 2**64) % 1000 for i in range(3)]
+by_hand = [fmix64((h1 + i * h2) % 2**64) % 1000 for i in range(3)]
 assert by_hand == general.bit_indices("123")
 print(f"'123': h1 = {h1}, h2 = {h2} -> bits {by_hand}")
 
