@@ -8,6 +8,7 @@ tested on small lessons made here.
 from __future__ import annotations
 
 import doctest
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -67,7 +68,7 @@ def test_index_lists_every_lesson_in_order_with_its_title(site):
     index = (site / "index.html").read_text()
     links = [a["href"] for a in Tags(index).find("a")]
     assert links == [path.with_suffix(".html").name for path in LESSONS]
-    positions = [index.index(first_heading(path).replace("&", "&amp;")) for path in LESSONS]
+    positions = [index.index(html.escape(first_heading(path))) for path in LESSONS]
     assert positions == sorted(positions)
     assert index.count("class='summary'") == len(LESSONS)
 
