@@ -12,6 +12,11 @@ inference", JASA 22(158), 1927).
 
 Keys are random 64-bit integers: inserted keys are even and queried keys are
 odd, so no query is ever a key that was inserted.
+
+For comparison, :func:`measure_plain_double_hashing_rate` measures plain double
+hashing (Kirsch and Mitzenmacher, "Less hashing, same performance: building a
+better Bloom filter", ESA 2006) without the library's mixing step, on the same
+keys: lesson 06 shows it running above the exact rate on small filters.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .filter import BloomFilter
+from .hashing import fmix64_array, murmur3_128_uint64
 from .theory import exact_false_positive_rate, false_positive_rate
 
-__all__ = ["Z95", "SweepRow", "format_table", "measure_false_positive_rate",
+__all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
+           "measure_false_positive_rate", "measure_plain_double_hashing_rate",
            "simulate_false_positive_rate", "sweep", "wilson_interval"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% point: two-sided 95%
@@ -119,6 +126,53 @@ def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     for start in range(0, q, _CHUNK):
         probes = rng.integers(m, size=(min(_CHUNK, q - start), k))
         hits += int(np.count_nonzero(bits[probes].all(axis=1)))
+    return hits / q
+
+
+def double_hash_positions(keys: np.ndarray, num_bits: int, num_hashes: int,
+                          mix: bool = True) -> np.ndarray:
+    """The k positions of each uint64 key, one row per key: mixed as BloomFilter does, or plain.
+
+    ``mix=True``: ``fmix64((h1 + i*h2) mod 2**64) mod m``, the positions of
+    :class:`~bloomedu.filter.BloomFilter`.  ``mix=False``: plain double
+    hashing, ``(h1 + i*h2) mod 2**64 mod m``, the reduction Guava uses (it also
+    clears the sign bit first: see :mod:`bloomedu.compat.guava`).  Lesson 06
+    compares the two.
+
+    >>> keys = np.array([7], dtype=np.uint64)
+    >>> double_hash_positions(keys, 1024, 3).tolist() == [BloomFilter(1024, 3).bit_indices(7)]
+    True
+    >>> double_hash_positions(keys, 1024, 3, mix=False).shape
+    (1, 3)
+    """
+    m, k = _whole(num_bits, "num_bits", 1), _whole(num_hashes, "num_hashes", 1)
+    h1, h2 = murmur3_128_uint64(keys)
+    values = h1[:, None] + np.arange(k, dtype=np.uint64) * h2[:, None]  # wraps modulo 2**64
+    if mix:
+        fmix64_array(values, np.empty_like(values))
+    values -= values // np.uint64(m) * np.uint64(m)  # x mod m: numpy's // by a scalar is faster
+    return values.view(np.int64)
+
+
+def measure_plain_double_hashing_rate(num_bits: int, num_hashes: int, num_items: int,
+                                      num_queries: int, seed: int) -> float:
+    """:func:`measure_false_positive_rate` with plain double hashing: same keys, unmixed positions.
+
+    The same n inserted and q queried keys as the library's filter gets for this
+    seed, but positions ``(h1 + i*h2) mod 2**64 mod m`` (``double_hash_positions``
+    with ``mix=False``), for comparison with the library's mixed positions.
+
+    >>> measure_plain_double_hashing_rate(2**16, 4, num_items=0, num_queries=1000, seed=1)
+    0.0
+    >>> measure_plain_double_hashing_rate(1, 4, num_items=1, num_queries=1000, seed=1)
+    1.0
+    """
+    m, k, n, q, seed = _arguments(_whole, num_bits, num_hashes, num_items, num_queries, seed)
+    bits = np.zeros(m, dtype=bool)
+    for keys in _draw(_item_rng(seed), n, odd=False):
+        bits[double_hash_positions(keys, m, k, mix=False)] = True
+    hits = sum(int(np.count_nonzero(bits[double_hash_positions(keys, m, k, mix=False)].all(axis=1)))
+               for keys in _draw(_query_rng(seed, n), q, odd=True))
     return hits / q
 
 

@@ -5,8 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from bloomedu.experiments import (_draw, format_table, measure_false_positive_rate,
+from bloomedu import BloomFilter
+from bloomedu.experiments import (_draw, _item_rng, _query_rng, double_hash_positions,
+                                  format_table, measure_false_positive_rate,
+                                  measure_plain_double_hashing_rate,
                                   simulate_false_positive_rate, sweep, wilson_interval)
+from bloomedu.hashing import hash128
 from bloomedu.theory import exact_false_positive_rate, false_positive_rate, measured_rate_std
 
 QUERIES = 20_000
@@ -39,6 +43,59 @@ def test_real_filter_averages_to_exact_at_small_m(m, k, n):
     rates = [measure_false_positive_rate(m, k, n, queries, seed) for seed in range(runs)]
     spread = measured_rate_std(m, n, k, queries) / math.sqrt(runs)
     assert abs(np.mean(rates) - exact_false_positive_rate(m, n, k)) < 4 * spread
+
+
+@pytest.mark.parametrize("m,k", [(1000, 4), (2**10, 7), (1, 3)])
+def test_double_hash_positions_mixed_and_plain(m, k):
+    keys = np.random.default_rng(m + k).integers(2**64 - 1, size=200, dtype=np.uint64,
+                                                 endpoint=True)
+    mixed = double_hash_positions(keys, m, k)
+    plain = double_hash_positions(keys, m, k, mix=False)
+    assert mixed.shape == plain.shape == (200, k)
+    bloom = BloomFilter(m, k)
+    for key, mixed_row, plain_row in zip(keys.tolist(), mixed.tolist(), plain.tolist()):
+        h1, h2 = hash128(key)
+        assert mixed_row == bloom.bit_indices(key)
+        assert plain_row == [((h1 + i * h2) % 2**64) % m for i in range(k)]
+
+
+def test_plain_positions_collapse_when_h2_is_a_multiple_of_m():
+    m, k = 16, 6
+    keys = np.random.default_rng(1).integers(2**64 - 1, size=20_000, dtype=np.uint64,
+                                             endpoint=True)
+    plain = double_hash_positions(keys, m, k, mix=False)
+    h2_zero = np.array([hash128(key)[1] % m == 0 for key in keys.tolist()])
+    one_bit = (plain == plain[:, :1]).all(axis=1)
+    assert (one_bit == h2_zero).all()  # plain: one position exactly when h2 mod m = 0
+    share, sd = one_bit.mean(), math.sqrt((1 / m) * (1 - 1 / m) / keys.size)
+    assert abs(share - 1 / m) < 4 * sd
+    mixed = double_hash_positions(keys, m, k)
+    # mixed: all k positions on one bit only by chance, m^-(k-1) = 1e-6 per key
+    assert not (mixed == mixed[:, :1]).all(axis=1).any()
+
+
+def test_plain_rate_is_the_hand_made_experiment_on_the_same_keys():
+    m, k, n, q, seed = 64, 3, 10, 3000, 4
+    inserted = np.concatenate(list(_draw(_item_rng(seed), n, odd=False))).tolist()
+    queried = np.concatenate(list(_draw(_query_rng(seed, n), q, odd=True))).tolist()
+
+    def positions(key):
+        h1, h2 = hash128(key)
+        return [((h1 + i * h2) % 2**64) % m for i in range(k)]
+
+    bits = {pos for key in inserted for pos in positions(key)}
+    by_hand = sum(all(pos in bits for pos in positions(key)) for key in queried) / q
+    assert measure_plain_double_hashing_rate(m, k, n, q, seed) == by_hand
+
+
+def test_plain_double_hashing_runs_above_exact_on_small_filters_only():
+    runs, queries = 20, 20_000
+    small = [measure_plain_double_hashing_rate(1024, 10, 50, queries, seed) for seed in range(runs)]
+    spread = measured_rate_std(1024, 50, 10, queries) / math.sqrt(runs)
+    assert np.mean(small) > exact_false_positive_rate(1024, 50, 10) + 10 * spread
+    large = measure_plain_double_hashing_rate(2**16, 4, 8192, QUERIES, seed=1)
+    assert abs(large - exact_false_positive_rate(2**16, 8192, 4)) < 4 * measured_rate_std(
+        2**16, 8192, 4, QUERIES)
 
 
 def test_measurement_is_deterministic_and_depends_on_the_seed():
@@ -117,6 +174,8 @@ def test_format_table_is_fixed_width():
     lambda: measure_false_positive_rate(8, 1, 1, 1, -1), lambda: sweep([], 1, 1),
     lambda: sweep([8, 0], 1, 1), lambda: wilson_interval(3, 2), lambda: wilson_interval(1, 0),
     lambda: wilson_interval(1, 2, z=0), lambda: simulate_false_positive_rate(8, 1, 1, 0, 0),
+    lambda: measure_plain_double_hashing_rate(0, 1, 1, 1, 0),
+    lambda: double_hash_positions(np.arange(3, dtype=np.uint64), 8, 0),
 ])
 def test_bad_values_raise_value_error(call):
     with pytest.raises(ValueError):

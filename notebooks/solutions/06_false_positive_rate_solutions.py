@@ -1,0 +1,93 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions · 06 · The false-positive rate: measured against theory
+#
+# Worked solutions to the exercises at the end of lesson
+# [06_false_positive_rate.ipynb](../06_false_positive_rate.ipynb). Try them there first. Each
+# answer is derived in code, never typed in, and `check` confirms it.
+
+# %%
+import math
+
+import numpy as np
+
+from bloomedu import BloomFilter
+from bloomedu.exercises import check, show
+from bloomedu.experiments import measure_false_positive_rate
+from bloomedu.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
+
+SEED = 6
+show("06")
+
+# %% [markdown]
+# ## 06.1 (compute)
+#
+# For a fixed number of bits per key m/n, the classic rate (1 − e^(−kn/m))^k is smallest at
+# k = (m/n)·ln 2. That is rarely a whole number, so compare the whole numbers on either side.
+
+# %%
+m, n = 10_000, 1000
+best_real = m / n * math.log(2)
+neighbours = [math.floor(best_real), math.ceil(best_real)]
+for k in neighbours:
+    print(f"k = {k}: classic rate {false_positive_rate(m, n, k):.6f}")
+answer = min(neighbours, key=lambda k: false_positive_rate(m, n, k))
+assert answer == optimal_num_hashes(m, n)
+print(f"(m/n) ln 2 = {best_real:.3f} -> k = {answer}")
+
+# %%
+check.optimal_k(answer, m=10_000, n=1000)
+
+# %% [markdown]
+# ## 06.2 (predict)
+#
+# After n keys a bit is still 0 with probability about e^(−kn/m). A key never inserted is a
+# false positive when all k of its bits are set. At m = 10,000 bits the exact rate is within a
+# fraction of a percent of the classic one, so either answer passes.
+
+# %%
+m, n, k = 10_000, 1000, 7
+fill = 1 - math.exp(-k * n / m)
+answer = fill**k
+print(f"bits set: {fill:.4f}; classic rate {answer:.6f}; "
+      f"exact rate {exact_false_positive_rate(m, n, k):.6f}")
+
+# %%
+check.fpp(answer, m=10_000, n=1000, k=7)
+
+# %% [markdown]
+# ## 06.3 (measure)
+#
+# Draw random 64-bit keys; insert 1,000 even ones and query 100,000 odd ones, so that no query
+# was ever inserted and every "maybe" is a false positive. `measure_false_positive_rate` runs
+# the same experiment in one call (with keys of its own, so its figure differs a little).
+
+# %%
+num_bits, num_hashes, n, trials = 10_000, 7, 1000, 100_000
+rng = np.random.default_rng(SEED)
+keys = rng.integers(2**63, size=n + trials, dtype=np.uint64) * np.uint64(2)
+inserted, queries = keys[:n], keys[n:] + np.uint64(1)
+bloom = BloomFilter(num_bits, num_hashes)
+bloom.add_many(inserted)
+assert bloom.contains_many(inserted).all()  # no false negatives
+answer = int(np.count_nonzero(bloom.contains_many(queries))) / trials
+one_call = measure_false_positive_rate(num_bits, num_hashes, n, trials, seed=SEED)
+print(f"measured by hand {answer:.5f}; measure_false_positive_rate {one_call:.5f}; "
+      f"exact {exact_false_positive_rate(num_bits, n, num_hashes):.5f}")
+
+# %%
+check.measured_fpp(answer, num_bits=10_000, num_hashes=7, n=1000, trials=100_000)

@@ -1,0 +1,88 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions · 07 · One million URLs in under 2 MB, and a blacklist in front of a database
+#
+# Worked solutions to the exercises at the end of lesson
+# [07_one_million_urls.ipynb](../07_one_million_urls.ipynb). Try them there first. Each answer
+# is derived in code, never typed in, and `check` confirms it.
+
+# %%
+import math
+
+from bloomedu import BloomFilter
+from bloomedu.exercises import check, show
+from bloomedu.theory import exact_false_positive_rate, num_bits_for
+from bloomedu.urls import malicious_urls, safe_urls
+
+SEED = 70  # not the lesson's seed: fresh URLs
+show("07")
+
+# %% [markdown]
+# ## 07.1 (compute)
+#
+# m = −n·ln p / (ln 2)² bits, rounded up to a whole bit, then 8 bits to a byte. The natural
+# logarithm matters: log10 or log2 give other sizes.
+
+# %%
+n, p = 1_000_000, 0.001
+bits = math.ceil(-n * math.log(p) / math.log(2) ** 2)
+answer = math.ceil(bits / 8)
+assert bits == num_bits_for(n, p)
+print(f"m = {bits:,} bits -> {answer:,} bytes = {answer / 2**20:.3f} MiB")
+print(f"bloomedu's BloomFilter stores whole 64-bit words: "
+      f"{BloomFilter.from_capacity(n, p).nbytes:,} bytes")
+
+# %%
+check.filter_bytes(answer, n=1_000_000, p=0.001)
+
+# %% [markdown]
+# ## 07.2 (predict)
+#
+# The filter never says "no" to a blacklisted URL, so all of those reach the database. A safe
+# URL reaches it only when the filter says "maybe" by mistake: a fraction p of them. (The rate
+# is p = 0.001, one in a thousand; the second article's "0.001%" would be a hundred times
+# smaller.)
+
+# %%
+safe, blacklisted, p = 1_000_000, 5000, 0.001
+answer = blacklisted + p * safe
+print(f"{blacklisted:,} blacklisted + {p} x {safe:,} safe = {answer:,.0f} database lookups "
+      f"({answer / (safe + blacklisted):.2%} of all lookups)")
+
+# %%
+check.database_lookups(answer, safe=1_000_000, blacklisted=5000, p=0.001)
+
+# %% [markdown]
+# ## 07.3 (measure)
+#
+# Malicious URLs go in; safe URLs, which never equal a malicious one, are queried, so every
+# "maybe" among them is a false positive. The bulk methods hash each URL once.
+
+# %%
+n = trials = 1_000_000
+bloom = BloomFilter.from_capacity(n, 0.001)
+print(f"m = {bloom.num_bits:,}, k = {bloom.num_hashes}")
+inserted = malicious_urls(n, seed=SEED)
+bloom.add_many(inserted)
+queries = safe_urls(trials, seed=SEED)
+answer = int(bloom.contains_many(queries).sum()) / trials
+print(f"false positives: {answer * trials:,.0f} of {trials:,} = {answer:.5f}; exact rate "
+      f"{exact_false_positive_rate(bloom.num_bits, n, bloom.num_hashes):.5f}")
+print(f"malicious URLs reported absent: {int((~bloom.contains_many(inserted)).sum())}")
+
+# %%
+check.measured_fpp(answer, num_bits=14_377_588, num_hashes=10, n=1_000_000, trials=1_000_000)
