@@ -318,12 +318,13 @@ plt.show()
 # %% [markdown]
 # Our filter lands on the exact rate at every point: no mean is more than 1.83 of its standard
 # deviations away. The widest band is at m = 2^14, n = 256, where ten million queries expect only
-# about five false positives. The classic marks sit below 1 everywhere, and at m = 16 the real
+# about five false positives. The classic marks sit at or below 1 everywhere, and at m = 16 the real
 # filter shows it plainly: it measures 0.0339 where the classic formula says 0.0216.
 #
 # Plain double hashing runs above the exact rate at every point: 1.14 times at m = 256, 3.43
 # times at m = 16, 11.7 times at m = 1024 with k = 10, and 20.43 times at m = 2^14 with n = 256.
-# The smaller the exact rate, the larger the factor.
+# The factor is largest where the exact rate is small next to 1/m, the share of keys that the
+# next section shows collapsing onto one bit: 7.55e-05 against 1/1024, 5.14e-07 against 1/16384.
 #
 # ## Why plain double hashing fails on small filters
 #
