@@ -458,7 +458,8 @@ print(f"lower bound:  {lower_bound_bits_per_item(0.001) * 1e6 / 8 / 2**20:.3f} M
 #   m. Plain double hashing, (h1 + i·h2) mod m as in Guava, runs above it on small filters.
 # * A Bloom filter costs 1.44·log2(1/p) bits per item. That is 44% above the information-theory
 #   limit.
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your

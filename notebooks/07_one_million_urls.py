@@ -421,7 +421,8 @@ print(f"database queries saved on 99% safe traffic: {stats.saved_share:.2%}, ans
 # %% [markdown]
 # The filter is small, errs as promised, never misses a member, and in front of a real database
 # answers exactly as the database does while sparing it almost every query.
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your

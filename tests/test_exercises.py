@@ -328,7 +328,7 @@ def test_exercise_cell_spells_parameters_as_python():
 
 # --- the lessons pose the catalogue's exercises, the solutions answer them ------------------
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-WITH_EXERCISES = {"01", "02", "03", "04", "05", "08"}  # lessons 06 and 07 join once written
+WITH_EXERCISES = {"01", "02", "03", "04", "05", "06", "07", "08"}
 
 
 def _cells(path: Path) -> list[dict]:
