@@ -24,6 +24,7 @@ import numpy as np
 
 __all__ = [
     "murmurhash2",
+    "js_utf8",
     "murmur3_32",
     "n_bit_hash_function",
     "key_to_bytes",
@@ -49,17 +50,36 @@ def _utf8(data: str | bytes, name: str = "data") -> bytes:
     raise TypeError(f"{name} must be str or bytes, not {type(data).__name__}")
 
 
+def js_utf8(text: str) -> bytes:
+    r"""The bytes JavaScript's ``Buffer.from(text)`` / ``TextEncoder`` give for a string.
+
+    UTF-8, where a JavaScript string's lone surrogate (half of a UTF-16 pair)
+    becomes U+FFFD and two halves of a pair, even as separate Python code
+    points, become the one character they encode.  Python's own
+    ``str.encode("utf-8")`` refuses both.
+
+    >>> js_utf8("città"), js_utf8("\ud800x"), js_utf8("\ud83d\ude00") == "\U0001F600".encode()
+    (b'citt\xc3\xa0', b'\xef\xbf\xbdx', True)
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # surrogates: go through UTF-16 code units, as JavaScript does
+        units = text.encode("utf-16-le", "surrogatepass")
+        return units.decode("utf-16-le", "replace").encode("utf-8")
+
+
 def murmurhash2(data: str | bytes, seed: int = 0) -> int:
     """MurmurHash2, 32 bits, exactly as the npm package ``murmurhash`` computes ``v2``.
 
-    Strings are hashed as their UTF-8 bytes; the result is unsigned.
+    Strings are hashed as the UTF-8 bytes Node gives them (:func:`js_utf8`);
+    the result is unsigned.
 
     >>> murmurhash2("123")
     2461496879
     >>> murmurhash2("123nejakaSul") % 2**8   # the article's firstHashFunction("123")
     42
     """
-    data = _utf8(data)
+    data = js_utf8(data) if isinstance(data, str) else _utf8(data)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MASK32:
         raise ValueError(f"seed must be an int in 0..2**32-1, got {seed!r}")
     length = len(data)

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from bloomedu.hashing import (hash128, key_to_bytes, murmur3_32, murmur3_128_uint64, murmurhash2,
+from bloomedu.hashing import (hash128, js_utf8, key_to_bytes, murmur3_32, murmur3_128_uint64, murmurhash2,
                               n_bit_hash_function)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +48,24 @@ def test_murmurhash2_non_ascii_is_utf8_not_latin1():
     # 'città' is 6 UTF-8 bytes but 5 Latin-1 bytes: the npm package hashes UTF-8.
     assert murmurhash2("città") == murmurhash2(b"citt\xc3\xa0")
     assert murmurhash2("città") != murmurhash2("città".encode("latin-1"))
+
+
+@pytest.mark.parametrize("text, node_bytes", [
+    # What Node's Buffer.from(text) (the npm package's encoding) gives: a lone surrogate
+    # is U+FFFD (EF BF BD), and two halves of a pair are the one character they encode.
+    ("\ud800", b"\xef\xbf\xbd"),
+    ("a\udc00b", b"a\xef\xbf\xbdb"),
+    ("\udc00\ud800", b"\xef\xbf\xbd\xef\xbf\xbd"),
+    ("\ud83d\ude00", "\U0001F600".encode("utf-8")),
+])
+def test_murmurhash2_encodes_surrogates_as_javascript_does(text, node_bytes):
+    assert js_utf8(text) == node_bytes
+    assert murmurhash2(text) == murmurhash2(node_bytes)
+
+
+def test_salted_hash_of_a_split_surrogate_pair_is_the_pairs_hash():
+    # text + salt can join two halves of a pair, as JavaScript's string + does.
+    assert n_bit_hash_function(16, "\ude00")("\ud83d") == murmurhash2("\U0001F600") % 2**16
 
 
 def test_murmurhash2_seed_changes_the_hash_and_is_checked():
