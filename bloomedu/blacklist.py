@@ -12,6 +12,9 @@ database's: a false positive costs one query, never a wrong answer.
 - :class:`BlacklistDatabase` asks it, one URL or many at a time, and counts queries;
 - :class:`BlacklistCache` is the filter in front of it; :class:`LookupStats` says
   how many lookups the filter settled and how many reached the database.
+
+Taught in ``notebooks/07_one_million_urls.ipynb``; tested in
+``tests/test_blacklist.py``.
 """
 
 from __future__ import annotations

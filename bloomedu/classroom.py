@@ -15,6 +15,10 @@ functions make each claim happen in front of a class, reproducibly from a seed:
 - :func:`draw_key_bits` and :func:`plot_fill`, one-line figures; the data behind
   them comes from :func:`bit_setters` and :func:`fill_curve` (the grid itself is
   :func:`bloomedu.plots.draw_bit_groups`).
+
+Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``
+and ``notebooks/05_bloom_filter.ipynb``; tested in
+``tests/test_classroom.py``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
 filter of a given size; ``--hashes K`` fixes k.
 
 Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
+
+Taught in ``notebooks/07_one_million_urls.ipynb`` (the same sizing); tested in
+``tests/test_cli.py``.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ a user who double-clicks sends the same message twice, and the second copy must
 be dropped.  :func:`click_stream` makes such a stream with the duplicates known,
 so any dedup stage can be scored with :func:`score`: duplicates dropped (good)
 and genuine clicks dropped (a false positive, the price of saving memory).
+
+Taught in ``notebooks/01_seen_ids.ipynb``; tested in ``tests/test_clicks.py``.
 """
 
 from __future__ import annotations

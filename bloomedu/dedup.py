@@ -3,6 +3,9 @@
 Every dedup stage in bloomedu, these two and the bit vectors and filters after
 them, has the same two methods, ``add(key)`` and ``key in stage``, so one
 function, :func:`deduplicate`, runs any of them on a click stream.
+
+Taught in ``notebooks/01_seen_ids.ipynb`` and
+``notebooks/02_hashed_ids.ipynb``; tested in ``tests/test_dedup.py``.
 """
 
 from __future__ import annotations

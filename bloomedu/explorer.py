@@ -10,6 +10,9 @@ Processing Letters 108(4), 2008), with the fill ratio and the optimal k.
 
 The numbers come from :func:`explore`, a pure function (same arguments, same
 numbers; unit-tested); :func:`explorer` is only the ipywidgets panel around it.
+
+Taught in ``notebooks/09_explorer.ipynb``; tested in
+``tests/test_explorer.py`` and ``tests/test_browser.py``.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Every figure has a fixed size and is drawn as PNG; each helper returns the
 matplotlib Axes it drew on, and the lesson ends the cell with ``plt.show()``.
+
+Taught in every lesson; tested in the doctests here.
 """
 
 from __future__ import annotations

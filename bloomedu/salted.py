@@ -7,6 +7,9 @@ several n-bit hash functions by appending a salt to the input
 ``BloomFilter(numberOfHashFunctions, numberOfBits)``: k such functions salted
 with "0", "1", ..., "k-1" (:class:`SaltedBloomFilter`).  With the default
 ``murmurhash2`` its bits match the article's JavaScript exactly.
+
+Taught in ``notebooks/03_bit_vector.ipynb`` and
+``notebooks/05_bloom_filter.ipynb``; tested in ``tests/test_salted.py``.
 """
 
 from __future__ import annotations

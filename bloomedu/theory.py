@@ -14,6 +14,10 @@ p false-positive rate.
   (lesson 06).
 - Space: bits per item against the information-theoretic lower bound, and
   estimating n back from the number of bits set (Swamidass and Baldi 2007).
+
+Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``
+and ``notebooks/06_false_positive_rate.ipynb``; tested in
+``tests/test_theory.py``.
 """
 
 from __future__ import annotations

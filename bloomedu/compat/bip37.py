@@ -15,6 +15,9 @@ that match.  :class:`Bip37Filter` is Bitcoin Core's ``CBloomFilter``:
 - an empty filter (0 bytes) ignores inserts and contains everything;
 - ``serialize()`` is the ``filterload`` payload: CompactSize length, the bytes,
   nHashFuncs (uint32 LE), nTweak (uint32 LE), nFlags (uint8).
+
+Taught in ``notebooks/08_bloom_filters_in_the_wild.ipynb``; tested in
+``tests/test_bip37.py``.
 """
 
 from __future__ import annotations
