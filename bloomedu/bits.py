@@ -171,7 +171,7 @@ class BitArray:
         """
         shifts = indices.astype(np.uint8)  # keeps the low 8 bits
         shifts &= 7
-        found = self.data[indices >> 3]
+        found = self.data.take(indices >> 3)  # take: faster than self.data[indices >> 3]
         found >>= shifts
         found &= 1
         return found.view(bool)

@@ -38,6 +38,7 @@ _FORMAT_VERSION = 1
 _MAX_HASHES = 1 << 16  # from_bytes reads a larger k as a corrupt header
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
+_FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors are pooled
 
 
 def _positive_int(value, name: str) -> int:
@@ -127,8 +128,7 @@ class BloomFilter:
         """
         if i > 0:
             running += h2  # wraps modulo 2**64, as in bit_position
-        np.copyto(out, running)
-        fmix64_array(out, scratch)
+        fmix64_array(out, scratch, source=running)
         np.floor_divide(out, self._m64, out=scratch)
         scratch *= self._m64
         out -= scratch
@@ -170,24 +170,52 @@ class BloomFilter:
         [True, True, False]
 
         Position i is computed only for the keys whose first i bits are all
-        set: most absent keys are ruled out by their first bit or two.
+        set: most absent keys are ruled out by their first bit or two.  The
+        few keys left after the first rounds are gathered from several chunks
+        before the next rounds, so that each numpy call has work enough.
         """
-        answers = []
+        answers, pool, pool_keys, pooled = [], [], 0, 0
+        first_rounds = range(min(_FIRST_ROUNDS, self.num_hashes))
         for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
-            answer = np.zeros(running.size, dtype=bool)  # then one concatenate: n bytes twice
-            alive, out = np.arange(running.size), np.empty_like(running)
-            scratch = np.empty_like(running)
-            for i in range(self.num_hashes):
-                found = self.bits.get_unchecked(self._next_positions(running, h2, i, out, scratch))
-                survivors = np.flatnonzero(found)  # then take: faster than alive[found]
-                alive = alive.take(survivors)
-                if i + 1 == self.num_hashes or not alive.size:
-                    break
-                running, h2 = running.take(survivors), h2.take(survivors)
-                out, scratch = out[:alive.size], scratch[:alive.size]
-            answer[alive] = True
-            answers.append(answer)
+            alive = np.arange(pool_keys, pool_keys + running.size)  # numbered within the pool
+            survivors = self._survivors(alive, running, h2, first_rounds)
+            pool.append(survivors)
+            pool_keys += running.size
+            pooled += survivors[0].size
+            if pooled >= _CHUNK_KEYS:  # the later rounds, on a chunk's worth of survivors
+                answers.append(self._finish(pool, pool_keys, first_rounds.stop))
+                pool, pool_keys, pooled = [], 0, 0
+        if pool_keys:
+            answers.append(self._finish(pool, pool_keys, first_rounds.stop))
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    def _finish(self, pool: list, pool_keys: int, start: int) -> np.ndarray:
+        """The answers of a pool's keys: the rounds from ``start`` on for its survivors."""
+        alive, running, h2 = (np.concatenate(parts) for parts in zip(*pool))
+        alive = self._survivors(alive, running, h2, range(start, self.num_hashes))[0]
+        answer = np.zeros(pool_keys, dtype=bool)
+        answer[alive] = True
+        return answer
+
+    def _survivors(self, alive: np.ndarray, running: np.ndarray, h2: np.ndarray,
+                   rounds: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The keys (numbers ``alive``) whose positions in ``rounds`` are all set.
+
+        ``running`` is h1 + (rounds.start - 1)*h2 (h1 if the rounds start at 0);
+        it and ``h2`` are returned for the survivors, ready for the next round.
+        """
+        out, scratch = np.empty_like(running), np.empty_like(running)
+        for i in rounds:
+            found = self.bits.get_unchecked(self._next_positions(running, h2, i, out, scratch))
+            survivors = np.flatnonzero(found)  # then take: faster than alive[found]
+            alive = alive.take(survivors)
+            if i + 1 == self.num_hashes:
+                break
+            running, h2 = running.take(survivors), h2.take(survivors)
+            if not alive.size:
+                break
+            out, scratch = out[:alive.size], scratch[:alive.size]
+        return alive, running, h2
 
     # --- what the filter holds ----------------------------------------------------
     @property

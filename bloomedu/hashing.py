@@ -215,16 +215,21 @@ _EIGHT = np.uint64(8)
 _R31, _S33 = np.uint64(31), np.uint64(33)
 
 
-def fmix64_array(h: np.ndarray, scratch: np.ndarray) -> None:
-    """:func:`fmix64` of every element, in place (``scratch``: a buffer like ``h``).
+def fmix64_array(h: np.ndarray, scratch: np.ndarray, source: np.ndarray | None = None) -> None:
+    """:func:`fmix64` of every element of ``source`` (default: ``h`` itself), into ``h``.
+
+    ``scratch``: a buffer like ``h``.  Reading the first step from ``source``
+    saves copying it into ``h`` first.
 
     >>> h = np.array([1], dtype=np.uint64); fmix64_array(h, np.empty_like(h))
     >>> int(h[0]) == fmix64(1)
     True
     """
-    for multiplier in (_F1, _F2):
-        h ^= np.right_shift(h, _S33, out=scratch)
-        h *= multiplier
+    source = h if source is None else source
+    np.bitwise_xor(source, np.right_shift(source, _S33, out=scratch), out=h)
+    h *= _F1
+    h ^= np.right_shift(h, _S33, out=scratch)
+    h *= _F2
     h ^= np.right_shift(h, _S33, out=scratch)
 
 
