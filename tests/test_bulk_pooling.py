@@ -20,3 +20,9 @@ def test_pooled_rounds_answer_what_in_answers(num_hashes, monkeypatch):
     answers = f.contains_many(queried)
     assert answers.tolist() == [int(key) in f for key in queried]
     assert answers.sum() > 2000  # the inserted keys, and some false positives
+
+
+def test_a_single_str_key_in_a_batch():  # its hashes are a one-element chunk
+    f = BloomFilter(1000, 3)
+    f.add_many(["x"])
+    assert f.contains_many(["x", "y"]).tolist() == ["x" in f, "y" in f] == [True, False]
