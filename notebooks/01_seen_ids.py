@@ -270,3 +270,8 @@ check.bytes_per_id(answer, id_chars=32)
 # article's next step keeps only a 32-bit hash of each ID. Lesson `02_hashed_ids.ipynb` measures
 # what that saves and what it costs: two different IDs can share a hash, and a genuine click is
 # then dropped as if it were a duplicate.
+#
+# *Where this lesson's code lives:* `bloomedu/clicks.py`, `bloomedu/dedup.py`,
+# `bloomedu/memory.py`; its tests: `tests/test_clicks.py`, `tests/test_dedup.py`. The README's
+# table maps every article step to its module, lesson and test.
+

@@ -360,3 +360,9 @@ check.genuine_dropped(answer, genuine=100_000, hash_bits=22)
 # Lesson `03_bit_vector.ipynb` replaces the growing set of hashes with a fixed array of 2**b bits,
 # one bit per possible hash value. The memory no longer depends on n, and its mistakes follow
 # the same theory measured here.
+#
+# *Where this lesson's code lives:* `bloomedu/dedup.py` (`HashedIds`), `bloomedu/hashing.py`,
+# `bloomedu/theory.py`, `bloomedu/classroom.py`; its tests: `tests/test_dedup.py`,
+# `tests/test_hashing.py`, `tests/test_theory.py`. The README's table maps every article step to
+# its module, lesson and test.
+

@@ -301,3 +301,8 @@ check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)
 # the input, and sets one bit per function. Lesson `04_salted_hashes.ipynb` builds that family,
 # reproduces the article's printed 42 and 174, and checks that differently salted hashes really
 # behave as independent ones.
+#
+# *Where this lesson's code lives:* `bloomedu/salted.py` (`BitVector`), `bloomedu/bits.py`,
+# `bloomedu/theory.py`; its tests: `tests/test_salted.py`, `tests/test_bits.py`. The README's table
+# maps every article step to its module, lesson and test.
+

@@ -251,3 +251,8 @@ check.measured_bits_set(answer, num_bits=256, num_hashes=3, n=50)
 # `05_bloom_filter.ipynb` puts k of them over one vector of 2**n bits: the article's
 # `BloomFilter(3, 8)`, each property in the article's list shown by an executed cell, and
 # bloomedu's general `BloomFilter`, which gets its k positions from one 128-bit hash.
+#
+# *Where this lesson's code lives:* `bloomedu/hashing.py` (`murmurhash2`, `n_bit_hash_function`);
+# its tests: `tests/test_hashing.py`. The README's table maps every article step to its module,
+# lesson and test.
+

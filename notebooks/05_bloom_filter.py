@@ -411,3 +411,9 @@ check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)
 # Every measured rate in this lesson landed on the formula (1 − e^(−kn/m))^k. Lesson
 # `06_false_positive_rate.ipynb` derives it, finds the k that minimises it, and measures where
 # the approximation is exact and where it is not.
+#
+# *Where this lesson's code lives:* `bloomedu/salted.py` (`SaltedBloomFilter`),
+# `bloomedu/filter.py` (`BloomFilter`), `bloomedu/classroom.py`; its tests: `tests/test_salted.py`,
+# `tests/test_filter.py`, `tests/test_classroom.py`. The README's table maps every article step to
+# its module, lesson and test.
+

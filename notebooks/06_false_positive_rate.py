@@ -503,3 +503,8 @@ check.measured_fpp(answer, num_bits=10_000, num_hashes=7, n=1000, trials=100_000
 #
 # Lesson `07_one_million_urls.ipynb` follows the second article: it sizes a filter for a
 # million URLs at p = 0.001 and checks the "under 2 MB" claim.
+#
+# *Where this lesson's code lives:* `bloomedu/theory.py`, `bloomedu/experiments.py`, the bulk path
+# of `bloomedu/filter.py`; its tests: `tests/test_theory.py`, `tests/test_experiments.py`,
+# `tests/test_bulk.py`. The README's table maps every article step to its module, lesson and test.
+

@@ -466,3 +466,9 @@ check.measured_fpp(answer, num_bits=14_377_588, num_hashes=10, n=1_000_000, tria
 #
 # `08_bloom_filters_in_the_wild.ipynb`: the same kind of filter, bit for bit as Guava
 # builds it in Java, and byte for byte as Bitcoin light wallets send it to the network.
+#
+# *Where this lesson's code lives:* `bloomedu/filter.py`, `bloomedu/urls.py`,
+# `bloomedu/blacklist.py`, `bloomedu/theory.py`; its tests: `tests/test_filter.py`,
+# `tests/test_urls.py`, `tests/test_blacklist.py`. The README's table maps every article step to
+# its module, lesson and test.
+

@@ -499,3 +499,8 @@ check.measured_bip37_fpp(answer, n=100_000, p=0.0001, trials=100_000)
 #
 # Next, `09_explorer.ipynb`: an interactive panel where you move m, k and n yourself and watch
 # the measured false-positive rate follow the formulas.
+#
+# *Where this lesson's code lives:* `bloomedu/compat/guava.py`, `bloomedu/compat/bip37.py`; its
+# tests: `tests/test_guava.py`, `tests/test_bip37.py`. The README's table maps every article step
+# to its module, lesson and test.
+

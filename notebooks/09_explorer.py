@@ -147,3 +147,8 @@ explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", see
 # around to size a filter from n and p. To read every lesson without Python, `make html` writes
 # them as a website in `build/html/`; to start again from the first step, open
 # `01_seen_ids.ipynb`.
+#
+# *Where this lesson's code lives:* `bloomedu/explorer.py`; its tests: `tests/test_explorer.py`,
+# `tests/test_browser.py`. The README's table maps every article step to its module, lesson and
+# test.
+
