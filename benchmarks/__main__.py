@@ -31,7 +31,7 @@ TARGETS = [  # (workload, measure, minimum ratio bloomedu / rbloom, in keys per 
 ]
 SWEEP_TARGET_S = 1.0
 NOTES = [
-    "### Where bloomedu's time goes", "",
+    "### Why", "",
     "- Inserting sets k bits per key at random places.  numpy has no duplicate-safe "
     "bitwise scatter that is fast (`np.bitwise_or.at` is slower still), so bloomedu marks "
     "each position in a scratch array of one byte per bit (m bytes, larger than the L2 "
@@ -170,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         for i, (workload, name) in enumerate(pairs, 1):
             print(f"[{i}/{len(pairs)}] {workload} {name}", file=sys.stderr, flush=True)
             runs.setdefault((workload, name), []).append(run(workload, name, directory))
+        print("bloomedu step by step", file=sys.stderr, flush=True)
+        steps = subprocess.run([sys.executable, "-m", "benchmarks.breakdown", directory],
+                               cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
     results = {pair: best_of(r) for pair, r in runs.items()}
     ratio_lines, all_pass = ratios(results)
     elapsed = time.perf_counter() - started
@@ -185,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         "uint64 array or list of str); rbloom `update(list)` and `in`; fastbloom-rs "
         "`add_*_batch`/`contains_*_batch`; pybloom-live `add` and `in`",
         "- peak memory: the process's peak resident set above its size with the keys loaded", "",
-        *ratio_lines, *tables(results), *NOTES]
+        *ratio_lines, *tables(results), *steps.stdout.splitlines(), "", *NOTES]
     text = "\n".join(report)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

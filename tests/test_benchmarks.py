@@ -61,3 +61,16 @@ def test_ratio_table_passes_only_when_every_target_is_met(sweep_s, expected):
     results["W2", "bloomedu"] = fake(0.05, 0.01)
     lines, all_pass = ratios(results)
     assert "| W2 insert vs rbloom | 0.60x | >= 0.8x | FAIL |" in lines and not all_pass
+
+
+def test_breakdown_table_has_a_row_per_workload(tmp_path):  # the harness runs; no time is checked
+    from benchmarks.breakdown import table
+    keys = uint64_keys(2000, seed=4)
+    np.save(tmp_path / "W2_inserted.npy", keys[:1000])
+    np.save(tmp_path / "W2_absent.npy", keys[1000:])
+    for part in ("inserted", "absent"):
+        (tmp_path / f"W1_{part}.txt").write_text("\n".join(f"https://{part}.example/{i}"
+                                                           for i in range(1000)))
+    rows = [line for line in table(tmp_path) if line.startswith("| W")]
+    assert [row.split("|")[1].strip() for row in rows] == ["W1", "W2"]
+    assert all(len(row.split("|")) == 8 for row in rows)
