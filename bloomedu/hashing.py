@@ -324,16 +324,47 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
         raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
                         f"not {type(keys).__name__}")
     pieces, size = [], 0
-    for piece in _chunked(keys, min(chunk_keys, _PIECE_KEYS)):  # checking, hashing: in cache
-        if not _ascii_strs(piece) and set(map(type, piece)) != {bytes}:
-            piece = [key_to_bytes(key) for key in piece]  # a bad key raises here
-        pieces.append(b"".join(map(mmh3.hash_bytes, piece)))  # faster than np.fromiter(.., "S16")
-        size += len(piece)
+    for digests in _digest_pieces(keys, min(chunk_keys, _PIECE_KEYS)):  # their keys in cache
+        pieces.append(digests)
+        size += len(digests) // 16
         if size >= chunk_keys:
             yield _halves(pieces)
             pieces, size = [], 0
     if pieces:
         yield _halves(pieces)
+
+
+def _digest_pieces(keys: Iterable, size: int) -> Iterator[bytes]:
+    """The 16-byte MurmurHash3 digests of ``size`` keys at a time, joined.
+
+    A list or tuple of ASCII str is hashed straight from an iterator over it
+    (no slice of the list, no separate check): ``filter(str.isascii, ..)``
+    drops any other str, and a piece that lost a key is hashed again the
+    careful way; a key that is not a str sends the rest the careful way.
+    """
+    if not isinstance(keys, (list, tuple)):
+        yield from _careful_digest_pieces(keys, size)
+        return
+    iterator = iter(keys)
+    for start in range(0, len(keys), size):
+        count = min(size, len(keys) - start)
+        try:
+            digests = b"".join(map(mmh3.hash_bytes, filter(str.isascii, islice(iterator, count))))
+        except TypeError:  # str.isascii of a key that is not a str
+            yield from _careful_digest_pieces(islice(keys, start, None), size)
+            return
+        if len(digests) < 16 * count:  # a non-ASCII str was left out
+            digests = next(_careful_digest_pieces(keys[start:start + count], count))
+        yield digests
+
+
+def _careful_digest_pieces(keys: Iterable, size: int) -> Iterator[bytes]:
+    """:func:`_digest_pieces` for any iterable: keys other than ASCII str or bytes go
+    through :func:`key_to_bytes` (a bad key raises there)."""
+    for piece in _chunked(keys, size):
+        if not _ascii_strs(piece) and set(map(type, piece)) != {bytes}:
+            piece = [key_to_bytes(key) for key in piece]
+        yield b"".join(map(mmh3.hash_bytes, piece))  # faster than np.fromiter(.., "S16")
 
 
 def _halves(digests: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
