@@ -42,8 +42,7 @@ _FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors
 
 
 def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or not 0 < value < 2 ** 63:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value < 2**63:
         raise ValueError(f"{name} must be a positive int below 2**63, got {value!r}")
     return int(value)
 
@@ -122,9 +121,8 @@ class BloomFilter:
                         out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
         """Position i of every key, into ``out``; ``running`` goes from h1 + (i-1)*h2 to h1 + i*h2.
 
-        The same ``fmix64(running) mod m`` as :func:`~bloomedu.hashing.bit_position`.
-        ``x % m`` is written ``x - (x // m) * m``: numpy divides by a scalar
-        with a multiply and a shift, several times faster than its ``%``.
+        The same ``fmix64(running) mod m`` as :func:`~bloomedu.hashing.bit_position`, with
+        ``x % m`` as ``x - (x // m) * m`` (numpy's ``//`` by a scalar is several times faster).
         """
         if i > 0:
             running += h2  # wraps modulo 2**64, as in bit_position
@@ -144,10 +142,9 @@ class BloomFilter:
     def add_many(self, keys) -> None:
         """Insert many keys: a numpy integer array, or an iterable of str/bytes/int.
 
-        Sets exactly the bits that ``add`` would set for each key.  If a key is
-        rejected, no bit of the filter has changed: for m up to 40 Mi bits the
-        bits are staged in a scratch array first; a larger filter checks every
-        key in a first pass.
+        Sets exactly the bits that ``add`` would set for each key.  If a key is rejected, no
+        bit of the filter has changed: for m up to 40 Mi bits the bits are staged in a scratch
+        array first; a larger filter checks every key in a first pass.
 
         >>> f = BloomFilter(1024, 3)
         >>> f.add_many(np.arange(100, dtype=np.uint64))
@@ -169,50 +166,40 @@ class BloomFilter:
         >>> f.contains_many(["a", "b", "zzz"]).tolist()
         [True, True, False]
 
-        Position i is computed only for the keys whose first i bits are all
-        set: most absent keys are ruled out by their first bit or two.  The
-        few keys left after the first rounds are gathered from several chunks
-        before the next rounds, so that each numpy call has work enough.
+        Position i is computed only for the keys whose first i bits are all set (most absent
+        keys fail at their first bit or two); keys left after two rounds are pooled over chunks.
         """
         answers, pool, pool_keys, pooled = [], [], 0, 0
-        first_rounds = range(min(_FIRST_ROUNDS, self.num_hashes))
+        first = range(min(_FIRST_ROUNDS, self.num_hashes))
         for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
-            alive = np.arange(pool_keys, pool_keys + running.size)  # numbered within the pool
-            survivors = self._survivors(alive, running, h2, first_rounds)
-            pool.append(survivors)
-            pool_keys += running.size
-            pooled += survivors[0].size
+            pool.append(self._survivors(np.arange(pool_keys, pool_keys + running.size),
+                                        running, h2, first))  # keys numbered within the pool
+            pool_keys, pooled = pool_keys + running.size, pooled + pool[-1][0].size
             if pooled >= _CHUNK_KEYS:  # the later rounds, on a chunk's worth of survivors
-                answers.append(self._finish(pool, pool_keys, first_rounds.stop))
+                answers.append(self._finish(pool, pool_keys, first.stop))
                 pool, pool_keys, pooled = [], 0, 0
         if pool_keys:
-            answers.append(self._finish(pool, pool_keys, first_rounds.stop))
+            answers.append(self._finish(pool, pool_keys, first.stop))
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def _finish(self, pool: list, pool_keys: int, start: int) -> np.ndarray:
         """The answers of a pool's keys: the rounds from ``start`` on for its survivors."""
-        alive, running, h2 = (np.concatenate(parts) for parts in zip(*pool))
-        alive = self._survivors(alive, running, h2, range(start, self.num_hashes))[0]
+        alive = self._survivors(*(np.concatenate(parts) for parts in zip(*pool)),
+                                range(start, self.num_hashes))[0]
         answer = np.zeros(pool_keys, dtype=bool)
-        answer[alive] = True
+        answer[alive] = True  # the pool's keys that passed every round
         return answer
 
-    def _survivors(self, alive: np.ndarray, running: np.ndarray, h2: np.ndarray,
-                   rounds: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The keys (numbers ``alive``) whose positions in ``rounds`` are all set.
-
-        ``running`` is h1 + (rounds.start - 1)*h2 (h1 if the rounds start at 0);
-        it and ``h2`` are returned for the survivors, ready for the next round.
-        """
+    def _survivors(self, alive: np.ndarray, running: np.ndarray, h2: np.ndarray, rounds: range):
+        """The keys (numbers ``alive``) whose positions in ``rounds`` are all set, with their
+        ``running`` (h1 + (i-1)*h2 before round i) and ``h2``, ready for the next round."""
         out, scratch = np.empty_like(running), np.empty_like(running)
         for i in rounds:
             found = self.bits.get_unchecked(self._next_positions(running, h2, i, out, scratch))
             survivors = np.flatnonzero(found)  # then take: faster than alive[found]
             alive = alive.take(survivors)
-            if i + 1 == self.num_hashes:
-                break
             running, h2 = running.take(survivors), h2.take(survivors)
-            if not alive.size:
+            if i + 1 == self.num_hashes or not alive.size:
                 break
             out, scratch = out[:alive.size], scratch[:alive.size]
         return alive, running, h2
