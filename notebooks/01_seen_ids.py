@@ -1,7 +1,11 @@
 # ---
 # jupyter:
+#   bloomedu:
+#     summary: Deduplicate a stream of ad clicks exactly with a dict of seen IDs, and
+#       measure what a day of IDs costs in memory.
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
 #     text_representation:
 #       extension: .py
 #       format_name: percent

@@ -1,7 +1,11 @@
 # ---
 # jupyter:
+#   bloomedu:
+#     summary: "One hash and one bit per possible value: the article's degenerate Bloom\
+#       \ filter and its false-positive rate 1 \u2212 (1 \u2212 1/m)^n."
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
 #     text_representation:
 #       extension: .py
 #       format_name: percent

@@ -1,7 +1,11 @@
 # ---
 # jupyter:
+#   bloomedu:
+#     summary: Hundreds of filters measured against the classic and exact formulas as
+#       m, k and n change, and why small filters need mixed hashing.
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
 #     text_representation:
 #       extension: .py
 #       format_name: percent

@@ -1,7 +1,11 @@
 # ---
 # jupyter:
+#   bloomedu:
+#     summary: Size a filter from n and p, store a million URLs in under 2 MB, and put
+#       it in front of a real SQLite blacklist.
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
 #     text_representation:
 #       extension: .py
 #       format_name: percent

@@ -97,14 +97,22 @@ def _first_sentence(text: str) -> str:
 
 
 def summarize(nb) -> tuple[str, str]:
-    """A lesson's first heading and the first sentence of the first paragraph after it.
+    """A lesson's first heading, and its one-line summary.
+
+    The summary is the notebook's ``bloomedu.summary`` metadata when it has
+    one (lessons open with what they build on, which makes a poor index line),
+    else the first sentence of the first paragraph after the heading.
 
     >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
     ...     "# 03 · The bit vector\\n\\nLesson 02 kept a hash, e.g. 32 bits. Then more."
     ...     "\\n\\n## Next")])
     >>> summarize(nb)
     ('03 · The bit vector', 'Lesson 02 kept a hash, e.g. 32 bits.')
+    >>> nb.metadata["bloomedu"] = {"summary": "One bit per hash value."}
+    >>> summarize(nb)
+    ('03 · The bit vector', 'One bit per hash value.')
     """
+    summary = nb.metadata.get("bloomedu", {}).get("summary")
     title, paragraphs = None, []
     for cell in nb.cells:
         if cell.cell_type != "markdown":
@@ -122,8 +130,8 @@ def summarize(nb) -> tuple[str, str]:
             elif title is not None and not heading:
                 paragraphs.append(block)
             if title is not None and paragraphs:
-                return title, _first_sentence(paragraphs[0])
-    return title or "(untitled lesson)", ""
+                return title, summary or _first_sentence(paragraphs[0])
+    return title or "(untitled lesson)", summary or ""
 
 
 def _inline_markdown(text: str) -> str:
