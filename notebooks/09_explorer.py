@@ -35,6 +35,7 @@ import math
 
 import matplotlib.pyplot as plt
 
+from bloomedu.exercises import check
 from bloomedu.explorer import explore, explorer, make_keys
 from bloomedu.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
 
@@ -138,6 +139,44 @@ for m in (64, 256, 1024, 10_000):
 # %%
 # NBVAL_IGNORE_OUTPUT
 explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", seed=SEED)
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/09_explorer_solutions.ipynb`; try first.
+
+# %% [markdown]
+# **09.1 (compute).** What fraction of its m = 20,000 bits does a filter with k = 3 hash
+# functions have set after n = 2,500 keys?
+#
+# This is the "expected" fill ratio the panel prints beside the measured one.
+
+# %%
+answer = None  # replace None with your answer
+check.fill_ratio(answer, m=20_000, k=3, n=2500)
+
+# %% [markdown]
+# **09.2 (predict).** Set the explorer to m = 8,000 bits and n = 1,000 keys with the curve over
+# k: at which whole k does the curve of the formulas bottom out?
+#
+# Predict first, then move the sliders to see whether the panel agrees.
+
+# %%
+answer = None  # replace None with your answer
+check.optimal_k(answer, m=8000, n=1000)
+
+# %% [markdown]
+# **09.3 (measure).** With URL keys, measure the false-positive rate of BloomFilter(8_000, 3)
+# holding 1,000 URLs on 20,000 URLs never inserted.
+#
+# `explore` does it in one call (its `measured` field, with `key_type="url"`); or build the
+# filter by hand with `make_keys`, `add_many` and `contains_many`.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_fpp(answer, num_bits=8000, num_hashes=3, n=1000, trials=20_000)
 
 # %% [markdown]
 # ## What comes next

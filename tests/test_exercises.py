@@ -14,6 +14,7 @@ import pytest
 from bloomedu import BitVector, BloomFilter, HashedIds, click_stream, deduplicate
 from bloomedu.clicks import uuid4_strings
 from bloomedu.compat import Bip37Filter
+from bloomedu.explorer import make_keys
 from bloomedu.hashing import n_bit_hash_function
 from bloomedu.exercises import EXERCISES, Exercise, check, show
 from bloomedu.hashing import murmur3_32, murmurhash2
@@ -51,6 +52,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "07.2": 5000 + 0.001 * 1_000_000,
     "08.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
     "08.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
+    "09.1": 1 - math.exp(-3 * 2500 / 20_000),
+    "09.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
 }
 
 
@@ -82,6 +85,10 @@ def _measure(name: str, params: dict):
         for item in items[:params["n"]]:
             f.insert(item)
         return f.contains_many(items[params["n"]:]).mean()
+    if name == "09.3":  # the explorer's URL keys: inserted and queried ones never coincide
+        f = BloomFilter(params["num_bits"], params["num_hashes"])
+        f.add_many(make_keys("url", params["n"], seed=2024, inserted=True))
+        return f.contains_many(make_keys("url", params["trials"], seed=2024, inserted=False)).mean()
     # 05.3, 06.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
     f = BloomFilter(params["num_bits"], params["num_hashes"])
     f.add_many(np.arange(params["n"], dtype=np.uint64))
@@ -108,7 +115,7 @@ def test_the_right_answer_is_accepted(capsys, exercise):
 
 
 def test_catalogue_has_two_or_three_exercises_per_lesson_in_order():
-    assert list(EXERCISES) == [f"{i:02d}" for i in range(1, 9)]
+    assert list(EXERCISES) == [f"{i:02d}" for i in range(1, 10)]
     order = {"compute": 0, "predict": 1, "measure": 2}
     for lesson, exercises in EXERCISES.items():
         assert 2 <= len(exercises) <= 3
@@ -235,6 +242,14 @@ SLIPS = [
     ("measured_bip37_fpp", {}, 0.0001, "the rate asked for"),
     ("measured_bip37_fpp", {}, 29_340, "count"),
     ("measured_bip37_fpp", {}, 1.0, "inserted ones"),
+    ("fill_ratio", {}, (1 - math.exp(-0.375)) ** 3, "that is the false-positive rate"),
+    ("fill_ratio", {}, 1 - math.exp(-2500 / 20_000), "each key sets k = 3 bits"),
+    ("fill_ratio", {}, math.exp(-0.375), "still 0"),
+    ("fill_ratio", {}, 0.375, "counts a bit set twice"),
+    ("fill_ratio", {}, 20_000 * (1 - math.exp(-0.375)), "number of bits set"),
+    ("fill_ratio", {}, 31.27, "percentage"),
+    ("fill_ratio", {}, 1.0, "swapped m and n"),
+    ("optimal_k", {"m": 8000, "n": 1000}, 5.545, "whole number"),
 ]
 
 
@@ -328,7 +343,7 @@ def test_exercise_cell_spells_parameters_as_python():
 
 # --- the lessons pose the catalogue's exercises, the solutions answer them ------------------
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-WITH_EXERCISES = {"01", "02", "03", "04", "05", "06", "07", "08"}
+WITH_EXERCISES = {"01", "02", "03", "04", "05", "06", "07", "08", "09"}
 
 
 def _cells(path: Path) -> list[dict]:

@@ -12,7 +12,7 @@ The checker prints "Correct: ...", an explanation of the specific slip
 9.4, but this filter has m/n = 10"), or "Not answered yet" for ``None``, and
 returns a bool; it never raises on an answer, so the student notebooks run
 with every exercise blank.  :data:`EXERCISES` is the catalogue, keyed by
-lesson "01" to "08"; :func:`show` prints a lesson's questions.
+lesson "01" to "09"; :func:`show` prints a lesson's questions.
 
 >>> check.optimal_k(None, m=10_000, n=1000)
 Not answered yet: replace None with k.

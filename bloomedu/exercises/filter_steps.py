@@ -1,6 +1,7 @@
-"""Exercises for lessons 05-08: article 1's ``BloomFilter(k, n)`` (step 5), the rate as m and
+"""Exercises for lessons 05-09: article 1's ``BloomFilter(k, n)`` (step 5), the rate as m and
 k change, and article 2 ("Bloom Filter: come memorizzare 1 Milione di stringhe in meno
-di 2MB?"): sizing from (n, p), the blacklist cache, Guava and Bitcoin's BIP37.
+di 2MB?"): sizing from (n, p), the blacklist cache, Guava and Bitcoin's BIP37, and the
+explorer of m, k and n (its fill ratio, the bottom of its curve, a rate measured on URLs).
 """
 
 from __future__ import annotations
@@ -267,6 +268,34 @@ def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int 
                           mistakes=slips)
 
 
+# --- lesson 09: the explorer ----------------------------------------------------------------
+@checker
+def fill_ratio(answer, m: int = 20_000, k: int = 3, n: int = 2_500):
+    """The fraction of m bits expected to be set after n keys with k hashes: 1 - e^(-kn/m).
+
+    The exact 1 - (1 - 1/m)^(kn) is accepted too: at thousands of bits the two agree.
+
+    >>> fill_ratio(0.3127, m=20_000, k=3, n=2_500)
+    Correct: the fill ratio = 0.3127.
+    True
+    >>> fill_ratio(0.3127 ** 3, m=20_000, k=3, n=2_500)
+    Not quite: that is the false-positive rate (the fill raised to the power k = 3); the fill ratio is the fraction of bits set.
+    False
+    """
+    fill = -math.expm1(-k * n / m)
+    return judge(answer, fill, "the fill ratio", rel=0.002, mistakes=[
+        Mistake(fill ** k, f"that is the false-positive rate (the fill raised to the power k = {k}); "
+                "the fill ratio is the fraction of bits set"),
+        Mistake(-math.expm1(-n / m), f"each key sets k = {k} bits, not one: the exponent is -kn/m"),
+        Mistake(math.exp(-k * n / m), "that is the fraction of bits still 0; the fill is 1 minus it"),
+        Mistake(k * n / m, "kn/m counts a bit set twice as two; a bit stays 0 with probability "
+                "e^(-kn/m), so the fill is 1 - e^(-kn/m)"),
+        Mistake(m * fill, f"that is the number of bits set; divide by m = {fmt(m)} for the ratio"),
+        Mistake(100 * fill, "you gave a percentage; give the fill ratio as a fraction (50% is 0.5)"),
+        Mistake(-math.expm1(-k * m / n), "you swapped m and n: the exponent is -kn/m"),
+    ], hint="1 - e^(-kn/m).")
+
+
 EXERCISES = [
     Exercise("05", 1, "compute", "How many bytes of bits does the article's BloomFilter("
              "{num_hashes}, {hash_bits}) hold?", "article_filter_bytes",
@@ -301,4 +330,14 @@ EXERCISES = [
     Exercise("08", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
              "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
              "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
+    Exercise("09", 1, "compute", "What fraction of its m = {m:,} bits does a filter with k = {k} "
+             "hash functions have set after n = {n:,} keys?", "fill_ratio",
+             {"m": 20_000, "k": 3, "n": 2_500}),
+    Exercise("09", 2, "predict", "Set the explorer to m = {m:,} bits and n = {n:,} keys with the "
+             "curve over k: at which whole k does the curve of the formulas bottom out?",
+             "optimal_k", {"m": 8_000, "n": 1_000}),
+    Exercise("09", 3, "measure", "With URL keys, measure the false-positive rate of "
+             "BloomFilter({num_bits:_}, {num_hashes}) holding {n:,} URLs on {trials:,} URLs never "
+             "inserted.", "measured_fpp",
+             {"num_bits": 8_000, "num_hashes": 3, "n": 1_000, "trials": 20_000}),
 ]
