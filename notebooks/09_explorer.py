@@ -1,7 +1,11 @@
 # ---
 # jupyter:
+#   bloomedu:
+#     summary: 'An interactive panel: move m, k and n and watch the measured false-positive
+#       rate follow the classic and exact formulas.'
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
 #     text_representation:
 #       extension: .py
 #       format_name: percent

@@ -188,3 +188,10 @@ def test_module_doctests():
     # tools/ is outside pytest's testpaths, so its docstring examples run here
     result = doctest.testmod(tools.build_site, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_every_lesson_carries_its_index_summary():
+    # Lessons open with what they build on; the index line is the summary in the metadata.
+    for path in LESSONS:
+        summary = nbformat.read(path, as_version=4).metadata.get("bloomedu", {}).get("summary", "")
+        assert 40 <= len(summary) <= 160 and summary.endswith("."), (path.name, summary)
