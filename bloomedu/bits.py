@@ -14,6 +14,8 @@ from typing import Iterable
 
 import numpy as np
 
+from .checks import is_int
+
 __all__ = ["BitArray"]
 
 # Above this many positions per bit of the array, setting bits through a byte
@@ -37,7 +39,7 @@ class BitArray:
     __slots__ = ("num_bits", "data")
 
     def __init__(self, num_bits: int, word_bits: int = 64):
-        if isinstance(num_bits, bool) or not isinstance(num_bits, (int, np.integer)) or num_bits <= 0:
+        if not is_int(num_bits) or num_bits <= 0:
             raise ValueError(f"num_bits must be a positive int, got {num_bits!r}")
         if word_bits not in (8, 16, 32, 64):
             raise ValueError(f"word_bits must be 8, 16, 32 or 64, got {word_bits!r}")
@@ -47,7 +49,7 @@ class BitArray:
 
     # --- one bit at a time: what the lessons show ---------------------------------
     def _check(self, index: int) -> int:
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+        if not is_int(index):
             raise TypeError(f"bit index must be an int, not {type(index).__name__}")
         if not 0 <= index < self.num_bits:
             raise IndexError(f"bit index must be in 0..{self.num_bits - 1}, got {index}")

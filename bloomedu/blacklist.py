@@ -27,6 +27,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from .checks import is_int
 from .filter import BloomFilter
 
 __all__ = ["create_database", "BlacklistDatabase", "BlacklistCache", "LookupStats"]
@@ -169,10 +170,10 @@ class BlacklistDatabase:
 
     def iter_urls(self, chunk_size: int = _CHUNK_ROWS) -> Iterator[list[str]]:
         """Every blacklisted URL, as lists of up to ``chunk_size`` (not counted as queries)."""
-        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        if not is_int(chunk_size) or chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
         cursor = self._connection.execute("SELECT url FROM blacklist")
-        while rows := cursor.fetchmany(chunk_size):
+        while rows := cursor.fetchmany(int(chunk_size)):
             yield [url for (url,) in rows]
 
     def __len__(self) -> int:

@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from .checks import is_int
 from .clicks import uuid4_strings
 from .plots import decorate, draw_bit_groups, new_axes
 
@@ -43,7 +44,7 @@ _NUMBERED_BITS = 128  # up to this m each cell shows its index
 
 
 def _max_tries(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+    if not is_int(value) or value <= 0:
         raise ValueError(f"max_tries must be a positive int, got {value!r}")
     return int(value)
 
@@ -299,8 +300,9 @@ def fill_curve(bloom_filter, keys: Iterable, points: int = 50) -> FillCurve:
     >>> curve.n.tolist(), curve.theory.round(3).tolist()
     ([0, 50, 100, 150, 200], [0.0, 0.139, 0.259, 0.362, 0.451])
     """
-    if isinstance(points, bool) or not isinstance(points, int) or points <= 0:
+    if not is_int(points) or points <= 0:
         raise ValueError(f"points must be a positive int, got {points!r}")
+    points = int(points)
     if bloom_filter.bits.count():
         raise ValueError("bloom_filter must be empty: the curve starts from no keys")
     keys = list(keys)

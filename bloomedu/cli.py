@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 
 from . import theory
+from .checks import is_int
 
 __all__ = ["SizeReport", "size_report", "human_bytes", "main"]
 
@@ -37,7 +38,7 @@ def human_bytes(nbytes: int) -> str:
     >>> human_bytes(512), human_bytes(1_797_199), human_bytes(3 * 2**30)
     ('512 B', '1.71 MiB', '3.00 GiB')
     """
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+    if not is_int(nbytes) or nbytes < 0:
         raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
     value, unit = float(nbytes), 0
     while value >= 1024 and unit < len(_UNITS) - 1:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import is_int, is_number
+
 __all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "score"]
 
 # The two lower-case hex digits of each byte value, as one little-endian 16-bit word.
@@ -64,14 +66,14 @@ def uuid4_strings(count: int, rng: np.random.Generator) -> list[str]:
 
 
 def _check_count(value, name: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if not is_int(value) or value < minimum:
         kind = "a non-negative" if minimum == 0 else f"an int >= {minimum}, i.e. a positive"
         raise ValueError(f"{name} must be {kind} int, got {value!r}")
     return int(value)
 
 
 def _check_rate(value, name: str, low: float, high: float | None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+    if not is_number(value) \
             or not (low <= value if high is None else low <= value <= high) or value != value:
         allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
         raise ValueError(f"{name} must be a number {allowed}, got {value!r}")

@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .checks import is_int, is_number
 from .filter import BloomFilter
 from .hashing import fmix64_array, murmur3_128_uint64
 from .theory import exact_false_positive_rate, false_positive_rate
@@ -46,7 +47,7 @@ _ONE = np.uint64(1)
 
 
 def _whole(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int >= {minimum}, not {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
@@ -195,7 +196,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     successes = _whole(successes, "successes", 0)
     if successes > trials:
         raise ValueError(f"successes must be at most trials={trials}, got {successes}")
-    if isinstance(z, bool) or not isinstance(z, numbers.Real) or not z > 0:
+    if not is_number(z) or not z > 0:
         raise ValueError(f"z must be a positive number, got {z!r}")
     p = successes / trials
     z2 = z * z / trials

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import theory
+from .checks import is_int
 from .filter import BloomFilter
 from .plots import draw_measured_vs_theory
 
@@ -33,7 +34,7 @@ SEED = 2026
 
 
 def _positive_int(value, name: str, limit: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0 \
+    if not is_int(value) or value <= 0 \
             or (limit is not None and value > limit):
         allowed = f"1..{limit}" if limit is not None else "a positive int"
         raise ValueError(f"{name} must be an int in {allowed}, got {value!r}")

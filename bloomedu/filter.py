@@ -26,6 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from .bits import BitArray
+from .checks import is_int, is_number
 from .hashing import bit_position, double_hash_indices, fmix64_array, hash128, hashed_chunks
 from .theory import LN2, estimate_count, num_bits_for
 
@@ -42,7 +43,7 @@ _FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors
 
 
 def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value < 2**63:
+    if not is_int(value) or not 0 < value < 2**63:
         raise ValueError(f"{name} must be a positive int below 2**63, got {value!r}")
     return int(value)
 
@@ -79,7 +80,7 @@ class BloomFilter:
         (14377588, 10, 1797200)
         """
         n = _positive_int(expected_items, "expected_items")
-        if isinstance(fpp, bool) or not isinstance(fpp, (int, float, np.floating)) \
+        if not is_number(fpp) \
                 or not 0.0 < fpp < 1.0:
             raise ValueError(f"fpp must be a float strictly between 0 and 1, got {fpp!r}")
         m = num_bits_for(n, float(fpp))

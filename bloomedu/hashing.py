@@ -22,6 +22,8 @@ from typing import Callable, Iterable, Iterator
 import mmh3
 import numpy as np
 
+from .checks import is_int
+
 __all__ = [
     "murmurhash2",
     "js_utf8",
@@ -80,9 +82,9 @@ def murmurhash2(data: str | bytes, seed: int = 0) -> int:
     42
     """
     data = js_utf8(data) if isinstance(data, str) else _utf8(data)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MASK32:
+    if not is_int(seed) or not 0 <= seed <= _MASK32:
         raise ValueError(f"seed must be an int in 0..2**32-1, got {seed!r}")
-    length = len(data)
+    seed, length = int(seed), len(data)
     h = (seed ^ length) & _MASK32
     whole = length - length % 4
     for k in struct.unpack_from(f"<{whole // 4}I", data):  # the 4-byte little-endian blocks
@@ -118,10 +120,11 @@ def n_bit_hash_function(n: int, salt: str,
     >>> first("123"), second("123")
     (42, 174)
     """
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 32:
+    if not is_int(n) or not 1 <= n <= 32:
         raise ValueError(f"n (hash bits) must be an int in 1..32, got {n!r}")
     if not isinstance(salt, str):
         raise TypeError(f"salt must be str, not {type(salt).__name__}")
+    n = int(n)
     upper_bound = 2 ** n
 
     def n_bit_hash(text: str) -> int:

@@ -17,15 +17,16 @@ from __future__ import annotations
 from typing import Callable
 
 from .bits import BitArray
+from .checks import is_int
 from .hashing import murmurhash2, n_bit_hash_function
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
 
 
 def _hash_bits(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 32:
+    if not is_int(value) or not 1 <= value <= 32:
         raise ValueError(f"hash_bits must be an int in 1..32, got {value!r}")
-    return value
+    return int(value)
 
 
 def _check_key(key) -> str:
@@ -51,10 +52,10 @@ class SaltedBloomFilter:
 
     def __init__(self, num_hashes: int, hash_bits: int,
                  hash_function: Callable[[str], int] = murmurhash2):
-        if isinstance(num_hashes, bool) or not isinstance(num_hashes, int) or num_hashes <= 0:
+        if not is_int(num_hashes) or num_hashes <= 0:
             raise ValueError(f"num_hashes must be a positive int, got {num_hashes!r}")
         self.hash_bits = _hash_bits(hash_bits)
-        self.num_hashes = num_hashes
+        self.num_hashes = int(num_hashes)
         self.num_bits = 2 ** self.hash_bits
         self.hash_functions = [n_bit_hash_function(self.hash_bits, str(i), hash_function)
                                for i in range(num_hashes)]

@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from .checks import is_number
+
 __all__ = [
     "expected_collisions",
     "collision_probability",
@@ -45,13 +47,13 @@ LN2 = math.log(2)
 
 
 def _positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+    if not is_number(value) or not value > 0:
         raise ValueError(f"{name} must be a positive number, got {value!r}")
     return value
 
 
 def _non_negative(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+    if not is_number(value) or not value >= 0:
         raise ValueError(f"{name} must be a non-negative number, got {value!r}")
     return value
 
@@ -138,7 +140,7 @@ def num_bits_for(n: int, p: float) -> int:
     14377588
     """
     n = _positive(n, "n")
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < 1:
+    if not is_number(p) or not 0 < p < 1:
         raise ValueError(f"p must be strictly between 0 and 1, got {p!r}")
     return math.ceil(-n * math.log(p) / LN2 ** 2)
 
@@ -160,7 +162,7 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
     """
     m = _positive(num_bits, "num_bits")
     k = _positive(num_hashes, "num_hashes")
-    if isinstance(bits_set, bool) or not isinstance(bits_set, numbers.Real) \
+    if not is_number(bits_set) \
             or not 0 <= bits_set <= m:
         raise ValueError(f"bits_set must be a number from 0 to num_bits={m!r}, got {bits_set!r}")
     if bits_set == m:
@@ -170,7 +172,7 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
 
 def _whole(value, name: str, minimum: int) -> int:
     """``value`` as an int >= minimum; numpy integers and whole floats (1e5) are accepted."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_number(value):
         raise TypeError(f"{name} must be a whole number, not {type(value).__name__}")
     if not isinstance(value, numbers.Integral) and not float(value).is_integer():
         raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
@@ -282,7 +284,7 @@ def measured_rate_std(num_bits: int, n: int, num_hashes: int, num_queries: int) 
 
 
 def _rate(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < p < 1:
+    if not is_number(p) or not 0 < p < 1:
         raise ValueError(f"p must be strictly between 0 and 1, got {p!r}")
     return float(p)
 

@@ -29,6 +29,8 @@ from itertools import product
 
 import numpy as np
 
+from .checks import is_int, is_number
+
 __all__ = ["MALICIOUS_TLDS", "SAFE_TLDS", "malicious_urls", "safe_urls", "traffic_mix"]
 
 MALICIOUS_TLDS = ("xyz", "top", "club", "online", "site", "icu", "buzz", "live", "ru", "tk",
@@ -79,13 +81,13 @@ _SAFE = _safe_parts()
 
 
 def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= _MAX_URLS:
+    if not is_int(n) or not 0 <= n <= _MAX_URLS:
         raise ValueError(f"n must be an int in 0..2**32, got {n!r}")
     return int(n)
 
 
 def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     return int(seed)
 
@@ -140,7 +142,7 @@ def traffic_mix(num_requests: int, malicious: list[str], safe: list[str],
     (['http://evil.xyz/1', 'http://evil.xyz/1', 'https://ok.org/2', 'https://ok.org/2', 'http://evil.xyz/1'], [True, True, False, False, True])
     """
     num_requests, seed = _check_n(num_requests), _check_seed(seed)
-    if isinstance(malicious_share, bool) or not isinstance(malicious_share, (int, float)) \
+    if not is_number(malicious_share) \
             or not 0.0 <= malicious_share <= 1.0:
         raise ValueError(f"malicious_share must be a number in [0, 1], got {malicious_share!r}")
     rng = np.random.default_rng(seed)

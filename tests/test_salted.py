@@ -145,3 +145,11 @@ def test_non_str_key_raises_and_leaves_the_bits_unchanged(make, key):
     with pytest.raises(TypeError, match="key must be str"):
         key in stage  # noqa: B015 - the membership test itself must raise
     assert np.array_equal(stage.bits.data, before) and before.any()
+
+
+def test_numpy_integers_work_where_ints_do():
+    # A size computed with numpy (np.int64) is a whole number like any int.
+    from_numpy = SaltedBloomFilter(np.int64(3), np.int64(8))
+    assert from_numpy.bit_indices("123") == SaltedBloomFilter(3, 8).bit_indices("123")
+    assert type(from_numpy.num_hashes) is int and type(from_numpy.hash_bits) is int
+    assert type(n_bit_hash_function(np.uint8(8), "nejakaSul")("123")) is int

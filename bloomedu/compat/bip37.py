@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ..bits import BitArray
+from ..checks import is_int, is_number
 from ..hashing import murmur3_32
 
 __all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
@@ -43,7 +44,7 @@ LN2 = float("0.6931471805599453094172321214581765680755001343602552")
 
 
 def _check_int(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     if not low <= value <= high:
         raise ValueError(f"{name} must be in {low}..{high}, got {value}")
@@ -63,7 +64,7 @@ def bip37_filter_bytes(n_elements: int, fp_rate: float) -> int:
     (3, 36000, 0)
     """
     n = _check_int(n_elements, "n_elements", 1, _UINT32)
-    if isinstance(fp_rate, bool) or not isinstance(fp_rate, (int, float, np.floating)):
+    if not is_number(fp_rate):
         raise TypeError(f"fp_rate must be a float, not {type(fp_rate).__name__}")
     if not 0.0 < fp_rate <= 1.0:
         raise ValueError(f"fp_rate must be in (0, 1], got {fp_rate!r}")

@@ -29,6 +29,7 @@ import mmh3
 import numpy as np
 
 from ..bits import BitArray
+from ..checks import is_int, is_number
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -116,7 +117,7 @@ class GuavaBloomFilter:
                  strategy: int = MURMUR128_MITZ_64):
         for name, value, top in (("num_words", num_words, _INT_MAX),
                                  ("num_hash_functions", num_hash_functions, 255)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            if not is_int(value) \
                     or not 1 <= value <= top:
                 raise ValueError(f"{name} must be an int in 1..{top}, got {value!r}")
         if strategy not in _STRATEGIES or isinstance(strategy, bool):
@@ -143,10 +144,10 @@ class GuavaBloomFilter:
         ValueError: Guava cannot create a filter of 0 bits (expected_insertions=1, fpp=0.9): ...
         """
         n = expected_insertions
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= _LONG_MAX:
+        if not is_int(n) or not 0 <= n <= _LONG_MAX:
             raise ValueError(f"expected_insertions must be an int in 0..2**63-1 (a Java long), "
                              f"got {n!r}")
-        if isinstance(fpp, bool) or not isinstance(fpp, (int, float, np.floating)) \
+        if not is_number(fpp) \
                 or not 0.0 < fpp < 1.0:
             raise ValueError(f"fpp must be a number strictly between 0 and 1, got {fpp!r}")
         n = max(int(n), 1)                 # Guava: 0 expected insertions count as 1

@@ -12,10 +12,11 @@ raises, so a lesson runs top to bottom with its exercises left blank.
 from __future__ import annotations
 
 import math
-import numbers
 import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
+
+from ..checks import is_number
 
 __all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "bits_set_moments"]
 
@@ -90,7 +91,7 @@ def _not_a_number(answer, what: str) -> str | None:
     """Why ``answer`` cannot be judged, or None if it is a finite number."""
     if answer is None:
         return f"Not answered yet: replace None with {what}."
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+    if not is_number(answer):
         return (f"Not quite: the answer should be a number ({what}), not a "
                 f"{type(answer).__name__} ({answer!r}).")
     if not math.isfinite(answer):
