@@ -3,7 +3,7 @@
 Three workloads from the lesson-06 issue, on the same keys for every library:
 
 - W1 blacklist: a filter for 1,000,000 expected items at p = 0.001, the
-  1,000,000 malicious URLs of :func:`bloomedu.urls.malicious_urls` inserted,
+  1,000,000 malicious URLs of :func:`bloomedu.workloads.urls.malicious_urls` inserted,
   1,000,000 safe URLs (never inserted) queried;
 - W2 clicks: 1,000,000 expected items at p = 0.01, 1,000,000 uint64 keys from a
   seeded generator inserted and 1,000,000 others queried;

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from bloomedu import BloomFilter
-from bloomedu.filter import _CHUNK_KEYS
-from bloomedu.hashing import hashed_chunks
+from bloomedu.core.filter import _CHUNK_KEYS
+from bloomedu.core.hashing import hashed_chunks
 
 from .workloads import WORKLOADS, read_keys
 

@@ -36,7 +36,7 @@ def uint64_keys(count: int, seed: int) -> np.ndarray:
 
 def write_keys(directory: Path) -> None:
     """Write W1's and W2's inserted and absent keys into ``directory``."""
-    from bloomedu.urls import malicious_urls, safe_urls
+    from bloomedu.workloads.urls import malicious_urls, safe_urls
 
     (directory / "W1_inserted.txt").write_text("\n".join(malicious_urls(NUM_KEYS, seed=SEED)))
     (directory / "W1_absent.txt").write_text("\n".join(safe_urls(NUM_KEYS, seed=SEED)))

@@ -1,8 +1,17 @@
 """bloomedu: Bloom filters taught step by step, correct to the bit.
 
-The library behind the lessons in ``notebooks/``.  Each module names the
-article step it implements; the README's table maps steps to modules, lessons
-and tests.
+The library behind the lessons in ``notebooks/``, in one folder per part:
+
+- ``bloomedu.steps``: article 1's steps (a dict of IDs, hashed IDs, the bit vector,
+  the salted ``BloomFilter(k, n)``);
+- ``bloomedu.core``: the general filter, its bit storage, hashing and theory;
+- ``bloomedu.compat``: filters bit for bit as real systems build them (Guava, Bitcoin);
+- ``bloomedu.services``: a filter in front of a slow store;
+- ``bloomedu.workloads``: the seeded click stream and URL sets;
+- ``bloomedu.teaching``: plots, experiments, demos and exercises for the lessons.
+
+Each module names the article step it implements; the README's table maps steps to
+modules, lessons and tests.
 
 >>> from bloomedu import BloomFilter
 >>> f = BloomFilter.from_capacity(expected_items=1000, fpp=0.01)
@@ -11,12 +20,15 @@ and tests.
 True
 """
 
-from .bits import BitArray
-from .clicks import Click, click_stream, score
-from .dedup import HashedIds, SeenIds, deduplicate
-from .filter import BloomFilter
-from .hashing import murmur3_32, murmurhash2, n_bit_hash_function
-from .salted import BitVector, SaltedBloomFilter
+from . import _moved
+from .core.bits import BitArray
+from .core.filter import BloomFilter
+from .core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
+from .steps.dedup import HashedIds, SeenIds, deduplicate
+from .steps.salted import BitVector, SaltedBloomFilter
+from .workloads.clicks import Click, click_stream, score
+
+_moved.install(__name__)  # old paths such as bloomedu.theory still import (see _moved.MOVED)
 
 __version__ = "0.1.0"
 

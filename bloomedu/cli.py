@@ -23,8 +23,8 @@ import argparse
 import math
 from dataclasses import dataclass
 
-from . import theory
-from .checks import is_int
+from .core import theory
+from .core.checks import is_int
 
 __all__ = ["SizeReport", "size_report", "human_bytes", "main"]
 

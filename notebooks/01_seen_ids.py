@@ -42,11 +42,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import SeenIds, click_stream, deduplicate, score
-from bloomedu.clicks import uuid4_strings
-from bloomedu.dedup import add_all
-from bloomedu.exercises import check
-from bloomedu.memory import allocated_bytes
-from bloomedu.plots import draw_bytes_per_item
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.steps.dedup import add_all
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.memory import allocated_bytes
+from bloomedu.teaching.plots import draw_bytes_per_item
 
 SEED = 1
 
@@ -255,7 +255,7 @@ answer = None  # replace None with your answer
 check.seen_ids_after(answer, messages=1000, duplicates=20)
 
 # %% [markdown]
-# **01.3 (measure).** With bloomedu.memory.allocated_bytes, measure the bytes Python spends per
+# **01.3 (measure).** With bloomedu.teaching.memory.allocated_bytes, measure the bytes Python spends per
 # ID kept in a SeenIds of 100,000 fresh 32-character IDs (UUIDs without their dashes), the ID
 # strings included.
 #
@@ -275,7 +275,7 @@ check.bytes_per_id(answer, id_chars=32)
 # what that saves and what it costs: two different IDs can share a hash, and a genuine click is
 # then dropped as if it were a duplicate.
 #
-# *Where this lesson's code lives:* `bloomedu/clicks.py`, `bloomedu/dedup.py`,
-# `bloomedu/memory.py`; its tests: `tests/test_clicks.py`, `tests/test_dedup.py`. The README's
+# *Where this lesson's code lives:* `bloomedu/workloads/clicks.py`, `bloomedu/steps/dedup.py`,
+# `bloomedu/teaching/memory.py`; its tests: `tests/test_clicks.py`, `tests/test_dedup.py`. The README's
 # table maps every article step to its module, lesson and test.
 

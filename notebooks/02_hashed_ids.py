@@ -40,14 +40,14 @@ import mmh3
 import numpy as np
 
 from bloomedu import HashedIds, SeenIds, click_stream, deduplicate, score
-from bloomedu.classroom import find_collision
-from bloomedu.clicks import uuid4_bytes, uuid4_strings
-from bloomedu.dedup import add_all
-from bloomedu.exercises import check
-from bloomedu.hashing import murmur3_32, murmurhash2, n_bit_hash_function
-from bloomedu.memory import allocated_bytes
-from bloomedu.plots import decorate, draw_bytes_per_item, new_axes
-from bloomedu.theory import collision_probability, expected_collisions
+from bloomedu.teaching.classroom import find_collision
+from bloomedu.workloads.clicks import uuid4_bytes, uuid4_strings
+from bloomedu.steps.dedup import add_all
+from bloomedu.teaching.exercises import check
+from bloomedu.core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
+from bloomedu.teaching.memory import allocated_bytes
+from bloomedu.teaching.plots import decorate, draw_bytes_per_item, new_axes
+from bloomedu.core.theory import collision_probability, expected_collisions
 
 SEED = 2
 
@@ -181,7 +181,7 @@ print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
 # million IDs, but the birthday problem says otherwise: collisions start at around the square
 # root of N. After n hashes, the expected number of them that land on a value already taken is
 # n − N(1 − (1 − 1/N)**n), which is close to n²/(2N) while it is small
-# (`bloomedu.theory.expected_collisions`). The chance of at least one collision is
+# (`bloomedu.core.theory.expected_collisions`). The chance of at least one collision is
 # `collision_probability`.
 #
 # To check this we hash four million random UUID v4 strings with MurmurHash3, as `HashedIds`
@@ -237,7 +237,7 @@ decorate(ax, xlabel="n, IDs hashed", ylabel="IDs whose hash was already taken",
 plt.show()
 
 # %% [markdown]
-# How soon does the first collision come? `bloomedu.classroom.find_collision` walks through IDs,
+# How soon does the first collision come? `bloomedu.teaching.classroom.find_collision` walks through IDs,
 # remembering which ID gave each hash value, and stops at the first value it has met before. Given
 # this lesson's own IDs again (the first chunk of 500,000, drawn anew from the same seed; the table
 # shows they surely hold a collision), it names the two IDs that collide and the number of IDs it
@@ -329,7 +329,7 @@ print(f"chance the last click of the day is lost "
 # hit a 32-bit hash value already taken?
 #
 # The section on collisions of a 32-bit hash gives the formula, and its exact form in
-# `bloomedu.theory`.
+# `bloomedu.core.theory`.
 
 # %%
 answer = None  # replace None with your answer
@@ -365,8 +365,8 @@ check.genuine_dropped(answer, genuine=100_000, hash_bits=22)
 # one bit per possible hash value. The memory no longer depends on n, and its mistakes follow
 # the same theory measured here.
 #
-# *Where this lesson's code lives:* `bloomedu/dedup.py` (`HashedIds`), `bloomedu/hashing.py`,
-# `bloomedu/theory.py`, `bloomedu/classroom.py`; its tests: `tests/test_dedup.py`,
+# *Where this lesson's code lives:* `bloomedu/steps/dedup.py` (`HashedIds`), `bloomedu/core/hashing.py`,
+# `bloomedu/core/theory.py`, `bloomedu/teaching/classroom.py`; its tests: `tests/test_dedup.py`,
 # `tests/test_hashing.py`, `tests/test_theory.py`. The README's table maps every article step to
 # its module, lesson and test.
 

@@ -39,12 +39,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BitVector, HashedIds, click_stream, deduplicate, murmurhash2, score
-from bloomedu.classroom import find_collision
-from bloomedu.clicks import uuid4_strings
-from bloomedu.exercises import check
-from bloomedu.memory import allocated_bytes
-from bloomedu.plots import decorate, draw_bits, new_axes
-from bloomedu.theory import bit_vector_false_positive_rate
+from bloomedu.teaching.classroom import find_collision
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.memory import allocated_bytes
+from bloomedu.teaching.plots import decorate, draw_bits, new_axes
+from bloomedu.core.theory import bit_vector_false_positive_rate
 
 SEED = 3
 
@@ -126,7 +126,7 @@ plt.show()
 # impossible: once an ID's bit is set it stays set, so a real duplicate is always caught.
 
 # %% [markdown]
-# Which IDs? `bloomedu.classroom.find_collision` walks through the stream's genuine IDs and stops
+# Which IDs? `bloomedu.teaching.classroom.find_collision` walks through the stream's genuine IDs and stops
 # at the first one whose bit an earlier ID already took. It accepts the vector itself, whose
 # `bit_indices` is the hash:
 
@@ -143,7 +143,7 @@ assert collision.second not in {click.id for click in kept}  # dropped as a "dup
 # exactly when that bit is set. After n insertions each bit is still 0 with probability
 # (1 − 1/m)^n, so
 #
-# p = 1 − (1 − 1/m)^n = 1 − (1 − 2^−hash_bits)^n  (`bloomedu.theory.bit_vector_false_positive_rate`).
+# p = 1 − (1 − 1/m)^n = 1 − (1 − 2^−hash_bits)^n  (`bloomedu.core.theory.bit_vector_false_positive_rate`).
 #
 # To measure it honestly, the keys we insert and the keys we query are disjoint: every "present"
 # answer to a query is a false positive. A 16-bit vector (m = 65,536 bits, 8 KiB) takes up to
@@ -306,7 +306,7 @@ check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)
 # reproduces the article's printed 42 and 174, and checks that differently salted hashes really
 # behave as independent ones.
 #
-# *Where this lesson's code lives:* `bloomedu/salted.py` (`BitVector`), `bloomedu/bits.py`,
-# `bloomedu/theory.py`; its tests: `tests/test_salted.py`, `tests/test_bits.py`. The README's table
+# *Where this lesson's code lives:* `bloomedu/steps/salted.py` (`BitVector`), `bloomedu/core/bits.py`,
+# `bloomedu/core/theory.py`; its tests: `tests/test_salted.py`, `tests/test_bits.py`. The README's table
 # maps every article step to its module, lesson and test.
 

@@ -39,8 +39,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import murmur3_32, murmurhash2, n_bit_hash_function
-from bloomedu.exercises import check
-from bloomedu.plots import FIGSIZE
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.plots import FIGSIZE
 
 # %% [markdown]
 # ## The article's 42 and 174
@@ -256,7 +256,7 @@ check.measured_bits_set(answer, num_bits=256, num_hashes=3, n=50)
 # `BloomFilter(3, 8)`, each property in the article's list shown by an executed cell, and
 # bloomedu's general `BloomFilter`, which gets its k positions from one 128-bit hash.
 #
-# *Where this lesson's code lives:* `bloomedu/hashing.py` (`murmurhash2`, `n_bit_hash_function`);
+# *Where this lesson's code lives:* `bloomedu/core/hashing.py` (`murmurhash2`, `n_bit_hash_function`);
 # its tests: `tests/test_hashing.py`. The README's table maps every article step to its module,
 # lesson and test.
 

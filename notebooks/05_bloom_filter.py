@@ -38,12 +38,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter, SaltedBloomFilter, click_stream, n_bit_hash_function
-from bloomedu.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
-from bloomedu.clicks import uuid4_strings
-from bloomedu.exercises import check
-from bloomedu.hashing import fmix64, hash128
-from bloomedu.plots import FIGSIZE, decorate
-from bloomedu.theory import LN2, false_positive_rate, optimal_num_hashes
+from bloomedu.teaching.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.teaching.exercises import check
+from bloomedu.core.hashing import fmix64, hash128
+from bloomedu.teaching.plots import FIGSIZE, decorate
+from bloomedu.core.theory import LN2, false_positive_rate, optimal_num_hashes
 
 SEED = 5
 
@@ -116,7 +116,7 @@ for hash_bits in (14, 9):
 # ## Property 2: "present" may be wrong
 #
 # A key never added can find its k bits already set by other keys. In the article's small
-# filter, after 30 click IDs, `bloomedu.classroom.find_false_positive` draws fresh click IDs
+# filter, after 30 click IDs, `bloomedu.teaching.classroom.find_false_positive` draws fresh click IDs
 # until one is wrongly reported present, and names the inserted keys that set each of its bits.
 
 # %%
@@ -138,7 +138,7 @@ plt.show()
 
 # %% [markdown]
 # The impostor was unlucky only in that every one of its bits was already taken, and that gets
-# likelier as the filter fills. `bloomedu.classroom.fill_curve` inserts 200 fresh IDs into an
+# likelier as the filter fills. `bloomedu.teaching.classroom.fill_curve` inserts 200 fresh IDs into an
 # empty `SaltedBloomFilter(3, 8)`, the article's `BloomFilter(3, 8)`, and records the fraction of bits set as it goes. Each of the k·n
 # settings misses a given bit with probability 1 − 1/m, so the fraction set should follow
 # 1 − e^(−kn/m); a key never inserted finds all k of its bits set with probability about that
@@ -416,8 +416,8 @@ check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)
 # `06_false_positive_rate.ipynb` derives it, finds the k that minimises it, and measures where
 # the approximation is exact and where it is not.
 #
-# *Where this lesson's code lives:* `bloomedu/salted.py` (`SaltedBloomFilter`),
-# `bloomedu/filter.py` (`BloomFilter`), `bloomedu/classroom.py`; its tests: `tests/test_salted.py`,
+# *Where this lesson's code lives:* `bloomedu/steps/salted.py` (`SaltedBloomFilter`),
+# `bloomedu/core/filter.py` (`BloomFilter`), `bloomedu/teaching/classroom.py`; its tests: `tests/test_salted.py`,
 # `tests/test_filter.py`, `tests/test_classroom.py`. The README's table maps every article step to
 # its module, lesson and test.
 

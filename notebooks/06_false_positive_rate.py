@@ -49,13 +49,13 @@ import numpy as np
 
 from bloomedu import BloomFilter
 from bloomedu.compat.guava import GuavaBloomFilter
-from bloomedu.exercises import check
-from bloomedu.experiments import (double_hash_positions, format_table,
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.experiments import (double_hash_positions, format_table,
                                   measure_false_positive_rate,
                                   measure_plain_double_hashing_rate, sweep)
-from bloomedu.hashing import bit_position
-from bloomedu.plots import decorate, draw_rate_sweep, new_axes
-from bloomedu.theory import (LN2, bits_per_item, exact_false_positive_rate, false_positive_rate,
+from bloomedu.core.hashing import bit_position
+from bloomedu.teaching.plots import decorate, draw_rate_sweep, new_axes
+from bloomedu.core.theory import (LN2, bits_per_item, exact_false_positive_rate, false_positive_rate,
                              lower_bound_bits_per_item, measured_rate_std, num_bits_for,
                              optimal_num_hashes)
 
@@ -495,7 +495,7 @@ check.fpp(answer, m=10_000, n=1000, k=7)
 # **06.3 (measure).** Fill BloomFilter(10_000, 7) with 1,000 random keys and measure its
 # false-positive rate on 100,000 new keys.
 #
-# One function of `bloomedu.experiments` does the whole experiment; or build it by hand with
+# One function of `bloomedu.teaching.experiments` does the whole experiment; or build it by hand with
 # `add_many` and `contains_many`, querying only keys you never inserted.
 
 # %%
@@ -508,7 +508,7 @@ check.measured_fpp(answer, num_bits=10_000, num_hashes=7, n=1000, trials=100_000
 # Lesson `07_one_million_urls.ipynb` follows the second article: it sizes a filter for a
 # million URLs at p = 0.001 and checks the "under 2 MB" claim.
 #
-# *Where this lesson's code lives:* `bloomedu/theory.py`, `bloomedu/experiments.py`, the bulk path
-# of `bloomedu/filter.py`; its tests: `tests/test_theory.py`, `tests/test_experiments.py`,
+# *Where this lesson's code lives:* `bloomedu/core/theory.py`, `bloomedu/teaching/experiments.py`, the bulk path
+# of `bloomedu/core/filter.py`; its tests: `tests/test_theory.py`, `tests/test_experiments.py`,
 # `tests/test_bulk.py`. The README's table maps every article step to its module, lesson and test.
 

@@ -52,14 +52,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter
-from bloomedu.blacklist import BlacklistCache
-from bloomedu.classroom import bit_setters, find_false_positive
-from bloomedu.exercises import check
-from bloomedu.hashing import hash128, hashed_chunks
-from bloomedu.memory import allocated_bytes
-from bloomedu.plots import GROUP_COLORS, draw_bit_groups
-from bloomedu.theory import false_positive_rate, num_bits_for, optimal_num_hashes
-from bloomedu.urls import malicious_urls, safe_urls, traffic_mix
+from bloomedu.services.blacklist import BlacklistCache
+from bloomedu.teaching.classroom import bit_setters, find_false_positive
+from bloomedu.teaching.exercises import check
+from bloomedu.core.hashing import hash128, hashed_chunks
+from bloomedu.teaching.memory import allocated_bytes
+from bloomedu.teaching.plots import GROUP_COLORS, draw_bit_groups
+from bloomedu.core.theory import false_positive_rate, num_bits_for, optimal_num_hashes
+from bloomedu.workloads.urls import malicious_urls, safe_urls, traffic_mix
 
 SEED = 7
 MIB = 2 ** 20
@@ -108,7 +108,7 @@ for target in [0.1, 0.01, 0.001, 0.0001, 0.00001]:
 # %% [markdown]
 # ## 2. A real filter of one million URLs
 #
-# `bloomedu.urls` makes realistic, seeded URLs: `malicious_urls` look like phishing and malware
+# `bloomedu.workloads.urls` makes realistic, seeded URLs: `malicious_urls` look like phishing and malware
 # links, `safe_urls` like news, docs and shop pages. The two never meet (their hosts end in
 # different top-level domains), so the safe ones are a clean set of URLs **never inserted** on
 # which to measure false positives.
@@ -182,7 +182,7 @@ print(f"malicious URLs reported absent: {int((~bloom.contains_many(malicious)).s
 #   Wegman, 1978). A Bloom filter sits 1/ln 2 ≈ 1.44 times above it.
 #
 # The first three are measured: the sets' hash tables and the numpy array with `tracemalloc`
-# (`bloomedu.memory.allocated_bytes`: what building them allocates and keeps), and the Python
+# (`bloomedu.teaching.memory.allocated_bytes`: what building them allocates and keeps), and the Python
 # objects a set holds (one `str` or one `int` per URL) with `sys.getsizeof`. Python's objects
 # change size between Python versions, so those numbers vary from machine to machine; the
 # filter's size and the floor do not.
@@ -286,7 +286,7 @@ for label, url in queries.items():
           f"{str(url in items.values()):12}  {' '.join(owners)}")
     by_library = ["".join(name_of[key] for key in b.setters) or "-"
                   for b in bit_setters(small, url, items.values())]
-    assert owners == by_library  # the "set by" column agrees with bloomedu.classroom
+    assert owners == by_library  # the "set by" column agrees with bloomedu.teaching.classroom
 
 found = find_false_positive(small, list(items.values()), keys=candidates)
 assert (found.key, found.tries) == (fooled, tried)  # the hand-made search agrees too
@@ -320,7 +320,7 @@ plt.show()
 # * filter says **maybe** → the database settles it (the article also allows simply treating
 #   every maybe as "blacklisted", accepting 0.1% of false alarms).
 #
-# `bloomedu.blacklist` does this on a real database: an SQLite file (Python's own `sqlite3`)
+# `bloomedu.services.blacklist` does this on a real database: an SQLite file (Python's own `sqlite3`)
 # with one table `blacklist(url TEXT PRIMARY KEY)`. The whole lookup rule:
 
 # %%
@@ -516,8 +516,8 @@ check.measured_fpp(answer, num_bits=14_377_588, num_hashes=10, n=1_000_000, tria
 # `08_bloom_filters_in_the_wild.ipynb`: the same kind of filter, bit for bit as Guava
 # builds it in Java, and byte for byte as Bitcoin light wallets send it to the network.
 #
-# *Where this lesson's code lives:* `bloomedu/filter.py`, `bloomedu/urls.py`,
-# `bloomedu/blacklist.py`, `bloomedu/theory.py`; its tests: `tests/test_filter.py`,
+# *Where this lesson's code lives:* `bloomedu/core/filter.py`, `bloomedu/workloads/urls.py`,
+# `bloomedu/services/blacklist.py`, `bloomedu/core/theory.py`; its tests: `tests/test_filter.py`,
 # `tests/test_urls.py`, `tests/test_blacklist.py`. The README's table maps every article step to
 # its module, lesson and test.
 

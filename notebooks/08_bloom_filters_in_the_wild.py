@@ -50,11 +50,11 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.compat import Bip37Filter, GuavaBloomFilter
 from bloomedu.compat.guava import guava_num_bits, guava_num_hashes, java_round
-from bloomedu.exercises import check
-from bloomedu.hashing import murmur3_32
-from bloomedu.plots import decorate, draw_bit_groups, new_axes
-from bloomedu.theory import false_positive_rate
-from bloomedu.urls import malicious_urls, safe_urls
+from bloomedu.teaching.exercises import check
+from bloomedu.core.hashing import murmur3_32
+from bloomedu.teaching.plots import decorate, draw_bit_groups, new_axes
+from bloomedu.core.theory import false_positive_rate
+from bloomedu.workloads.urls import malicious_urls, safe_urls
 
 SEED = 8
 DATA = Path("..") / "tests" / "data"   # the lessons run from notebooks/

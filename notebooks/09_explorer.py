@@ -29,7 +29,7 @@
 # formula (1 − e^(−kn/m))^k and the exact one (Bose et al. 2008), with the fill ratio and the
 # optimal k beside it.
 #
-# The panel is thin: all its numbers come from `bloomedu.explorer.explore`, a plain function.
+# The panel is thin: all its numbers come from `bloomedu.teaching.explorer.explore`, a plain function.
 # So the lesson first prints those numbers for one setting (they are the same on every machine),
 # then shows the live panel.
 
@@ -39,9 +39,9 @@ import math
 
 import matplotlib.pyplot as plt
 
-from bloomedu.exercises import check
-from bloomedu.explorer import explore, explorer, make_keys
-from bloomedu.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.explorer import explore, explorer, make_keys
+from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
 
 SEED = 9
 
@@ -72,7 +72,7 @@ print(result.curve_table())
 
 # %% [markdown]
 # The same numbers as a plot: the two formulas as lines, the measurements as points with bars
-# of two standard deviations (`bloomedu.theory.measured_rate_std`: the noise of 20,000 queries
+# of two standard deviations (`bloomedu.core.theory.measured_rate_std`: the noise of 20,000 queries
 # plus the spread between filters), and the current setting as a star.
 
 # %%
@@ -191,7 +191,7 @@ check.measured_fpp(answer, num_bits=8000, num_hashes=3, n=1000, trials=20_000)
 # them as a website in `build/html/`; to start again from the first step, open
 # `01_seen_ids.ipynb`.
 #
-# *Where this lesson's code lives:* `bloomedu/explorer.py`; its tests: `tests/test_explorer.py`,
+# *Where this lesson's code lives:* `bloomedu/teaching/explorer.py`; its tests: `tests/test_explorer.py`,
 # `tests/test_browser.py`. The README's table maps every article step to its module, lesson and
 # test.
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from bloomedu.compat.bip37 import (MAX_COMPACT_SIZE, Bip37Filter, bip37_filter_bytes,
                                    bip37_num_hash_funcs, compact_size, read_compact_size)
-from bloomedu.hashing import murmur3_32
-from bloomedu.theory import false_positive_rate
+from bloomedu.core.hashing import murmur3_32
+from bloomedu.core.theory import false_positive_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 BIP37 = json.loads((ROOT / "tests" / "data" / "bip37.json").read_text(encoding="utf-8"))

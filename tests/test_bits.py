@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bloomedu.bits as bits_module
-from bloomedu.bits import BitArray
+import bloomedu.core.bits as bits_module
+from bloomedu.core.bits import BitArray
 
 
 def set_bits(bits: BitArray) -> set[int]:

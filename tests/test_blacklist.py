@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 
 from bloomedu import BloomFilter
-from bloomedu.blacklist import BlacklistCache, BlacklistDatabase, LookupStats, create_database
-from bloomedu.urls import malicious_urls, safe_urls, traffic_mix
+from bloomedu.services.blacklist import BlacklistCache, BlacklistDatabase, LookupStats, create_database
+from bloomedu.workloads.urls import malicious_urls, safe_urls, traffic_mix
 
 BAD = malicious_urls(3000, seed=21)
 GOOD = safe_urls(20_000, seed=21)

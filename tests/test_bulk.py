@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import bloomedu.bits as bits_module
-import bloomedu.filter as filter_module
+import bloomedu.core.bits as bits_module
+import bloomedu.core.filter as filter_module
 from bloomedu import BloomFilter
-from bloomedu.hashing import key_to_bytes, murmur3_128_uint64
+from bloomedu.core.hashing import key_to_bytes, murmur3_128_uint64
 
 RNG_SEED = 20240611
 

@@ -5,10 +5,10 @@ and any other key sends its piece (or the rest of the list) the careful way."""
 import numpy as np
 import pytest
 
-import bloomedu.filter as filter_module
-import bloomedu.hashing as hashing_module
+import bloomedu.core.filter as filter_module
+import bloomedu.core.hashing as hashing_module
 from bloomedu import BloomFilter
-from bloomedu.hashing import hash128, hashed_chunks
+from bloomedu.core.hashing import hash128, hashed_chunks
 
 
 @pytest.mark.parametrize("num_hashes", [1, 2, 3, 6])

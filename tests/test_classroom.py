@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from bloomedu import BitVector, BloomFilter, SaltedBloomFilter, murmurhash2, n_bit_hash_function
-from bloomedu.classroom import (bit_setters, draw_key_bits, fill_curve, find_collision,
+from bloomedu.teaching.classroom import (bit_setters, draw_key_bits, fill_curve, find_collision,
                                 find_false_positive, plot_fill)
-from bloomedu.clicks import uuid4_strings
+from bloomedu.workloads.clicks import uuid4_strings
 
 UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 

@@ -1,6 +1,6 @@
 """The click stream of article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?").
 
-bloomedu.clicks makes the stream every dedup stage is scored on, so its promises
+bloomedu.workloads.clicks makes the stream every dedup stage is scored on, so its promises
 are checked here: determinism per seed, time order, where the double clicks
 are, well-formed UUIDs, the double-click rate, and the scoring.
 """
@@ -12,7 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from bloomedu.clicks import Click, click_stream, score, uuid4_bytes, uuid4_strings
+from bloomedu.workloads.clicks import Click, click_stream, score, uuid4_bytes, uuid4_strings
 
 SIGMAS = 5  # statistical bounds, in standard deviations (fixed seeds: they never flake)
 

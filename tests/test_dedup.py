@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from bloomedu import (BitVector, BloomFilter, HashedIds, SaltedBloomFilter, SeenIds,
                       click_stream, deduplicate, score)
-from bloomedu.hashing import murmur3_32, murmurhash2, n_bit_hash_function
-from bloomedu.theory import (bit_vector_false_positive_rate, expected_collisions,
+from bloomedu.core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
+from bloomedu.core.theory import (bit_vector_false_positive_rate, expected_collisions,
                              false_positive_rate)
 
 NUM_MESSAGES = 20_000

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from bloomedu import BitVector, BloomFilter, HashedIds, click_stream, deduplicate
-from bloomedu.clicks import uuid4_strings
+from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.compat import Bip37Filter
-from bloomedu.explorer import make_keys
-from bloomedu.hashing import n_bit_hash_function
-from bloomedu.exercises import EXERCISES, Exercise, check, show
-from bloomedu.hashing import murmur3_32, murmurhash2
-from bloomedu.memory import allocated_bytes
+from bloomedu.teaching.explorer import make_keys
+from bloomedu.core.hashing import n_bit_hash_function
+from bloomedu.teaching.exercises import EXERCISES, Exercise, check, show
+from bloomedu.core.hashing import murmur3_32, murmurhash2
+from bloomedu.teaching.memory import allocated_bytes
 
 LN2 = math.log(2)
 

@@ -1,4 +1,4 @@
-"""bloomedu.experiments: measured rates follow the exact formula; sweep rows are consistent."""
+"""bloomedu.teaching.experiments: measured rates follow the exact formula; sweep rows are consistent."""
 
 import math
 
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from bloomedu import BloomFilter
-from bloomedu.experiments import (_draw, _item_rng, _query_rng, double_hash_positions,
+from bloomedu.teaching.experiments import (_draw, _item_rng, _query_rng, double_hash_positions,
                                   format_table, measure_false_positive_rate,
                                   measure_plain_double_hashing_rate,
                                   simulate_false_positive_rate, sweep, wilson_interval)
-from bloomedu.hashing import hash128
-from bloomedu.theory import exact_false_positive_rate, false_positive_rate, measured_rate_std
+from bloomedu.core.hashing import hash128
+from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, measured_rate_std
 
 QUERIES = 20_000
 

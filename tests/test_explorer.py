@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bloomedu import BloomFilter
-from bloomedu.explorer import KEY_TYPES, explore, explorer, make_keys
-from bloomedu.theory import exact_false_positive_rate, measured_rate_std
+from bloomedu.teaching.explorer import KEY_TYPES, explore, explorer, make_keys
+from bloomedu.core.theory import exact_false_positive_rate, measured_rate_std
 
 
 def classic_by_hand(m, n, k):

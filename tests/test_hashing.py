@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from bloomedu.hashing import (hash128, js_utf8, key_to_bytes, murmur3_32, murmur3_128_uint64, murmurhash2,
+from bloomedu.core.hashing import (hash128, js_utf8, key_to_bytes, murmur3_32, murmur3_128_uint64, murmurhash2,
                               n_bit_hash_function)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from bloomedu import BitVector, SaltedBloomFilter, deduplicate, murmurhash2, n_bit_hash_function
-from bloomedu.clicks import uuid4_strings
-from bloomedu.hashing import murmur3_32
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.core.hashing import murmur3_32
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "article_js.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""bloomedu.theory against brute force: enumeration with fractions, Monte Carlo, real filters."""
+"""bloomedu.core.theory against brute force: enumeration with fractions, Monte Carlo, real filters."""
 
 import itertools
 import math
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bloomedu import BloomFilter
-from bloomedu.theory import (bit_vector_false_positive_rate, bits_per_item, collision_probability,
+from bloomedu.core.theory import (bit_vector_false_positive_rate, bits_per_item, collision_probability,
                              estimate_count, exact_false_positive_rate, expected_collisions,
                              false_positive_rate, lower_bound_bits_per_item, measured_rate_std,
                              num_bits_for, optimal_num_hashes)

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from bloomedu.urls import MALICIOUS_TLDS, SAFE_TLDS, malicious_urls, safe_urls, traffic_mix
+from bloomedu.workloads.urls import MALICIOUS_TLDS, SAFE_TLDS, malicious_urls, safe_urls, traffic_mix
 
 GENERATORS = {"malicious": (malicious_urls, MALICIOUS_TLDS), "safe": (safe_urls, SAFE_TLDS)}
 

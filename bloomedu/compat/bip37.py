@@ -26,9 +26,9 @@ import math
 
 import numpy as np
 
-from ..bits import BitArray
-from ..checks import is_int, is_number
-from ..hashing import murmur3_32
+from ..core.bits import BitArray
+from ..core.checks import is_int, is_number
+from ..core.hashing import murmur3_32
 
 __all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
            "read_compact_size", "MAX_BLOOM_FILTER_SIZE", "MAX_HASH_FUNCS"]

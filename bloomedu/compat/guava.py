@@ -28,8 +28,8 @@ import math
 import mmh3
 import numpy as np
 
-from ..bits import BitArray
-from ..checks import is_int, is_number
+from ..core.bits import BitArray
+from ..core.checks import is_int, is_number
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]

@@ -24,10 +24,10 @@
 import numpy as np
 
 from bloomedu import SeenIds, deduplicate
-from bloomedu.clicks import uuid4_strings
-from bloomedu.dedup import add_all
-from bloomedu.exercises import check, show
-from bloomedu.memory import allocated_bytes
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.steps.dedup import add_all
+from bloomedu.teaching.exercises import check, show
+from bloomedu.teaching.memory import allocated_bytes
 
 SEED = 1
 show("01")

@@ -24,9 +24,9 @@
 import math
 
 from bloomedu import HashedIds, click_stream, deduplicate
-from bloomedu.exercises import check, show
-from bloomedu.hashing import murmur3_32, n_bit_hash_function
-from bloomedu.theory import collision_probability, expected_collisions
+from bloomedu.teaching.exercises import check, show
+from bloomedu.core.hashing import murmur3_32, n_bit_hash_function
+from bloomedu.core.theory import collision_probability, expected_collisions
 
 SEED = 2
 show("02")

@@ -26,9 +26,9 @@ import math
 import numpy as np
 
 from bloomedu import BitVector
-from bloomedu.clicks import uuid4_strings
-from bloomedu.exercises import check, show
-from bloomedu.theory import bit_vector_false_positive_rate
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.teaching.exercises import check, show
+from bloomedu.core.theory import bit_vector_false_positive_rate
 
 SEED = 3
 show("03")

@@ -24,8 +24,8 @@
 import numpy as np
 
 from bloomedu import SaltedBloomFilter, murmurhash2, n_bit_hash_function
-from bloomedu.clicks import uuid4_strings
-from bloomedu.exercises import check, show
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.teaching.exercises import check, show
 
 SEED = 4
 show("04")

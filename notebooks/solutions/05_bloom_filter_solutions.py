@@ -26,9 +26,9 @@ import math
 import numpy as np
 
 from bloomedu import SaltedBloomFilter
-from bloomedu.clicks import uuid4_strings
-from bloomedu.exercises import check, show
-from bloomedu.theory import exact_false_positive_rate, false_positive_rate
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.teaching.exercises import check, show
+from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
 
 SEED = 5
 show("05")

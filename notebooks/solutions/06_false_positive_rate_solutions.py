@@ -26,9 +26,9 @@ import math
 import numpy as np
 
 from bloomedu import BloomFilter
-from bloomedu.exercises import check, show
-from bloomedu.experiments import measure_false_positive_rate
-from bloomedu.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
+from bloomedu.teaching.exercises import check, show
+from bloomedu.teaching.experiments import measure_false_positive_rate
+from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
 
 SEED = 6
 show("06")

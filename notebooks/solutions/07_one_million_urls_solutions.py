@@ -24,9 +24,9 @@
 import math
 
 from bloomedu import BloomFilter
-from bloomedu.exercises import check, show
-from bloomedu.theory import exact_false_positive_rate, num_bits_for
-from bloomedu.urls import malicious_urls, safe_urls
+from bloomedu.teaching.exercises import check, show
+from bloomedu.core.theory import exact_false_positive_rate, num_bits_for
+from bloomedu.workloads.urls import malicious_urls, safe_urls
 
 SEED = 70  # not the lesson's seed: fresh URLs
 show("07")

@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from bloomedu.compat import Bip37Filter, GuavaBloomFilter
-from bloomedu.exercises import check, show
-from bloomedu.theory import exact_false_positive_rate, false_positive_rate
+from bloomedu.teaching.exercises import check, show
+from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
 
 SEED = 8
 show("08")

@@ -24,9 +24,9 @@
 import math
 
 from bloomedu import BloomFilter
-from bloomedu.exercises import check, show
-from bloomedu.explorer import explore, make_keys
-from bloomedu.theory import (bit_vector_false_positive_rate, exact_false_positive_rate,
+from bloomedu.teaching.exercises import check, show
+from bloomedu.teaching.explorer import explore, make_keys
+from bloomedu.core.theory import (bit_vector_false_positive_rate, exact_false_positive_rate,
                              false_positive_rate, optimal_num_hashes)
 
 SEED = 9

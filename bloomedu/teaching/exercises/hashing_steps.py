@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 
-from .. import theory
-from ..hashing import murmur3_32, murmurhash2
+from ...core import theory
+from ...core.hashing import murmur3_32, murmurhash2
 from ._feedback import Exercise, Mistake, bits_set_moments, checker, fmt, judge, judge_measured
 
 __all__ = ["EXERCISES"]
@@ -259,7 +259,7 @@ EXERCISES = [
     Exercise("01", 2, "predict", "A stream of {messages:,} messages holds {duplicates} double-click "
              "copies. How many IDs will the dict hold at the end?", "seen_ids_after",
              {"messages": 1000, "duplicates": 20}),
-    Exercise("01", 3, "measure", "With bloomedu.memory.allocated_bytes, measure the bytes Python "
+    Exercise("01", 3, "measure", "With bloomedu.teaching.memory.allocated_bytes, measure the bytes Python "
              "spends per ID kept in a SeenIds of 100,000 fresh {id_chars}-character IDs (UUIDs "
              "without their dashes), the ID strings included.",
              "bytes_per_id", {"id_chars": 32}),

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from .. import theory
-from ..compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
-from ..compat.guava import guava_num_bits
+from ...core import theory
+from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
+from ...compat.guava import guava_num_bits
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["EXERCISES"]
@@ -71,7 +71,7 @@ def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
                  trials: int = 100_000):
     """A false-positive rate measured on ``trials`` keys never inserted into an m-bit, k-hash filter.
 
-    Accepted within 4 standard deviations of the exact rate (both from :mod:`bloomedu.theory`).
+    Accepted within 4 standard deviations of the exact rate (both from :mod:`bloomedu.core.theory`).
 
     >>> measured_fpp(0.0095, num_bits=256, num_hashes=3, n=20, trials=100_000)
     Correct: 0.0095 is within 4 standard deviations (4 x 0.0011) of the expected 0.009214.

@@ -3,7 +3,7 @@
 Article 1, steps 3 to 5.  Step 3 keeps one n-bit hash of each ID in a vector of
 2**n bits (:class:`BitVector`, "a very degenerate Bloom filter").  Step 4 makes
 several n-bit hash functions by appending a salt to the input
-(:func:`bloomedu.hashing.n_bit_hash_function`).  Step 5 is the article's
+(:func:`bloomedu.core.hashing.n_bit_hash_function`).  Step 5 is the article's
 ``BloomFilter(numberOfHashFunctions, numberOfBits)``: k such functions salted
 with "0", "1", ..., "k-1" (:class:`SaltedBloomFilter`).  With the default
 ``murmurhash2`` its bits match the article's JavaScript exactly.
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .bits import BitArray
-from .checks import is_int
-from .hashing import murmurhash2, n_bit_hash_function
+from ..core.bits import BitArray
+from ..core.checks import is_int
+from ..core.hashing import murmurhash2, n_bit_hash_function
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Protocol
 
-from .hashing import murmur3_32
+from ..core.hashing import murmur3_32
 
 __all__ = ["SeenIds", "HashedIds", "SeenSet", "add_all", "deduplicate"]
 

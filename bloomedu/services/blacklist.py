@@ -27,8 +27,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .checks import is_int
-from .filter import BloomFilter
+from ..core.checks import is_int
+from ..core.filter import BloomFilter
 
 __all__ = ["create_database", "BlacklistDatabase", "BlacklistCache", "LookupStats"]
 

@@ -2,11 +2,11 @@
 
 Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") ends with a
 list of properties: more hash functions and more bits mean fewer errors.  Here
-those words become numbers: a fresh :class:`~bloomedu.filter.BloomFilter` of m
+those words become numbers: a fresh :class:`~bloomedu.core.filter.BloomFilter` of m
 bits and k hashes gets n random keys, then keys that were never inserted are
 queried, and the share answered "maybe" is the measured rate p.  A sweep does
 that for a grid of (m, k, n) and sets each measurement beside the classic and
-the exact formula of :mod:`bloomedu.theory`, with a Wilson 95% interval
+the exact formula of :mod:`bloomedu.core.theory`, with a Wilson 95% interval
 (Wilson, "Probable inference, the law of succession, and statistical
 inference", JASA 22(158), 1927).
 
@@ -31,10 +31,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .checks import is_int, is_number
-from .filter import BloomFilter
-from .hashing import fmix64_array, murmur3_128_uint64
-from .theory import exact_false_positive_rate, false_positive_rate
+from ..core.checks import is_int, is_number
+from ..core.filter import BloomFilter
+from ..core.hashing import fmix64_array, murmur3_128_uint64
+from ..core.theory import exact_false_positive_rate, false_positive_rate
 
 __all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
            "measure_false_positive_rate", "measure_plain_double_hashing_rate",
@@ -93,8 +93,8 @@ def measure_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     """Insert n random keys into a fresh filter, query q others, return the share answered "maybe".
 
     The same arguments always give the same rate.  The spread to expect around
-    :func:`~bloomedu.theory.exact_false_positive_rate` is
-    :func:`~bloomedu.theory.measured_rate_std`.
+    :func:`~bloomedu.core.theory.exact_false_positive_rate` is
+    :func:`~bloomedu.core.theory.measured_rate_std`.
 
     >>> measure_false_positive_rate(num_bits=2**16, num_hashes=4, num_items=0,
     ...                             num_queries=1000, seed=1)
@@ -114,7 +114,7 @@ def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     """The model behind the exact formula, simulated: every one of the kn and kq positions uniform.
 
     No hashing at all: positions come straight from the random generator, so
-    this is what :func:`~bloomedu.theory.exact_false_positive_rate` predicts on
+    this is what :func:`~bloomedu.core.theory.exact_false_positive_rate` predicts on
     average, at any m.  A real filter derives its k positions from one hash
     per key, which can depart from the model when m is small.
 
@@ -138,7 +138,7 @@ def double_hash_positions(keys: np.ndarray, num_bits: int, num_hashes: int,
     """The k positions of each uint64 key, one row per key: mixed as BloomFilter does, or plain.
 
     ``mix=True``: ``fmix64((h1 + i*h2) mod 2**64) mod m``, the positions of
-    :class:`~bloomedu.filter.BloomFilter`.  ``mix=False``: plain double
+    :class:`~bloomedu.core.filter.BloomFilter`.  ``mix=False``: plain double
     hashing, ``(h1 + i*h2) mod 2**64 mod m``, the reduction Guava uses (it also
     clears the sign bit first: see :mod:`bloomedu.compat.guava`).  Lesson 06
     compares the two.

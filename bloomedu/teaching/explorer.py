@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import theory
-from .checks import is_int
-from .filter import BloomFilter
+from ..core import theory
+from ..core.checks import is_int
+from ..core.filter import BloomFilter
 from .plots import draw_measured_vs_theory
 
 __all__ = ["KEY_TYPES", "Exploration", "make_keys", "explore", "explorer"]

@@ -49,9 +49,9 @@ def decorate(ax=None, **options):
 def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = None):
     """Draw a bit array as a grid of cells, ``width`` per row; highlighted bits in orange.
 
-    ``bits`` is a :class:`~bloomedu.bits.BitArray` or any sequence of 0/1.
+    ``bits`` is a :class:`~bloomedu.core.bits.BitArray` or any sequence of 0/1.
 
-    >>> from bloomedu.bits import BitArray
+    >>> from bloomedu.core.bits import BitArray
     >>> b = BitArray(16, word_bits=8); b.set(3)
     >>> ax = draw_bits(b, highlight=[3], width=8)
     >>> plt.close("all")
@@ -117,7 +117,7 @@ def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = 
     cells in its own colour (a later group over an earlier one).  With
     ``numbers`` every cell shows its index, as in a walkthrough on a small m.
 
-    >>> from bloomedu.bits import BitArray
+    >>> from bloomedu.core.bits import BitArray
     >>> b = BitArray(32); b.set(3); b.set(20)
     >>> ax = draw_bit_groups(b, {"key A": [3, 20], "key B": [7]})
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
@@ -188,7 +188,7 @@ def draw_rate_sweep(x, rows, ax=None, xlabel: str = "", title: str | None = None
                     optimum: float | None = None):
     """Measured false-positive rates with their Wilson 95% band, beside the classic and exact rates.
 
-    ``rows`` are :class:`~bloomedu.experiments.SweepRow` (anything with
+    ``rows`` are :class:`~bloomedu.teaching.experiments.SweepRow` (anything with
     ``rate``, ``low``, ``high``, ``classic``, ``exact``), one per value in
     ``x``; ``optimum`` draws a dotted vertical line (lesson 06: k = (m/n) ln 2).
     Zero measurements are not drawn on the log axis; their band still is, from

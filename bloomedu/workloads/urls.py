@@ -29,7 +29,7 @@ from itertools import product
 
 import numpy as np
 
-from .checks import is_int, is_number
+from ..core.checks import is_int, is_number
 
 __all__ = ["MALICIOUS_TLDS", "SAFE_TLDS", "malicious_urls", "safe_urls", "traffic_mix"]
 

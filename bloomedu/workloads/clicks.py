@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import is_int, is_number
+from ..core.checks import is_int, is_number
 
 __all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "score"]
 

@@ -16,7 +16,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..checks import is_number
+from ...core.checks import is_number
 
 __all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "bits_set_moments"]
 

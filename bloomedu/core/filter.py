@@ -7,7 +7,7 @@ and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and
 position i is ``fmix64(h1 + i*h2 mod 2**64) mod m`` (double hashing, Kirsch
 and Mitzenmacher, ESA 2006, with each value mixed before the reduction so that
 even small filters keep the false-positive rate of k independent hashes; see
-:func:`bloomedu.hashing.bit_position`).  Article 2 sizes a filter from n and p; so does
+:func:`bloomedu.core.hashing.bit_position`).  Article 2 sizes a filter from n and p; so does
 :meth:`BloomFilter.from_capacity`.
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
@@ -122,7 +122,7 @@ class BloomFilter:
                         out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
         """Position i of every key, into ``out``; ``running`` goes from h1 + (i-1)*h2 to h1 + i*h2.
 
-        The same ``fmix64(running) mod m`` as :func:`~bloomedu.hashing.bit_position`, with
+        The same ``fmix64(running) mod m`` as :func:`~bloomedu.core.hashing.bit_position`, with
         ``x % m`` as ``x - (x // m) * m`` (numpy's ``//`` by a scalar is several times faster).
         """
         if i > 0:
@@ -250,7 +250,7 @@ class BloomFilter:
         """Estimated number of distinct keys inserted, from the bits set (Swamidass and Baldi).
 
         ``-(m/k) ln(1 - X/m)`` with X the bits set: see
-        :func:`bloomedu.theory.estimate_count`.
+        :func:`bloomedu.core.theory.estimate_count`.
 
         >>> f = BloomFilter(10_000, 5); f.add_many(range(700))
         >>> round(f.approximate_count())

@@ -14,7 +14,7 @@ functions make each claim happen in front of a class, reproducibly from a seed:
   with the inserted keys that set each bit (lessons 05 and 07).
 - :func:`draw_key_bits` and :func:`plot_fill`, one-line figures; the data behind
   them comes from :func:`bit_setters` and :func:`fill_curve` (the grid itself is
-  :func:`bloomedu.plots.draw_bit_groups`).
+  :func:`bloomedu.teaching.plots.draw_bit_groups`).
 
 Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``
 and ``notebooks/05_bloom_filter.ipynb``; tested in
@@ -31,8 +31,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from .checks import is_int
-from .clicks import uuid4_strings
+from ..core.checks import is_int
+from ..workloads.clicks import uuid4_strings
 from .plots import decorate, draw_bit_groups, new_axes
 
 __all__ = ["Collision", "find_collision", "BitSetters", "bit_setters", "FalsePositive",
@@ -250,7 +250,7 @@ def find_false_positive(bloom_filter, inserted: Iterable, *, seed: int = 0,
     the one that drew the inserted IDs, or the first candidates are those IDs.
 
     >>> from bloomedu import SaltedBloomFilter
-    >>> from bloomedu.clicks import uuid4_strings
+    >>> from bloomedu.workloads.clicks import uuid4_strings
     >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=8)
     >>> added = uuid4_strings(40, np.random.default_rng(1))
     >>> for key in added: f.add(key)

@@ -1,0 +1,20 @@
+"""The general Bloom filter and what it stands on.
+
+- :mod:`~bloomedu.core.filter`: :class:`~bloomedu.core.filter.BloomFilter`, any m bits and any k,
+  sized from (n, p) with ``from_capacity``, with its vectorised bulk path.
+- :mod:`~bloomedu.core.bits`: :class:`~bloomedu.core.bits.BitArray`, the packed bit storage every
+  filter in the library shares.
+- :mod:`~bloomedu.core.hashing`: every hash function (the article's MurmurHash2, MurmurHash3,
+  the k positions of a key).
+- :mod:`~bloomedu.core.theory`: the formulas the lessons measure against.
+- :mod:`~bloomedu.core.checks`: what counts as a whole number and as a number in argument checks.
+
+>>> from bloomedu.core import BitArray, BloomFilter
+>>> BloomFilter(1024, 3).bits.nbytes == BitArray(1024).nbytes
+True
+"""
+
+from .bits import BitArray
+from .filter import BloomFilter
+
+__all__ = ["BitArray", "BloomFilter"]

@@ -1,0 +1,12 @@
+"""Teaching aids: what the lessons draw, measure and ask with.
+
+- :mod:`~bloomedu.teaching.plots`: the lessons' figures, one helper a figure.
+- :mod:`~bloomedu.teaching.experiments`: measured false-positive rates and sweeps over m, k, n.
+- :mod:`~bloomedu.teaching.classroom`: live demos (a collision, a false positive and the keys
+  behind its bits).
+- :mod:`~bloomedu.teaching.explorer`: sliders for m, k and n (ipywidgets).
+- :mod:`~bloomedu.teaching.memory`: bytes a Python object really costs (tracemalloc).
+- :mod:`~bloomedu.teaching.exercises`: each lesson's exercises, with feedback.
+
+Nothing is imported here, so ``import bloomedu`` never loads matplotlib.
+"""

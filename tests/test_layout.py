@@ -1,0 +1,59 @@
+"""The library's folders are its parts, the README's table points at files that exist, and
+imports from before the split into folders still work."""
+import importlib
+import pathlib
+import pickle
+import re
+import subprocess
+import sys
+
+import pytest
+
+import bloomedu
+from bloomedu._moved import MOVED
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_every_path_in_the_readme_table_exists():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| article step | module | lesson | test |"):]
+    table = table[:table.index("\n\n")]
+    paths = re.findall(r"`((?:bloomedu|tests)/[\w/]+(?:\.py)?/?)`", table)
+    assert len(paths) > 20
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert not missing
+    lessons = re.findall(r"`(\d\d_[a-z_]+)`", table)
+    assert lessons and all((ROOT / "notebooks" / f"{name}.ipynb").exists() for name in lessons)
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_import_path_is_the_module_at_its_new_place(old):
+    moved = importlib.import_module(f"bloomedu.{old}")
+    assert moved is importlib.import_module(f"bloomedu.{MOVED[old]}")
+    assert moved.__name__ == moved.__spec__.name == f"bloomedu.{MOVED[old]}"
+
+
+def test_a_submodule_of_a_moved_package_is_loaded_once():
+    import bloomedu.exercises.filter_steps as old
+    import bloomedu.teaching.exercises.filter_steps as new
+    assert old is new
+
+
+def test_a_pickle_that_names_an_old_path_still_loads():
+    f = bloomedu.BloomFilter(64, 2)
+    f.add("x")
+    old = pickle.dumps(f, protocol=0).replace(b"bloomedu.core.filter", b"bloomedu.filter")
+    assert b"bloomedu.filter" in old
+    assert pickle.loads(old) == f
+
+
+def test_import_bloomedu_loads_no_plotting():
+    code = "import sys, bloomedu; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_no_module_is_left_at_the_top_but_the_command_line():
+    top = sorted(p.name for p in (ROOT / "bloomedu").glob("*.py"))
+    assert top == ["__init__.py", "__main__.py", "_moved.py", "cli.py"]
