@@ -8,7 +8,9 @@ The library behind the lessons in ``notebooks/``, in one folder per part:
 - ``bloomedu.compat``: filters bit for bit as real systems build them (Guava, Bitcoin);
 - ``bloomedu.services``: a filter in front of a slow store;
 - ``bloomedu.workloads``: the seeded click stream and URL sets;
-- ``bloomedu.teaching``: plots, experiments, demos and exercises for the lessons.
+- ``bloomedu.teaching``: plots, experiments, demos and exercises for the lessons;
+- ``bloomedu.variants``: filters that delete, grow and forget (counting, scalable,
+  rotating, age-partitioned, stable).
 
 Each module names the article step it implements; the README's table maps steps to
 modules, lessons and tests.
@@ -26,6 +28,8 @@ from .core.filter import BloomFilter
 from .core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
 from .steps.dedup import HashedIds, SeenIds, deduplicate
 from .steps.salted import BitVector, SaltedBloomFilter
+from .variants import (AgePartitionedBloomFilter, CountingBloomFilter, RotatingBloomFilter,
+                       ScalableBloomFilter, StableBloomFilter)
 from .workloads.clicks import Click, click_stream, score
 
 _moved.install(__name__)  # old paths such as bloomedu.theory still import (see _moved.MOVED)
@@ -36,4 +40,6 @@ __all__ = [
     "BitArray", "BitVector", "BloomFilter", "Click", "HashedIds", "SaltedBloomFilter",
     "SeenIds", "click_stream", "deduplicate", "murmur3_32", "murmurhash2",
     "n_bit_hash_function", "score",
+    "AgePartitionedBloomFilter", "CountingBloomFilter", "RotatingBloomFilter",
+    "ScalableBloomFilter", "StableBloomFilter",
 ]

@@ -17,7 +17,9 @@ import numpy as np
 
 from ..core.checks import is_int, is_number
 
-__all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "score"]
+__all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "score",
+           "WindowedClicks", "WindowedScore", "windowed_click_stream", "score_windowed",
+           "FIRST", "DOUBLE", "REPEAT"]
 
 # The two lower-case hex digits of each byte value, as one little-endian 16-bit word.
 _HEX_PAIRS = np.frombuffer(b"".join(f"{byte:02x}".encode() for byte in range(256)), dtype="<u2")
@@ -150,3 +152,137 @@ def score(messages: list[Click], kept: list[Click]) -> DedupScore:
     duplicates_dropped = sum(c.duplicate for c in dropped)
     return DedupScore(len(messages), duplicates, duplicates_dropped,
                       len(dropped) - duplicates_dropped)
+
+
+# --- a day of clicks, for deduplicators that forget (lesson 10) ---------------------------
+FIRST, DOUBLE, REPEAT = 0, 1, 2  # the kinds of message in a windowed stream
+
+
+@dataclass(frozen=True)
+class WindowedClicks:
+    """A time-compressed stream of click keys with the right answer for each message.
+
+    ``keys`` (uint64, one per (user, ad) click), ``times`` (simulated seconds, sorted) and
+    ``kinds``: FIRST (a key never seen), DOUBLE (the same key again within seconds: drop it)
+    or REPEAT (a key last seen hours ago: a new, legitimate click; keep it).  Each message
+    stands for ``time_scale`` messages of the real stream, so an hour holds
+    ``rate * 3600 / time_scale`` of them.
+    """
+
+    keys: np.ndarray
+    times: np.ndarray
+    kinds: np.ndarray
+    rate: float
+    time_scale: float
+    double_gap: tuple
+    repeat_gap: tuple
+
+    def __len__(self) -> int:
+        return int(self.keys.size)
+
+    @property
+    def per_hour(self) -> float:
+        """Messages of this stream per simulated hour."""
+        return self.rate * 3600 / self.time_scale
+
+
+def windowed_click_stream(hours: float, rate: float = 10_000.0, time_scale: float = 1000.0,
+                          double_click_rate: float = 0.02, repeat_rate: float = 0.05,
+                          double_gap: tuple = (0.05, 2.0), repeat_gap: tuple = (2.0, 6.0),
+                          seed: int = 0) -> WindowedClicks:
+    """``hours`` of clicks at ``rate`` messages/s, time compressed by ``time_scale``.
+
+    Genuine clicks arrive as a Poisson stream.  Each is, with chance ``repeat_rate`` (once
+    ``repeat_gap[0]`` hours have passed), a REPEAT: the key of a FIRST click from
+    ``repeat_gap`` hours before (drawn uniformly), each key repeated at most once.  Each
+    genuine click is doubled with chance ``double_click_rate``: a DOUBLE copy follows it
+    ``double_gap`` seconds later.  So a DOUBLE's key was last seen at most
+    ``double_gap[1]`` seconds before, a REPEAT's at least ``repeat_gap[0]`` hours minus
+    ``double_gap[1]`` seconds before, and a FIRST's never.  A deduplicator with any window W
+    between those two should drop every DOUBLE and keep every FIRST and REPEAT
+    (:func:`score_windowed`).
+
+    >>> day = windowed_click_stream(24, time_scale=10_000, seed=1)
+    >>> len(day), int((day.kinds == DOUBLE).sum()), int((day.kinds == REPEAT).sum())
+    (86508, 1731, 3741)
+    """
+    hours = _check_rate(hours, "hours", 0.0, None)
+    rate = _check_rate(rate, "rate", 1e-9, None)
+    time_scale = _check_rate(time_scale, "time_scale", 1.0, None)
+    double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
+    repeat_rate = _check_rate(repeat_rate, "repeat_rate", 0.0, 1.0)
+    low_d, high_d = (_check_rate(x, "double_gap", 0.0, None) for x in double_gap)
+    low_r, high_r = (_check_rate(x, "repeat_gap", 0.0, None) for x in repeat_gap)
+    if not (low_d <= high_d and low_r <= high_r and high_d < low_r * 3600):
+        raise ValueError("double_gap and repeat_gap must be (low, high) pairs with every double "
+                         "gap (seconds) shorter than every repeat gap (hours)")
+    rng = np.random.default_rng(seed)
+    duration, per_second = hours * 3600, rate / time_scale
+    genuine_rate = per_second / (1 + double_click_rate)
+    expected = genuine_rate * duration
+    times = np.cumsum(rng.exponential(1 / genuine_rate, size=int(expected + 10 * expected ** 0.5 + 10)))
+    times = times[times < duration]
+    count = times.size
+    keys = rng.integers(0, 2 ** 63, size=count, dtype=np.int64).astype(np.uint64) * np.uint64(2) \
+        + rng.integers(0, 2, size=count, dtype=np.int64).astype(np.uint64)
+    kinds = np.full(count, FIRST, dtype=np.int8)
+    back = rng.uniform(low_r * 3600, high_r * 3600, size=count)
+    wants = (rng.random(count) < repeat_rate) & (times >= low_r * 3600)
+    sources = np.searchsorted(times, times - back, side="right") - 1
+    candidates = np.flatnonzero(wants & (sources >= 0))
+    used = np.zeros(count, dtype=bool)
+    for i in candidates.tolist():  # in time order: a source must be a FIRST not used yet
+        s = int(sources[i])
+        if kinds[s] == FIRST and not used[s]:
+            used[s] = True
+            kinds[i] = REPEAT
+            keys[i] = keys[s]
+    doubled = np.flatnonzero(rng.random(count) < double_click_rate)
+    delays = rng.uniform(low_d, high_d, size=doubled.size)
+    all_times = np.concatenate([times, times[doubled] + delays])
+    all_keys = np.concatenate([keys, keys[doubled]])
+    all_kinds = np.concatenate([kinds, np.full(doubled.size, DOUBLE, dtype=np.int8)])
+    order = np.lexsort((all_kinds == DOUBLE, all_times))
+    order = order[all_times[order] < duration]
+    if np.unique(keys[kinds == FIRST]).size != int((kinds == FIRST).sum()):
+        raise RuntimeError("two first clicks drew the same 64-bit key; use another seed")
+    return WindowedClicks(all_keys[order], all_times[order], all_kinds[order], rate, time_scale,
+                          (low_d, high_d), (low_r, high_r))
+
+
+@dataclass(frozen=True)
+class WindowedScore:
+    """How a windowed deduplicator did: doubles it dropped, genuine clicks it wrongly dropped."""
+
+    messages: int
+    doubles: int
+    doubles_dropped: int
+    firsts: int
+    firsts_dropped: int
+    repeats: int
+    repeats_dropped: int
+
+    @property
+    def genuine_dropped(self) -> int:
+        """Genuine clicks dropped: false positives on new keys, and repeats remembered too long."""
+        return self.firsts_dropped + self.repeats_dropped
+
+    @property
+    def doubles_missed(self) -> int:
+        return self.doubles - self.doubles_dropped
+
+
+def score_windowed(stream: WindowedClicks, kept: np.ndarray) -> WindowedScore:
+    """Score a windowed deduplicator's ``kept`` mask (one bool per message of ``stream``).
+
+    >>> s = windowed_click_stream(3, time_scale=100_000, seed=4)
+    >>> score_windowed(s, s.kinds != DOUBLE).genuine_dropped
+    0
+    """
+    kept = np.asarray(kept, dtype=bool)
+    if kept.shape != stream.keys.shape:
+        raise ValueError(f"kept must hold one bool per message ({len(stream)}), got shape {kept.shape}")
+    dropped = ~kept
+    counts = [int((stream.kinds == kind).sum()) for kind in (FIRST, DOUBLE, REPEAT)]
+    lost = [int((dropped & (stream.kinds == kind)).sum()) for kind in (FIRST, DOUBLE, REPEAT)]
+    return WindowedScore(len(stream), counts[1], lost[1], counts[0], lost[0], counts[2], lost[2])

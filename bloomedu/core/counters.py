@@ -1,0 +1,144 @@
+"""Packed small counters: m cells of b bits each in a numpy byte array.
+
+A counting Bloom filter (Fan, Cao, Almeida and Broder 2000) replaces each bit by a
+4-bit counter; a stable Bloom filter (Deng and Rafiei 2006) keeps cells of d bits.
+Cells are stored at a width of 1, 2, 4 or 8 bits (the smallest that holds b bits), so
+a 4-bit counter takes half a byte: cell c is in byte ``c * w // 8``, at bit
+``c * w % 8`` (least significant first, the layout of :class:`~bloomedu.core.bits.BitArray`).
+
+Writes go through :meth:`CounterArray.put` with *distinct* cells: two cells that share
+a byte are written with ``np.bitwise_and.at``/``np.bitwise_or.at``, which never loses
+one of two updates to the same byte.  Used by :mod:`bloomedu.variants.counting` and
+:mod:`bloomedu.variants.stable`; tested in ``tests/test_variants.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .params import int_in
+
+__all__ = ["CounterArray"]
+
+MAX_CELLS = 2 ** 36
+
+
+class CounterArray:
+    """``num_cells`` counters of ``bits_per_cell`` bits (1 to 8), all starting at 0.
+
+    >>> cells = CounterArray(10, bits_per_cell=4)
+    >>> cells.put(np.array([3, 4]), np.array([15, 2]))
+    >>> cells.get(3), cells.get(4), cells.max_value, cells.nbytes
+    (15, 2, 15, 5)
+    """
+
+    __slots__ = ("num_cells", "bits_per_cell", "width", "max_value", "data", "_per_byte")
+
+    def __init__(self, num_cells: int, bits_per_cell: int = 4):
+        self.num_cells = int_in(num_cells, "num_cells", 1, MAX_CELLS)
+        self.bits_per_cell = int_in(bits_per_cell, "bits_per_cell", 1, 8)
+        self.width = next(w for w in (1, 2, 4, 8) if w >= self.bits_per_cell)
+        self.max_value = (1 << self.bits_per_cell) - 1
+        self._per_byte = 8 // self.width
+        self.data = np.zeros(-(-self.num_cells // self._per_byte), dtype=np.uint8)
+
+    # --- one cell -------------------------------------------------------------------
+    def get(self, cell: int) -> int:
+        """The value of one cell.
+
+        >>> CounterArray(4).get(2)
+        0
+        """
+        shift = (cell % self._per_byte) * self.width
+        return (int(self.data[cell // self._per_byte]) >> shift) & ((1 << self.width) - 1)
+
+    def set(self, cell: int, value: int) -> None:
+        """Write one cell (``value`` in 0..max_value).
+
+        >>> cells = CounterArray(4, 2); cells.set(1, 3); cells.get(1), int(cells.data[0])
+        (3, 12)
+        """
+        byte, shift = cell // self._per_byte, (cell % self._per_byte) * self.width
+        mask = ((1 << self.width) - 1) << shift
+        self.data[byte] = (int(self.data[byte]) & ~mask & 0xFF) | (value << shift)
+
+    # --- many cells -------------------------------------------------------------------
+    def take(self, cells: np.ndarray) -> np.ndarray:
+        """The values of ``cells`` (int array of any shape, repeats allowed), as uint8.
+
+        >>> cells = CounterArray(8); cells.set(5, 9)
+        >>> cells.take(np.array([5, 5, 0])).tolist()
+        [9, 9, 0]
+        """
+        if self.width == 8:
+            return self.data.take(cells)
+        values = self.data.take(cells // self._per_byte)
+        values >>= ((cells % self._per_byte) * self.width).astype(np.uint8)
+        values &= (1 << self.width) - 1
+        return values
+
+    def put(self, cells: np.ndarray, values: np.ndarray) -> None:
+        """Write ``values`` into ``cells``, which must be distinct (``np.unique`` output).
+
+        >>> cells = CounterArray(4); cells.put(np.array([0, 1]), np.array([1, 2]))
+        >>> int(cells.data[0])
+        33
+        """
+        values = np.asarray(values).astype(np.uint8)
+        if self.width == 8:
+            self.data[cells] = values
+            return
+        byte = cells // self._per_byte
+        shift = ((cells % self._per_byte) * self.width).astype(np.uint8)
+        mask = np.left_shift(np.uint8((1 << self.width) - 1), shift)
+        np.bitwise_and.at(self.data, byte, ~mask)
+        np.bitwise_or.at(self.data, byte, np.left_shift(values, shift))
+
+    def values(self) -> np.ndarray:
+        """Every cell's value as a uint8 array of length m (one byte per cell).
+
+        >>> cells = CounterArray(3); cells.set(2, 7); cells.values().tolist()
+        [0, 0, 7]
+        """
+        if self.width == 8:
+            return self.data[:self.num_cells].copy()
+        shifts = np.arange(0, 8, self.width, dtype=np.uint8)
+        unpacked = (self.data[:, None] >> shifts) & ((1 << self.width) - 1)
+        return unpacked.ravel()[:self.num_cells].astype(np.uint8)
+
+    def histogram(self) -> np.ndarray:
+        """How many cells hold each value 0..max_value.
+
+        >>> cells = CounterArray(5); cells.set(0, 3); cells.histogram()[:4].tolist()
+        [4, 0, 0, 1]
+        """
+        counts = np.zeros(self.max_value + 1, dtype=np.int64)
+        for start in range(0, self.data.size, 1 << 20):  # a bounded unpacking at a time
+            chunk = CounterArray.__new__(CounterArray)
+            chunk.width, chunk._per_byte = self.width, self._per_byte
+            chunk.data = self.data[start:start + (1 << 20)]
+            chunk.num_cells = min(self.num_cells - start * self._per_byte,
+                                  chunk.data.size * self._per_byte)
+            counts += np.bincount(chunk.values(), minlength=1 << self.width)[:self.max_value + 1]
+        return counts
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of storage: m cells at the stored width, rounded up to a byte."""
+        return int(self.data.nbytes)
+
+    def copy(self) -> "CounterArray":
+        new = CounterArray(self.num_cells, self.bits_per_cell)
+        new.data[:] = self.data
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CounterArray):
+            return NotImplemented
+        return (self.num_cells, self.bits_per_cell) == (other.num_cells, other.bits_per_cell) \
+            and np.array_equal(self.data, other.data)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"CounterArray(num_cells={self.num_cells}, bits_per_cell={self.bits_per_cell})"

@@ -1,0 +1,34 @@
+"""Bloom filters that delete, grow and forget: beyond article 1's last property.
+
+Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") ends with "once added, an
+item cannot be removed", and its first step suggests forgetting IDs older than an hour.
+Each module here is one structure from the literature, with the ``add``/``in`` interface of
+every dedup stage and numpy bulk paths (``add_many``/``contains_many``):
+
+- :mod:`~bloomedu.variants.counting`: :class:`CountingBloomFilter` (Fan et al. 2000), removal;
+- :mod:`~bloomedu.variants.scalable`: :class:`ScalableBloomFilter` (Almeida et al. 2007), growth;
+- :mod:`~bloomedu.variants.rotating`: :class:`RotatingBloomFilter`, generations dropped in turn;
+- :mod:`~bloomedu.variants.age_partitioned`: :class:`AgePartitionedBloomFilter` (Shtul,
+  Baquero and Almeida 2020), a sliding window;
+- :mod:`~bloomedu.variants.stable`: :class:`StableBloomFilter` (Deng and Rafiei 2006), fading;
+- :mod:`~bloomedu.variants.theory`: their formulas.
+
+They share :mod:`bloomedu.core`: hashing and positions, bit and counter storage, argument
+checks, versioned bytes and a per-filter lock.  Taught in
+``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py`` and
+``tests/test_variants_rates.py``.
+
+>>> from bloomedu import RotatingBloomFilter
+>>> f = RotatingBloomFilter(capacity=1000, fpp=0.001, generations=4)
+>>> f.add("123"); "123" in f
+True
+"""
+
+from .age_partitioned import AgePartitionedBloomFilter
+from .counting import CountingBloomFilter
+from .rotating import RotatingBloomFilter
+from .scalable import ScalableBloomFilter
+from .stable import StableBloomFilter
+
+__all__ = ["AgePartitionedBloomFilter", "CountingBloomFilter", "RotatingBloomFilter",
+           "ScalableBloomFilter", "StableBloomFilter"]

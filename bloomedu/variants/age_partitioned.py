@@ -1,0 +1,177 @@
+"""An age-partitioned Bloom filter: a sliding window over the stream, forgotten slice by slice.
+
+Shtul, Baquero and Almeida ("Age-partitioned Bloom filters", arXiv:2001.03147, 2020) built
+it for duplicate detection over a sliding window.  The filter is k + l slices of m bits,
+in a circular order from newest to oldest, and slice j (by its place in memory) has its own
+hash, position j of the key.  An insert sets one bit in each of the k newest slices; after
+every g inserts (a generation) the oldest slice is cleared and becomes the newest (a
+shift).  A query looks for k consecutive slices that all have the key's bit set.
+
+A key's k bits move one slice older at each shift and the last of them is cleared at the
+(l + 1)-th shift after its insert: it is found while it is among the last l g inserts at
+least (:meth:`AgePartitionedBloomFilter.window`), and no longer than (l + 1) g.  Slices have
+m = ceil(k g / ln 2) bits (half set once k generations wrote them), and the
+false-positive rate is the chance of a run of k set bits
+(:func:`bloomedu.variants.theory.apbf_false_positive_rate`, the paper's formula;
+:func:`~bloomedu.variants.theory.apbf_expected_false_positive_rate` with exact fills).
+
+A shift happens lazily, at the insert that would make a generation hold g + 1 keys, so
+right after g inserts the filter is at its fullest (the moment the paper's formula
+describes).  Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in
+``tests/test_variants.py`` and ``tests/test_variants_rates.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.bits import BitArray
+from ..core.hashing import double_hash_indices, hash128
+from ..core.params import int_in
+from ..core.positions import hashed_batches, positions
+from ..core.serial import Header, Shared, expect_length, locked
+from .counting import MAX_HASHES
+from .theory import apbf_slice_bits
+
+__all__ = ["AgePartitionedBloomFilter"]
+
+_HEADER = Header(b"BLMA", 1, "HHQQHQQ")  # k, l, g, m, base, count, inserted
+MAX_GENERATION = 2 ** 36
+
+
+class AgePartitionedBloomFilter(Shared):
+    """k + l slices of m = ceil(k g / ln 2) bits; a shift every g inserts.
+
+    >>> f = AgePartitionedBloomFilter(num_hashes=4, extra_slices=3, generation_size=100)
+    >>> f.num_bits, f.window, f.nbytes
+    (578, 300, 560)
+    >>> f.add("first"); f.add_many(range(300))
+    >>> "first" in f                  # 300 inserts since: still inside the window
+    True
+    >>> f.add_many(range(300, 400)); "first" in f
+    False
+    """
+
+    def __init__(self, num_hashes: int, extra_slices: int, generation_size: int):
+        self.num_hashes = int_in(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.extra_slices = int_in(extra_slices, "extra_slices", 1, 1024)
+        self.generation_size = int_in(generation_size, "generation_size", 1, MAX_GENERATION)
+        self.num_slices = self.num_hashes + self.extra_slices
+        self.num_bits = apbf_slice_bits(self.num_hashes, self.generation_size)
+        self.slices = [BitArray(self.num_bits, word_bits=64) for _ in range(self.num_slices)]
+        self.base = 0  # the newest slice's place in memory
+        self.count = 0  # keys in the current generation
+        self.inserted = 0
+        self._init_lock()
+
+    @property
+    def window(self) -> int:
+        """Inserts a key survives at least: l g."""
+        return self.extra_slices * self.generation_size
+
+    def order(self) -> list[int]:
+        """The slices' places in memory, newest first."""
+        return [(self.base + a) % self.num_slices for a in range(self.num_slices)]
+
+    @locked
+    def shift(self) -> None:
+        """Start a new generation now: clear the oldest slice and make it the newest."""
+        self.base = (self.base - 1) % self.num_slices
+        self.slices[self.base].data[:] = 0
+        self.count = 0
+
+    # --- one key ---------------------------------------------------------------------
+    @locked
+    def add(self, key) -> None:
+        """Set the key's bit in each of the k newest slices (shifting first after g inserts)."""
+        if self.count == self.generation_size:
+            self.shift()
+        pos = double_hash_indices(*hash128(key), self.num_slices, self.num_bits)
+        for j in self.order()[:self.num_hashes]:
+            self.slices[j].set(pos[j])
+        self.count += 1
+        self.inserted += 1
+
+    @locked
+    def __contains__(self, key) -> bool:
+        """True if k consecutive slices all have the key's bit set."""
+        pos = double_hash_indices(*hash128(key), self.num_slices, self.num_bits)
+        run = 0
+        for j in self.order():
+            run = run + 1 if self.slices[j][pos[j]] else 0
+            if run == self.num_hashes:
+                return True
+        return False
+
+    # --- many keys ---------------------------------------------------------------------
+    @locked
+    def add_many(self, keys) -> None:
+        """``add`` every key in order: the shifts fall inside the batch exactly as one by one."""
+        batches = [positions(h1, h2, self.num_slices, self.num_bits)
+                   for h1, h2 in hashed_batches(keys)]  # every key hashed before any change
+        for pos in batches:
+            start = 0
+            while start < pos.shape[1]:
+                if self.count == self.generation_size:
+                    self.shift()
+                part = pos[:, start:start + self.generation_size - self.count]
+                for j in self.order()[:self.num_hashes]:
+                    self.slices[j].set_chunks([part[j]])
+                self.count += part.shape[1]
+                self.inserted += part.shape[1]
+                start += part.shape[1]
+
+    @locked
+    def contains_many(self, keys) -> np.ndarray:
+        """For each key, whether k consecutive slices all have its bit set."""
+        answers, order, k = [], self.order(), self.num_hashes
+        for h1, h2 in hashed_batches(keys):
+            pos = positions(h1, h2, self.num_slices, self.num_bits)
+            runs = np.zeros(h1.size, dtype=np.int64)
+            found = np.zeros(h1.size, dtype=bool)
+            for j in order:
+                hit = self.slices[j].get_unchecked(pos[j])
+                runs = np.where(hit, runs + 1, 0)
+                found |= runs >= k
+            answers.append(found)
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what it holds -----------------------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes of bit storage: k + l slices of 8 * ceil(m / 64) bytes (constant)."""
+        return self.num_slices * self.slices[0].nbytes
+
+    def fills(self) -> list[float]:
+        """Each slice's fraction of bits set, newest first."""
+        return [self.slices[j].count() / self.num_bits for j in self.order()]
+
+    @locked
+    def to_bytes(self) -> bytes:
+        """A versioned header (magic ``BLMA``: k, l, g, m, base, count, inserted), then the slices."""
+        head = _HEADER.pack(self.num_hashes, self.extra_slices, self.generation_size,
+                            self.num_bits, self.base, self.count, self.inserted)
+        return head + b"".join(s.data.tobytes() for s in self.slices)
+
+    @classmethod
+    def from_bytes(cls, data) -> "AgePartitionedBloomFilter":
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
+        (k, l, g, m, base, count, inserted), rest = _HEADER.unpack(data,
+                                                                  "AgePartitionedBloomFilter")
+        new = cls(k, l, g)
+        if m != new.num_bits or not 0 <= base < new.num_slices or count > g or inserted < count:
+            raise ValueError(f"corrupt header: m={m} (expected {new.num_bits}), base={base} "
+                             f"(0..{new.num_slices - 1}), count={count} (0..{g}), "
+                             f"inserted={inserted}")
+        size = new.slices[0].data.size
+        expect_length(rest, new.num_slices * size, "AgePartitionedBloomFilter")
+        for i, s in enumerate(new.slices):
+            s.data[:] = np.frombuffer(rest, dtype=np.uint8, count=size, offset=i * size)
+            if np.unpackbits(s.data, bitorder="little")[m:].any():
+                raise ValueError(f"corrupt data: bits set beyond num_bits={m} in slice {i}")
+        new.base, new.count, new.inserted = base, count, inserted
+        return new
+
+    def __repr__(self) -> str:
+        return (f"AgePartitionedBloomFilter(num_hashes={self.num_hashes}, "
+                f"extra_slices={self.extra_slices}, generation_size={self.generation_size})")

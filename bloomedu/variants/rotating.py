@@ -1,0 +1,153 @@
+"""Rotating generations: a queue of Bloom filters, the oldest dropped as time moves on.
+
+Article 1 suggests "always remove the messages older than an hour"; a Bloom filter cannot
+remove one key, but it can drop a whole generation.  Here g filters of one size share each
+key's positions (computed once): keys go into the newest, a query asks all g, and the
+oldest is emptied and becomes the newest on :meth:`RotatingBloomFilter.rotate` or, by
+itself, when the newest already holds ``capacity`` keys.  A key is therefore remembered for
+at least g - 1 full generations after its own, (g - 1) * capacity inserts, and forgotten
+after at most g generations.  Each generation errs with 1 - (1 - p)^(1/g), so a query of
+all g errs with at most ``fpp`` (:func:`bloomedu.variants.theory.generation_fpp`).
+pyprobables' ``RotatingBloomFilter`` is the same idea with the same rate in every filter.
+
+Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py``
+and ``tests/test_variants_rates.py``.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import deque
+
+import numpy as np
+
+from ..core.hashing import double_hash_indices, hash128
+from ..core.params import int_in, real_in
+from ..core.positions import hashed_batches, positions
+from ..core.serial import Header, Shared, expect_length, locked
+from ..core.theory import LN2, num_bits_for
+from ._tables import Table
+from .counting import MAX_HASHES
+from .theory import generation_fpp
+
+__all__ = ["RotatingBloomFilter"]
+
+_HEADER = Header(b"BLMR", 1, "QdHQH")  # capacity, fpp, generations, m, k
+MAX_CAPACITY = 2 ** 40
+
+
+class RotatingBloomFilter(Shared):
+    """``generations`` filters of ``capacity`` keys each; a query of all of them errs with ``fpp``.
+
+    >>> f = RotatingBloomFilter(capacity=1000, fpp=0.001, generations=3)
+    >>> f.add("old"); f.add_many(range(2500))
+    >>> "old" in f, f.loads()          # 2501 keys: "old" is in the oldest generation
+    (True, [501, 1000, 1000])
+    >>> f.rotate(); "old" in f, f.loads()
+    (False, [0, 501, 1000])
+    """
+
+    def __init__(self, capacity: int, fpp: float, generations: int):
+        self.capacity = int_in(capacity, "capacity", 1, MAX_CAPACITY)
+        self.fpp = real_in(fpp, "fpp", 0.0, 1.0)
+        self.generations = int_in(generations, "generations", 2, 1024)
+        self.generation_fpp = generation_fpp(self.fpp, self.generations)
+        self.num_bits = num_bits_for(self.capacity, self.generation_fpp)
+        self.num_hashes = min(MAX_HASHES, max(1, round(self.num_bits / self.capacity * LN2)))
+        self.tables = deque(Table(self.num_bits, self.num_hashes) for _ in range(self.generations))
+        self._init_lock()
+
+    @locked
+    def rotate(self) -> None:
+        """Drop the oldest generation: its keys are forgotten (unless also in a newer one)."""
+        oldest = self.tables.popleft()
+        oldest.clear()
+        self.tables.append(oldest)
+
+    def loads(self) -> list[int]:
+        """Keys in each generation, newest first."""
+        return [t.count for t in reversed(self.tables)]
+
+    def _has(self, indices) -> bool:
+        return any(all(t.bits[i] for i in indices) for t in reversed(self.tables))
+
+    # --- one key ---------------------------------------------------------------------
+    @locked
+    def __contains__(self, key) -> bool:
+        """True if some generation has all k of the key's bits set."""
+        return self._has(double_hash_indices(*hash128(key), self.num_hashes, self.num_bits))
+
+    @locked
+    def add(self, key) -> None:
+        """Insert into the newest generation (rotating first if it already holds ``capacity``)."""
+        h1, h2 = hash128(key)
+        if self.tables[-1].count >= self.capacity:
+            self.rotate()
+        self.tables[-1].add_hashed(h1, h2)
+
+    # --- many keys ---------------------------------------------------------------------
+    @locked
+    def add_many(self, keys) -> None:
+        """``add`` every key in order: generations rotate inside the batch exactly as one by one."""
+        batches = [positions(h1, h2, self.num_hashes, self.num_bits)
+                   for h1, h2 in hashed_batches(keys)]  # every key hashed before any change
+        for pos in batches:
+            start = 0
+            while start < pos.shape[1]:
+                if self.tables[-1].count >= self.capacity:
+                    self.rotate()
+                room = self.capacity - self.tables[-1].count
+                part = pos[:, start:start + room]
+                self.tables[-1].set_positions(part, part.shape[1])
+                start += part.shape[1]
+
+    @locked
+    def contains_many(self, keys) -> np.ndarray:
+        """For each key, whether some generation might hold it."""
+        answers = []
+        for h1, h2 in hashed_batches(keys):
+            pos = positions(h1, h2, self.num_hashes, self.num_bits)
+            found = np.zeros(h1.size, dtype=bool)
+            for t in reversed(self.tables):
+                found |= t.has_positions(pos)
+            answers.append(found)
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what it holds ---------------------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes of bit storage: g generations of 8 * ceil(m / 64) bytes (constant)."""
+        return self.generations * self.tables[0].bits.nbytes
+
+    @locked
+    def to_bytes(self) -> bytes:
+        """A versioned header (magic ``BLMR``), the generations' loads, then their bits, oldest first."""
+        head = _HEADER.pack(self.capacity, self.fpp, self.generations, self.num_bits,
+                            self.num_hashes)
+        counts = struct.pack(f"<{self.generations}Q", *(t.count for t in self.tables))
+        return head + counts + b"".join(t.bits.data.tobytes() for t in self.tables)
+
+    @classmethod
+    def from_bytes(cls, data) -> "RotatingBloomFilter":
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
+        (capacity, fpp, g, m, k), rest = _HEADER.unpack(data, "RotatingBloomFilter")
+        new = cls(capacity, fpp, g)
+        if (m, k) != (new.num_bits, new.num_hashes):
+            raise ValueError(f"corrupt header: m={m}, k={k}, but these parameters give "
+                             f"m={new.num_bits}, k={new.num_hashes}")
+        size = new.tables[0].bits.data.size
+        expect_length(rest, 8 * g + g * size, "RotatingBloomFilter")
+        counts = struct.unpack_from(f"<{g}Q", rest)
+        if max(counts) > capacity:
+            raise ValueError(f"corrupt data: a generation holds {max(counts)} keys, "
+                             f"capacity is {capacity}")
+        for i, (t, count) in enumerate(zip(new.tables, counts)):
+            t.count = count
+            t.bits.data[:] = np.frombuffer(rest, dtype=np.uint8, count=size, offset=8 * g + i * size)
+            if np.unpackbits(t.bits.data, bitorder="little")[m:].any():
+                raise ValueError(f"corrupt data: bits set beyond num_bits={m}")
+        return new
+
+    def __repr__(self) -> str:
+        return (f"RotatingBloomFilter(capacity={self.capacity}, fpp={self.fpp}, "
+                f"generations={self.generations})")

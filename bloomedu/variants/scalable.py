@@ -1,0 +1,205 @@
+"""A scalable Bloom filter: it grows when traffic is not known in advance.
+
+A plain filter is sized for n keys; past n its rate climbs.  Almeida, Baquero, Preguiça
+and Hutchison ("Scalable Bloom filters", Information Processing Letters 101(6), 2007) add a
+new sub-filter each time the newest is full: s times larger (``growth``) and with an error
+rate r times smaller (``tightening``).  Sub-filter i errs with p0 r^i, so a query of all of
+them errs with less than p0 + p0 r + ... = p0 / (1 - r); choosing p0 = p (1 - r) keeps the
+whole filter under the target ``fpp`` however far it grows
+(:func:`bloomedu.variants.theory.scalable_bound`).
+
+How others choose (read in their source): RedisBloom (``BF.RESERVE``) gives the first
+sub-filter error/2, halves it for each new one and doubles the entries (r = 1/2, s = 2,
+p0 = p (1 - r): the same rule as here); pybloom-live 4.0 gives the first p r with r = 0.9
+and s = 4 by default, whose limit is p r / (1 - r) = 9 p; pyprobables'
+``ExpandingBloomFilter`` adds filters of the same size and rate (s = r = 1), so its rate
+grows with their number.  ``first_fpp`` lets a lesson build a peer's choice to measure it.
+
+Each sub-filter is sized as :meth:`bloomedu.BloomFilter.from_capacity` sizes one; a key is
+hashed once and its positions computed for each sub-filter's m.  Taught in
+``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py`` and
+``tests/test_variants_rates.py``.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from ..core.hashing import hash128
+from ..core.params import int_in, real_in
+from ..core.positions import hashed_batches, positions
+from ..core.serial import Header, Shared, expect_length, locked
+from ..core.theory import LN2, num_bits_for
+from ._tables import Table
+from .counting import MAX_HASHES
+
+__all__ = ["ScalableBloomFilter"]
+
+_HEADER = Header(b"BLMS", 1, "QdQddI")  # n0, fpp, growth, tightening, first fpp, filters
+_TABLE = struct.Struct("<QHQ")  # per sub-filter: m, k, count
+_MAX_TABLES = 64
+MAX_CAPACITY = 2 ** 40
+
+
+class ScalableBloomFilter(Shared):
+    """Sub-filters of n0, n0 s, n0 s^2, ... keys at rates p0, p0 r, p0 r^2, ...
+
+    >>> f = ScalableBloomFilter(initial_capacity=100, fpp=0.01)
+    >>> f.add_many(range(1000))
+    >>> len(f.tables), [t.count for t in f.tables]
+    (4, [100, 200, 400, 300])
+    >>> all(f.contains_many(range(1000))), f.bound
+    (True, 0.01)
+    """
+
+    def __init__(self, initial_capacity: int, fpp: float, growth: int = 2,
+                 tightening: float = 0.9, *, first_fpp: float | None = None):
+        self.initial_capacity = int_in(initial_capacity, "initial_capacity", 1, MAX_CAPACITY)
+        self.fpp = real_in(fpp, "fpp", 0.0, 1.0)
+        self.growth = int_in(growth, "growth", 1, 64)
+        self.tightening = real_in(tightening, "tightening", 0.0, 1.0)
+        self.first_fpp = self.fpp * (1 - self.tightening) if first_fpp is None \
+            else real_in(first_fpp, "first_fpp", 0.0, 1.0)
+        self.tables: list[Table] = []
+        self._init_lock()
+        self._grow()
+
+    @property
+    def bound(self) -> float:
+        """The compound rate's limit, p0 / (1 - r) (the target ``fpp`` unless ``first_fpp``)."""
+        return round(self.first_fpp / (1 - self.tightening), 15)
+
+    def _grow(self) -> Table:
+        i = len(self.tables)
+        if i == _MAX_TABLES:
+            raise ValueError(f"the filter already has {_MAX_TABLES} sub-filters; "
+                             "start with a larger initial_capacity or growth")
+        n = self.initial_capacity * self.growth ** i
+        p = self.first_fpp * self.tightening ** i
+        if n > MAX_CAPACITY or p < 1e-300:
+            raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
+                             "than 1e-300: start with a larger initial_capacity or tightening")
+        m = num_bits_for(n, p)
+        table = Table(m, min(MAX_HASHES, max(1, round(m / n * LN2))))
+        self.tables.append(table)
+        return table
+
+    def capacity(self, i: int) -> int:
+        """Keys sub-filter i holds before the next one is added: n0 s^i."""
+        return self.initial_capacity * self.growth ** i
+
+    # --- one key ---------------------------------------------------------------------
+    @locked
+    def __contains__(self, key) -> bool:
+        """True if any sub-filter has all of the key's bits set."""
+        h1, h2 = hash128(key)
+        return any(t.has_hashed(h1, h2) for t in reversed(self.tables))
+
+    @locked
+    def add(self, key) -> None:
+        """Insert a key not found yet into the newest sub-filter, adding one when it is full."""
+        h1, h2 = hash128(key)
+        if any(t.has_hashed(h1, h2) for t in reversed(self.tables)):
+            return
+        table = self.tables[-1]
+        if table.count >= self.capacity(len(self.tables) - 1):
+            table = self._grow()
+        table.add_hashed(h1, h2)
+
+    # --- many keys ---------------------------------------------------------------------
+    def _found(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        found = np.zeros(h1.size, dtype=bool)
+        for t in self.tables:
+            rest = np.flatnonzero(~found)
+            if not rest.size:
+                break
+            found[rest] = t.has_positions(positions(h1[rest], h2[rest], t.num_hashes, t.num_bits))
+        return found
+
+    @locked
+    def add_many(self, keys) -> None:
+        """``add`` every key, in order; a key already found before the batch is skipped.
+
+        A key that appears twice in the batch is inserted once.  (One by one, a new key
+        that is a false positive of a key earlier in the same batch would be skipped; in a
+        batch it is inserted.  The sub-filters fill the same way otherwise.)
+        """
+        batches = list(hashed_batches(keys))  # every key hashed before anything changes
+        for h1, h2 in batches:
+            new = np.flatnonzero(~self._found(h1, h2))
+            pairs = np.stack([h1[new], h2[new]], axis=1)
+            _, first = np.unique(pairs, axis=0, return_index=True)
+            new = new[np.sort(first)]
+            while new.size:
+                table = self.tables[-1]
+                room = self.capacity(len(self.tables) - 1) - table.count
+                if room <= 0:
+                    self._grow()
+                    continue
+                part, new = new[:room], new[room:]
+                table.set_positions(positions(h1[part], h2[part], table.num_hashes,
+                                              table.num_bits), part.size)
+
+    @locked
+    def contains_many(self, keys) -> np.ndarray:
+        """For each key, whether some sub-filter might hold it."""
+        answers = [self._found(h1, h2) for h1, h2 in hashed_batches(keys)]
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what it holds ---------------------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes of bit storage over all sub-filters."""
+        return sum(t.bits.nbytes for t in self.tables)
+
+    def __len__(self) -> int:
+        """Keys inserted (a key found already, or a repeat, is not counted)."""
+        return sum(t.count for t in self.tables)
+
+    @locked
+    def to_bytes(self) -> bytes:
+        """A versioned header (magic ``BLMS``), each sub-filter's m, k and count, then their bits."""
+        head = _HEADER.pack(self.initial_capacity, self.fpp, self.growth, self.tightening,
+                            self.first_fpp, len(self.tables))
+        return head + b"".join(_TABLE.pack(t.num_bits, t.num_hashes, t.count)
+                               for t in self.tables) + \
+            b"".join(t.bits.data.tobytes() for t in self.tables)
+
+    @classmethod
+    def from_bytes(cls, data) -> "ScalableBloomFilter":
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
+        (n0, fpp, growth, tightening, first, count), rest = _HEADER.unpack(data,
+                                                                          "ScalableBloomFilter")
+        new = cls(n0, fpp, growth, tightening, first_fpp=first)
+        if not 1 <= count <= _MAX_TABLES:
+            raise ValueError(f"corrupt header: {count} sub-filters (1..{_MAX_TABLES})")
+        if len(rest) < count * _TABLE.size:
+            raise ValueError("ScalableBloomFilter data is truncated in its sub-filter table")
+        while len(new.tables) < count:
+            new._grow()
+        offset = count * _TABLE.size
+        for i, table in enumerate(new.tables):
+            m, k, stored = _TABLE.unpack_from(rest, i * _TABLE.size)
+            if (m, k) != (table.num_bits, table.num_hashes) or stored > new.capacity(i) \
+                    or (i < count - 1 and stored != new.capacity(i)):
+                raise ValueError(f"corrupt data: sub-filter {i} has m={m}, k={k}, count={stored}; "
+                                 f"these parameters give m={table.num_bits}, k={table.num_hashes}")
+            table.count = stored
+            size = table.bits.data.size
+            chunk = rest[offset:offset + size]
+            expect_length(chunk, size, "ScalableBloomFilter")
+            table.bits.data[:] = np.frombuffer(chunk, dtype=np.uint8)
+            if np.unpackbits(table.bits.data, bitorder="little")[m:].any():
+                raise ValueError(f"corrupt data: bits set beyond num_bits={m} in sub-filter {i}")
+            offset += size
+        expect_length(rest, offset, "ScalableBloomFilter")
+        return new
+
+    def __repr__(self) -> str:
+        return (f"ScalableBloomFilter(initial_capacity={self.initial_capacity}, fpp={self.fpp}, "
+                f"growth={self.growth}, tightening={self.tightening}, "
+                f"first_fpp={self.first_fpp:.6g}, sub_filters={len(self.tables)})")
+
+

@@ -1,0 +1,180 @@
+"""A stable Bloom filter: a fixed memory that keeps forgetting, built for duplicates in streams.
+
+Deng and Rafiei ("Approximately detecting duplicates for streaming data using stable Bloom
+filters", SIGMOD 2006) keep m cells of d bits (Max = 2^d - 1).  Each insert first
+decrements P cells chosen at random (a cell at 0 stays at 0), then sets its own K cells to
+Max; a key is reported seen when all K of its cells are non-zero.  Old keys fade, and the
+fraction of zero cells settles at a stable point whatever the stream's length
+(:func:`bloomedu.variants.theory.stable_zero_fraction`), and with it the false-positive
+rate.  The price: a key can fade before its duplicate arrives, a false negative whose
+chance grows with the gap (:func:`~bloomedu.variants.theory.stable_false_negative_rate`).
+The one promise: a key just inserted is found, and still found after (Max - 1) // P more
+inserts (each can take at most P from a cell).
+
+The P cells of insert number t are drawn from a counter-based generator seeded by
+``seed``: cell j is ``fmix64(seed' + (t P + j + 1) * 0x9E3779B97F4A7C15) mod m``.  So the
+randomness is reproducible, and inserting keys one by one or in a batch gives the same
+cells bit for bit.  Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in
+``tests/test_variants.py`` and ``tests/test_variants_rates.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.counters import MAX_CELLS, CounterArray
+from ..core.hashing import double_hash_indices, fmix64, fmix64_array, hash128
+from ..core.params import int_in
+from ..core.positions import hashed_batches, positions
+from ..core.serial import Header, Shared, expect_length, locked
+from .counting import MAX_HASHES
+
+__all__ = ["StableBloomFilter"]
+
+_HEADER = Header(b"BLMT", 1, "QHBQQQ")  # m, K, d, P, seed, inserted
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_SEED_SALT = 0x632BE59BD9B4E019
+
+
+class StableBloomFilter(Shared):
+    """m cells of d bits; each insert decrements P random cells, then sets its K cells to Max.
+
+    >>> f = StableBloomFilter(num_cells=1000, num_hashes=3, bits_per_cell=2, decrements=5, seed=1)
+    >>> f.add("123"); "123" in f, "456" in f
+    (True, False)
+    >>> f.add_many(range(2000)); "123" in f, f.zero_fraction()
+    (False, 0.59)
+    """
+
+    def __init__(self, num_cells: int, num_hashes: int, bits_per_cell: int, decrements: int,
+                 seed: int = 0):
+        self.num_cells = int_in(num_cells, "num_cells", 1, MAX_CELLS)
+        self.num_hashes = int_in(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.bits_per_cell = int_in(bits_per_cell, "bits_per_cell", 1, 8)
+        self.decrements = int_in(decrements, "decrements", 1, 1 << 20)
+        self.seed = int_in(seed, "seed", 0, _MASK64)
+        self.cells = CounterArray(self.num_cells, self.bits_per_cell)
+        self.max_value = self.cells.max_value
+        self.inserted = 0
+        self._seed_mix = fmix64((self.seed + _SEED_SALT) & _MASK64)
+        self._init_lock()
+
+    @property
+    def memory_inserts(self) -> int:
+        """Inserts after its own that a key survives for certain: (Max - 1) // P."""
+        return (self.max_value - 1) // self.decrements
+
+    # --- the random cells ------------------------------------------------------------------
+    def decrement_cells(self, insert: int) -> list[int]:
+        """The P cells that insert number ``insert`` (0 for the first) decrements.
+
+        >>> StableBloomFilter(1000, 3, 2, 4, seed=1).decrement_cells(0)
+        [320, 586, 936, 376]
+        """
+        base = insert * self.decrements + 1
+        return [fmix64((self._seed_mix + (base + j) * _GOLDEN) & _MASK64) % self.num_cells
+                for j in range(self.decrements)]
+
+    def _decrement_array(self, first: int, count: int) -> np.ndarray:
+        """:meth:`decrement_cells` of inserts ``first .. first + count - 1``, as a (count, P) array."""
+        p = self.decrements
+        with np.errstate(over="ignore"):
+            x = np.arange(count, dtype=np.uint64)[:, None] * np.uint64(p) + \
+                np.arange(1, p + 1, dtype=np.uint64) + np.uint64(first * p % (1 << 64))
+            x *= np.uint64(_GOLDEN)
+            x += np.uint64(self._seed_mix)
+            out = np.empty_like(x)
+            fmix64_array(out.ravel(), np.empty(x.size, np.uint64), source=x.ravel())
+        out %= np.uint64(self.num_cells)
+        return out.view(np.int64)
+
+    # --- one key ---------------------------------------------------------------------
+    @locked
+    def add(self, key) -> None:
+        """Decrement this insert's P random cells, then set the key's K cells to Max."""
+        cells = self.cells
+        for cell in self.decrement_cells(self.inserted):
+            value = cells.get(cell)
+            if value:
+                cells.set(cell, value - 1)
+        for cell in double_hash_indices(*hash128(key), self.num_hashes, self.num_cells):
+            cells.set(cell, self.max_value)
+        self.inserted += 1
+
+    @locked
+    def __contains__(self, key) -> bool:
+        """True if all K of the key's cells are non-zero: seen recently, or a false positive."""
+        cells = self.cells
+        return all(cells.get(c) for c in double_hash_indices(*hash128(key), self.num_hashes,
+                                                            self.num_cells))
+
+    # --- many keys ---------------------------------------------------------------------
+    @locked
+    def add_many(self, keys) -> None:
+        """``add`` every key in order; the cells end exactly as after adding them one by one.
+
+        Per cell, only two facts of the batch matter: the last insert that set it, and the
+        decrements it received after that one (or in the whole batch, if none set it).
+        """
+        batches = list(hashed_batches(keys))  # every key hashed before anything changes
+        for h1, h2 in batches:
+            count = h1.size
+            sets = positions(h1, h2, self.num_hashes, self.num_cells)  # (K, count)
+            drops = self._decrement_array(self.inserted, count)  # (count, P)
+            cells, where = np.unique(np.concatenate([sets.ravel(), drops.ravel()]),
+                                     return_inverse=True)
+            where = where.ravel()
+            set_at, drop_at = where[:sets.size], where[sets.size:]
+            last = np.full(cells.size, -1, dtype=np.int64)
+            np.maximum.at(last, set_at, np.tile(np.arange(count), self.num_hashes))
+            steps = np.repeat(np.arange(count), self.decrements)
+            later = steps > last[drop_at]
+            taken = np.bincount(drop_at[later], minlength=cells.size)
+            start = np.where(last >= 0, self.max_value, self.cells.take(cells).astype(np.int64))
+            self.cells.put(cells, np.maximum(start - taken, 0))
+            self.inserted += count
+
+    @locked
+    def contains_many(self, keys) -> np.ndarray:
+        """For each key, whether all K of its cells are non-zero."""
+        answers = [(self.cells.take(positions(h1, h2, self.num_hashes, self.num_cells)) > 0)
+                   .all(axis=0) for h1, h2 in hashed_batches(keys)]
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what it holds -----------------------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes of cell storage (d bits a cell, stored at 1, 2, 4 or 8 bits)."""
+        return self.cells.nbytes
+
+    @locked
+    def zero_fraction(self) -> float:
+        """The fraction of cells at 0 (Deng and Rafiei's measure of the stable point)."""
+        return float(self.cells.histogram()[0]) / self.num_cells
+
+    @locked
+    def to_bytes(self) -> bytes:
+        """A versioned header (magic ``BLMT``: m, K, d, P, seed, inserts so far), then the cells."""
+        return _HEADER.pack(self.num_cells, self.num_hashes, self.bits_per_cell, self.decrements,
+                            self.seed, self.inserted) + self.cells.data.tobytes()
+
+    @classmethod
+    def from_bytes(cls, data) -> "StableBloomFilter":
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
+        (m, k, d, p, seed, inserted), payload = _HEADER.unpack(data, "StableBloomFilter")
+        new = cls(m, k, d, p, seed)
+        expect_length(payload, new.cells.data.size, "StableBloomFilter")
+        new.cells.data[:] = np.frombuffer(payload, dtype=np.uint8)
+        width, spare = new.cells.width, new.cells.data.size * (8 // new.cells.width) - m
+        if spare and int(new.cells.data[-1]) >> ((8 // width - spare) * width):
+            raise ValueError(f"corrupt data: cells set beyond num_cells={m}")
+        if new.cells.histogram().sum() != m:
+            raise ValueError("corrupt data: a cell holds more than bits_per_cell allows")
+        new.inserted = inserted
+        return new
+
+    def __repr__(self) -> str:
+        return (f"StableBloomFilter(num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
+                f"bits_per_cell={self.bits_per_cell}, decrements={self.decrements}, "
+                f"seed={self.seed})")

@@ -1,0 +1,292 @@
+"""The structures that delete, grow and forget (bloomedu.variants): their promises, one by one.
+
+Each keeps every key it promises to keep (hypothesis, one key at a time and in bulk), gives
+the same state whether keys come one by one or in a batch, hashes a key exactly as
+BloomFilter does, refuses bad parameters and bad bytes with errors that name what is wrong
+(leaving the structure unchanged), pickles at every protocol and survives threads.
+Their rates against the papers' formulas are in tests/test_variants_rates.py.
+"""
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bloomedu import (AgePartitionedBloomFilter, BloomFilter, CountingBloomFilter,
+                      RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
+from bloomedu.core.counters import CounterArray
+from bloomedu.core.positions import key_positions
+
+keys_lists = st.lists(st.one_of(st.text(max_size=12), st.integers(-2 ** 63, 2 ** 64 - 1),
+                                st.binary(max_size=12)), max_size=80)
+
+MAKERS = {
+    "counting4": lambda: CountingBloomFilter(500, 3),
+    "counting8": lambda: CountingBloomFilter(500, 3, counter_bits=8),
+    "scalable": lambda: ScalableBloomFilter(10, 0.01),
+    "rotating": lambda: RotatingBloomFilter(capacity=20, fpp=0.01, generations=3),
+    "age_partitioned": lambda: AgePartitionedBloomFilter(3, 2, 10),
+    "stable": lambda: StableBloomFilter(600, 3, 3, 2, seed=5),
+}
+
+
+def _memory(structure) -> int:
+    """How many of the latest distinct inserts the structure promises to keep."""
+    if isinstance(structure, RotatingBloomFilter):
+        return (structure.generations - 1) * structure.capacity
+    if isinstance(structure, AgePartitionedBloomFilter):
+        return structure.window
+    if isinstance(structure, StableBloomFilter):
+        return structure.memory_inserts
+    return 10 ** 9
+
+
+@pytest.mark.parametrize("name", MAKERS)
+@settings(max_examples=40, deadline=None)
+@given(keys=keys_lists)
+def test_no_key_it_promises_to_keep_is_reported_absent(name, keys):
+    for bulk in (False, True):
+        f = MAKERS[name]()
+        if bulk:
+            f.add_many(keys)
+        else:
+            for key in keys:
+                f.add(key)
+        kept = keys[max(0, len(keys) - 1 - _memory(f)):]  # the last key, and those it promises
+        assert all(key in f for key in kept)
+        assert f.contains_many(kept).all() if kept else True
+
+
+@pytest.mark.parametrize("name", MAKERS)
+@settings(max_examples=40, deadline=None)
+@given(keys=keys_lists, cut=st.integers(0, 80))
+def test_one_by_one_and_in_batches_end_in_the_same_state(name, keys, cut):
+    one, batch = MAKERS[name](), MAKERS[name]()
+    for key in keys:
+        one.add(key)
+    batch.add_many(keys[:cut])
+    batch.add_many(keys[cut:])
+    if name == "scalable":  # a batch skips keys found before it, one by one also in it
+        assert len(batch) >= len(one) - len(keys) // 10 - 1
+        assert batch.contains_many(keys).all()
+        return
+    assert one.to_bytes() == batch.to_bytes()
+    assert [key in one for key in keys] == batch.contains_many(keys).tolist()
+
+
+@given(keys=keys_lists, m=st.integers(1, 5000), k=st.integers(1, 12))
+@settings(max_examples=40, deadline=None)
+def test_positions_are_the_bloom_filters(keys, m, k):
+    bloom = BloomFilter(m, k)
+    assert all(key_positions(key, k, m) == bloom.bit_indices(key) for key in keys)
+    assert all(CountingBloomFilter(m, k).cell_indices(key) == bloom.bit_indices(key)
+               for key in keys[:5])
+
+
+@pytest.mark.parametrize("bits", range(1, 9))
+def test_counter_array_packs_and_reads_back(bits):
+    rng = np.random.default_rng(bits)
+    cells = CounterArray(1001, bits)
+    values = rng.integers(0, cells.max_value + 1, size=1001)
+    chosen = rng.permutation(1001)[:700]
+    cells.put(np.sort(chosen), values[np.sort(chosen)])
+    expected = np.zeros(1001, dtype=np.int64)
+    expected[chosen] = values[chosen]
+    assert cells.values().tolist() == expected.tolist()
+    assert cells.take(np.arange(1001)).tolist() == expected.tolist()
+    assert [cells.get(i) for i in range(0, 1001, 97)] == expected[::97].tolist()
+    assert cells.histogram().tolist() == np.bincount(expected, minlength=cells.max_value + 1).tolist()
+
+
+# --- the counting filter's pitfalls --------------------------------------------------------
+def test_counters_saturate_and_never_wrap():
+    f = CountingBloomFilter(50, 2)
+    for _ in range(40):
+        f.add("x")
+    assert f.saturated() >= 1 and "x" in f
+    values = f.counters.values()
+    assert values.max() == 15  # stuck at the top, not wrapped round to 0
+    for _ in range(40):
+        f.remove("x")  # a saturated counter is never decremented: "x" stays
+    assert "x" in f
+
+
+def test_removing_a_key_never_added_is_refused_and_changes_nothing():
+    f = CountingBloomFilter(1000, 3)
+    f.add_many(["a", "b"])
+    before = f.to_bytes()
+    with pytest.raises(ValueError, match="never added: its counter at cell"):
+        f.remove("zzz")
+    with pytest.raises(ValueError, match="never added"):
+        f.remove_many(["a", "zzz"])
+    with pytest.raises(ValueError, match="never added"):
+        f.remove_many(["a", "a"])  # added once, removed twice
+    assert f.to_bytes() == before
+
+
+def test_removing_a_false_positive_loses_another_key():
+    f = CountingBloomFilter(64, 2)
+    inserted = [f"id-{i}" for i in range(24)]
+    f.add_many(inserted)
+    impostor = next(f"other-{i}" for i in range(10_000) if f"other-{i}" in f)
+    f.remove(impostor)  # cannot be told from an added key
+    assert any(key not in f for key in inserted)
+
+
+def test_remove_many_equals_one_by_one():
+    a, b = CountingBloomFilter(400, 4), CountingBloomFilter(400, 4)
+    keys = [f"k{i}" for i in range(150)]
+    a.add_many(keys)
+    b.add_many(keys)
+    for key in keys[:70]:
+        a.remove(key)
+    b.remove_many(keys[:70])
+    assert a == b and b.contains_many(keys[70:]).all()
+
+
+# --- windows -------------------------------------------------------------------------------
+def test_rotating_remembers_g_minus_1_generations_and_forgets_after_g():
+    f = RotatingBloomFilter(capacity=100, fpp=1e-6, generations=4)
+    f.add_many(range(100))      # generation 1: keys 0..99
+    f.add_many(range(100, 400))  # three more: key 0 now in the oldest
+    assert f.contains_many(range(400)).all()
+    f.add(400)                   # the fifth generation starts: the first is dropped
+    assert not f.contains_many(range(100)).any() and f.contains_many(range(100, 401)).all()
+    f.rotate()
+    assert f.loads() == [0, 1, 100, 100]
+
+
+def test_age_partitioned_window_is_l_times_g_inserts():
+    k, l, g = 10, 4, 50
+    f = AgePartitionedBloomFilter(k, l, g)
+    first = np.arange(g, dtype=np.uint64)  # a full generation: key g-1 is its last
+    f.add_many(first)
+    f.add_many(np.arange(g, g + l * g, dtype=np.uint64))  # l g inserts after it
+    assert f.contains_many(first).all()
+    f.add(10 ** 9)  # the (l + 1)-th shift clears one bit of every key of the first generation
+    assert f.contains_many(np.arange(g, g + l * g, dtype=np.uint64)).all()
+    assert f.contains_many(first).mean() < 1  # some are still found: k - 1 bits and a lucky one
+    f.add_many(np.arange(2 * 10 ** 9, 2 * 10 ** 9 + k * g, dtype=np.uint64))
+    assert f.contains_many(first).mean() < 0.1  # all their bits cleared: false positives only
+
+
+def test_stable_filter_is_seeded_and_reproducible():
+    a = StableBloomFilter(1000, 3, 2, 4, seed=11)
+    b = StableBloomFilter(1000, 3, 2, 4, seed=11)
+    c = StableBloomFilter(1000, 3, 2, 4, seed=12)
+    for f in (a, b, c):
+        f.add_many(range(500))
+    assert a == b and a != c
+    assert a.decrement_cells(7) == a._decrement_array(7, 1)[0].tolist()
+
+
+def test_scalable_filter_grows_by_growth_and_tightens():
+    f = ScalableBloomFilter(100, 0.01, growth=4, tightening=0.5)
+    f.add_many(np.arange(10_000, dtype=np.uint64))
+    caps = [f.capacity(i) for i in range(len(f.tables))]
+    assert caps[:3] == [100, 400, 1600] and sum(t.count for t in f.tables) == len(f)
+    assert f.first_fpp == pytest.approx(0.005) and f.bound == pytest.approx(0.01)
+
+
+# --- bad parameters and bad bytes ------------------------------------------------------------
+BAD = [
+    (CountingBloomFilter, dict(num_cells=0, num_hashes=3), "num_cells must be an int in 1.."),
+    (CountingBloomFilter, dict(num_cells=10, num_hashes=0), "num_hashes must be an int in 1..256"),
+    (CountingBloomFilter, dict(num_cells=10, num_hashes=3, counter_bits=5), "counter_bits must be one of 4, 8"),
+    (CountingBloomFilter, dict(num_cells=2.5, num_hashes=3), "num_cells"),
+    (ScalableBloomFilter, dict(initial_capacity=0, fpp=0.01), "initial_capacity"),
+    (ScalableBloomFilter, dict(initial_capacity=10, fpp=1.5), r"fpp must be a number in \(0.0, 1.0\)"),
+    (ScalableBloomFilter, dict(initial_capacity=10, fpp=0.01, growth=0), "growth must be an int in 1..64"),
+    (ScalableBloomFilter, dict(initial_capacity=10, fpp=0.01, tightening=1.0), "tightening"),
+    (ScalableBloomFilter, dict(initial_capacity=10, fpp=float("nan")), "fpp"),
+    (RotatingBloomFilter, dict(capacity=10, fpp=0.01, generations=1), "generations must be an int in 2..1024"),
+    (RotatingBloomFilter, dict(capacity=-1, fpp=0.01, generations=3), "capacity"),
+    (RotatingBloomFilter, dict(capacity=10, fpp=0, generations=3), "fpp"),
+    (AgePartitionedBloomFilter, dict(num_hashes=0, extra_slices=2, generation_size=10), "num_hashes"),
+    (AgePartitionedBloomFilter, dict(num_hashes=3, extra_slices=0, generation_size=10), "extra_slices must be an int in 1..1024"),
+    (AgePartitionedBloomFilter, dict(num_hashes=3, extra_slices=2, generation_size=True), "generation_size"),
+    (StableBloomFilter, dict(num_cells=100, num_hashes=3, bits_per_cell=9, decrements=2), "bits_per_cell must be an int in 1..8"),
+    (StableBloomFilter, dict(num_cells=100, num_hashes=3, bits_per_cell=2, decrements=0), "decrements"),
+    (StableBloomFilter, dict(num_cells=100, num_hashes=3, bits_per_cell=2, decrements=2, seed=-1), "seed"),
+]
+
+
+@pytest.mark.parametrize("cls, kwargs, message", BAD, ids=[f"{c.__name__}-{m[:20]}" for c, _, m in BAD])
+def test_bad_parameters_name_the_argument_and_range(cls, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cls(**kwargs)
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_bad_keys_leave_the_structure_unchanged(name):
+    f = MAKERS[name]()
+    f.add_many(["a", "b"])
+    before = f.to_bytes()
+    with pytest.raises(TypeError):
+        f.add_many(["c", 1.5])
+    with pytest.raises(TypeError):
+        f.add(None)
+    assert f.to_bytes() == before
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_bytes_are_versioned_and_read_strictly(name):
+    f = MAKERS[name]()
+    f.add_many([f"key{i}" for i in range(45)])
+    data = f.to_bytes()
+    cls = type(f)
+    assert cls.from_bytes(data) == f and cls.from_bytes(bytearray(data)) == f
+    with pytest.raises(ValueError, match="truncated"):
+        cls.from_bytes(data[:-1])
+    with pytest.raises(ValueError, match="padded|corrupt"):
+        cls.from_bytes(data + b"\x00")
+    with pytest.raises(ValueError, match="truncated"):
+        cls.from_bytes(data[:5])
+    with pytest.raises(ValueError, match="magic"):
+        cls.from_bytes(b"XXXX" + data[4:])
+    with pytest.raises(ValueError, match="version"):
+        cls.from_bytes(data[:4] + b"\x09\x00" + data[6:])
+    with pytest.raises(TypeError, match="bytes"):
+        cls.from_bytes("text")
+
+
+@pytest.mark.parametrize("name", MAKERS)
+@pytest.mark.parametrize("protocol", range(6))
+def test_pickles_at_every_protocol_with_the_same_answers(name, protocol):
+    f = MAKERS[name]()
+    keys = [f"key{i}" for i in range(30)] + list(range(30))
+    f.add_many(keys)
+    copy = pickle.loads(pickle.dumps(f, protocol=protocol))
+    assert copy == f and copy.contains_many(keys).tolist() == f.contains_many(keys).tolist()
+    copy.add("more")  # a working, independent structure
+    assert copy != f
+
+
+THREADED = {
+    "counting": lambda: CountingBloomFilter(200_000, 4),
+    "scalable": lambda: ScalableBloomFilter(1000, 0.001),
+    "rotating": lambda: RotatingBloomFilter(capacity=20_000, fpp=0.001, generations=3),
+    "age_partitioned": lambda: AgePartitionedBloomFilter(4, 8, 5000),
+}
+
+
+@pytest.mark.parametrize("name", THREADED)
+def test_threads_adding_at_once_lose_no_key(name):
+    f = THREADED[name]()
+    blocks = [np.arange(i * 8000, (i + 1) * 8000, dtype=np.uint64) for i in range(4)]
+
+    def work(block):
+        for part in np.array_split(block, 8):
+            f.add_many(part)
+        for key in block[:50].tolist():
+            f.add(key)
+
+    threads = [threading.Thread(target=work, args=(b,)) for b in blocks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(f.contains_many(b).all() for b in blocks)
