@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bloomedu import BitVector, BloomFilter, HashedIds, click_stream, deduplicate
+from bloomedu import (AgePartitionedBloomFilter, BitVector, BloomFilter, HashedIds, click_stream,
+                      deduplicate)
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.compat import Bip37Filter
 from bloomedu.teaching.explorer import make_keys
@@ -54,6 +55,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "08.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "09.1": 1 - math.exp(-3 * 2500 / 20_000),
     "09.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
+    "10.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
+    "10.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
 }
 
 
@@ -89,6 +92,11 @@ def _measure(name: str, params: dict):
         f = BloomFilter(params["num_bits"], params["num_hashes"])
         f.add_many(make_keys("url", params["n"], seed=2024, inserted=True))
         return f.contains_many(make_keys("url", params["trials"], seed=2024, inserted=False)).mean()
+    if name == "10.3":  # an age-partitioned filter just before a shift, keys never inserted
+        f = AgePartitionedBloomFilter(params["num_hashes"], params["extra_slices"],
+                                      params["generation_size"])
+        f.add_many(np.arange(30 * params["generation_size"], dtype=np.uint64))
+        return f.contains_many(np.arange(2 ** 40, 2 ** 40 + params["trials"], dtype=np.uint64)).mean()
     # 05.3, 06.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
     f = BloomFilter(params["num_bits"], params["num_hashes"])
     f.add_many(np.arange(params["n"], dtype=np.uint64))
@@ -115,7 +123,7 @@ def test_the_right_answer_is_accepted(capsys, exercise):
 
 
 def test_catalogue_has_two_or_three_exercises_per_lesson_in_order():
-    assert list(EXERCISES) == [f"{i:02d}" for i in range(1, 10)]
+    assert list(EXERCISES) == [f"{i:02d}" for i in range(1, 11)]
     order = {"compute": 0, "predict": 1, "measure": 2}
     for lesson, exercises in EXERCISES.items():
         assert 2 <= len(exercises) <= 3
@@ -250,6 +258,17 @@ SLIPS = [
     ("fill_ratio", {}, 31.27, "percentage"),
     ("fill_ratio", {}, 1.0, "swapped m and n"),
     ("optimal_k", {"m": 8000, "n": 1000}, 5.545, "whole number"),
+    ("rotating_filter_bytes", {}, 4 * _m(12e6, 0.001) / 8, "each generation must err less than p"),
+    ("rotating_filter_bytes", {}, 4 * _m(36e6, 1 - 0.999 ** 0.25) / 8, "window / (g - 1) keys"),
+    ("rotating_filter_bytes", {}, 4 * _m(9e6, 1 - 0.999 ** 0.25) / 8, "use window / (g - 1)"),
+    ("rotating_filter_bytes", {}, _m(12e6, 1 - 0.999 ** 0.25) / 8, "that is one generation"),
+    ("rotating_filter_bytes", {}, 4 * _m(12e6, 1 - 0.999 ** 0.25), "you gave bits"),
+    ("stable_zero_fraction", {}, 1 / (1 + 1 / (60 * (1 / 4 - 1e-6))), "power Max"),
+    ("stable_zero_fraction", {}, (1 - 0.82399) ** 4, "false-positive rate"),
+    ("stable_zero_fraction", {}, 1 - 0.82399, "non-zero cells"),
+    ("measured_apbf_fpp", {}, 1.0, "inserted ones"),
+    ("measured_apbf_fpp", {}, 2325, "count"),
+    ("measured_apbf_fpp", {}, 2.325, "percentage"),
 ]
 
 
@@ -343,7 +362,7 @@ def test_exercise_cell_spells_parameters_as_python():
 
 # --- the lessons pose the catalogue's exercises, the solutions answer them ------------------
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-WITH_EXERCISES = {"01", "02", "03", "04", "05", "06", "07", "08", "09"}
+WITH_EXERCISES = {"01", "02", "03", "04", "05", "06", "07", "08", "09", "10"}
 
 
 def _cells(path: Path) -> list[dict]:

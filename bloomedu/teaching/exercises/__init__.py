@@ -12,7 +12,7 @@ The checker prints "Correct: ...", an explanation of the specific slip
 9.4, but this filter has m/n = 10"), or "Not answered yet" for ``None``, and
 returns a bool; it never raises on an answer, so the student notebooks run
 with every exercise blank.  :data:`EXERCISES` is the catalogue, keyed by
-lesson "01" to "09"; :func:`show` prints a lesson's questions.
+lesson "01" to "10"; :func:`show` prints a lesson's questions.
 
 >>> check.optimal_k(None, m=10_000, n=1000)
 Not answered yet: replace None with k.
@@ -25,7 +25,7 @@ False
 from __future__ import annotations
 
 from ._feedback import CHECKERS, Exercise, Mistake, judge, judge_measured
-from . import filter_steps, hashing_steps
+from . import filter_steps, hashing_steps, window_steps
 
 __all__ = ["check", "EXERCISES", "Exercise", "Mistake", "judge", "judge_measured", "show"]
 
@@ -50,7 +50,7 @@ class _Checks:
 check = _Checks()
 
 EXERCISES: dict[str, tuple[Exercise, ...]] = {}
-for _exercise in hashing_steps.EXERCISES + filter_steps.EXERCISES:
+for _exercise in hashing_steps.EXERCISES + filter_steps.EXERCISES + window_steps.EXERCISES:
     EXERCISES.setdefault(_exercise.lesson, ())
     EXERCISES[_exercise.lesson] += (_exercise,)
 
