@@ -15,11 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bloomedu import (BitVector, BloomFilter, HashedIds, SaltedBloomFilter, SeenIds,
-                      click_stream, deduplicate, score)
+from bloomedu import (AgePartitionedBloomFilter, BitVector, BloomFilter, CountingBloomFilter,
+                      HashedIds, RotatingBloomFilter, SaltedBloomFilter, ScalableBloomFilter,
+                      SeenIds, click_stream, deduplicate, score)
+from bloomedu.core.theory import exact_false_positive_rate
+from bloomedu.variants.theory import (apbf_slice_bits, compound_false_positive_rate,
+                                      run_probability)
 from bloomedu.core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.core.theory import (bit_vector_false_positive_rate, expected_collisions,
-                             false_positive_rate)
+                             false_positive_rate, num_bits_for)
 
 NUM_MESSAGES = 20_000
 SIGMAS = 5
@@ -40,6 +44,49 @@ STAGES = {
     "SaltedBloomFilter(3, 20)": (lambda n: SaltedBloomFilter(3, 20), _bloom_rate),
     "BloomFilter(n, 0.001)": (lambda n: BloomFilter.from_capacity(n, 0.001), _bloom_rate),
 }
+
+
+def _rotating_rate(stage, inserted):
+    # the newest generation holds what is left after full ones of `capacity` keys
+    full, rest = divmod(inserted, stage.capacity)
+    loads = [stage.capacity] * min(full, stage.generations - 1) + [rest]
+    return compound_false_positive_rate(exact_false_positive_rate(stage.num_bits, n, stage.num_hashes)
+                                        for n in loads)
+
+
+def _scalable_rate(stage, inserted):
+    rates, i = [], 0
+    while inserted > 0:
+        n = min(inserted, stage.capacity(i))
+        m = stage.tables[i].num_bits if i < len(stage.tables) else None
+        if m is None:
+            return rates and compound_false_positive_rate(rates)
+        rates.append(exact_false_positive_rate(m, n, stage.tables[i].num_hashes))
+        inserted, i = inserted - n, i + 1
+    return compound_false_positive_rate(rates)
+
+
+def _apbf_rate(stage, inserted):
+    # slice a (newest first) holds the keys of the generations it was among the k newest for
+    k, h, g, m = stage.num_hashes, stage.num_slices, stage.generation_size, stage.num_bits
+    gens = [g] * (inserted // g) + ([inserted % g] if inserted % g else [])
+    gens = gens or [0]
+    fills = []
+    for a in range(h):
+        start = len(gens) - 1 - a  # the generation in which slice a was the newest
+        keys = sum(gens[j] for j in range(max(start, 0), min(start + k, len(gens)))) if start >= 0 else 0
+        fills.append(1 - (1 - 1 / m) ** keys)
+    return run_probability(fills, k)
+
+
+STAGES.update({
+    "CountingBloomFilter": (lambda n: CountingBloomFilter(num_bits_for(n, 0.001), 10),
+                            lambda stage, i: exact_false_positive_rate(stage.num_cells, i, 10)),
+    "ScalableBloomFilter": (lambda n: ScalableBloomFilter(max(1, n // 8), 0.001), _scalable_rate),
+    "RotatingBloomFilter": (lambda n: RotatingBloomFilter(max(1, n // 3), 0.001, 4), _rotating_rate),
+    "AgePartitionedBloomFilter": (lambda n: AgePartitionedBloomFilter(10, 7, max(1, n // 7) + 1),
+                                  _apbf_rate),
+})
 EXACT = {"SeenIds"}
 
 

@@ -1,0 +1,89 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Solutions · 10 · Forgetting old clicks: time windows, deletion and growth
+#
+# Worked solutions to the exercises at the end of lesson
+# [10_forgetting_old_clicks.ipynb](../10_forgetting_old_clicks.ipynb). Try them there first.
+# Each answer is derived in code, never typed in, and `check` confirms it.
+
+# %%
+import math
+
+import numpy as np
+
+from bloomedu import AgePartitionedBloomFilter, RotatingBloomFilter
+from bloomedu.teaching.exercises import check, show
+from bloomedu.variants import theory as vt
+
+show("10")
+
+# %% [markdown]
+# ## 10.1 (compute)
+#
+# The oldest of the g generations may be dropped at any moment, so the other g − 1 must hold
+# the whole window: each generation holds n = window/(g − 1) keys. A query asks all g, so each
+# generation may err with p_gen = 1 − (1 − p)^(1/g). Each needs m = −n ln p_gen/(ln 2)² bits.
+
+# %%
+window, p, g = 36_000_000, 0.001, 4
+n = window / (g - 1)
+p_gen = 1 - (1 - p) ** (1 / g)
+bits = g * math.ceil(-math.ceil(n) * math.log(p_gen) / math.log(2) ** 2)
+answer = bits / 8
+library = RotatingBloomFilter(capacity=math.ceil(n), fpp=p, generations=g)
+print(f"n = {n:,.0f} keys a generation, p_gen = {p_gen:.6e}, m = {bits // g:,d} bits each")
+print(f"{answer:,.0f} bytes = {answer / 1e6:.1f} MB (the library's generation: m = {library.num_bits:,d})")
+
+# %%
+check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
+
+# %% [markdown]
+# ## 10.2 (predict)
+#
+# Per insert a cell is set with chance K/m and decremented without being set with chance
+# (P/m)(1 − K/m); the chance that the event before a setting is a decrement is
+# q = 1/(1 + 1/(P(1/K − 1/m))). A cell is 0 when its last Max events were all decrements: q^Max.
+
+# %%
+m, k, top, decrements = 1_000_000, 4, 3, 60
+q = 1 / (1 + 1 / (decrements * (1 / k - 1 / m)))
+answer = q ** top
+assert math.isclose(answer, vt.stable_zero_fraction(m, k, top, decrements))
+print(f"q = {q:.5f}, zero fraction q^{top} = {answer:.5f}, stable false-positive rate "
+      f"(1 - z)^K = {(1 - answer) ** k:.6f}")
+
+# %%
+check.stable_zero_fraction(answer, num_cells=1_000_000, num_hashes=4, max_value=3, decrements=60)
+
+# %% [markdown]
+# ## 10.3 (measure)
+#
+# Thirty generations put the filter far past its start, and the 30,000th insert leaves the
+# current generation full: the moment just before a shift, when the rate is highest. Queries
+# come from a range never inserted, so every "present" is a false positive.
+
+# %%
+f = AgePartitionedBloomFilter(6, 4, 1000)
+f.add_many(np.arange(30 * 1000, dtype=np.uint64))
+fresh = np.arange(2 ** 40, 2 ** 40 + 100_000, dtype=np.uint64)
+answer = float(f.contains_many(fresh).mean())
+print(f"keys in the current generation {f.count}; measured {answer:.5f}; exact fills "
+      f"{vt.apbf_expected_false_positive_rate(6, 4, 1000):.5f}; the paper's linear fills "
+      f"{vt.apbf_false_positive_rate(6, 4):.5f}")
+
+# %%
+check.measured_apbf_fpp(answer, num_hashes=6, extra_slices=4, generation_size=1000, trials=100_000)
