@@ -325,7 +325,8 @@ for label, make in [("ours: s = 2, r = 0.9, p0 = p(1-r)", lambda: ScalableBloomF
 # times its start and heading for its limit of 9%: its first sub-filter alone spends 90% of the
 # target. The measured rates follow the formula in both cases, within the spread that a small
 # first sub-filter (a few hundred bits) gives from one filter to the next.
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
