@@ -204,7 +204,7 @@ def windowed_click_stream(hours: float, rate: float = 10_000.0, time_scale: floa
 
     >>> day = windowed_click_stream(24, time_scale=10_000, seed=1)
     >>> len(day), int((day.kinds == DOUBLE).sum()), int((day.kinds == REPEAT).sum())
-    (86508, 1731, 3741)
+    (86722, 1760, 3288)
     """
     hours = _check_rate(hours, "hours", 0.0, None)
     rate = _check_rate(rate, "rate", 1e-9, None)
