@@ -7,17 +7,34 @@ hash, position j of the key.  An insert sets one bit in each of the k newest sli
 every g inserts (a generation) the oldest slice is cleared and becomes the newest (a
 shift).  A query looks for k consecutive slices that all have the key's bit set.
 
-A key's k bits move one slice older at each shift and the last of them is cleared at the
-(l + 1)-th shift after its insert: it is found while it is among the last l g inserts at
-least (:meth:`AgePartitionedBloomFilter.window`), and no longer than (l + 1) g.  Slices have
-m = ceil(k g / ln 2) bits (half set once k generations wrote them), and the
-false-positive rate is the chance of a run of k set bits
-(:func:`bloomedu.variants.theory.apbf_false_positive_rate`, the paper's formula;
-:func:`~bloomedu.variants.theory.apbf_expected_false_positive_rate` with exact fills).
+This is the paper's design, as its public implementations (CrowdStrike's ``apbf``,
+decred's ``container/apbf``) also build it: an insert writes the k newest slices; the shift
+is lazy, at the insert that finds the current generation already holding g keys; a query
+scans newest to oldest for any run of k consecutive slices with the key's bit set.
 
-A shift happens lazily, at the insert that would make a generation hold g + 1 keys, so
-right after g inserts the filter is at its fullest (the moment the paper's formula
-describes).  Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in
+A key's k bits move one slice older at each shift and the oldest of them is cleared at the
+(l + 1)-th shift after its insert.  So a key is found for at least the l g inserts after its
+own (:attr:`AgePartitionedBloomFilter.window`; the last key of a generation gets no more)
+and at most (l + 1) g - 1 (the first key of a generation).  The implementations' "capacity
+(l + 1) g" is the second figure: it holds for the first keys of a generation, and so for a
+filter filled from empty, not for every key.
+
+Slices have m = ceil(k g / ln 2) bits (half set once k generations wrote them).  The
+false-positive rate is the chance of a run of k set bits, and it depends on when the query
+comes inside a generation.  What this filter measures (``tests/test_variants_rates.py``, 5
+sigma) is :func:`bloomedu.variants.theory.apbf_expected_false_positive_rate` with the
+current generation's count (each slice's fill computed exactly), or, given its bits,
+:meth:`AgePartitionedBloomFilter.false_positive_rate`.  The paper's formula,
+:func:`~bloomedu.variants.theory.apbf_false_positive_rate`, takes the young slices' fills
+as linear in their generations, (i + 1) / 2k, where they are 1 - 2^(-(i + 1)/k): it is an
+approximation, not the rate at a stated moment.  Just
+before a shift (the fullest moment) the rate is above it, by x1.04 (k = 5, l = 7) to x1.27
+(k = 17, l = 13) at the ten (k, l) of the implementations' table, and up to x15 when k is
+large and l small (k = 20, l = 1); just after a shift it is x0.70 to x0.95 of it there;
+averaged over a generation x0.87 to x1.10
+(:func:`~bloomedu.variants.theory.apbf_average_false_positive_rate`).
+
+Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in
 ``tests/test_variants.py`` and ``tests/test_variants_rates.py``.
 """
 
@@ -31,7 +48,7 @@ from ..core.params import int_in
 from ..core.positions import hashed_batches, positions
 from ..core.serial import Header, Shared, expect_length, locked
 from .counting import MAX_HASHES
-from .theory import apbf_slice_bits
+from .theory import apbf_slice_bits, run_probability
 
 __all__ = ["AgePartitionedBloomFilter"]
 
@@ -142,9 +159,23 @@ class AgePartitionedBloomFilter(Shared):
         """Bytes of bit storage: k + l slices of 8 * ceil(m / 64) bytes (constant)."""
         return self.num_slices * self.slices[0].nbytes
 
+    @locked
     def fills(self) -> list[float]:
         """Each slice's fraction of bits set, newest first."""
         return [self.slices[j].count() / self.num_bits for j in self.order()]
+
+    def false_positive_rate(self) -> float:
+        """The chance that a key never added is found, given the bits set now.
+
+        A fresh key's bit in each slice is an independent uniform position, so this is
+        :func:`~bloomedu.variants.theory.run_probability` of :meth:`fills`: exact for this
+        state, whether or not the filter has run long (the paper's and the expected
+        formulas assume a long-running filter).
+
+        >>> f = AgePartitionedBloomFilter(2, 1, 10); f.false_positive_rate()
+        0.0
+        """
+        return run_probability(self.fills(), self.num_hashes)
 
     @locked
     def to_bytes(self) -> bytes:
