@@ -32,7 +32,7 @@ class CounterArray:
     (15, 2, 15, 5)
     """
 
-    __slots__ = ("num_cells", "bits_per_cell", "width", "max_value", "data", "_per_byte")
+    __slots__ = ("num_cells", "bits_per_cell", "width", "max_value", "data", "_per_byte", "_view", "_mask")
 
     def __init__(self, num_cells: int, bits_per_cell: int = 4):
         self.num_cells = int_in(num_cells, "num_cells", 1, MAX_CELLS)
@@ -41,6 +41,8 @@ class CounterArray:
         self.max_value = (1 << self.bits_per_cell) - 1
         self._per_byte = 8 // self.width
         self.data = np.zeros(-(-self.num_cells // self._per_byte), dtype=np.uint8)
+        self._view = memoryview(self.data)  # one byte as a Python int: fast per-cell access
+        self._mask = (1 << self.width) - 1
 
     # --- one cell -------------------------------------------------------------------
     def get(self, cell: int) -> int:
@@ -49,8 +51,8 @@ class CounterArray:
         >>> CounterArray(4).get(2)
         0
         """
-        shift = (cell % self._per_byte) * self.width
-        return (int(self.data[cell // self._per_byte]) >> shift) & ((1 << self.width) - 1)
+        per = self._per_byte
+        return (self._view[cell // per] >> ((cell % per) * self.width)) & self._mask
 
     def set(self, cell: int, value: int) -> None:
         """Write one cell (``value`` in 0..max_value).
@@ -58,9 +60,10 @@ class CounterArray:
         >>> cells = CounterArray(4, 2); cells.set(1, 3); cells.get(1), int(cells.data[0])
         (3, 12)
         """
-        byte, shift = cell // self._per_byte, (cell % self._per_byte) * self.width
-        mask = ((1 << self.width) - 1) << shift
-        self.data[byte] = (int(self.data[byte]) & ~mask & 0xFF) | (value << shift)
+        per = self._per_byte
+        byte, shift = cell // per, (cell % per) * self.width
+        view = self._view
+        view[byte] = (view[byte] & ~(self._mask << shift) & 0xFF) | (value << shift)
 
     # --- many cells -------------------------------------------------------------------
     def take(self, cells: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.hashing import double_hash_indices
+from ..core.hashing import bit_position
 
 __all__ = ["Table"]
 
@@ -23,21 +23,34 @@ class Table:
     (3, 1)
     """
 
-    __slots__ = ("num_bits", "num_hashes", "bits", "count")
+    __slots__ = ("num_bits", "num_hashes", "bits", "count", "view")
 
     def __init__(self, num_bits: int, num_hashes: int):
         self.num_bits, self.num_hashes = num_bits, num_hashes
         self.bits = BitArray(num_bits, word_bits=64)
+        self.view = memoryview(self.bits.data)  # one byte as a Python int: fast per-key access
         self.count = 0
 
     def add_hashed(self, h1: int, h2: int) -> None:
-        for index in double_hash_indices(h1, h2, self.num_hashes, self.num_bits):
-            self.bits.set(index)
+        view, m = self.view, self.num_bits
+        for i in range(self.num_hashes):
+            index = bit_position(h1, h2, i, m)
+            view[index >> 3] |= 1 << (index & 7)
         self.count += 1
 
     def has_hashed(self, h1: int, h2: int) -> bool:
-        bits = self.bits
-        return all(bits[i] for i in double_hash_indices(h1, h2, self.num_hashes, self.num_bits))
+        """True if all k bits are set; positions computed one at a time, a clear bit stops."""
+        view, m = self.view, self.num_bits
+        for i in range(self.num_hashes):
+            index = bit_position(h1, h2, i, m)
+            if not view[index >> 3] >> (index & 7) & 1:
+                return False
+        return True
+
+    def has_indices(self, indices) -> bool:
+        """True if every bit of ``indices`` (ints below m) is set."""
+        view = self.view
+        return all(view[i >> 3] >> (i & 7) & 1 for i in indices)
 
     def set_positions(self, pos: np.ndarray, keys: int) -> None:
         """Set the bits of a (k, n) position array and count its n keys."""

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.hashing import double_hash_indices, hash128
+from ..core.hashing import bit_position, hash128
 from ..core.params import int_in
 from ..core.positions import hashed_batches, positions
 from ..core.serial import Header, Shared, expect_length, locked
@@ -76,6 +76,7 @@ class AgePartitionedBloomFilter(Shared):
         self.num_slices = self.num_hashes + self.extra_slices
         self.num_bits = apbf_slice_bits(self.num_hashes, self.generation_size)
         self.slices = [BitArray(self.num_bits, word_bits=64) for _ in range(self.num_slices)]
+        self._views = [memoryview(s.data) for s in self.slices]  # fast per-key access
         self.base = 0  # the newest slice's place in memory
         self.count = 0  # keys in the current generation
         self.inserted = 0
@@ -103,21 +104,32 @@ class AgePartitionedBloomFilter(Shared):
         """Set the key's bit in each of the k newest slices (shifting first after g inserts)."""
         if self.count == self.generation_size:
             self.shift()
-        pos = double_hash_indices(*hash128(key), self.num_slices, self.num_bits)
-        for j in self.order()[:self.num_hashes]:
-            self.slices[j].set(pos[j])
+        h1, h2 = hash128(key)
+        views, m, n, base = self._views, self.num_bits, self.num_slices, self.base
+        for a in range(self.num_hashes):
+            j = (base + a) % n  # slice j (by place in memory) uses position j of the key
+            index = bit_position(h1, h2, j, m)
+            views[j][index >> 3] |= 1 << (index & 7)
         self.count += 1
         self.inserted += 1
 
     @locked
     def __contains__(self, key) -> bool:
-        """True if k consecutive slices all have the key's bit set."""
-        pos = double_hash_indices(*hash128(key), self.num_slices, self.num_bits)
+        """True if k consecutive slices all have the key's bit set (scanned newest first)."""
+        h1, h2 = hash128(key)
+        views, m, n, k, base = self._views, self.num_bits, self.num_slices, self.num_hashes, self.base
         run = 0
-        for j in self.order():
-            run = run + 1 if self.slices[j][pos[j]] else 0
-            if run == self.num_hashes:
-                return True
+        for a in range(n):
+            if n - a + run < k:  # too few slices left to complete a run
+                return False
+            j = (base + a) % n
+            index = bit_position(h1, h2, j, m)
+            if views[j][index >> 3] >> (index & 7) & 1:
+                run += 1
+                if run == k:
+                    return True
+            else:
+                run = 0
         return False
 
     # --- many keys ---------------------------------------------------------------------

@@ -27,6 +27,7 @@ import numpy as np
 from ..core.counters import MAX_CELLS, CounterArray
 from ..core.params import choice, int_in
 from ..core.positions import hashed_batches, key_positions, positions
+from ..core.hashing import bit_position, hash128
 from ..core.serial import Header, Shared, expect_length, locked
 
 __all__ = ["CountingBloomFilter", "MAX_HASHES"]
@@ -82,7 +83,12 @@ class CountingBloomFilter(Shared):
     @locked
     def __contains__(self, key) -> bool:
         """True if all k counters are non-zero: added, or a false positive."""
-        return all(self.counters.get(cell) for cell in self.cell_indices(key))
+        h1, h2 = hash128(key)
+        get, m = self.counters.get, self.num_cells
+        for i in range(self.num_hashes):
+            if not get(bit_position(h1, h2, i, m)):
+                return False
+        return True
 
     @locked
     def remove(self, key) -> None:

@@ -21,7 +21,7 @@ from collections import deque
 
 import numpy as np
 
-from ..core.hashing import double_hash_indices, hash128
+from ..core.hashing import bit_position, hash128
 from ..core.params import int_in, real_in
 from ..core.positions import hashed_batches, positions
 from ..core.serial import Header, Shared, expect_length, locked
@@ -69,13 +69,25 @@ class RotatingBloomFilter(Shared):
         return [t.count for t in reversed(self.tables)]
 
     def _has(self, indices) -> bool:
-        return any(all(t.bits[i] for i in indices) for t in reversed(self.tables))
+        return any(t.has_indices(indices) for t in reversed(self.tables))
 
     # --- one key ---------------------------------------------------------------------
     @locked
     def __contains__(self, key) -> bool:
         """True if some generation has all k of the key's bits set."""
-        return self._has(double_hash_indices(*hash128(key), self.num_hashes, self.num_bits))
+        h1, h2 = hash128(key)
+        m, known = self.num_bits, []  # positions computed as the tables need them
+        for t in reversed(self.tables):
+            view = t.view
+            for i in range(self.num_hashes):
+                if i == len(known):
+                    known.append(bit_position(h1, h2, i, m))
+                index = known[i]
+                if not view[index >> 3] >> (index & 7) & 1:
+                    break
+            else:
+                return True
+        return False
 
     @locked
     def add(self, key) -> None:

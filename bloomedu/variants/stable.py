@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.hashing import double_hash_indices, fmix64, fmix64_array, hash128
+from ..core.hashing import bit_position, double_hash_indices, fmix64, fmix64_array, hash128
 from ..core.params import int_in
 from ..core.positions import hashed_batches, positions
 from ..core.serial import Header, Shared, expect_length, locked
@@ -58,6 +58,7 @@ class StableBloomFilter(Shared):
         self.max_value = self.cells.max_value
         self.inserted = 0
         self._seed_mix = fmix64((self.seed + _SEED_SALT) & _MASK64)
+        self._drops_block: tuple[int, list] = (0, [])
         self._init_lock()
 
     @property
@@ -93,21 +94,37 @@ class StableBloomFilter(Shared):
     @locked
     def add(self, key) -> None:
         """Decrement this insert's P random cells, then set the key's K cells to Max."""
+        h1, h2 = hash128(key)  # hashed first: a key of a bad type changes nothing
         cells = self.cells
-        for cell in self.decrement_cells(self.inserted):
-            value = cells.get(cell)
-            if value:
-                cells.set(cell, value - 1)
-        for cell in double_hash_indices(*hash128(key), self.num_hashes, self.num_cells):
-            cells.set(cell, self.max_value)
+        per, width, mask, view = cells._per_byte, cells.width, cells._mask, cells._view
+        for cell in self._drops_of(self.inserted):
+            byte, shift = cell // per, (cell % per) * width
+            value = view[byte]
+            if value >> shift & mask:  # a cell at 0 stays at 0
+                view[byte] = value - (1 << shift)
+        top = self.max_value
+        for cell in double_hash_indices(h1, h2, self.num_hashes, self.num_cells):
+            cells.set(cell, top)
         self.inserted += 1
+
+    def _drops_of(self, insert: int) -> list[int]:
+        """:meth:`decrement_cells` of one insert, from a block computed in numpy at a time."""
+        first, block = self._drops_block
+        if not first <= insert < first + len(block):
+            size = max(1, (1 << 14) // self.decrements)
+            first, block = insert, self._decrement_array(insert, size).tolist()
+            self._drops_block = (first, block)
+        return block[insert - first]
 
     @locked
     def __contains__(self, key) -> bool:
         """True if all K of the key's cells are non-zero: seen recently, or a false positive."""
-        cells = self.cells
-        return all(cells.get(c) for c in double_hash_indices(*hash128(key), self.num_hashes,
-                                                            self.num_cells))
+        h1, h2 = hash128(key)
+        get, m = self.cells.get, self.num_cells
+        for i in range(self.num_hashes):
+            if not get(bit_position(h1, h2, i, m)):
+                return False
+        return True
 
     # --- many keys ---------------------------------------------------------------------
     @locked
