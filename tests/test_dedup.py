@@ -27,6 +27,7 @@ from bloomedu.core.theory import (bit_vector_false_positive_rate, expected_colli
 
 NUM_MESSAGES = 20_000
 SIGMAS = 5
+STEP = 20
 
 
 def _bloom_rate(stage, inserted):
@@ -104,8 +105,10 @@ def results(stream):
         stage = make(len(stream))
         kept = deduplicate(stream, stage)
         genuine = len(stream) - sum(c.duplicate for c in stream)
-        # The i-th genuine click meets at most i distinct keys already inserted.
-        expected = math.fsum(rate(stage, i) for i in range(genuine))
+        # The i-th genuine click meets at most i distinct keys already inserted.  The sum
+        # over i by the midpoint rule, one i in STEP (the rates are smooth in i; the error
+        # is far below the sigma bound, and each exact rate costs a sum of its own).
+        expected = STEP * math.fsum(rate(stage, i) for i in range(STEP // 2, genuine, STEP))
         out[name] = (stage, kept, score(stream, kept), expected)
     return out
 
