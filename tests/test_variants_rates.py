@@ -160,7 +160,8 @@ def test_age_partitioned_rate_just_after_a_shift(k, l, g):
     assert within(measured, expected, QUERIES, extra=0.05 * expected)
 
 
-@pytest.mark.parametrize("m, k, d, p", [(100_000, 4, 3, 60), (50_000, 3, 2, 10), (40_000, 6, 4, 100)])
+# The stable point depends on P, K and Max, barely on m: small m keeps the points and is fast.
+@pytest.mark.parametrize("m, k, d, p", [(20_000, 4, 3, 60), (20_000, 3, 2, 10), (10_000, 6, 4, 100)])
 def test_stable_point_and_rate_match_deng_and_rafiei(m, k, d, p):
     f = StableBloomFilter(m, k, d, p, seed=m)
     f.add_many(np.arange(15 * m // k, dtype=np.uint64))  # long enough to be stable
@@ -171,13 +172,13 @@ def test_stable_point_and_rate_match_deng_and_rafiei(m, k, d, p):
     assert within(measured, expected, QUERIES, extra=0.05 * expected)
 
 
-@pytest.mark.parametrize("m, k, d, p, gap", [(50_000, 4, 3, 30, 500), (50_000, 4, 3, 30, 2_000),
-                                             (100_000, 3, 2, 20, 3_000)])
+@pytest.mark.parametrize("m, k, d, p, gap", [(10_000, 4, 3, 30, 100), (10_000, 4, 3, 30, 1_000),
+                                             (20_000, 3, 2, 20, 600)])
 def test_stable_false_negatives_grow_with_the_gap_as_the_chain_says(m, k, d, p, gap):
     f = StableBloomFilter(m, k, d, p, seed=gap)
     top, block = (1 << d) - 1, 50
     f.add_many(np.arange(20 * m // k, dtype=np.uint64) + np.uint64(2 ** 62))  # stable first
-    keys = np.arange(30_000, dtype=np.uint64)
+    keys = np.arange(12_000, dtype=np.uint64)
     lost = tried = 0
     for start in range(0, keys.size - gap - block, block):
         f.add_many(keys[start:start + block])
