@@ -87,17 +87,14 @@ def mixed_items(count: int, seed: int) -> list:
     return items
 
 
-def covered_by_others(bloom, keys) -> np.ndarray:
-    """For each (distinct) key: whether every one of its bits is also a bit of another key.
+def covered_by_others(positions: np.ndarray) -> np.ndarray:
+    """For each key (a row of its bit positions, keys distinct): whether every one of its bits
+    is also a bit of another key.
 
     A key that is not covered can never be a false positive, whatever order the keys go in;
     tests that demand "each key new exactly once" check first that no key is covered.
     """
-    from bloomedu.services.redis_filter import positions_of
-
-    positions = positions_of(bloom, keys)
     owners = np.repeat(np.arange(len(positions)), positions.shape[1])
-    unique = np.unique(np.stack([positions.ravel(), owners]), axis=1)  # each (bit, key) once
-    counts = np.bincount(np.searchsorted(np.unique(unique[0]), unique[0]))
-    per_bit = dict(zip(np.unique(unique[0]).tolist(), counts.tolist()))
-    return np.array([all(per_bit[int(p)] >= 2 for p in row) for row in positions])
+    bits, owners = np.unique(np.stack([positions.ravel(), owners]), axis=1)  # (bit, key) once
+    holders = dict(zip(*np.unique(bits, return_counts=True)))
+    return np.array([all(holders[p] >= 2 for p in row) for row in positions.tolist()], dtype=bool)

@@ -111,7 +111,7 @@ def test_concurrent_clients_see_each_key_new_exactly_once(plain_server):
     possible false positive: no key's bits are all bits of other keys)."""
     keys = [f"click-{i:05d}" for i in range(4000)]
     shape = BloomFilter.from_capacity(4000, 1e-4)
-    assert not covered_by_others(shape, keys).any()
+    assert not covered_by_others(positions_of(shape, keys)).any()
     client = plain_server.client()
     client.flushall()
     part_bits = 64 * -(-shape.num_bits // 256)
