@@ -101,6 +101,13 @@ def redis_offsets(positions: np.ndarray) -> np.ndarray:
     return (positions & ~7) | (7 - (positions & 7))
 
 
+def _node_client(client, key: str):
+    """The plain client of the node that holds ``key``: the client itself unless a cluster's."""
+    if not hasattr(client, "get_node_from_key"):
+        return client
+    return client.get_redis_connection(client.get_node_from_key(key))
+
+
 class RedisBackedFilter:
     """A BloomFilter(num_bits, num_hashes) whose bits are Redis strings named ``{name}:bits:J``.
 
@@ -126,8 +133,11 @@ class RedisBackedFilter:
         self.num_parts = -(-self.shape.nbytes * 8 // self.part_bits)
         self.keys = [f"{{{name}}}:bits:{j}" for j in range(self.num_parts)]
         self.meta_key = f"{{{name}}}:meta"
-        self._add = client.register_script(ADD_SCRIPT)
-        self._contains = client.register_script(CONTAINS_SCRIPT)
+        # In a cluster every key of the filter is in one slot: scripts go, pipelined, to its node
+        # (redis-py's cluster pipelines refuse scripts).
+        self.node = _node_client(client, self.meta_key)
+        self._add = self.node.register_script(ADD_SCRIPT)
+        self._contains = self.node.register_script(CONTAINS_SCRIPT)
 
     # --- making, finding and dropping a filter ------------------------------------------
     @classmethod
@@ -185,7 +195,7 @@ class RedisBackedFilter:
             raise TypeError("keys must be an iterable of keys (use add/in for a single key)")
         keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
         calls = self._arguments(keys)  # every key is checked (and hashed) before any bit is set
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self.node.pipeline(transaction=False)
         for args in calls:
             script(keys=self.keys, args=args, client=pipe)
         replies = pipe.execute()
