@@ -64,7 +64,7 @@ SEED = 11
 # %%
 server = RedisServer(module=True)
 r = server.client()
-print(f"{server!r}")
+print(f"a server of our own on 127.0.0.1 (its port and PID change every run): ping -> {r.ping()}")
 print("loaded modules:", [m[b"name"].decode() for m in r.module_list()])
 
 # %%
