@@ -12,8 +12,10 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bloomedu import BloomFilter
+from bloomedu.services import redis_filter as redis_filter_module
 from bloomedu.services.redis_filter import MAX_PART_BITS, RedisBackedFilter, positions_of, redis_offsets
 from redis_support import covered_by_others, mixed_items, plain_client, plain_server  # noqa: F401
 
@@ -50,6 +52,35 @@ def test_the_same_bits_as_bloomfilter_byte_for_byte(plain_client, num_bits, num_
     raw = b"".join((plain_client.get(key) or b"").ljust(min(part_bits // 8, bloom.nbytes - j * part_bits // 8),
                                                         b"\0") for j, key in enumerate(shared.keys))
     assert raw == bloom.bits.data.tobytes()
+
+
+def test_many_chunks_and_many_bitfield_calls_answer_as_keys_one_after_another(plain_client, monkeypatch):
+    """Chunks of 300 keys at k = 7 are 2,100 bits: each script call makes several BITFIELD calls
+    (1,000 bits each) per part; duplicates fall inside a call, across calls and across chunks."""
+    monkeypatch.setattr(redis_filter_module, "_CHUNK_KEYS", 300)
+    base = keys_of_every_kind(1500, seed=21)
+    keys = base + base[::7] + base[:40] + base[100:140]
+    for part_bits in (MAX_PART_BITS, 64 * 40):
+        plain_client.flushall()
+        shared = RedisBackedFilter.create(plain_client, "chunks", 9000, 7, part_bits)
+        bloom = BloomFilter(9000, 7)
+        assert shared.add_many(keys).tolist() == sequential_answers(bloom, keys)
+        assert shared.to_bytes() == bloom.to_bytes()
+        probes = keys_of_every_kind(1200, seed=22)
+        assert shared.contains_many(probes).tolist() == bloom.contains_many(probes).tolist()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(keys=st.lists(st.one_of(st.binary(max_size=30), st.text(max_size=10),
+                               st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=60),
+       num_hashes=st.integers(1, 12), parts=st.integers(1, 5))
+def test_an_added_key_is_never_absent_property(plain_client, keys, num_hashes, parts):
+    plain_client.flushall()
+    shared = RedisBackedFilter.create(plain_client, "prop", 64 * 5 * parts, num_hashes, 64 * 5)
+    bloom = BloomFilter(64 * 5 * parts, num_hashes)
+    assert shared.add_many(keys).tolist() == sequential_answers(bloom, keys)
+    assert shared.contains_many(keys).all()
+    assert shared.to_bytes() == bloom.to_bytes()
 
 
 def test_a_bloomfilter_moves_to_redis_and_back(plain_client):

@@ -14,13 +14,17 @@ Redis unchanged (:meth:`to_filter`, :meth:`from_filter`).
   a larger filter is split into parts of ``part_bits`` bits, each its own key.
   All of a filter's keys share one hash tag (``{name}``): in a cluster they live
   in one slot, on one node.
-- **Atomic add-if-absent: a Lua script.** A key's k bits may fall in several
-  parts, and two consumers adding the same key at once must not both be told it
-  is new.  ``BITFIELD`` is atomic on one key only; a script runs alone on the
-  server whatever keys it touches, so :meth:`add_many` sends one script call
-  per chunk of keys, which sets every bit with SETBIT and answers, key after
-  key, whether one of its bits was 0 (the key was new).  One call per chunk is
-  also one round trip per chunk: the bulk paths are pipelined.
+- **Atomic add-if-absent: one script call per chunk.**  A key's k bits may fall in
+  several parts, and two consumers adding the same key at once must not both be
+  told it is new.  ``BITFIELD`` is atomic on one key only; a script runs alone
+  on the server whatever keys it touches.  :meth:`add_many` sends one script call
+  per chunk of keys: the chunk's offsets travel as one binary string per part
+  (little-endian uint32), and the script sets them with as few ``BITFIELD ...
+  SET u1`` calls as Lua's argument limit allows (1,000 bits a call), returning
+  each bit's old value; the client reads, key by key, whether one of its bits
+  was 0 (the key was new).  ``BITFIELD`` applies its operations in order, so the
+  answers are those of adding the chunk's keys one after another.  The chunks
+  are pipelined: one round trip for them all.
 
 Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested against a real
 Redis in ``tests/test_redis_filter.py``.
@@ -39,39 +43,30 @@ MAX_PART_BITS = 2 ** 32       # the most bits one Redis string holds
 _CHUNK_KEYS = 2048            # keys per script call
 _READ_BYTES = 16 << 20        # GETRANGE/SETRANGE piece
 
-# KEYS: the part keys.  ARGV: k, part_bits, then k Redis bit offsets per key, each
-# counted over the parts (part * part_bits + offset).  Answers 1 per key that was new.
-ADD_SCRIPT = """
-local k, part_bits = tonumber(ARGV[1]), tonumber(ARGV[2])
-local answers, arg = {}, 3
-for item = 1, (#ARGV - 2) / k do
-  local new = 0
-  for _ = 1, k do
-    local at = tonumber(ARGV[arg])
-    local part = math.floor(at / part_bits)
-    if redis.call('SETBIT', KEYS[part + 1], at - part * part_bits, 1) == 0 then new = 1 end
-    arg = arg + 1
+# KEYS: the part keys.  ARGV[1]: 'SET' (add) or 'GET' (ask); ARGV[1 + J]: the bit offsets in part J,
+# little-endian uint32, in key order.  Answers one string per part: each bit's old value, '0' or '1'.
+BITS_SCRIPT = """
+local op, per_call = ARGV[1], 1000
+local width = (op == 'SET') and 4 or 3
+local replies = {}
+for j = 1, #KEYS do
+  local blob, olds = ARGV[j + 1], {}
+  local total = #blob / 4
+  for first = 0, total - 1, per_call do
+    local count = math.min(per_call, total - first)
+    local offsets = {struct.unpack('<' .. string.rep('I4', count), blob, first * 4 + 1)}
+    local args = {}
+    for i = 1, count do
+      local at = (i - 1) * width
+      args[at + 1], args[at + 2], args[at + 3] = op, 'u1', offsets[i]
+      if width == 4 then args[at + 4] = '1' end
+    end
+    local got = redis.call('BITFIELD', KEYS[j], unpack(args))
+    olds[#olds + 1] = table.concat(got)
   end
-  answers[item] = new
+  replies[j] = table.concat(olds)
 end
-return answers
-"""
-
-# Same arguments; answers 1 per key whose k bits are all set.
-CONTAINS_SCRIPT = """
-local k, part_bits = tonumber(ARGV[1]), tonumber(ARGV[2])
-local answers, arg = {}, 3
-for item = 1, (#ARGV - 2) / k do
-  local found = 1
-  for j = 1, k do
-    local at = tonumber(ARGV[arg + j - 1])
-    local part = math.floor(at / part_bits)
-    if redis.call('GETBIT', KEYS[part + 1], at - part * part_bits) == 0 then found = 0; break end
-  end
-  answers[item] = found
-  arg = arg + k
-end
-return answers
+return replies
 """
 
 
@@ -136,8 +131,7 @@ class RedisBackedFilter:
         # In a cluster every key of the filter is in one slot: scripts go, pipelined, to its node
         # (redis-py's cluster pipelines refuse scripts).
         self.node = _node_client(client, self.meta_key)
-        self._add = self.node.register_script(ADD_SCRIPT)
-        self._contains = self.node.register_script(CONTAINS_SCRIPT)
+        self._bits = self.node.register_script(BITS_SCRIPT)
 
     # --- making, finding and dropping a filter ------------------------------------------
     @classmethod
@@ -183,34 +177,52 @@ class RedisBackedFilter:
             self.client.delete(key)
 
     # --- adding and asking ----------------------------------------------------------------
-    def _arguments(self, keys) -> list[list]:
-        """The script arguments for each chunk of keys (positions by BloomFilter's code)."""
-        offsets = redis_offsets(positions_of(self.shape, keys))
-        head = [self.num_hashes, self.part_bits]
-        return [head + offsets[start:start + _CHUNK_KEYS].ravel().tolist()
-                for start in range(0, offsets.shape[0], _CHUNK_KEYS)]
+    def _chunk_args(self, offsets: np.ndarray) -> tuple[list, list]:
+        """For a chunk's (keys, k) Redis offsets: each part's offsets as little-endian uint32
+        bytes (in key order), and where in the flattened chunk each part's bits sit."""
+        flat = offsets.ravel()
+        if self.num_parts == 1:
+            return [flat.astype("<u4").tobytes()], [slice(None)]
+        part = flat // self.part_bits
+        blobs, places = [], []
+        for j in range(self.num_parts):
+            place = np.flatnonzero(part == j)
+            blobs.append((flat[place] - j * self.part_bits).astype("<u4").tobytes())
+            places.append(place)
+        return blobs, places
 
-    def _run(self, script, keys) -> np.ndarray:
+    def _old_bits(self, op: str, keys) -> np.ndarray:
+        """Run the bit script (``op`` 'SET' or 'GET') over every key: a (keys, k) array of the
+        bits' values before the call, as if the keys went in one after another."""
         if isinstance(keys, (str, bytes, int)):
             raise TypeError("keys must be an iterable of keys (use add/in for a single key)")
         keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
-        calls = self._arguments(keys)  # every key is checked (and hashed) before any bit is set
+        offsets = redis_offsets(positions_of(self.shape, keys))  # every key checked before a bit is set
+        chunks = [self._chunk_args(offsets[start:start + _CHUNK_KEYS])
+                  for start in range(0, offsets.shape[0], _CHUNK_KEYS)]
         pipe = self.node.pipeline(transaction=False)
-        for args in calls:
-            script(keys=self.keys, args=args, client=pipe)
-        replies = pipe.execute()
-        return np.array([answer for reply in replies for answer in reply], dtype=bool)
+        for blobs, _ in chunks:
+            self._bits(keys=self.keys, args=[op, *blobs], client=pipe)
+        old = np.empty(offsets.size, dtype=np.uint8)
+        done = 0
+        for (blobs, places), replies in zip(chunks, pipe.execute()):
+            size = sum(len(blob) for blob in blobs) // 4
+            window = old[done:done + size]
+            for place, reply in zip(places, replies):
+                window[place] = np.frombuffer(reply, dtype=np.uint8) - ord("0")
+            done += size
+        return old.reshape(offsets.shape)
 
     def add_many(self, keys) -> np.ndarray:
         """Insert keys (as ``BloomFilter.add_many`` takes them); for each, True if it was new.
 
         Atomic key by key: a key is new for exactly one of several clients adding it at once.
         """
-        return self._run(self._add, keys)
+        return (self._old_bits("SET", keys) == 0).any(axis=1)
 
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether the filter might contain it (as ``BloomFilter.contains_many``)."""
-        return self._run(self._contains, keys)
+        return self._old_bits("GET", keys).all(axis=1)
 
     def add(self, key) -> bool:
         """Insert one key; True if it was new (one of its bits was 0)."""
