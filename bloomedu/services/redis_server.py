@@ -38,6 +38,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 __all__ = ["RedisUnavailable", "RedisServer", "RedisCluster", "find_server", "find_redisbloom",
@@ -333,16 +334,30 @@ class RedisCluster:
     >>> with RedisCluster(3) as cluster:
     ...     [first for first, last in cluster.slot_ranges], cluster.client().set("x", 1)
     ([0, 5461, 10923], True)
+
+    The nodes start at once (one thread each), and a new cluster needs a few seconds before
+    every node reports ``cluster_state:ok`` (the handshakes, then a master's 2-second wait
+    after its start); with ``wait=False`` the constructor returns once the slots are assigned
+    and the nodes told to meet, and :meth:`wait` (which :meth:`client` calls) waits for the
+    rest, so a program can do other work meanwhile.
     """
 
-    def __init__(self, nodes: int = 3, *, module: bool = False):
+    def __init__(self, nodes: int = 3, *, module: bool = False, wait: bool = True):
         if not isinstance(nodes, int) or not 1 <= nodes <= 16:
             raise ValueError(f"nodes must be an int in 1..16, got {nodes!r}")
         self.servers: list[RedisServer] = []
+        self._ready = False
         try:
-            for _ in range(nodes):
-                self.servers.append(RedisServer(cluster=True, module=module))
+            with ThreadPoolExecutor(nodes) as pool:  # leaving the block waits for every node
+                starting = [pool.submit(RedisServer, cluster=True, module=module)
+                            for _ in range(nodes)]
+            self.servers = [f.result() for f in starting if f.exception() is None]
+            failures = [f.exception() for f in starting if f.exception() is not None]
+            if failures:
+                raise failures[0]
             self._join()
+            if wait:
+                self.wait()
         except BaseException:
             self.close()
             raise
@@ -361,13 +376,24 @@ class RedisCluster:
                 client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
             for server in self.servers[1:]:
                 clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", server.port)
+        finally:
+            for client in clients:
+                client.close()
+
+    def wait(self) -> "RedisCluster":
+        """Wait until every node knows every other and reports ``cluster_state:ok``."""
+        if self._ready:
+            return self
+        clients = [server.client() for server in self.servers]
+        try:
             deadline = time.monotonic() + _START_S
             while time.monotonic() < deadline:
                 infos = [client.execute_command("CLUSTER", "INFO") for client in clients]
                 infos = [info.decode() if isinstance(info, bytes) else info for info in infos]
                 if all("cluster_state:ok" in info and
                        f"cluster_known_nodes:{len(clients)}" in info for info in infos):
-                    return
+                    self._ready = True
+                    return self
                 time.sleep(0.05)
             raise RedisUnavailable("the cluster nodes did not agree on cluster_state:ok in "
                                    f"{_START_S:.0f} s: {infos[0]}")
@@ -379,6 +405,7 @@ class RedisCluster:
         """A redis-py ``RedisCluster`` client: it routes each key to the node owning its slot."""
         _redis_py()  # a clear error if redis-py is missing
         from redis.cluster import RedisCluster as ClusterClient
+        self.wait()
         return ClusterClient(host="127.0.0.1", port=self.servers[0].port, **options)
 
     def node_of_slot(self, slot: int) -> int:
