@@ -1,0 +1,166 @@
+"""Past one machine: the article's day of clicks in one filter sharded over a Redis Cluster.
+
+Article 1's day is 864,000,000 click IDs; at p = 0.001 a Bloom filter for it needs
+m = -n ln p / (ln 2)^2 = 12.4 Gbit (1.45 GiB), more than one Redis string (2^32 bits)
+and more than we may want on one node.  :class:`ShardedFilter` splits it by hash
+slot, the way Redis Cluster splits keys: an ID's slot is CRC16(ID) mod 16384, the
+slots are cut into as many equal ranges as there are shards (``--cluster create``
+cuts them the same way among its nodes), and shard j is a
+:class:`~bloomedu.services.redis_filter.RedisBackedFilter` sized for its share
+n / shards at the same p, named with a hash tag whose slot lies in range j, so that
+with as many shards as nodes each node holds one shard: the shard of the IDs that
+node would hold if they were keys.  Each shard is a plain BloomFilter, byte for byte.
+
+Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested on a real 3-node
+cluster in ``tests/test_redis_cluster.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from binascii import crc_hqx
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.filter import BloomFilter
+from .redis_filter import MAX_PART_BITS, RedisBackedFilter
+
+__all__ = ["ShardedFilter", "ShardLayout", "day_layout", "key_slot", "slot_ranges"]
+
+SLOTS = 16384
+
+
+def key_slot(key: bytes) -> int:
+    """Redis Cluster's slot of a key: CRC16 (XMODEM) of it, or of its {hash tag}, mod 16384.
+
+    >>> key_slot(b"123"), key_slot(b"{user1000}.following") == key_slot(b"user1000")
+    (5970, True)
+    """
+    start = key.find(b"{")
+    if start >= 0:
+        end = key.find(b"}", start + 1)
+        if end > start + 1:
+            key = key[start + 1:end]
+    return crc_hqx(key, 0) % SLOTS
+
+
+def slot_ranges(count: int) -> list[tuple[int, int]]:
+    """The 16,384 slots cut into ``count`` ranges, as ``redis-cli --cluster create`` cuts them.
+
+    >>> slot_ranges(3)
+    [(0, 5460), (5461, 10922), (10923, 16383)]
+    """
+    bounds = [round(i * SLOTS / count) for i in range(count + 1)]
+    return [(bounds[i], bounds[i + 1] - 1) for i in range(count)]
+
+
+def _tag_in(first: int, last: int, prefix: str) -> str:
+    """The first name ``prefix-N`` whose slot lies in first..last."""
+    for number in range(1_000_000):
+        name = f"{prefix}-{number}"
+        if first <= key_slot(name.encode()) <= last:
+            return name
+    raise ValueError(f"no name found for slots {first}..{last}")
+
+
+@dataclass(frozen=True)
+class ShardLayout:
+    """How a filter for n items at rate p lies on a cluster of ``nodes`` nodes."""
+
+    n: int
+    p: float
+    shards: int
+    nodes: int
+    bits_per_shard: int
+    num_hashes: int
+
+    @property
+    def keys_per_shard(self) -> int:
+        return -(-self.bits_per_shard // MAX_PART_BITS)
+
+    @property
+    def bytes_per_shard(self) -> int:
+        return 8 * -(-self.bits_per_shard // 64)
+
+    @property
+    def keys_per_node(self) -> int:
+        return self.keys_per_shard * -(-self.shards // self.nodes)
+
+    @property
+    def bytes_per_node(self) -> int:
+        return self.bytes_per_shard * -(-self.shards // self.nodes)
+
+
+def day_layout(n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardLayout:
+    """The fewest shards (a multiple of ``nodes``) whose filters each fit one Redis string.
+
+    >>> layout = day_layout()
+    >>> layout.shards, layout.bits_per_shard, layout.num_hashes, layout.keys_per_node
+    (3, 4140745220, 10, 1)
+    """
+    shards = nodes
+    while True:
+        shape = BloomFilter.from_capacity(math.ceil(n / shards), p)
+        if shape.nbytes * 8 <= MAX_PART_BITS:
+            return ShardLayout(n, p, shards, nodes, shape.num_bits, shape.num_hashes)
+        shards += nodes
+
+
+class ShardedFilter:
+    """One filter for n items at rate p, as ``shards`` BloomFilters on a (cluster) client.
+
+    >>> from bloomedu.services.redis_server import RedisCluster
+    >>> with RedisCluster(3) as cluster:
+    ...     f = ShardedFilter.create(cluster.client(), "day", expected_items=30_000, fpp=0.001)
+    ...     f.add_many(["123", "456", "123"]).tolist(), [cluster.node_of_slot(s) for s in f.shard_slots]
+    ([True, True, False], [0, 1, 2])
+    """
+
+    def __init__(self, shards: list[RedisBackedFilter]):
+        self.shards = shards
+        self.starts = np.array([first for first, _ in slot_ranges(len(shards))])
+
+    @classmethod
+    def create(cls, client, name: str, expected_items: int, fpp: float, shards: int = 3,
+               part_bits: int = MAX_PART_BITS) -> "ShardedFilter":
+        """Shards sized as ``BloomFilter.from_capacity(ceil(n / shards), p)``, shard j in slot range j."""
+        shape = BloomFilter.from_capacity(math.ceil(expected_items / shards), fpp)
+        return cls([RedisBackedFilter.create(client, _tag_in(first, last, f"{name}-shard{j}"),
+                                             shape.num_bits, shape.num_hashes, part_bits)
+                    for j, (first, last) in enumerate(slot_ranges(shards))])
+
+    @property
+    def shard_slots(self) -> list[int]:
+        """The slot of each shard's keys (all of a shard's keys share its hash tag)."""
+        return [key_slot(shard.meta_key.encode()) for shard in self.shards]
+
+    def shard_of(self, keys: list) -> np.ndarray:
+        """Each key's shard: the slot range its CRC16 slot falls in."""
+        slots = np.fromiter((key_slot(k if isinstance(k, bytes) else str(k).encode()) for k in keys),
+                            dtype=np.int64, count=len(keys))
+        return np.searchsorted(self.starts, slots, side="right") - 1
+
+    def _by_shard(self, method: str, keys) -> np.ndarray:
+        keys = list(keys)
+        which = self.shard_of(keys)
+        answers = np.zeros(len(keys), dtype=bool)
+        for j, shard in enumerate(self.shards):
+            mine = np.flatnonzero(which == j)
+            if mine.size:
+                answers[mine] = getattr(shard, method)([keys[i] for i in mine])
+        return answers
+
+    def add_many(self, keys) -> np.ndarray:
+        """Add str/bytes keys, each to its shard; for each, True if it was new."""
+        return self._by_shard("add_many", keys)
+
+    def contains_many(self, keys) -> np.ndarray:
+        """For each key, whether its shard might contain it."""
+        return self._by_shard("contains_many", keys)
+
+    def reserve(self) -> None:
+        """Allocate every shard's strings to full length now (zero bytes: no bit changes)."""
+        for shard in self.shards:
+            for j, key in enumerate(shard.keys):
+                shard.client.setrange(key, shard._part_bytes(j) - 1, b"\0")

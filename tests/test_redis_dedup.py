@@ -1,0 +1,192 @@
+"""The shared deduplicator, with real consumer processes and real faults.
+
+Each test checks the exact outcome: every distinct click ID of the stream passes exactly once
+and every message is acknowledged.  That is exact, not statistical, because each test first
+checks that no click ID of its seeded stream can be a false positive (no ID's bits are all
+bits of other IDs), whatever order the consumers take the messages in.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+
+from bloomedu import BloomFilter, click_stream
+from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs
+from bloomedu.services.redis_dedup import GROUP, SharedDeduplicator
+from bloomedu.services.redis_filter import RedisBackedFilter, positions_of
+from bloomedu.services.redis_server import RedisServer
+from redis_support import covered_by_others, start
+
+N, P = 3000, 1e-5
+
+
+def stream(seed):
+    clicks = click_stream(N, rate=2000.0, double_click_rate=0.05, seed=seed)
+    distinct = list(dict.fromkeys(c.id for c in clicks))
+    assert len(distinct) < len(clicks)  # there are double clicks to drop
+    return clicks, distinct
+
+
+def assert_no_false_positive_possible(mode, distinct):
+    if mode == "bits":
+        positions = positions_of(BloomFilter.from_capacity(N, P), distinct)
+    else:  # BF.RESERVE {name}:bf P N: one sub-filter, big enough for every ID
+        link = RedisBloomFilter(P, N).links[0]
+        positions = link.positions_many(*hash_pairs([i.encode() for i in distinct]))
+    assert not covered_by_others(positions).any()
+
+
+def assert_exact(dedup, distinct):
+    passed = dedup.passed_ids()
+    assert len(passed) == len(set(passed))  # no duplicate passed twice
+    assert set(passed) == set(distinct)      # and no click was lost
+    assert dedup.finished()
+    pending = dedup.client.xpending(dedup.stream, GROUP)
+    assert pending["pending"] == 0
+
+
+def wait(processes, timeout=120):
+    outputs = []
+    for process in processes:
+        out, _ = process.communicate(timeout=timeout)
+        assert process.returncode == 0, out
+        outputs.append(json.loads(out.strip().splitlines()[-1]))
+    return outputs
+
+
+def wait_for(condition, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("mode", ["bits", "bf"])
+def test_three_consumer_processes_pass_each_click_once(mode):
+    clicks, distinct = stream(seed=11)
+    assert_no_false_positive_possible(mode, distinct)
+    with start(module=(mode == "bf")) as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", N, P, mode=mode)
+        consumers = [dedup.spawn(server.port, f"c{i}", batch=50) for i in range(3)]
+        dedup.publish(clicks, done=True)
+        stats = wait(consumers)
+        assert_exact(dedup, distinct)
+        assert sum(s["processed"] for s in stats) == len(clicks)
+        assert sum(s["passed"] for s in stats) == len(distinct)
+        assert sum(s["processed"] > 0 for s in stats) >= 2  # they really shared the stream
+        if mode == "bits":  # the shared filter is exactly a BloomFilter of the distinct IDs
+            bloom = BloomFilter.from_capacity(N, P)
+            bloom.add_many(distinct)
+            assert RedisBackedFilter.open(dedup.client, "clicks").to_filter() == bloom
+
+
+@pytest.mark.parametrize("mode", ["bits", "bf"])
+def test_a_consumer_killed_mid_stream_loses_nothing(mode):
+    """The victim processes three batches, reads a fourth and is killed with SIGKILL before it
+    acknowledges it; the survivors claim its pending messages (XAUTOCLAIM) and finish."""
+    clicks, distinct = stream(seed=16)
+    assert_no_false_positive_possible(mode, distinct)
+    with start(module=(mode == "bf")) as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", N, P, mode=mode)
+        dedup.publish(clicks, done=True)
+        victim = dedup.spawn(server.port, "victim", batch=200, hold_after=3)  # 600 done, 200 held
+
+        def victim_pending():
+            rows = dedup.client.xpending(dedup.stream, GROUP)["consumers"]
+            return sum(int(r["pending"]) for r in rows if r["name"] in ("victim", b"victim"))
+
+        # three batches processed (their passes are out) and the fourth read but held
+        wait_for(lambda: dedup.client.xlen(dedup.output) >= 550 and victim_pending() == 200)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(10)
+        assert victim.returncode == -signal.SIGKILL
+        survivors = [dedup.spawn(server.port, f"s{i}", batch=100, claim_idle_ms=200) for i in range(2)]
+        stats = wait(survivors)
+        assert sum(s["claimed"] for s in stats) >= 200
+        assert sum(s["processed"] for s in stats) == len(clicks) - 600  # the victim's 3 batches
+        assert_exact(dedup, distinct)
+
+
+def test_a_consumer_killed_at_any_moment_loses_nothing():
+    clicks, distinct = stream(seed=13)
+    assert_no_false_positive_possible("bits", distinct)
+    with start() as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", N, P)
+        dedup.publish(clicks, done=True)
+        doomed = dedup.spawn(server.port, "doomed", batch=20)
+        wait_for(lambda: dedup.client.xlen(dedup.output) > len(distinct) // 3)
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait(10)
+        wait([dedup.spawn(server.port, "rescuer", claim_idle_ms=100)])
+        assert_exact(dedup, distinct)
+
+
+def test_the_server_killed_and_restarted_with_aof_keeps_the_filter():
+    """kill -9 of the server while two consumers run; it comes back from its append-only file
+    (fsync on every write), the consumers reconnect, and nothing is lost or passed twice."""
+    clicks, distinct = stream(seed=14)
+    assert_no_false_positive_possible("bits", distinct)
+    with start(persistence="aof") as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", N, P)
+        dedup.publish(clicks, done=True)
+        consumers = [dedup.spawn(server.port, f"c{i}", batch=20, claim_idle_ms=300) for i in range(2)]
+        wait_for(lambda: dedup.client.xlen(dedup.output) > len(distinct) // 3)
+        crashed = server.pid
+        server.kill()
+        passed_before = len(SharedDeduplicator(server.start().client(), "clicks").passed_ids())
+        assert server.pid != crashed and passed_before < len(distinct)  # work was left to do
+        wait(consumers)
+        assert_exact(dedup, distinct)
+        bloom = BloomFilter.from_capacity(N, P)
+        bloom.add_many(distinct)
+        assert RedisBackedFilter.open(dedup.client, "clicks").to_filter() == bloom
+
+
+@pytest.mark.parametrize("mode", ["bits", "bf"])
+def test_a_restart_from_an_rdb_snapshot_keeps_the_filter(mode):
+    clicks, distinct = stream(seed=15)
+    assert_no_false_positive_possible(mode, distinct)
+    half = len(clicks) // 2
+    with start(persistence="rdb", module=(mode == "bf")) as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", N, P, mode=mode)
+        dedup.publish(clicks[:half], done=True)  # "done" for now: consume returns at its end
+        first = dedup.consume("c1")
+        dedup.client.delete(dedup.done_key)
+        before = dump(dedup)
+        server.stop()  # SIGTERM: Redis writes its snapshot, then exits
+        server.start()
+        dedup = SharedDeduplicator(server.client(), "clicks", mode)
+        assert dump(dedup) == before
+        dedup.publish(clicks[half:], done=True)
+        second = dedup.consume("c2")
+        assert first.processed + second.processed == len(clicks)
+        assert_exact(dedup, distinct)
+
+
+def dump(dedup):
+    if dedup.mode == "bits":
+        return dedup.filter.to_bytes()
+    pairs, iterator = [], 0
+    while True:
+        iterator, data = dedup.client.execute_command("BF.SCANDUMP", dedup.filter_keys[0], iterator)
+        if not iterator:
+            return pairs
+        pairs.append((iterator, data))
+
+
+def test_bad_mode_is_refused():
+    with pytest.raises(ValueError, match="mode must be 'bits'"):
+        SharedDeduplicator(None, "x", mode="hll")
+
+
+def test_the_helper_starts_servers_that_really_persist(tmp_path):
+    with RedisServer(persistence="aof", directory=tmp_path) as server:
+        server.client().set("k", "v")
+        server.kill()
+        server.start()
+        assert server.client().get("k") == b"v"
+    assert tmp_path.exists()  # a directory we gave is ours to keep

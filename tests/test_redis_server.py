@@ -1,0 +1,67 @@
+"""The server helper: it finds the parts, says exactly what is missing, starts servers on free
+loopback ports with what was asked, and stops them by PID."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bloomedu.services import redis_server
+from bloomedu.services.redis_server import RedisServer, RedisUnavailable, free_port, unavailable_reason
+from redis_support import start
+
+
+def test_a_missing_server_or_module_is_named_with_how_to_get_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("BLOOMEDU_REDIS_SERVER", str(tmp_path / "nope"))
+    with pytest.raises(RedisUnavailable, match="BLOOMEDU_REDIS_SERVER=.* is not an executable"):
+        redis_server.find_server()
+    monkeypatch.delenv("BLOOMEDU_REDIS_SERVER")
+    monkeypatch.setenv("BLOOMEDU_REDISBLOOM", str(tmp_path / "none.so"))
+    reason = unavailable_reason()
+    assert "is not a file" in reason and "pip install 'bloomedu[redis]'" in reason
+
+
+def test_a_module_without_its_execute_bit_gets_one(tmp_path):
+    module = tmp_path / "redisbloom.so"
+    module.write_bytes(b"\x7fELF")
+    module.chmod(0o644)
+    usable = redis_server._executable(module)
+    assert os.access(usable, os.X_OK) and usable.read_bytes() == b"\x7fELF"
+
+
+def test_under_make_test_a_missing_server_fails_and_elsewhere_it_skips(tmp_path):
+    code = ("import pytest, sys; sys.path.insert(0, 'tests'); from redis_support import start\n"
+            "def test_needs_a_server():\n    start()\n")
+    test = tmp_path / "test_probe.py"
+    test.write_text(code)
+    env = dict(os.environ, BLOOMEDU_REDIS_SERVER=str(tmp_path / "missing"))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for required, outcome in [("1", "1 failed"), ("", "1 skipped")]:
+        env["BLOOMEDU_REQUIRE_REDIS"] = required
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test),
+                              "--rootdir", str(tmp_path), "-o", "addopts="], cwd=root, env=env,
+                             capture_output=True, text=True)
+        assert outcome in run.stdout, run.stdout
+
+
+def test_servers_start_on_free_loopback_ports_and_stop_by_pid():
+    server = start(module=True)
+    try:
+        client = server.client()
+        config = {name: client.config_get(name)[name] for name in ("bind", "save", "appendonly")}
+        assert {k: v.decode() if isinstance(v, bytes) else v for k, v in config.items()} == \
+            {"bind": "127.0.0.1", "save": "", "appendonly": "no"}
+        pid = server.pid
+        os.kill(pid, 0)  # running
+        client.close()
+    finally:
+        server.close()
+    assert server.pid is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert 0 < free_port(55535) <= 55535
+    with pytest.raises(ValueError, match="persistence must be None, 'aof' or 'rdb'"):
+        RedisServer(persistence="always")

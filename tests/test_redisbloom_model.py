@@ -1,0 +1,118 @@
+"""RedisBloomFilter and MurmurHash64A on their own, without a server: the numpy hash equals the
+scalar one (hypothesis), dumps recorded from the running module (tests/data/redisbloom_vectors.json)
+are reproduced, and bad input gets a clear error and changes nothing.  The comparison with the
+running module itself is tests/test_redisbloom.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bloomedu.compat.murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
+from bloomedu.compat.redisbloom import RedisBloomError, RedisBloomFilter, encode_item
+from redis_support import mixed_items
+
+VECTORS = json.loads((Path(__file__).parent / "data" / "redisbloom_vectors.json").read_text())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=200), max_size=60), st.integers(0, 2 ** 64 - 1))
+def test_numpy_murmurhash64a_equals_the_scalar_one(items, seed):
+    hashed = murmurhash64a_many(*pack_items(items), seed) if items else []
+    assert [int(h) for h in hashed] == [murmurhash64a(item, seed) for item in items]
+
+
+def test_long_items_are_finished_one_by_one_and_still_equal():
+    items = [bytes(range(256)) * 40, b"x" * 8193] + [b"short"] * 30
+    seeds = np.arange(len(items), dtype=np.uint64) * np.uint64(2 ** 61 + 3)
+    hashed = murmurhash64a_many(*pack_items(items), seeds)
+    assert [int(h) for h in hashed] == [murmurhash64a(i, int(s)) for i, s in zip(items, seeds)]
+
+
+@pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['error_rate']}-{c['capacity']}")
+def test_dumps_recorded_from_the_module_are_reproduced(case):
+    model = RedisBloomFilter(case["error_rate"], case["capacity"], case["expansion"], case["nonscaling"])
+    items = mixed_items(case["items"], seed=case["items"])[: case["capacity"] if case["nonscaling"] else None]
+    assert "".join(map(str, model.add_many(items).astype(int))) == case["answers"]
+    pairs = model.scandump()
+    assert pairs[0][1].hex() == case["header"]
+    assert [iterator for iterator, _ in pairs] == case["iterators"]
+    assert hashlib.sha256(b"".join(data for _, data in pairs)).hexdigest() == case["sha256"]
+    assert model.info() == case["info"]
+
+
+def test_bulk_and_one_by_one_agree_through_growths():
+    items = mixed_items(700, seed=3) + mixed_items(200, seed=3)
+    one, bulk = RedisBloomFilter(0.2, 3, expansion=2), RedisBloomFilter(0.2, 3, expansion=2)
+    assert [one.add(item) for item in items] == bulk.add_many(items).tolist()
+    assert one == bulk and one.info()["Number of filters"] > 5
+    probes = mixed_items(500, seed=4)
+    assert [one.exists(p) for p in probes] == bulk.exists_many(probes).tolist()
+    assert all(bulk.exists(item) for item in items)  # never a false negative
+
+
+def test_encoding_is_what_redis_py_sends():
+    assert encode_item(12) == encode_item("12") == b"12"
+    f = RedisBloomFilter(0.01, 100)
+    f.add_many(np.array([5, -7], dtype=np.int64))
+    assert f.exists(5) and f.exists("-7") and not f.exists(6)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"error_rate": 0, "capacity": 10}, "error_rate must be a number strictly between 0 and 1"),
+    ({"error_rate": 1.0, "capacity": 10}, "error_rate"), ({"error_rate": float("nan"), "capacity": 10}, "error_rate"),
+    ({"error_rate": True, "capacity": 10}, "error_rate"), ({"error_rate": 0.1, "capacity": 0}, "capacity"),
+    ({"error_rate": 0.1, "capacity": 2 ** 63}, "capacity"), ({"error_rate": 0.1, "capacity": 1.5}, "capacity"),
+    ({"error_rate": 0.1, "capacity": 5, "expansion": 0}, "expansion"),
+    ({"error_rate": 0.1, "capacity": 5, "expansion": 3, "nonscaling": True}, "cannot expand"),
+    ({"error_rate": 5e-324, "capacity": 5}, "could not create filter"),
+])
+def test_bad_parameters_are_refused_by_name(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        RedisBloomFilter(**kwargs)
+
+
+def test_bad_items_change_nothing():
+    f = RedisBloomFilter(0.01, 10)
+    f.add_many(["a", "b"])
+    before = f.scandump()
+    for bad, error in [(["c", 3.5], TypeError), (["d", True], TypeError), (["\ud800"], ValueError),
+                       ("abc", TypeError), (np.array(["x"]), TypeError)]:
+        with pytest.raises(error):
+            f.add_many(bad)
+        assert f.scandump() == before
+    with pytest.raises(TypeError, match="item must be str, bytes or int"):
+        f.add(None)
+
+
+def test_loadchunks_refuses_bad_data_as_the_module_does():
+    f = RedisBloomFilter(0.01, 10)
+    f.add_many(map(str, range(25)))
+    pairs = f.scandump()
+    assert RedisBloomFilter.loadchunks(pairs) == f
+    header = bytearray(pairs[0][1])
+    with pytest.raises(ValueError, match="header"):
+        RedisBloomFilter.loadchunks([(2, bytes(header))])
+    with pytest.raises(ValueError, match="length"):
+        RedisBloomFilter.loadchunks([(1, bytes(header[:-1]))])
+    with pytest.raises(ValueError, match="invalid chunk - Too big"):
+        RedisBloomFilter.loadchunks([pairs[0], (pairs[1][0] + 8, pairs[1][1] + bytes(8))])
+    with pytest.raises(ValueError, match="no link found"):
+        RedisBloomFilter.loadchunks([pairs[0], (10 ** 9, b"x")])
+    header[8:12] = (0).to_bytes(4, "little")  # zero sub-filters but a size: does not add up
+    with pytest.raises(ValueError, match="bad data"):
+        RedisBloomFilter.loadchunks([(1, bytes(header[:20]))])
+
+
+def test_a_full_nonscaling_filter_refuses_one_more_and_stays_as_it_was():
+    f = RedisBloomFilter(0.01, 2, nonscaling=True)
+    f.add_many(["a", "b"])
+    before = f.scandump()
+    with pytest.raises(RedisBloomError, match="non scaling filter is full"):
+        f.add("c")
+    assert f.scandump() == before and f.info()["Expansion rate"] is None
