@@ -9,7 +9,8 @@ import math
 
 from ...core import theory
 from ...core.hashing import murmur3_32, murmurhash2
-from ._feedback import Exercise, Mistake, bits_set_moments, checker, fmt, judge, judge_measured
+from ._feedback import (Exercise, Mistake, as_number, bits_set_moments, checker, fmt, judge,
+                        judge_measured)
 
 __all__ = ["EXERCISES"]
 
@@ -59,8 +60,8 @@ def bytes_per_id(answer, id_chars: int = 36):
     False
     """
     low, high = id_chars + 40, id_chars + 400
-    if answer is not None and not isinstance(answer, bool) and isinstance(answer, (int, float)) \
-            and math.isfinite(answer) and low <= answer <= high:
+    given = as_number(answer)
+    if given is not None and low <= given <= high:
         print(f"Correct: a plausible measurement; Python spends several times the {id_chars} "
               "characters on each ID (the str object's header and the dict's table).")
         return True
