@@ -120,31 +120,31 @@ def real_number(value, name: str, low: float | None = None, high: float | None =
                 open_low: bool = False, open_high: bool = False, allowed: str | None = None) -> float:
     """``value`` as a finite Python ``float`` in a range, or a clear error that names ``name``.
 
-    Every real type converts (numpy scalars, ``Fraction``, ``Decimal``, an int
-    too large for a float is "too large"); bounds are inclusive unless open.
-    ``allowed`` is the phrase the error uses for the range.
+    Every real type converts (numpy scalars, ``Fraction``, ``Decimal``; an int
+    too large for a float is out of range); bounds are inclusive unless open.
+    ``allowed`` is what the error says a value must be ("a positive number").
 
     >>> from fractions import Fraction
     >>> real_number(Fraction(1, 4), "p", 0, 1, open_low=True, open_high=True)
     0.25
-    >>> real_number(float("nan"), "p", 0, 1, allowed="strictly between 0 and 1")
+    >>> real_number(float("nan"), "p", 0, 1, allowed="a number strictly between 0 and 1")
     Traceback (most recent call last):
     ValueError: p must be a number strictly between 0 and 1, got nan
     """
     if allowed is None:
         parts = [f"{'>' if open_low else '>='} {low}" if low is not None else "",
                  f"{'<' if open_high else '<='} {high}" if high is not None else ""]
-        allowed = " and ".join(part for part in parts if part) or "finite"
+        allowed = " ".join(["a finite number"] + [" and ".join(part for part in parts if part)])
     if not is_number(value):
-        raise TypeError(f"{name} must be a number {allowed}, not {type(value).__name__}")
+        raise TypeError(f"{name} must be {allowed.strip()}, not {type(value).__name__}")
     try:
         number = float(value)
     except OverflowError:
-        number = math.copysign(math.inf, value)
+        number = math.inf if value > 0 else -math.inf
     if not math.isfinite(number) \
             or low is not None and (number < low or open_low and number == low) \
             or high is not None and (number > high or open_high and number == high):
-        raise ValueError(f"{name} must be a number {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed.strip()}, got {value!r}")
     return number
 
 
@@ -155,7 +155,7 @@ def probability(value, name: str) -> float:
     (0.25, 0.001)
     """
     return real_number(value, name, 0.0, 1.0, open_low=True, open_high=True,
-                       allowed="strictly between 0 and 1")
+                       allowed="a number strictly between 0 and 1")
 
 
 # --- memory ---------------------------------------------------------------------------

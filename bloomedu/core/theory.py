@@ -49,17 +49,17 @@ LN2 = math.log(2)
 
 
 def _positive(value, name: str) -> float:
-    return real_number(value, name, 0.0, open_low=True, allowed="positive")
+    return real_number(value, name, 0.0, open_low=True, allowed="a positive number")
 
 
 def _non_negative(value, name: str) -> float:
-    return real_number(value, name, 0.0, allowed="non-negative")
+    return real_number(value, name, 0.0, allowed="a non-negative number")
 
 
 def _hashes(value) -> float:
     """k: a positive number up to MAX_HASHES (a real k is allowed in the classic formula)."""
     return real_number(value, "num_hashes", 0.0, MAX_HASHES, open_low=True,
-                       allowed=f"in (0, {MAX_HASHES}]")
+                       allowed=f"a number in (0, {MAX_HASHES}]")
 
 
 def _whole(value, name: str, minimum: int, top: int = MAX_NUM_BITS) -> int:
@@ -177,7 +177,7 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
     m = _positive(num_bits, "num_bits")
     k = _hashes(num_hashes)
     bits_set = real_number(bits_set, "bits_set", 0.0, m,
-                           allowed=f"from 0 to num_bits={num_bits!r}")
+                           allowed=f"a number from 0 to num_bits={num_bits!r}")
     if bits_set == m:
         return math.inf
     return -m / k * math.log1p(-bits_set / m) + 0.0
