@@ -170,11 +170,18 @@ values = st.one_of(st.sampled_from(EXTREMES), st.text(max_size=12),
                    st.integers(-2 ** 70, 2 ** 70).map(str))
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["--items", "--fpp", "--bits", "--hashes"]), values),
-                max_size=4))
-def test_any_arguments_give_a_report_or_a_usage_error(pairs):
-    argv = ["size"] + [word for pair in pairs for word in pair]
+def _flag(name, usual):
+    """A flag left out, with a usual value, with an extreme one, or with any string at all."""
+    return st.one_of(st.just([]), st.just([name, usual]),
+                     st.builds(lambda value: [name, value], st.sampled_from(EXTREMES)),
+                     st.builds(lambda value: [name, value], values))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_flag("--items", "1000"), _flag("--fpp", "0.01"), _flag("--bits", "9586"),
+       _flag("--hashes", "7"), st.lists(st.sampled_from(["--items", "--fpp", "-k", "x"]), max_size=2))
+def test_any_arguments_give_a_report_or_a_usage_error(items, fpp, bits, hashes, stray):
+    argv = ["size"] + items + fpp + bits + hashes + stray
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -182,7 +189,8 @@ def test_any_arguments_give_a_report_or_a_usage_error(pairs):
         except SystemExit as exit_info:
             status = exit_info.code
     if status == 2:
-        assert err.getvalue().strip().splitlines()[-1].startswith("bloomedu size: error: ")
+        assert err.getvalue().strip().splitlines()[-1].startswith(("bloomedu size: error: ",
+                                                                  "bloomedu: error: "))
     else:
         assert status == 0 and "bits (m)" in out.getvalue() and "exact rate" in out.getvalue()
 
