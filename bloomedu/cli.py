@@ -44,6 +44,13 @@ class SizeReport:
     num_hashes: int
     target_fpp: float | None = None
 
+    def __post_init__(self) -> None:  # the library's limits; numpy scalars become Python numbers
+        for name, top in (("items", MAX_NUM_BITS), ("num_bits", MAX_NUM_BITS),
+                          ("num_hashes", MAX_HASHES)):
+            object.__setattr__(self, name, whole_number(getattr(self, name), name, 1, top))
+        if self.target_fpp is not None:
+            object.__setattr__(self, "target_fpp", probability(self.target_fpp, "target_fpp"))
+
     @property
     def nbytes(self) -> int:
         """Bytes of bit storage, ceil(m / 8)."""

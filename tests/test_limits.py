@@ -17,12 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bloomedu import BitArray, BitVector, BloomFilter, SaltedBloomFilter
+from bloomedu.cli import SizeReport, size_report
 from bloomedu.compat.bip37 import Bip37Filter, MAX_HASH_FUNCS, compact_size
 from bloomedu.compat.guava import GuavaBloomFilter
 from bloomedu.core import bits as bits_module
 from bloomedu.core import checks, theory
 from bloomedu.core.checks import MAX_HASHES, MAX_NUM_BITS, StorageTooLarge
 from bloomedu.teaching import experiments, explorer
+from bloomedu.teaching.exercises import check
 
 GIB = 2 ** 30
 
@@ -51,12 +53,15 @@ def test_the_bound_is_where_the_best_rate_leaves_the_doubles():
     lambda k: experiments.measure_false_positive_rate(64, k, 1, 10, 0),
     lambda k: experiments.simulate_false_positive_rate(64, k, 1, 10, 0),
     lambda k: experiments.double_hash_positions(np.arange(2, dtype=np.uint64), 64, k),
+    lambda k: size_report(10, bits=96, hashes=k), lambda k: SizeReport(10, 96, k),
+    lambda k: check.fpp(0.5, m=1000, n=10, k=k), lambda k: check.expected_bits_set(5, num_hashes=k),
 ], ids=["BloomFilter", "SaltedBloomFilter", "false_positive_rate", "estimate_count",
         "exact_false_positive_rate", "measured_rate_std", "measure_false_positive_rate",
-        "simulate_false_positive_rate", "double_hash_positions"])
+        "simulate_false_positive_rate", "double_hash_positions", "size_report", "SizeReport",
+        "exercise fpp", "exercise expected_bits_set"])
 @pytest.mark.parametrize("k", [MAX_HASHES + 1, 70_000, 2 ** 40, 10 ** 17])
 def test_every_k_above_the_bound_is_refused_at_once(make, k):
-    with pytest.raises(ValueError, match=r"num_hashes must be .*1024"):
+    with pytest.raises(ValueError, match=r"\b(num_hashes|hashes|k) must be .*1024"):
         make(k)
 
 
@@ -125,6 +130,8 @@ def test_real_systems_keep_their_own_limits():
     (lambda: GuavaBloomFilter.create(-1, 0.1), "expected_insertions"),
     (lambda: Bip37Filter(2 ** 32, 0.1), "n_elements"), (lambda: Bip37Filter(3, 0.1, flags=256), "flags"),
     (lambda: BloomFilter.from_capacity(MAX_NUM_BITS + 1, 0.1), "expected_items"),
+    (lambda: SizeReport(0, 96, 3), "items"), (lambda: SizeReport(10, MAX_NUM_BITS + 1, 3), "num_bits"),
+    (lambda: SizeReport(10, 96, 3, 1.5), "target_fpp"),
 ])
 def test_every_other_parameter_has_a_bound_that_names_it(make, name):
     with pytest.raises(ValueError, match=name):

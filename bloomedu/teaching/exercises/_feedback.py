@@ -16,10 +16,10 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ...core.checks import is_number
+from ...core.checks import MAX_HASHES, is_number, whole_number
 
 __all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "as_number",
-           "bits_set_moments"]
+           "bits_set_moments", "hash_count"]
 
 CHECKERS: dict[str, Callable] = {}
 
@@ -47,6 +47,15 @@ def checker(function: Callable) -> Callable:
     """
     CHECKERS[function.__name__] = function
     return function
+
+
+def hash_count(value, name: str) -> int:
+    """A checker's k parameter, in the library's bounds (1..1024); out of range is the lesson's bug.
+
+    >>> hash_count(3, "k")
+    3
+    """
+    return whole_number(value, name, 1, MAX_HASHES)
 
 
 def bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
