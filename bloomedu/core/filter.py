@@ -66,8 +66,7 @@ class BloomFilter:
     def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":
         """Size a filter for n expected items at false-positive rate p.
 
-        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2), at least 1.  A size
-        that is too large is refused in the terms it was asked in (n and p).
+        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2) >= 1; too large is said in n and p.
 
         >>> f = BloomFilter.from_capacity(1_000_000, 0.001)
         >>> f.num_bits, f.num_hashes, f.nbytes
@@ -399,10 +398,5 @@ class BloomFilter:
         """
         return type(self).from_bytes, (self.to_bytes(),)
 
-    def __repr__(self) -> str:
-        """m and k, as the constructor takes them (nothing is read from the bits).
-
-        >>> BloomFilter(1024, 3)
-        BloomFilter(num_bits=1024, num_hashes=3)
-        """
+    def __repr__(self) -> str:  # m and k only: nothing is read from the bits
         return f"{type(self).__name__}(num_bits={self.num_bits}, num_hashes={self.num_hashes})"
