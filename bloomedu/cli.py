@@ -22,31 +22,12 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from .core import theory
-from .core.checks import is_int
+from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
 __all__ = ["SizeReport", "size_report", "human_bytes", "main"]
-
-_MAX_EXACT_HASHES = 500  # the exact rate costs about k^2 log(kn) steps; k = 1000 takes a second
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
-
-
-def human_bytes(nbytes: int) -> str:
-    """A byte count in binary units with three significant digits.
-
-    >>> human_bytes(512), human_bytes(1_797_199), human_bytes(3 * 2**30)
-    ('512 B', '1.71 MiB', '3.00 GiB')
-    """
-    if not is_int(nbytes) or nbytes < 0:
-        raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
-    value, unit = float(nbytes), 0
-    while value >= 1024 and unit < len(_UNITS) - 1:
-        value, unit = value / 1024, unit + 1
-    if unit == 0:
-        return f"{nbytes} B"
-    digits = 2 if value < 10 else 1 if value < 100 else 0
-    return f"{value:.{digits}f} {_UNITS[unit]}"
 
 
 @dataclass(frozen=True)
@@ -62,6 +43,13 @@ class SizeReport:
     num_bits: int
     num_hashes: int
     target_fpp: float | None = None
+
+    def __post_init__(self) -> None:  # the library's limits; numpy scalars become Python numbers
+        for name, top in (("items", MAX_NUM_BITS), ("num_bits", MAX_NUM_BITS),
+                          ("num_hashes", MAX_HASHES)):
+            object.__setattr__(self, name, whole_number(getattr(self, name), name, 1, top))
+        if self.target_fpp is not None:
+            object.__setattr__(self, "target_fpp", probability(self.target_fpp, "target_fpp"))
 
     @property
     def nbytes(self) -> int:
@@ -79,10 +67,8 @@ class SizeReport:
         return theory.false_positive_rate(self.num_bits, self.items, self.num_hashes)
 
     @property
-    def exact_fpp(self) -> float | None:
-        """The exact rate for kn independent uniform positions; None when k > 500 (too slow)."""
-        if self.num_hashes > _MAX_EXACT_HASHES:
-            return None
+    def exact_fpp(self) -> float:
+        """The exact rate for kn independent uniform positions (fast up to k = 1024)."""
         return theory.exact_false_positive_rate(self.num_bits, self.items, self.num_hashes)
 
     @property
@@ -106,8 +92,7 @@ class SizeReport:
                        f"({self.nbytes / 1e6:,.2f} MB)"),
             ("bits per item (m/n)", f"{self.bits_per_item:.2f}"),
             ("false-positive rate", f"{self.fpp:.6g} (classic (1 - e^(-kn/m))^k)"),
-            ("exact rate", f"{exact:.6g} (kn independent uniform positions)" if exact is not None
-             else f"not computed for k > {_MAX_EXACT_HASHES}"),
+            ("exact rate", f"{exact:.6g} (kn independent uniform positions)"),
             ("lower bound", f"{bound:.2f} bits per item (log2(1/p)); this filter uses "
                             f"{self.bits_per_item / bound:.2f} times that"
              if bound else "not defined: the rate rounds to 0 or 1"),
@@ -124,6 +109,8 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
     From (n, p): m = ceil(-n ln p / (ln 2)^2) and the best whole k; with
     ``hashes`` fixed, the fewest bits that reach p with that k,
     m = ceil(-k n / ln(1 - p^(1/k))).  From (n, m): k is ``hashes`` or the best.
+    n and m are at most 2**63-1 and k at most 1024, as in :class:`~bloomedu.BloomFilter`;
+    a size beyond them is a ``ValueError`` that names the arguments asking for it.
 
     >>> r = size_report(1_000_000, fpp=0.001)
     >>> r.num_bits, r.num_hashes, human_bytes(r.nbytes)
@@ -133,24 +120,39 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
     """
     if (fpp is None) == (bits is None):
         raise ValueError("give exactly one of fpp (to size a filter) and bits (to rate one)")
+    n = whole_number(items, "items", 1, MAX_NUM_BITS)
+    k = None if hashes is None else whole_number(hashes, "hashes", 1, MAX_HASHES)
     if bits is not None:
-        k = hashes if hashes is not None else theory.optimal_num_hashes(bits, items)
-        return SizeReport(items, bits, k)
-    if hashes is None:
-        m = theory.num_bits_for(items, fpp)
-        return SizeReport(items, m, theory.optimal_num_hashes(m, items), fpp)
-    m = math.ceil(-hashes * items / math.log1p(-fpp ** (1 / hashes)))
-    return SizeReport(items, m, hashes, fpp)
+        m = whole_number(bits, "bits", 1, MAX_NUM_BITS)
+        return SizeReport(n, m, k if k is not None else theory.optimal_num_hashes(m, n))
+    p = probability(fpp, "fpp")
+    asked = f"items={n} at fpp={p}" + (f" with hashes={k}" if k is not None else "")
+    if k is None:
+        m = theory.num_bits_for(n, p)
+        if round(m / n * theory.LN2) > MAX_HASHES:  # the k BloomFilter.from_capacity would take
+            raise ValueError(f"{asked} needs more than {MAX_HASHES} hash functions: fpp must be "
+                             f"at least about 2**-{MAX_HASHES}")
+        k = theory.optimal_num_hashes(m, n)
+    else:  # the fewest m with (1 - e^(-kn/m))^k <= p; ln(1 - p^(1/k)) kept exact near 0 and 1
+        root = math.log(p) / k
+        m = math.ceil(-k * n / (math.log1p(-math.exp(root)) if root < -1 else
+                                math.log(-math.expm1(root))))
+    if m > MAX_NUM_BITS:
+        raise ValueError(f"{asked} needs about {float(m):.3g} bits, more than a filter can "
+                         "hold (2**63-1)")
+    return SizeReport(n, m, k, p)
 
 
-def _whole(text: str, name: str) -> int:
-    """A positive whole number, written 1000000, 1_000_000, 1,000,000 or 1e6."""
+def _whole(text: str, name: str, top: int) -> int:
+    """A whole number in 1..top, written 1000000, 1_000_000, 1,000,000 or 1e6."""
     try:
-        value = float(text.replace(",", "").replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text!r}")
-    if not (value.is_integer() and value >= 1):
-        raise argparse.ArgumentTypeError(f"{name} must be a positive whole number, got {text!r}")
+        value = Decimal(text.replace(",", "").replace("_", ""))
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not (value.is_finite() and 1 <= value <= top and value == value.to_integral_value()):
+        limit = "2**63-1" if top == MAX_NUM_BITS else str(top)
+        raise argparse.ArgumentTypeError(f"{name} must be a positive whole number up to {limit}, "
+                                          f"got {text!r}")
     return int(value)
 
 
@@ -176,13 +178,17 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                     "give the expected rate of a filter of m bits (--bits).",
         epilog="example: bloomedu size --items 1000000 --fpp 0.001")
     size.add_argument("--items", "-n", required=True, metavar="N",
-                      type=lambda t: _whole(t, "--items"), help="expected number of items n")
+                      type=lambda t: _whole(t, "--items", MAX_NUM_BITS),
+                      help="expected number of items n")
     size.add_argument("--fpp", "-p", type=_rate, metavar="P",
                       help="target false-positive rate p, e.g. 0.001 for 1 in 1000")
-    size.add_argument("--bits", "-m", metavar="M", type=lambda t: _whole(t, "--bits"),
+    size.add_argument("--bits", "-m", metavar="M",
+                      type=lambda t: _whole(t, "--bits", MAX_NUM_BITS),
                       help="number of bits m of an existing filter (instead of --fpp)")
-    size.add_argument("--hashes", "-k", metavar="K", type=lambda t: _whole(t, "--hashes"),
-                      help="fix the number of hash functions k (default: the best k)")
+    size.add_argument("--hashes", "-k", metavar="K",
+                      type=lambda t: _whole(t, "--hashes", MAX_HASHES),
+                      help=f"fix the number of hash functions k, at most {MAX_HASHES} "
+                           "(default: the best k)")
     return parser, size
 
 
@@ -206,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("choose a command: size")
     if (args.fpp is None) == (args.bits is None):
         size.error("give exactly one of --fpp (to size a filter) and --bits (to rate one)")
-    report = size_report(args.items, fpp=args.fpp, bits=args.bits, hashes=args.hashes)
+    try:
+        report = size_report(args.items, fpp=args.fpp, bits=args.bits, hashes=args.hashes)
+    except ValueError as error:  # each flag is in range, but together they ask too much
+        size.error(str(error))
     print("\n".join(report.lines()))
     return 0

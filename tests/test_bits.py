@@ -144,9 +144,11 @@ def test_to_bools_copy_and_equality():
 
 
 # --- bad input ---------------------------------------------------------------------------
-@pytest.mark.parametrize("num_bits", [0, -1, 2.5, True, "8", None])
-def test_num_bits_must_be_a_positive_int(num_bits):
-    with pytest.raises(ValueError, match="num_bits must be a positive int"):
+@pytest.mark.parametrize("num_bits, error", [(0, ValueError), (-1, ValueError), (2 ** 63, ValueError),
+                                             (2.5, TypeError), (True, TypeError), ("8", TypeError),
+                                             (None, TypeError)])
+def test_num_bits_must_be_a_positive_int(num_bits, error):
+    with pytest.raises(error, match=r"num_bits must be an int in 1\.\.2\*\*63-1"):
         BitArray(num_bits)
 
 

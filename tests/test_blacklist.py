@@ -238,7 +238,7 @@ def test_bad_constructor_arguments(db_path):
         BlacklistCache(42)
     with pytest.raises(TypeError, match="bloom must be a BloomFilter or None"):
         BlacklistCache(db_path, bloom={"a"})
-    with pytest.raises(ValueError, match="fpp must be a float strictly between 0 and 1"):
+    with pytest.raises(ValueError, match="fpp must be a number strictly between 0 and 1"):
         BlacklistCache(db_path, fpp=1.5)
     with pytest.raises(ValueError, match="chunk_size must be a positive int"):
         with BlacklistDatabase(db_path) as db:
@@ -255,3 +255,72 @@ def test_stats_shares_add_up():
     stats = LookupStats(lookups=8, filter_rejections=6, database_queries=2, blacklisted=1,
                         false_positives=1, sql_statements=2)
     assert stats.queries_saved == 6 and stats.saved_share == pytest.approx(0.75)
+
+
+# --- a database made elsewhere must compare URLs byte for byte ---------------------------
+def made_elsewhere(tmp_path, *statements, urls=("http://a.xyz/1", "http://b.top/2")):
+    """A database written by someone else's SQL; each row goes in through `url` only."""
+    path = tmp_path / "elsewhere.sqlite"
+    connection = sqlite3.connect(path)
+    for statement in statements:
+        connection.execute(statement)
+    if connection.execute("SELECT type FROM sqlite_master WHERE name = 'blacklist' COLLATE NOCASE"
+                          ).fetchone() == ("table",) and urls:
+        connection.executemany("INSERT INTO blacklist (url) VALUES (?)", [(url,) for url in urls])
+    connection.commit()
+    connection.close()
+    return path
+
+
+@pytest.mark.parametrize("statements, message", [
+    (["CREATE TABLE blacklist (url TEXT COLLATE NOCASE PRIMARY KEY)"], "finds 'http://case.example/'"),
+    (["CREATE TABLE blacklist (url TEXT COLLATE RTRIM)"], "finds 'http://space.example/'"),
+    (["CREATE TABLE blacklist (url NUMERIC)"], r"declared 'NUMERIC'.*turns '1\.0' into 1"),
+    (["CREATE TABLE blacklist (url INTEGER)"], "declared 'INTEGER'"),
+    (["CREATE TABLE blacklist (url REAL UNIQUE)"], "declared 'REAL'"),
+    (["CREATE TABLE blacklist (url INTEGER PRIMARY KEY)"], "cannot check how blacklist.url compares"),
+    (["CREATE TABLE urls (url TEXT)", "CREATE VIEW blacklist AS SELECT url FROM urls"],
+     "blacklist is a view, not a table"),
+    (["CREATE TABLE urls (url TEXT)"], "no such table: blacklist"),
+    (["CREATE TABLE blacklist (link TEXT, url_hash TEXT)"], "no such column: url"),
+])
+def test_a_schema_that_is_not_byte_equality_is_refused(tmp_path, statements, message):
+    path = made_elsewhere(tmp_path, *statements, urls=())
+    with pytest.raises(ValueError, match=message):
+        BlacklistCache(path)
+    if "no such" not in message:
+        with BlacklistDatabase(path) as db, pytest.raises(ValueError, match=message):
+            BlacklistCache(db)
+
+
+def test_nocase_would_have_answered_differently(tmp_path):
+    path = made_elsewhere(tmp_path, "CREATE TABLE blacklist (url TEXT COLLATE NOCASE PRIMARY KEY)")
+    with BlacklistDatabase(path) as db:  # the database alone answers by its own rules
+        assert db.contains("HTTP://A.XYZ/1")
+        with pytest.raises(ValueError, match="COLLATE NOCASE"):
+            BlacklistCache(db)
+
+
+def test_values_that_are_not_text_are_refused(tmp_path):
+    path = made_elsewhere(tmp_path, "CREATE TABLE blacklist (url)")  # no affinity: stored as given
+    connection = sqlite3.connect(path)
+    connection.execute("INSERT INTO blacklist (url) VALUES (x'6869')")
+    connection.commit()
+    connection.close()
+    with pytest.raises(ValueError, match="holds a bytes in blacklist.url"):
+        BlacklistCache(path)
+
+
+@pytest.mark.parametrize("statements", [
+    ["CREATE TABLE blacklist (id INTEGER PRIMARY KEY, url VARCHAR(2048) NOT NULL UNIQUE, "
+     "added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, hits INT NOT NULL DEFAULT 0 CHECK (hits >= 0))"],
+    ["CREATE TABLE BlackList (URL text, note BLOB)"],
+    ["CREATE TABLE blacklist (url)"],
+    ["CREATE TABLE blacklist (url TEXT COLLATE BINARY PRIMARY KEY) WITHOUT ROWID"],
+])
+def test_a_byte_equality_schema_made_elsewhere_is_accepted(tmp_path, statements):
+    path = made_elsewhere(tmp_path, *statements)
+    with BlacklistCache(path, fpp=0.01) as cache:
+        assert cache.is_blacklisted("http://a.xyz/1") and not cache.is_blacklisted("HTTP://A.XYZ/1")
+        assert cache.is_blacklisted_many(["http://b.top/2", "http://b.top/2 "]).tolist() \
+            == [True, False]

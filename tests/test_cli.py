@@ -5,6 +5,8 @@ Expected figures are computed here from the formulas written out by hand
 code under test.
 """
 
+import contextlib
+import io
 import math
 import re
 import subprocess
@@ -12,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bloomedu import BloomFilter
 from bloomedu.cli import human_bytes, main, size_report
@@ -82,9 +86,9 @@ def test_exact_rate_is_printed_beside_the_classic_one(capsys):
     fields = _fields(capsys.readouterr().out)
     assert _number(fields["exact rate"]) == pytest.approx(_exact_by_counting(20, 3, 2), rel=1e-5)
     assert _number(fields["exact rate"]) > _number(fields["false-positive rate"])  # classic is below
-    main(["size", "--items", "10", "--bits", "64", "--hashes", "600"])
+    main(["size", "--items", "10", "--bits", "64", "--hashes", "600"])  # k up to 1024 is fast
     fields = _fields(capsys.readouterr().out)
-    assert fields["exact rate"] == "not computed for k > 500"
+    assert _number(fields["exact rate"]) == 1.0  # 6,000 positions in 64 bits set them all
     assert fields["lower bound"] == "not defined: the rate rounds to 0 or 1"
 
 
@@ -155,3 +159,63 @@ def test_console_script_exits_with_status_2_on_bad_input():
     good = subprocess.run([str(script), "size", "--items", "10", "--bits", "96"],
                           capture_output=True, text=True)
     assert good.returncode == 0 and "bits (m)" in good.stdout
+
+
+# --- no argument string makes it print a traceback ------------------------------------------
+EXTREMES = ["1e17", "1e308", "1e-300", "1e400", "1e-320", "-5", "-0.5", "nan", "inf", "-inf", "",
+            " ", "0", "1", "2.5", "1e6", "1,000", "1024", "1025", "0.5", "0.999999999999",
+            "9223372036854775807", "9223372036854775808", "1e999999999", "0x10", "1_0", "٣"]
+values = st.one_of(st.sampled_from(EXTREMES), st.text(max_size=12),
+                   st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                   st.integers(-2 ** 70, 2 ** 70).map(str))
+
+
+def _flag(name, usual):
+    """A flag left out, with a usual value, with an extreme one, or with any string at all."""
+    return st.one_of(st.just([]), st.just([name, usual]),
+                     st.builds(lambda value: [name, value], st.sampled_from(EXTREMES)),
+                     st.builds(lambda value: [name, value], values))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_flag("--items", "1000"), _flag("--fpp", "0.01"), _flag("--bits", "9586"),
+       _flag("--hashes", "7"), st.lists(st.sampled_from(["--items", "--fpp", "-k", "x"]), max_size=2))
+def test_any_arguments_give_a_report_or_a_usage_error(items, fpp, bits, hashes, stray):
+    argv = ["size"] + items + fpp + bits + hashes + stray
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exit_info:
+            status = exit_info.code
+    if status == 2:
+        assert err.getvalue().strip().splitlines()[-1].startswith(("bloomedu size: error: ",
+                                                                  "bloomedu: error: "))
+    else:
+        assert status == 0 and "bits (m)" in out.getvalue() and "exact rate" in out.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--items", "1000", "--fpp", "0.01", "--hashes", "1e17"], "--hashes must be a positive whole number up to 1024"),
+    (["--items", "1e308", "--fpp", "0.01"], "--items must be a positive whole number up to 2**63-1"),
+    (["--items", "1000", "--bits", "1e400"], "--bits must be a positive whole number up to 2**63-1"),
+    (["--items", "1000", "--fpp", "1e-320"], "needs more than 1024 hash functions"),
+    (["--items", "1000", "--fpp", "1e-300", "--hashes", "3"], "more than a filter can hold"),
+    (["--items", str(2 ** 63 - 1), "--fpp", "0.5"], "more than a filter can hold"),
+    (["--items", "-5", "--fpp", "0.01"], "--items must be a positive whole number"),
+    (["--items", "", "--fpp", "0.01"], "--items must be a positive whole number"),
+    (["--items", "inf", "--fpp", "0.01"], "--items must be a positive whole number"),
+    (["--items", "10", "--fpp", "inf"], "strictly between 0 and 1"),
+    (["--items", "10", "--bits", "nan"], "--bits must be a positive whole number"),
+])
+def test_extreme_arguments_are_usage_errors_without_a_traceback(argv, message):
+    done = subprocess.run([sys.executable, "-m", "bloomedu", "size", *argv], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_tiniest_rate_a_double_holds_is_still_sized(capsys):
+    assert main(["size", "--items", "1000", "--fpp", "1e-300"]) == 0  # k = 997, under 1024
+    fields = _fields(capsys.readouterr().out)
+    assert _number(fields["hash functions (k)"]) == 997
+    assert _number(fields["exact rate"]) == pytest.approx(1e-300, rel=0.2)

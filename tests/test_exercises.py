@@ -4,12 +4,18 @@ Right answers are computed here from the formulas written out by hand, or
 measured with the library the way a student would, never taken from the checker.
 """
 
+import contextlib
+import io
 import json
 import math
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bloomedu import (AgePartitionedBloomFilter, BitVector, BloomFilter, HashedIds, click_stream,
                       deduplicate)
@@ -18,6 +24,7 @@ from bloomedu.compat import Bip37Filter
 from bloomedu.teaching.explorer import make_keys
 from bloomedu.core.hashing import n_bit_hash_function
 from bloomedu.teaching.exercises import EXERCISES, Exercise, check, show
+from bloomedu.teaching.exercises._feedback import CHECKERS
 from bloomedu.core.hashing import murmur3_32, murmurhash2
 from bloomedu.teaching.memory import allocated_bytes
 
@@ -165,6 +172,43 @@ def test_no_answer_makes_a_checker_raise(capsys, exercise):
     for answer in [0, -1, 1e300, np.float64(0.5), np.int64(3), 10 ** 30]:
         assert exercise.check(answer) in (True, False)
         assert capsys.readouterr().out.startswith(("Correct: ", "Not quite: "))
+
+
+class Unprintable:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+NUMPY_SCALARS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                 np.float32, np.float64]
+odd_answers = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.sampled_from([10 ** 400, -10 ** 400, 2 ** 64]),
+    st.floats(), st.fractions(), st.decimals(), st.complex_numbers(),
+    st.sampled_from([Decimal("sNaN"), Decimal("1e999999"), np.nan, np.array(3.0), Unprintable()]),
+    st.tuples(st.sampled_from(NUMPY_SCALARS), st.integers(0, 100)).map(lambda t: t[0](t[1])),
+    st.text(max_size=8), st.binary(max_size=4), st.lists(st.integers(), max_size=3),
+    st.lists(st.floats(), min_size=1, max_size=3).map(np.array), st.dictionaries(st.text(), st.none()))
+
+
+@pytest.mark.parametrize("name", sorted(CHECKERS))
+@settings(max_examples=40, deadline=None)
+@given(answer=odd_answers)
+def test_no_answer_of_any_kind_makes_a_checker_raise(name, answer):
+    exercise = next((e for e in ALL if e.checker == name), None)
+    params = exercise.params if exercise else {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = CHECKERS[name](answer, **params)
+    assert result in (True, False)
+    assert out.getvalue().startswith(("Correct: ", "Not quite: ", "Not answered yet: "))
+    assert out.getvalue().count("\n") == 1
+
+
+def test_exact_numbers_are_judged_by_their_value(capsys):
+    for answer in (Fraction(7), Decimal("7"), np.int8(7), np.float32(7)):
+        assert check.optimal_k(answer, m=10_000, n=1000) is True
+    assert check.optimal_k(10 ** 400, m=10_000, n=1000) is False
+    assert "finite number of ordinary size" in capsys.readouterr().out
 
 
 # --- every slip gets its own explanation ----------------------------------------------------

@@ -106,27 +106,33 @@ def test_from_capacity_follows_the_formulas(n, p):
 
 
 # --- bad input: a clear error, and the filter unchanged -----------------------------------
-@pytest.mark.parametrize("num_bits", [0, -8, 2 ** 63, 1.5, True, None, "64"])
-def test_num_bits_must_be_positive_int(num_bits):
-    with pytest.raises(ValueError, match="num_bits must be a positive int"):
+@pytest.mark.parametrize("num_bits, error", [(0, ValueError), (-8, ValueError), (2 ** 63, ValueError),
+                                             (1.5, TypeError), (True, TypeError), (None, TypeError),
+                                             ("64", TypeError)])
+def test_num_bits_must_be_an_int_below_2_to_the_63(num_bits, error):
+    with pytest.raises(error, match=r"num_bits must be an int in 1\.\.2\*\*63-1"):
         BloomFilter(num_bits, 3)
 
 
-@pytest.mark.parametrize("num_hashes", [0, -1, 2.0, False, None])
-def test_num_hashes_must_be_positive_int(num_hashes):
-    with pytest.raises(ValueError, match="num_hashes must be a positive int"):
+@pytest.mark.parametrize("num_hashes, error", [(0, ValueError), (-1, ValueError), (1025, ValueError),
+                                               (2.0, TypeError), (False, TypeError), (None, TypeError)])
+def test_num_hashes_must_be_an_int_up_to_1024(num_hashes, error):
+    with pytest.raises(error, match=r"num_hashes must be an int in 1\.\.1024"):
         BloomFilter(64, num_hashes)
 
 
-@pytest.mark.parametrize("fpp", [0, 1, -0.1, 1.5, float("nan"), True, "0.01", None])
-def test_fpp_must_be_strictly_between_0_and_1(fpp):
-    with pytest.raises(ValueError, match="fpp must be a float strictly between 0 and 1"):
+@pytest.mark.parametrize("fpp, error", [(0, ValueError), (1, ValueError), (-0.1, ValueError),
+                                        (1.5, ValueError), (float("nan"), ValueError),
+                                        (True, TypeError), ("0.01", TypeError), (None, TypeError)])
+def test_fpp_must_be_strictly_between_0_and_1(fpp, error):
+    with pytest.raises(error, match="fpp must be a number strictly between 0 and 1"):
         BloomFilter.from_capacity(1000, fpp)
 
 
-@pytest.mark.parametrize("expected_items", [0, -5, 10.0, None])
-def test_expected_items_must_be_positive_int(expected_items):
-    with pytest.raises(ValueError, match="expected_items must be a positive int"):
+@pytest.mark.parametrize("expected_items, error", [(0, ValueError), (-5, ValueError),
+                                                   (10.0, TypeError), (None, TypeError)])
+def test_expected_items_must_be_a_positive_int(expected_items, error):
+    with pytest.raises(error, match=r"expected_items must be an int in 1\.\.2\*\*63-1"):
         BloomFilter.from_capacity(expected_items, 0.01)
 
 

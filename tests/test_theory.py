@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bloomedu import BloomFilter
+from bloomedu.core.checks import MAX_HASHES
 from bloomedu.core.theory import (bit_vector_false_positive_rate, bits_per_item, collision_probability,
                              estimate_count, exact_false_positive_rate, expected_collisions,
                              false_positive_rate, lower_bound_bits_per_item, measured_rate_std,
@@ -240,7 +241,52 @@ def test_bad_types_raise_type_error(call):
 
 
 def test_error_names_argument_and_range():
-    with pytest.raises(ValueError, match=r"num_hashes must be a whole number >= 1"):
+    with pytest.raises(ValueError, match=r"num_hashes must be a whole number in 1\.\.1024, got 0"):
         exact_false_positive_rate(10, 1, 0)
     with pytest.raises(ValueError, match=r"bits_set must be a number from 0 to num_bits=10"):
         estimate_count(11, 10, 1)
+
+
+# --- at the bound: k = MAX_HASHES ---------------------------------------------------------
+def moments_by_counting(m, throws, powers):
+    """E[(X/m)^power] for each power, by counting words in exact integers (object arrays).
+
+    D[r]: words of `power` letters over m with exactly r distinct letters; N[r]: words of
+    `throws` letters that use all of r given letters.  The moment is sum_r D[r] N[r] / m^(...).
+    """
+    most = min(max(powers), m)
+    r = np.arange(most + 1, dtype=object)
+    words = np.zeros(most + 1, dtype=object)
+    words[0] = 1
+    for _ in range(throws):
+        words[1:] = (m - r[1:]) * words[1:] + r[1:] * words[:-1]
+        words[0] *= m
+    moments, distinct, done = [], np.zeros(most + 1, dtype=object), 0
+    distinct[0] = 1
+    for power in sorted(powers):
+        for _ in range(power - done):
+            distinct[1:] = r[1:] * distinct[1:] + (m - r[1:] + 1) * distinct[:-1]
+            distinct[0] = 0
+        done = power
+        moments.append(Fraction(int(np.dot(distinct, words)), m ** (power + throws)))
+    return moments
+
+
+def test_moments_by_counting_agree_with_the_other_references():
+    for m, throws, power in [(1, 3, 2), (7, 6, 4), (30, 20, 9), (12, 40, 1)]:
+        assert moments_by_counting(m, throws, [power]) == [moment(m, throws, power)]
+
+
+def test_exact_rate_at_the_largest_k():
+    k = MAX_HASHES
+    for m, n in [(1100, 1), (200, 2)]:  # thinned throws; inclusion-exclusion
+        [mean] = moments_by_counting(m, k * n, [k])
+        assert float(mean) > 1e-290
+        assert exact_false_positive_rate(m, n, k) == pytest.approx(float(mean), rel=1e-11)
+
+
+def test_measured_rate_std_at_the_largest_k():
+    m, n, k, q = 200, 2, MAX_HASHES, 1000
+    mean, square = moments_by_counting(m, k * n, [k, 2 * k])
+    std = math.sqrt(float((mean - square) / q + square - mean ** 2))
+    assert measured_rate_std(m, n, k, q) == pytest.approx(std, rel=1e-9)

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.checks import is_int, is_number
+from ..core.checks import MAX_HASHES, is_int, is_number
 from ..core.hashing import murmur3_32
 
 __all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
@@ -68,6 +68,7 @@ def bip37_filter_bytes(n_elements: int, fp_rate: float) -> int:
         raise TypeError(f"fp_rate must be a float, not {type(fp_rate).__name__}")
     if not 0.0 < fp_rate <= 1.0:
         raise ValueError(f"fp_rate must be in (0, 1], got {fp_rate!r}")
+    fp_rate = float(fp_rate)  # numpy scalars, Fraction and Decimal give what their value gives
     bits = -1 / LN2SQUARED * n * math.log(fp_rate)
     if bits >= 2 ** 32:
         # (unsigned int) of a double beyond 2^32 is undefined in C++: x86-64 wraps, ARM saturates.
@@ -280,7 +281,9 @@ class Bip37Filter:
 
         With ``enforce_limits`` (the default) a filter over 36,000 bytes or 50
         hash functions is a ValueError, as a node refuses it; without, it is read
-        and :meth:`is_within_size_constraints` says False.
+        and :meth:`is_within_size_constraints` says False, up to the 0x02000000
+        bytes a CompactSize may announce and 1024 hash functions (``MAX_HASHES``:
+        the 2**32 - 1 that the field can hold would take hours a query).
 
         >>> f = Bip37Filter.deserialize(bytes.fromhex("03614e9b050000000000000001"))
         >>> f.n_hash_funcs, f.tweak, f.flags, f.contains(bytes.fromhex("19108ad8ed9bb6274d3980bab5a85c048f0950c8"))
@@ -299,11 +302,28 @@ class Bip37Filter:
             raise ValueError(f"filter of {size} bytes and {n_hash_funcs} hash functions exceeds "
                              f"BIP37's limits ({MAX_BLOOM_FILTER_SIZE} bytes, "
                              f"{MAX_HASH_FUNCS} hash functions)")
+        if n_hash_funcs > MAX_HASHES:
+            raise ValueError(f"filter with {n_hash_funcs} hash functions: at most {MAX_HASHES} "
+                             f"can be read, even without BIP37's limit of {MAX_HASH_FUNCS}")
         new = cls.__new__(cls)
         new._setup(size, n_hash_funcs, int.from_bytes(tail[4:8], "little"), tail[8])
         if size:
             new._bits.data[:] = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
         return new
+
+    def __reduce__(self):
+        """Pickle as the ``filterload`` payload, at every protocol (limits not enforced).
+
+        >>> import pickle
+        >>> f = Bip37Filter(3, 0.01, tweak=7); f.insert(b"abc")
+        >>> pickle.loads(pickle.dumps(f, protocol=0)) == f
+        True
+        """
+        return Bip37Filter._unpickle, (self.serialize(),)
+
+    @classmethod
+    def _unpickle(cls, data: bytes) -> "Bip37Filter":
+        return cls.deserialize(data, enforce_limits=False)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Bip37Filter):

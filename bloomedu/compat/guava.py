@@ -29,7 +29,7 @@ import mmh3
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.checks import is_int, is_number
+from ..core.checks import check_storage, probability, whole_number
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -115,17 +115,15 @@ class GuavaBloomFilter:
 
     def __init__(self, num_words: int, num_hash_functions: int,
                  strategy: int = MURMUR128_MITZ_64):
-        for name, value, top in (("num_words", num_words, _INT_MAX),
-                                 ("num_hash_functions", num_hash_functions, 255)):
-            if not is_int(value) \
-                    or not 1 <= value <= top:
-                raise ValueError(f"{name} must be an int in 1..{top}, got {value!r}")
+        # Guava's own limits: a Java long[] of at most 2**31-1 words, k stored in one byte.
+        num_words = whole_number(num_words, "num_words", 1, _INT_MAX)
+        self.num_hash_functions = whole_number(num_hash_functions, "num_hash_functions", 1, 255)
         if strategy not in _STRATEGIES or isinstance(strategy, bool):
             raise ValueError(f"strategy must be 0 (MURMUR128_MITZ_32) or 1 (MURMUR128_MITZ_64), "
                              f"got {strategy!r}")
-        self.bits = BitArray(64 * int(num_words), word_bits=64)
-        self.num_hash_functions = int(num_hash_functions)
         self.strategy = int(strategy)
+        check_storage(8 * num_words, f"num_words={num_words}")
+        self.bits = BitArray(64 * num_words, word_bits=64)
 
     @classmethod
     def create(cls, expected_insertions: int, fpp: float = 0.03) -> "GuavaBloomFilter":
@@ -143,17 +141,12 @@ class GuavaBloomFilter:
         ...
         ValueError: Guava cannot create a filter of 0 bits (expected_insertions=1, fpp=0.9): ...
         """
-        n = expected_insertions
-        if not is_int(n) or not 0 <= n <= _LONG_MAX:
-            raise ValueError(f"expected_insertions must be an int in 0..2**63-1 (a Java long), "
-                             f"got {n!r}")
-        if not is_number(fpp) \
-                or not 0.0 < fpp < 1.0:
-            raise ValueError(f"fpp must be a number strictly between 0 and 1, got {fpp!r}")
-        n = max(int(n), 1)                 # Guava: 0 expected insertions count as 1
-        m = guava_num_bits(n, float(fpp))
+        given = whole_number(expected_insertions, "expected_insertions", 0, _LONG_MAX)
+        fpp = probability(fpp, "fpp")
+        n = max(given, 1)                  # Guava: 0 expected insertions count as 1
+        m = guava_num_bits(n, fpp)
         k = guava_num_hashes(n, m)
-        where = f"(expected_insertions={expected_insertions}, fpp={fpp})"
+        where = f"(expected_insertions={given}, fpp={fpp})"
         if m == 0:
             raise ValueError(f"Guava cannot create a filter of 0 bits {where}: "
                              "-n ln(p) / (ln 2)^2 is below 1; lower fpp or raise n")
@@ -163,6 +156,7 @@ class GuavaBloomFilter:
         if k > 255:
             raise ValueError(f"Guava cannot create a filter with {k} hash functions {where}: "
                              "at most 255 (fpp too small)")
+        check_storage(8 * -(-m // 64), f"expected_insertions={given} at fpp={fpp} ({m} bits)")
         return cls(-(-m // 64), k)
 
     # --- the bits ------------------------------------------------------------------
@@ -308,8 +302,11 @@ class GuavaBloomFilter:
         '0103000000010000000000000000'
         """
         words = self.bits.data.view("<u8")
-        header = bytes([self.strategy, self.num_hash_functions]) + len(words).to_bytes(4, "big")
-        return header + words.astype(">u8").tobytes()
+        stream = bytearray(_HEADER + self.bits.nbytes)  # filled in place: one copy of the bits
+        stream[:_HEADER] = bytes([self.strategy, self.num_hash_functions]) \
+            + len(words).to_bytes(4, "big")
+        np.frombuffer(stream, dtype=">u8", offset=_HEADER)[:] = words
+        return bytes(stream)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "GuavaBloomFilter":
@@ -324,7 +321,7 @@ class GuavaBloomFilter:
         """
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        data = bytes(data)
+        data = memoryview(data).cast("B")  # the words are read in place, not copied first
         if len(data) < _HEADER:
             raise ValueError(f"data is truncated: a Guava stream starts with a {_HEADER}-byte "
                              f"header, got {len(data)} bytes")
@@ -343,9 +340,19 @@ class GuavaBloomFilter:
             raise ValueError(f"data is {problem}: the header announces {num_words} words, "
                              f"{expected} bytes in all, got {len(data)}")
         new = cls(num_words, num_hashes, ordinal)
-        words = np.frombuffer(data, dtype=">u8", offset=_HEADER)
-        new.bits.data[:] = words.astype("<u8").view(np.uint8)
+        new.bits.data.view("<u8")[:] = np.frombuffer(data, dtype=">u8", offset=_HEADER)
         return new
+
+    def __reduce__(self):
+        """Pickle as Guava's own ``writeTo`` bytes, at every protocol.
+
+        >>> import pickle
+        >>> f = GuavaBloomFilter.create(10, 0.1); f.put("città")
+        True
+        >>> pickle.loads(pickle.dumps(f, protocol=0)) == f
+        True
+        """
+        return GuavaBloomFilter.from_bytes, (self.to_bytes(),)
 
     # --- plumbing --------------------------------------------------------------------
     def copy(self) -> "GuavaBloomFilter":

@@ -7,7 +7,8 @@
 - :mod:`~bloomedu.core.hashing`: every hash function (the article's MurmurHash2, MurmurHash3,
   the k positions of a key).
 - :mod:`~bloomedu.core.theory`: the formulas the lessons measure against.
-- :mod:`~bloomedu.core.checks`: what counts as a whole number and as a number in argument checks.
+- :mod:`~bloomedu.core.occupancy`: the exact false-positive rate, with positive terms only.
+- :mod:`~bloomedu.core.checks`: what every argument may be, and the limits (k <= 1024, memory).
 
 >>> from bloomedu.core import BitArray, BloomFilter
 >>> BloomFilter(1024, 3).bits.nbytes == BitArray(1024).nbytes

@@ -26,7 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from .bits import BitArray
-from .checks import is_int, is_number
+from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .hashing import bit_position, double_hash_indices, fmix64_array, hash128, hashed_chunks
 from .theory import LN2, estimate_count, num_bits_for
 
@@ -36,16 +36,9 @@ __all__ = ["BloomFilter"]
 _HEADER = struct.Struct("<4sHHQQ")
 _MAGIC = b"BLMD"
 _FORMAT_VERSION = 1
-_MAX_HASHES = 1 << 16  # from_bytes reads a larger k as a corrupt header
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 _FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors are pooled
-
-
-def _positive_int(value, name: str) -> int:
-    if not is_int(value) or not 0 < value < 2**63:
-        raise ValueError(f"{name} must be a positive int below 2**63, got {value!r}")
-    return int(value)
 
 
 class BloomFilter:
@@ -63,28 +56,37 @@ class BloomFilter:
 
     HASHING = 1  # in to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m
 
-    def __init__(self, num_bits: int, num_hashes: int):
-        self.num_bits = _positive_int(num_bits, "num_bits")
-        self.num_hashes = _positive_int(num_hashes, "num_hashes")
-        self.bits = BitArray(self.num_bits, word_bits=64)
+    def __init__(self, num_bits: int, num_hashes: int):  # m < 2**63 that fits memory; k <= 1024
+        self.num_bits = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+        self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.bits = BitArray(self.num_bits, word_bits=64)  # refuses what memory cannot hold
         self._m64 = np.uint64(self.num_bits)
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":
         """Size a filter for n expected items at false-positive rate p.
 
-        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2), at least 1.
+        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2) >= 1; too large is said in n and p.
 
         >>> f = BloomFilter.from_capacity(1_000_000, 0.001)
         >>> f.num_bits, f.num_hashes, f.nbytes
         (14377588, 10, 1797200)
+        >>> BloomFilter.from_capacity(2**62, 0.01)
+        Traceback (most recent call last):
+        ValueError: expected_items=4611686018427387904 at fpp=0.01 needs 44203279704715722752 bits, more than the 2**63-1 a filter can hold
         """
-        n = _positive_int(expected_items, "expected_items")
-        if not is_number(fpp) \
-                or not 0.0 < fpp < 1.0:
-            raise ValueError(f"fpp must be a float strictly between 0 and 1, got {fpp!r}")
-        m = num_bits_for(n, float(fpp))
-        return cls(m, max(1, round(m / n * LN2)))
+        n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
+        p = probability(fpp, "fpp")
+        m = num_bits_for(n, p)
+        asked = f"expected_items={n} at fpp={p}"
+        if m > MAX_NUM_BITS:
+            raise ValueError(f"{asked} needs {m} bits, more than the 2**63-1 a filter can hold")
+        k = max(1, round(m / n * LN2))
+        if k > MAX_HASHES:
+            raise ValueError(f"{asked} needs k = {k} hash functions, more than {MAX_HASHES}: fpp "
+                             f"must be at least about 2**-{MAX_HASHES} (k = log2(1/fpp))")
+        check_storage(8 * -(-m // 64), f"{asked} (num_bits={m})")
+        return cls(m, k)
 
     # --- one key at a time ------------------------------------------------------
     def bit_indices(self, key: str | bytes | int) -> list[int]:
@@ -348,7 +350,7 @@ class BloomFilter:
         True
         """
         header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_bits, self.num_hashes)
-        return header + self.bits.data.tobytes()
+        return b"".join((header, self.bits.data))  # one copy of the bits
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BloomFilter":
@@ -360,7 +362,7 @@ class BloomFilter:
         """
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        data = bytes(data)
+        data = memoryview(data).cast("B")  # no copy of the bits before they are checked
         if len(data) < _HEADER.size:
             raise ValueError(f"data is truncated: {len(data)} bytes, "
                              f"the header alone is {_HEADER.size}")
@@ -371,9 +373,9 @@ class BloomFilter:
             raise ValueError(f"unsupported format version {version} (this reads {_FORMAT_VERSION})")
         if hashing != cls.HASHING:
             raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})")
-        if not 1 <= m < 2 ** 63 or not 1 <= k <= _MAX_HASHES:
+        if not 1 <= m <= MAX_NUM_BITS or not 1 <= k <= MAX_HASHES:  # what __init__ accepts
             raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
-                             f"num_hashes={k} (1..{_MAX_HASHES})")
+                             f"num_hashes={k} (1..{MAX_HASHES})")
         expected = _HEADER.size + 8 * -(-m // 64)
         if len(data) != expected:
             state = "truncated" if len(data) < expected else "padded"
@@ -387,7 +389,7 @@ class BloomFilter:
         return new
 
     def __reduce__(self):
-        """Pickle through :meth:`to_bytes`.
+        """Pickle through :meth:`to_bytes`, at every protocol.
 
         >>> import pickle
         >>> f = BloomFilter(64, 2); f.add("x")
@@ -396,5 +398,5 @@ class BloomFilter:
         """
         return type(self).from_bytes, (self.to_bytes(),)
 
-    def __repr__(self) -> str:
-        return f"BloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes})"
+    def __repr__(self) -> str:  # m and k only: nothing is read from the bits
+        return f"{type(self).__name__}(num_bits={self.num_bits}, num_hashes={self.num_hashes})"

@@ -11,7 +11,11 @@ p false-positive rate.
 - The exact rate when the kn positions are independent and uniform (Bose et
   al. 2008; Christensen, Roginsky and Jimeno 2010), which the classic one only
   approaches from below, and the spread of a rate measured with q queries
-  (lesson 06).
+  (lesson 06); both computed in :mod:`bloomedu.core.occupancy`.
+
+Every argument goes through :mod:`bloomedu.core.checks` first: any integer or
+real type works (numpy scalars, ``Fraction``, ``Decimal``) and gives the result
+its Python value gives, and k is at most 1024 (``MAX_HASHES``) everywhere.
 - Space: bits per item against the information-theoretic lower bound, and
   estimating n back from the number of bits set (Swamidass and Baldi 2007).
 
@@ -23,11 +27,9 @@ and ``notebooks/06_false_positive_rate.ipynb``; tested in
 from __future__ import annotations
 
 import math
-import numbers
 
-import numpy as np
-
-from .checks import is_number
+from .checks import MAX_HASHES, MAX_NUM_BITS, probability, real_number, whole_number
+from .occupancy import occupancy_moments
 
 __all__ = [
     "expected_collisions",
@@ -47,15 +49,22 @@ LN2 = math.log(2)
 
 
 def _positive(value, name: str) -> float:
-    if not is_number(value) or not value > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return value
+    return real_number(value, name, 0.0, open_low=True, allowed="a positive number")
 
 
 def _non_negative(value, name: str) -> float:
-    if not is_number(value) or not value >= 0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-    return value
+    return real_number(value, name, 0.0, allowed="a non-negative number")
+
+
+def _hashes(value) -> float:
+    """k: a positive number up to MAX_HASHES (a real k is allowed in the classic formula)."""
+    return real_number(value, "num_hashes", 0.0, MAX_HASHES, open_low=True,
+                       allowed=f"a number in (0, {MAX_HASHES}]")
+
+
+def _whole(value, name: str, minimum: int, top: int = MAX_NUM_BITS) -> int:
+    """``value`` as an int in minimum..top; numpy integers and whole floats (1e5) are accepted."""
+    return whole_number(value, name, minimum, top, whole_floats=True)
 
 
 def expected_collisions(n: int, num_values: int) -> float:
@@ -113,7 +122,7 @@ def false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
     """
     m = _positive(num_bits, "num_bits")
     n = _non_negative(n, "n")
-    k = _positive(num_hashes, "num_hashes")
+    k = _hashes(num_hashes)
     return (-math.expm1(-k * n / m)) ** k
 
 
@@ -121,14 +130,17 @@ def optimal_num_hashes(num_bits: int, n: int) -> int:
     """The k that minimises the classic rate, (m/n) ln 2, rounded to the nearer whole k >= 1.
 
     Rounding compares the classic rate at the floor and the ceiling, so the
-    whole number returned is the better of the two.
+    whole number returned is the better of the two.  It is at most
+    :data:`~bloomedu.core.checks.MAX_HASHES` (1024): from m/n = 1477 on, where
+    the best k would pass it, the rate at k = 1024 is already below 2**-1024,
+    0.0 in floats, like the rate at any larger k.
 
-    >>> optimal_num_hashes(num_bits=10_000, n=1000)
-    7
+    >>> optimal_num_hashes(num_bits=10_000, n=1000), optimal_num_hashes(10**9, 1)
+    (7, 1024)
     """
     m = _positive(num_bits, "num_bits")
     n = _positive(n, "n")
-    best = m / n * LN2
+    best = min(m / n * LN2, MAX_HASHES)
     low, high = max(1, math.floor(best)), max(1, math.ceil(best))
     return min((low, high), key=lambda k: (false_positive_rate(m, n, k), k))
 
@@ -140,9 +152,11 @@ def num_bits_for(n: int, p: float) -> int:
     14377588
     """
     n = _positive(n, "n")
-    if not is_number(p) or not 0 < p < 1:
-        raise ValueError(f"p must be strictly between 0 and 1, got {p!r}")
-    return math.ceil(-n * math.log(p) / LN2 ** 2)
+    p = probability(p, "p")
+    bits = -n * math.log(p) / LN2 ** 2
+    if not math.isfinite(bits):
+        raise ValueError(f"n={n!r} at p={p!r} needs more bits than a float can count")
+    return math.ceil(bits)
 
 
 def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
@@ -161,75 +175,12 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
     (0.0, inf)
     """
     m = _positive(num_bits, "num_bits")
-    k = _positive(num_hashes, "num_hashes")
-    if not is_number(bits_set) \
-            or not 0 <= bits_set <= m:
-        raise ValueError(f"bits_set must be a number from 0 to num_bits={m!r}, got {bits_set!r}")
+    k = _hashes(num_hashes)
+    bits_set = real_number(bits_set, "bits_set", 0.0, m,
+                           allowed=f"a number from 0 to num_bits={num_bits!r}")
     if bits_set == m:
         return math.inf
     return -m / k * math.log1p(-bits_set / m) + 0.0
-
-
-def _whole(value, name: str, minimum: int) -> int:
-    """``value`` as an int >= minimum; numpy integers and whole floats (1e5) are accepted."""
-    if not is_number(value):
-        raise TypeError(f"{name} must be a whole number, not {type(value).__name__}")
-    if not isinstance(value, numbers.Integral) and not float(value).is_integer():
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    return int(value)
-
-
-_LONG_DOUBLE_STATES = 128  # chains this small are powered in long double (about 3 more digits)
-
-
-def _power_times(vector: np.ndarray, diagonal: np.ndarray, off: np.ndarray, power: int,
-                 upper: bool) -> np.ndarray:
-    """``vector @ B**power``, B bidiagonal: ``diagonal``, and ``off`` just above (upper) or below.
-
-    Step by step while that is cheaper, else by repeated squaring of the
-    whole matrix.  No entry is ever negative, so nothing cancels.
-    """
-    if power <= 64 * vector.size:
-        for _ in range(power):
-            moved = vector * off
-            vector = vector * diagonal
-            if upper:
-                vector[1:] += moved[:-1]
-            else:
-                vector[:-1] += moved[1:]
-        return vector
-    matrix = np.diag(diagonal) + (np.diag(off[:-1], 1) if upper else np.diag(off[1:], -1))
-    while power:
-        if power & 1:
-            vector = vector @ matrix
-        power >>= 1
-        if power:
-            matrix = matrix @ matrix
-    return vector
-
-
-def _occupancy_moment(m: int, throws: int, power: int) -> float:
-    """E[(X/m)^power], X = bins hit by ``throws`` uniform throws into m bins.
-
-    (X/m)^power is the chance that ``power`` more throws all land in hit bins.
-    By exchangeability those probe throws can go first: they hit r distinct
-    bins (a chain on r: r -> r+1 with probability 1 - r/m), then the
-    ``throws`` must cover all r (a chain on u, the bins still uncovered:
-    u -> u-1 with probability u/m).  Both chains have min(power, m) + 1
-    states and non-negative entries, so nothing cancels: the relative error is
-    a few roundings, amplified at most ``throws`` times by repeated squaring.
-    """
-    states = min(power, m) + 1
-    real = np.longdouble if states <= _LONG_DOUBLE_STATES else np.float64
-    r = np.arange(states, dtype=real)
-    bins = real(m)
-    start = np.zeros(states, dtype=real)
-    start[0] = 1
-    distinct = _power_times(start, r / bins, (bins - r) / bins, power, upper=True)
-    covered = _power_times(distinct, (bins - r) / bins, r / bins, throws, upper=False)
-    return min(1.0, max(0.0, float(covered[0])))
 
 
 def exact_false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
@@ -241,12 +192,9 @@ def exact_false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
     Christensen, Roginsky and Jimeno, "A new analysis of the false positive
     rate of a Bloom filter", IPL 110(21), 2010, gave the exact value and proved
     the classic one a lower bound.  The rate is E[(X/m)^k], X the bits set
-    after kn uniform throws; it is computed here with two small Markov chains
-    powered by squaring (all terms positive, so no cancellation), in
-    at most O(min(k, m)^3 log(kn)) time.  With m = 10^5 and kn = 10^6 that is
-    under a millisecond for k up to 30, about 0.1 s at k = 100 and a few
-    seconds near k = 1000; the relative error stays near 1e-14 (1e-12 once
-    k > 127, where the chains are powered in double instead of long double).
+    after kn uniform throws, computed with positive terms only
+    (:mod:`bloomedu.core.occupancy`): a relative error below 1e-11, and a
+    fraction of a second even at k = 1024, the most any function here takes.
     A result below the smallest double (about 1e-308) is returned as 0.0.
 
     >>> f"{exact_false_positive_rate(num_bits=16, n=2, num_hashes=2):.6f}"
@@ -258,8 +206,8 @@ def exact_false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
     """
     m = _whole(num_bits, "num_bits", 1)
     n = _whole(n, "n", 0)
-    k = _whole(num_hashes, "num_hashes", 1)
-    return _occupancy_moment(m, k * n, k)
+    k = _whole(num_hashes, "num_hashes", 1, MAX_HASHES)
+    return occupancy_moments(m, k * n, [k])[0]
 
 
 def measured_rate_std(num_bits: int, n: int, num_hashes: int, num_queries: int) -> float:
@@ -276,17 +224,14 @@ def measured_rate_std(num_bits: int, n: int, num_hashes: int, num_queries: int) 
     """
     m = _whole(num_bits, "num_bits", 1)
     n = _whole(n, "n", 0)
-    k = _whole(num_hashes, "num_hashes", 1)
+    k = _whole(num_hashes, "num_hashes", 1, MAX_HASHES)
     q = _whole(num_queries, "num_queries", 1)
-    mean = _occupancy_moment(m, k * n, k)
-    square = _occupancy_moment(m, k * n, 2 * k)
+    mean, square = occupancy_moments(m, k * n, [k, 2 * k])
     return math.sqrt(max(0.0, (mean - square) / q + square - mean * mean))
 
 
 def _rate(p) -> float:
-    if not is_number(p) or not 0 < p < 1:
-        raise ValueError(f"p must be strictly between 0 and 1, got {p!r}")
-    return float(p)
+    return probability(p, "p")
 
 
 def bits_per_item(p: float) -> float:

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..core.filter import BloomFilter
+from .schema import check_byte_equality
 
 __all__ = ["create_database", "BlacklistDatabase", "BlacklistCache", "LookupStats"]
 
@@ -169,12 +170,33 @@ class BlacklistDatabase:
         return np.fromiter((url in found for url in urls), dtype=bool, count=len(urls))
 
     def iter_urls(self, chunk_size: int = _CHUNK_ROWS) -> Iterator[list[str]]:
-        """Every blacklisted URL, as lists of up to ``chunk_size`` (not counted as queries)."""
+        """Every blacklisted URL, as lists of up to ``chunk_size`` (not counted as queries);
+        a value that is not text (a BLOB, a number) is a ``ValueError``."""
         if not is_int(chunk_size) or chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
         cursor = self._connection.execute("SELECT url FROM blacklist")
         while rows := cursor.fetchmany(int(chunk_size)):
-            yield [url for (url,) in rows]
+            urls = [url for (url,) in rows]
+            if not set(map(type, urls)) <= {str}:
+                odd = next(url for url in urls if not isinstance(url, str))
+                raise ValueError(f"{str(self.path)!r} holds a {type(odd).__name__} in "
+                                 f"blacklist.url ({odd!r:.40}), not text")
+            yield urls
+
+    def check_byte_equality(self) -> None:
+        """Raise ``ValueError`` unless ``blacklist.url`` compares URLs byte for byte, as a
+        :class:`BlacklistCache` needs (see :mod:`bloomedu.services.schema`)."""
+        check_byte_equality(self._connection, repr(str(self.path)))
+
+    def __reduce__(self):
+        """Pickle as the file's path (and the counts): unpickling opens the file again."""
+        return BlacklistDatabase._reopen, (str(self.path), self.queries, self.statements)
+
+    @classmethod
+    def _reopen(cls, path: str, queries: int, statements: int) -> "BlacklistDatabase":
+        database = cls(path)
+        database.queries, database.statements = queries, statements
+        return database
 
     def __len__(self) -> int:
         return self._connection.execute("SELECT count(*) FROM blacklist").fetchone()[0]
@@ -238,8 +260,12 @@ class BlacklistCache:
     opens it and closes it on :meth:`close`).  ``bloom`` is the filter to fill,
     to choose m and k by hand; by default one sized for the database's n URLs at
     false-positive rate ``fpp``.  The filter is filled from the database itself,
-    so it holds every blacklisted URL and its "no" is always right.
-    :meth:`create` writes the database and the filter from one list of URLs.
+    so it holds every blacklisted URL and its "no" is always right.  A database
+    it did not create must compare URLs byte for byte (no ``COLLATE NOCASE``,
+    no numeric column; :meth:`BlacklistDatabase.check_byte_equality`), or the
+    cache refuses it.  :meth:`create` writes the database and the filter from
+    one list of URLs.  A cache pickles with its filter and counts, and opens
+    its database file again when unpickled.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -264,6 +290,7 @@ class BlacklistCache:
             raise TypeError("database must be a BlacklistDatabase or a file path, "
                             f"not {type(database).__name__}")
         try:
+            database.check_byte_equality()
             if bloom is None:
                 bloom = BloomFilter.from_capacity(max(1, len(database)), fpp)
             for chunk in database.iter_urls():
@@ -303,6 +330,18 @@ class BlacklistCache:
         self.bloom = bloom
         self._owns_database = owns_database
         self._counts = dict.fromkeys(LookupStats.__dataclass_fields__, 0)
+
+    def __reduce__(self):
+        return BlacklistCache._restore, (self.database, self.bloom, self._owns_database,
+                                         dict(self._counts))
+
+    @classmethod
+    def _restore(cls, database, bloom, owns_database, counts) -> "BlacklistCache":
+        database.check_byte_equality()  # the file may have changed since
+        cache = cls.__new__(cls)
+        cache._start(database, bloom, owns_database)
+        cache._counts.update(counts)
+        return cache
 
     def is_blacklisted(self, url: str) -> bool:
         """Whether ``url`` is blacklisted: the filter's "no" is final, its "maybe" asks the database."""

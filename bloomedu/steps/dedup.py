@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Protocol
 
+from ..core.checks import check_picklable
 from ..core.hashing import murmur3_32
 
 __all__ = ["SeenIds", "HashedIds", "SeenSet", "add_all", "deduplicate"]
@@ -59,8 +60,15 @@ class HashedIds:
     """
 
     def __init__(self, hash_function: Callable[[str], int] = murmur3_32) -> None:
+        if not callable(hash_function):
+            raise TypeError(f"hash_function must be callable, not {type(hash_function).__name__}")
         self.hash_function = hash_function
         self.hashes: set[int] = set()
+
+    def __getstate__(self) -> dict:
+        """Pickle the hashes and the hash function by reference (a lambda cannot be pickled)."""
+        check_picklable(self.hash_function, type(self).__name__)
+        return dict(self.__dict__)
 
     def add(self, key: str) -> None:
         self.hashes.add(self.hash_function(key))

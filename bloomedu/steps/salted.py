@@ -17,16 +17,10 @@ from __future__ import annotations
 from typing import Callable
 
 from ..core.bits import BitArray
-from ..core.checks import is_int
+from ..core.checks import MAX_HASHES, check_picklable, check_storage, whole_number
 from ..core.hashing import murmurhash2, n_bit_hash_function
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
-
-
-def _hash_bits(value) -> int:
-    if not is_int(value) or not 1 <= value <= 32:
-        raise ValueError(f"hash_bits must be an int in 1..32, got {value!r}")
-    return int(value)
 
 
 def _check_key(key) -> str:
@@ -48,18 +42,38 @@ class SaltedBloomFilter:
     ['123', '456', '789']
     >>> f.num_bits, f.nbytes
     (256, 32)
+
+    k is at most 1024 (``MAX_HASHES``) and n at most 32 (the hash is 32 bits).  It
+    pickles, its ``hash_function`` by reference: a module-level function works,
+    a lambda gets a clear ``PicklingError``.
     """
 
     def __init__(self, num_hashes: int, hash_bits: int,
                  hash_function: Callable[[str], int] = murmurhash2):
-        if not is_int(num_hashes) or num_hashes <= 0:
-            raise ValueError(f"num_hashes must be a positive int, got {num_hashes!r}")
-        self.hash_bits = _hash_bits(hash_bits)
-        self.num_hashes = int(num_hashes)
+        self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.hash_bits = whole_number(hash_bits, "hash_bits", 1, 32)
+        if not callable(hash_function):
+            raise TypeError(f"hash_function must be callable, not {type(hash_function).__name__}")
+        self.hash_function = hash_function
         self.num_bits = 2 ** self.hash_bits
-        self.hash_functions = [n_bit_hash_function(self.hash_bits, str(i), hash_function)
-                               for i in range(num_hashes)]
+        check_storage(self.num_bits // 8, f"hash_bits={self.hash_bits}")
+        self.hash_functions = self._make_hash_functions()
         self.bits = BitArray(self.num_bits, word_bits=8)
+
+    def _make_hash_functions(self) -> list[Callable[[str], int]]:
+        """The k salted functions, salts "0" to "k-1" (rebuilt, not pickled: they are closures)."""
+        return [n_bit_hash_function(self.hash_bits, str(i), self.hash_function)
+                for i in range(self.num_hashes)]
+
+    def __getstate__(self) -> dict:
+        check_picklable(self.hash_function, type(self).__name__)
+        state = dict(self.__dict__)
+        del state["hash_functions"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.hash_functions = self._make_hash_functions()
 
     def bit_indices(self, key: str) -> list[int]:
         """The k positions of a key, hash function i = 0..k-1 in order.
@@ -115,7 +129,9 @@ class BitVector(SaltedBloomFilter):
 
     def __init__(self, hash_bits: int, hash_function: Callable[[str], int] = murmurhash2):
         super().__init__(1, hash_bits, hash_function)
-        self.hash_functions = [n_bit_hash_function(self.hash_bits, "", hash_function)]
+
+    def _make_hash_functions(self) -> list[Callable[[str], int]]:
+        return [n_bit_hash_function(self.hash_bits, "", self.hash_function)]
 
     def __repr__(self) -> str:
         return f"BitVector(hash_bits={self.hash_bits})"

@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..core.checks import is_int, is_number
+from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, is_int, is_number
 from ..core.filter import BloomFilter
 from ..core.hashing import fmix64_array, murmur3_128_uint64
 from ..core.theory import exact_false_positive_rate, false_positive_rate
@@ -46,11 +46,16 @@ _TOP = np.iinfo(np.uint64).max
 _ONE = np.uint64(1)
 
 
+_MOST = {"num_bits": MAX_NUM_BITS, "num_hashes": MAX_HASHES}  # the library's own limits
+
+
 def _whole(value, name: str, minimum: int) -> int:
     if not is_int(value):
         raise TypeError(f"{name} must be an int >= {minimum}, not {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    most = _MOST.get(name)
+    if value < minimum or most is not None and value > most:
+        allowed = f">= {minimum}" if most is None else f"in {minimum}..{most}"
+        raise ValueError(f"{name} must be an int {allowed}, got {value!r}")
     return int(value)
 
 
@@ -59,6 +64,12 @@ def _arguments(check, num_bits, num_hashes, num_items, num_queries, seed) -> tup
     return (check(num_bits, "num_bits", 1), check(num_hashes, "num_hashes", 1),
             check(num_items, "num_items", 0), _whole(num_queries, "num_queries", 1),
             _whole(seed, "seed", 0))
+
+
+def _bool_bits(m: int) -> np.ndarray:
+    """m bits as one bool each (the model's own array), if this machine has the memory."""
+    check_storage(m, f"num_bits={m}")
+    return np.zeros(m, dtype=bool)
 
 
 def _item_rng(seed: int) -> np.random.Generator:
@@ -123,7 +134,7 @@ def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     """
     m, k, n, q, seed = _arguments(_whole, num_bits, num_hashes, num_items, num_queries, seed)
     rng = np.random.default_rng([seed, 2])
-    bits = np.zeros(m, dtype=bool)
+    bits = _bool_bits(m)
     for start in range(0, k * n, _CHUNK):
         bits[rng.integers(m, size=min(_CHUNK, k * n - start))] = True
     hits = 0
@@ -172,7 +183,7 @@ def measure_plain_double_hashing_rate(num_bits: int, num_hashes: int, num_items:
     1.0
     """
     m, k, n, q, seed = _arguments(_whole, num_bits, num_hashes, num_items, num_queries, seed)
-    bits = np.zeros(m, dtype=bool)
+    bits = _bool_bits(m)
     for keys in _draw(_item_rng(seed), n, odd=False):
         bits[double_hash_positions(keys, m, k, mix=False)] = True
     hits = sum(int(np.count_nonzero(bits[double_hash_positions(keys, m, k, mix=False)].all(axis=1)))

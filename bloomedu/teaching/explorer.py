@@ -31,6 +31,7 @@ __all__ = ["KEY_TYPES", "Exploration", "make_keys", "explore", "explorer"]
 KEY_TYPES = ("uint64", "url")
 CURVE_AXES = ("k", "n")
 SEED = 2026
+MAX_CURVE_HASHES = 64  # the curve over k builds one filter per k: well under MAX_HASHES
 
 
 def _positive_int(value, name: str, limit: int | None = None) -> int:
@@ -164,7 +165,9 @@ def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", ov
     The filter is real: n seeded keys go in with ``add_many``, ``num_queries``
     keys never inserted are asked with ``contains_many``.  Over k, one filter
     per k = 1..max(max_k, k) holds the same n keys; over n, one filter with
-    this k is filled step by step to 2n.  Same arguments, same numbers.
+    this k is filled step by step to 2n.  Same arguments, same numbers.  Its
+    limits keep a redraw near a second: m up to 2**32, k and ``max_k`` up to 64
+    (one filter per k on the curve), n and the queries up to 10,000,000.
 
     >>> e = explore(num_bits=10_000, num_hashes=7, n=1000, num_queries=5000)
     >>> e.optimal_k, e.curve_x[:3], round(e.classic, 4)
@@ -173,10 +176,10 @@ def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", ov
     True
     """
     m = _positive_int(num_bits, "num_bits", 2**32)
-    k = _positive_int(num_hashes, "num_hashes", 64)
+    k = _positive_int(num_hashes, "num_hashes", MAX_CURVE_HASHES)
     n = _positive_int(n, "n", 10_000_000)
     queries_count = _positive_int(num_queries, "num_queries", 10_000_000)
-    max_k = _positive_int(max_k, "max_k", 64)
+    max_k = _positive_int(max_k, "max_k", MAX_CURVE_HASHES)
     _choice(key_type, "key_type", KEY_TYPES)
     _choice(over, "over", CURVE_AXES)
     xs = _curve_points(over, m, k, n, max_k)

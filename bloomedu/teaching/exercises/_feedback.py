@@ -16,9 +16,10 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ...core.checks import is_number
+from ...core.checks import MAX_HASHES, is_number, whole_number
 
-__all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "bits_set_moments"]
+__all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "as_number",
+           "bits_set_moments", "hash_count"]
 
 CHECKERS: dict[str, Callable] = {}
 
@@ -46,6 +47,15 @@ def checker(function: Callable) -> Callable:
     """
     CHECKERS[function.__name__] = function
     return function
+
+
+def hash_count(value, name: str) -> int:
+    """A checker's k parameter, in the library's bounds (1..1024); out of range is the lesson's bug.
+
+    >>> hash_count(3, "k")
+    3
+    """
+    return whole_number(value, name, 1, MAX_HASHES)
 
 
 def bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
@@ -87,16 +97,44 @@ class Mistake:
     tolerance: float | None = None
 
 
-def _not_a_number(answer, what: str) -> str | None:
-    """Why ``answer`` cannot be judged, or None if it is a finite number."""
-    if answer is None:
-        return f"Not answered yet: replace None with {what}."
+def _shown(answer) -> str:
+    """A short repr of any answer, even one whose repr fails or runs long."""
+    try:
+        text = repr(answer)
+    except Exception:  # noqa: BLE001 - an answer may be any object at all
+        text = f"<{type(answer).__name__}>"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def as_number(answer) -> float | None:
+    """The answer as a finite float, or None (not a number, nan, infinite, or too large).
+
+    Any real type converts (numpy scalars, ``Fraction``, ``Decimal``); ``True`` does not.
+
+    >>> from fractions import Fraction
+    >>> as_number(Fraction(7, 2)), as_number(10 ** 400), as_number("7"), as_number(True)
+    (3.5, None, None, None)
+    """
     if not is_number(answer):
-        return (f"Not quite: the answer should be a number ({what}), not a "
-                f"{type(answer).__name__} ({answer!r}).")
-    if not math.isfinite(answer):
-        return f"Not quite: {what} is a finite number, not {answer!r}."
-    return None
+        return None
+    try:
+        value = float(answer)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _read(answer, what: str) -> tuple[float | None, str | None]:
+    """(the answer as a float, None), or (None, why it cannot be judged)."""
+    if answer is None:
+        return None, f"Not answered yet: replace None with {what}."
+    value = as_number(answer)
+    if value is not None:
+        return value, None
+    if not is_number(answer):
+        return None, (f"Not quite: the answer should be a number ({what}), not a "
+                      f"{type(answer).__name__} ({_shown(answer)}).")
+    return None, f"Not quite: {what} is a finite number of ordinary size, not {_shown(answer)}."
 
 
 def _sentence(text: str) -> str:
@@ -129,7 +167,7 @@ def judge(answer, correct: float, what: str, *, mistakes=(), rel: float = 1e-3,
     Not quite: you gave a percentage; give the rate as a fraction (1% is 0.01).
     False
     """
-    problem = _not_a_number(answer, what)
+    answer, problem = _read(answer, what)
     if problem:
         print(problem)
         return False
@@ -162,7 +200,7 @@ def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int
     Not quite: you gave a count (1,040 of 100,000 keys); divide by the number of keys tested.
     False
     """
-    problem = _not_a_number(answer, what)
+    answer, problem = _read(answer, what)
     if problem:
         print(problem)
         return False

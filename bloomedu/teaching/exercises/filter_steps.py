@@ -11,7 +11,7 @@ import math
 from ...core import theory
 from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
 from ...compat.guava import guava_num_bits
-from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
+from ._feedback import Exercise, Mistake, as_number, checker, fmt, hash_count, judge, judge_measured
 
 __all__ = ["EXERCISES"]
 
@@ -36,6 +36,7 @@ def article_filter_bytes(answer, num_hashes: int = 3, hash_bits: int = 16):
     Correct: the bytes of the filter's bit vector = 8,192.
     True
     """
+    num_hashes = hash_count(num_hashes, "num_hashes")
     bits = 2 ** hash_bits
     return judge(answer, bits / 8, "the bytes of the filter's bit vector", rel=0, unit="bytes",
                  mistakes=[
@@ -55,6 +56,7 @@ def article_filter_fpp(answer, num_hashes: int = 3, hash_bits: int = 8, n: int =
     Correct: the false-positive rate = 0.009121.
     True
     """
+    num_hashes = hash_count(num_hashes, "num_hashes")
     m, k = 2 ** hash_bits, num_hashes
     return judge(answer, _classic(m, n, k), "the false-positive rate", rel=0.02, unit="rate",
                  mistakes=[
@@ -77,6 +79,7 @@ def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
     Correct: 0.0095 is within 4 standard deviations (4 x 0.0011) of the expected 0.009214.
     True
     """
+    num_hashes = hash_count(num_hashes, "num_hashes")
     expected = theory.exact_false_positive_rate(num_bits, n, num_hashes)
     sd = theory.measured_rate_std(num_bits, n, num_hashes, trials)
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
@@ -103,10 +106,10 @@ def optimal_k(answer, m: int = 10_000, n: int = 1000):
         Mistake(round(ratio), "k = (m/n) ln 2, not m/n", 0),
         Mistake(n / m * LN2, "m/n is bits per key: k = (m/n) ln 2, not (n/m) ln 2", 0.01),
     ]
-    if answer is not None and isinstance(answer, (int, float)) and not isinstance(answer, bool) \
-            and float(answer).is_integer() and answer >= 1 and answer != best:
-        low, high = max(answer - 0.5, 0) / LN2, (answer + 0.5) / LN2
-        mistakes.append(Mistake(answer, f"your k = {int(answer)} is the best whole k when m/n is "
+    given = as_number(answer)
+    if given is not None and given.is_integer() and given >= 1 and given != best:
+        low, high = max(given - 0.5, 0) / LN2, (given + 0.5) / LN2
+        mistakes.append(Mistake(given, f"your k = {int(given)} is the best whole k when m/n is "
                                 f"between {low:.1f} and {high:.1f}, but this filter has m/n = "
                                 f"{ratio:.3g}", 0))
     return judge(answer, best, "k", rel=0, mistakes=mistakes, hint="k = (m/n) ln 2.")
@@ -129,9 +132,9 @@ def fpp(answer, m: int = 10_000, n: int = 1000, k: int = 7):
     Correct: the false-positive rate = 0.008194.
     True
     """
-    rates = _rates(m, n, k)
-    closest = min(rates, key=lambda rate: abs(rate - answer)) \
-        if isinstance(answer, (int, float)) and not isinstance(answer, bool) else rates[0]
+    k = hash_count(k, "k")
+    rates, given = _rates(m, n, k), as_number(answer)
+    closest = rates[0] if given is None else min(rates, key=lambda rate: abs(rate - given))
     fill = 1 - math.exp(-k * n / m)
     return judge(answer, closest, "the false-positive rate", rel=0.01, unit="rate", mistakes=[
         Mistake(fill, f"that is the fraction of bits set; all k = {k} bits must be set: raise it "
@@ -282,6 +285,7 @@ def fill_ratio(answer, m: int = 20_000, k: int = 3, n: int = 2_500):
     Not quite: that is the false-positive rate (the fill raised to the power k = 3); the fill ratio is the fraction of bits set.
     False
     """
+    k = hash_count(k, "k")
     fill = -math.expm1(-k * n / m)
     return judge(answer, fill, "the fill ratio", rel=0.002, mistakes=[
         Mistake(fill ** k, f"that is the false-positive rate (the fill raised to the power k = {k}); "

@@ -9,7 +9,8 @@ import math
 
 from ...core import theory
 from ...core.hashing import murmur3_32, murmurhash2
-from ._feedback import Exercise, Mistake, bits_set_moments, checker, fmt, judge, judge_measured
+from ._feedback import (Exercise, Mistake, as_number, bits_set_moments, checker, fmt,
+                        hash_count, judge, judge_measured)
 
 __all__ = ["EXERCISES"]
 
@@ -59,8 +60,8 @@ def bytes_per_id(answer, id_chars: int = 36):
     False
     """
     low, high = id_chars + 40, id_chars + 400
-    if answer is not None and not isinstance(answer, bool) and isinstance(answer, (int, float)) \
-            and math.isfinite(answer) and low <= answer <= high:
+    given = as_number(answer)
+    if given is not None and low <= given <= high:
         print(f"Correct: a plausible measurement; Python spends several times the {id_chars} "
               "characters on each ID (the str object's header and the dict's table).")
         return True
@@ -224,6 +225,7 @@ def expected_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int =
     Correct: the expected number of bits set = 113.7.
     True
     """
+    num_hashes = hash_count(num_hashes, "num_hashes")
     m, k = num_bits, num_hashes
     mean, _ = bits_set_moments(m, k * n)
     return judge(answer, mean, "the expected number of bits set", rel=0.01, mistakes=[
@@ -242,6 +244,7 @@ def measured_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int =
     Correct: 118 is within 4 standard deviations (4 x 4.1) of the expected 113.7.
     True
     """
+    num_hashes = hash_count(num_hashes, "num_hashes")
     mean, sd = bits_set_moments(num_bits, num_hashes * n)
     return judge_measured(answer, mean, sd, "the number of bits set", mistakes=[
         Mistake(num_hashes * n, "k x n counts every setting; count the distinct bits that are 1 "

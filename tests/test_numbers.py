@@ -1,0 +1,150 @@
+"""Numbers of every kind: numpy scalars, Fraction and Decimal give what their Python value gives.
+
+Every public function of ``bloomedu.core.theory``, ``cli.size_report``, the constructors and
+``from_capacity`` are called with Python ints and floats, then with each numpy integer type
+(int8 to uint64) where an int goes, each numpy float type where a float goes, and Fraction and
+Decimal where a real number goes.  The values fit in int8 and are exact in float32, so every
+kind holds the same number and every result must be equal, not close.
+"""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from bloomedu import BitArray, BitVector, BloomFilter, HashedIds, SaltedBloomFilter
+from bloomedu.cli import size_report
+from bloomedu.compat.bip37 import Bip37Filter
+from bloomedu.compat.guava import GuavaBloomFilter
+from bloomedu.core import theory
+
+INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+FLOATS = [np.float32, np.float64]
+REALS = FLOATS + [Fraction, lambda x: Decimal(repr(x))]
+
+
+def whole(value):
+    """Marks an argument that must be an integer (the others are real numbers)."""
+    return ("int", value)
+
+
+def real(value):
+    return ("real", value)
+
+
+# (function, arguments): each argument an int-only or a real one; values fit int8, exact in float32
+THEORY = [
+    (theory.expected_collisions, [real(100), real(120)]),
+    (theory.collision_probability, [real(20), real(120)]),
+    (theory.bit_vector_false_positive_rate, [real(120), real(10)]),
+    (theory.false_positive_rate, [real(120), real(10), real(3)]),
+    (theory.optimal_num_hashes, [real(120), real(10)]),
+    (theory.num_bits_for, [real(100), real(0.25)]),
+    (theory.estimate_count, [real(50), real(120), real(3)]),
+    (theory.exact_false_positive_rate, [real(120), real(10), real(3)]),
+    (theory.measured_rate_std, [real(120), real(10), real(3), real(100)]),
+    (theory.bits_per_item, [real(0.25)]),
+    (theory.lower_bound_bits_per_item, [real(0.03125)]),
+]
+
+
+def _convert(arguments, kind):
+    converted = []
+    for role, value in arguments:
+        if kind in INTS and role == "int" or kind in INTS and float(value).is_integer():
+            converted.append(kind(int(value)))
+        elif kind not in INTS and role == "real":
+            converted.append(kind(value))
+        else:
+            converted.append(value)
+    return converted
+
+
+def test_every_public_function_of_theory_is_listed():
+    assert {function.__name__ for function, _ in THEORY} == set(theory.__all__)
+
+
+@pytest.mark.parametrize("function, arguments", THEORY, ids=[f.__name__ for f, _ in THEORY])
+@pytest.mark.parametrize("kind", INTS + REALS, ids=lambda k: getattr(k, "__name__", "Decimal"))
+def test_theory_gives_the_same_result_for_every_kind_of_number(function, arguments, kind):
+    expected = function(*[value for _, value in arguments])
+    assert function(*_convert(arguments, kind)) == expected
+
+
+def test_the_reported_failures_are_gone():
+    assert theory.num_bits_for(np.uint64(1000), 0.01) == theory.num_bits_for(1000, 0.01) == 9586
+    assert theory.optimal_num_hashes(np.uint64(10_000), np.uint64(1000)) == 7
+    assert theory.optimal_num_hashes(np.int8(100), np.int8(10)) == 7
+    assert theory.false_positive_rate(np.int8(100), np.int8(10), np.int8(7)) == \
+        theory.false_positive_rate(100, 10, 7)
+    assert type(theory.false_positive_rate(np.float32(100), 10, 7)) is float
+
+
+SIZES = [(dict(items=100, fpp=0.25), {"items": "int", "fpp": "real"}),
+         (dict(items=100, fpp=0.25, hashes=3), {"items": "int", "fpp": "real", "hashes": "int"}),
+         (dict(items=100, bits=120), {"items": "int", "bits": "int"}),
+         (dict(items=100, bits=120, hashes=3), {"items": "int", "bits": "int", "hashes": "int"})]
+
+
+@pytest.mark.parametrize("arguments, roles", SIZES)
+@pytest.mark.parametrize("kind", INTS + REALS, ids=lambda k: getattr(k, "__name__", "Decimal"))
+def test_size_report_gives_the_same_report(arguments, roles, kind):
+    expected = size_report(**arguments)
+    converted = {name: _convert([(roles[name], value)], kind)[0] if
+                 (roles[name] == "int") == (kind in INTS) else value
+                 for name, value in arguments.items()}
+    report = size_report(**converted)
+    assert report == expected and report.lines() == expected.lines()
+    assert all(type(getattr(report, name)) is int for name in ("items", "num_bits", "num_hashes"))
+
+
+@pytest.mark.parametrize("kind", INTS)
+def test_constructors_take_every_integer_type(kind):
+    cases = [(BloomFilter, (64, 3)), (SaltedBloomFilter, (3, 8)), (BitVector, (8,)),
+             (BitArray, (100,)), (GuavaBloomFilter, (2, 3)), (Bip37Filter, (10, 0.25, 5, 1))]
+    for make, arguments in cases:
+        plain = make(*arguments)
+        typed = make(*[kind(a) if isinstance(a, int) else a for a in arguments])
+        for name in ("num_bits", "num_hashes", "hash_bits", "num_hash_functions", "n_hash_funcs",
+                     "tweak", "flags"):
+            if hasattr(plain, name):
+                assert getattr(typed, name) == getattr(plain, name)
+                assert type(getattr(typed, name)) is int, (make, name)
+        if hasattr(plain, "add"):
+            for stage in (plain, typed):
+                stage.add(b"x" if make is Bip37Filter else "x")
+        assert stored_bits(typed) == stored_bits(plain)
+
+
+def stored_bits(stage):
+    bits = getattr(stage, "bits", None) or getattr(stage, "_bits", None) or stage
+    return bits.data.tobytes() if hasattr(bits, "data") else bits
+
+
+@pytest.mark.parametrize("fpp", [0.25, np.float32(0.25), np.float64(0.25), Fraction(1, 4),
+                                 Decimal("0.25")], ids=repr)
+@pytest.mark.parametrize("items", [100] + [kind(100) for kind in INTS], ids=repr)
+def test_from_capacity_and_create_take_every_kind(items, fpp):
+    assert BloomFilter.from_capacity(items, fpp) == BloomFilter.from_capacity(100, 0.25)
+    assert GuavaBloomFilter.create(items, fpp) == GuavaBloomFilter.create(100, 0.25)
+    assert Bip37Filter(items, fpp) == Bip37Filter(100, 0.25)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), "3", None, 3 + 0j])
+def test_bools_strings_and_complex_numbers_are_not_numbers(bad):
+    for call in (lambda: BloomFilter(64, bad), lambda: theory.false_positive_rate(100, 10, bad),
+                 lambda: theory.num_bits_for(100, bad), lambda: size_report(bad, bits=64)):
+        with pytest.raises(TypeError):
+            call()
+
+
+def test_huge_and_odd_reals_are_refused_clearly():
+    for value, message in [(10 ** 400, "num_bits must be a positive number"),
+                           (Decimal("NaN"), "num_bits must be a positive number"),
+                           (Fraction(-1, 3), "num_bits must be a positive number")]:
+        with pytest.raises(ValueError, match=message):
+            theory.false_positive_rate(value, 10, 3)
+    with pytest.raises(ValueError, match="needs more bits than a float can count"):
+        theory.num_bits_for(1e308, 0.01)
+    assert HashedIds().hash_function("x") == HashedIds().hash_function("x")
