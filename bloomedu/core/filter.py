@@ -7,7 +7,9 @@ and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and
 position i is ``fmix64(h1 + i*h2 mod 2**64) mod m`` (double hashing, Kirsch
 and Mitzenmacher, ESA 2006, with each value mixed before the reduction so that
 even small filters keep the false-positive rate of k independent hashes; see
-:func:`bloomedu.core.hashing.bit_position`).  Article 2 sizes a filter from n and p; so does
+:func:`bloomedu.core.hashing.bit_position`).  A step h2 whose k values would
+repeat (the empty key's h2 is 0) is made odd first
+(:func:`bloomedu.core.hashing.spread_step`).  Article 2 sizes a filter from n and p; so does
 :meth:`BloomFilter.from_capacity`.
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
@@ -16,6 +18,12 @@ The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
 libraries expect is here too: union ``|`` and intersection ``&``, ``copy``,
 ``to_bytes``/``from_bytes`` and pickling, and estimates read from the bits
 (``fill_ratio``, ``current_false_positive_rate``, ``approximate_count``).
+
+Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
+``notebooks/06_false_positive_rate.ipynb`` and
+``notebooks/07_one_million_urls.ipynb`` (the bulk path); tested in
+``tests/test_filter.py``, ``tests/test_bulk.py``, ``tests/test_bulk_fast_paths.py``,
+and ``tests/test_serialization.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ import numpy as np
 
 from .bits import BitArray
 from .checks import is_int, is_number
-from .hashing import bit_position, double_hash_indices, fmix64_array, hash128, hashed_chunks
+from .hashing import (bit_position, check_batch, double_hash_indices, fmix64_array, hash128,
+                      hashed_chunks, spread_step, spread_steps)
 from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
@@ -37,6 +46,7 @@ _HEADER = struct.Struct("<4sHHQQ")
 _MAGIC = b"BLMD"
 _FORMAT_VERSION = 1
 _MAX_HASHES = 1 << 16  # from_bytes reads a larger k as a corrupt header
+_READ_HASHING = (1, 2)  # the hashing schemes from_bytes reads (see BloomFilter.HASHING)
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 _FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors are pooled
@@ -61,7 +71,10 @@ class BloomFilter:
     128
     """
 
-    HASHING = 1  # in to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m
+    # In to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m, with
+    # h2 | 1 for a step whose k values repeat (2).  A filter read from scheme-1 bytes keeps
+    # scheme 1 (h2 as it is), so the keys it holds keep their positions.
+    HASHING = 2
 
     def __init__(self, num_bits: int, num_hashes: int):
         self.num_bits = _positive_int(num_bits, "num_bits")
@@ -92,9 +105,16 @@ class BloomFilter:
 
         >>> BloomFilter(1024, 3).bit_indices("123")
         [524, 190, 435]
+        >>> BloomFilter(1024, 3).bit_indices("")   # h2 = 0, made odd: spread like any key
+        [0, 812, 999]
         """
-        h1, h2 = hash128(key)
+        h1, h2 = self._hash(key)
         return double_hash_indices(h1, h2, self.num_hashes, self.num_bits)
+
+    def _hash(self, key: str | bytes | int) -> tuple[int, int]:
+        """(h1, h2) of a key, with the step h2 spread as this filter's hashing scheme says."""
+        h1, h2 = hash128(key)
+        return h1, h2 if self.HASHING == 1 else spread_step(h2, self.num_hashes)
 
     def add(self, key: str | bytes | int) -> None:
         """Insert a key (str, bytes or int): set its k bits.
@@ -113,7 +133,7 @@ class BloomFilter:
         >>> 42 in f, 43 in f
         (True, False)
         """
-        h1, h2 = hash128(key)  # positions one by one: a "no" stops at the first clear bit
+        h1, h2 = self._hash(key)  # positions one by one: a "no" stops at the first clear bit
         return all(self.bits[bit_position(h1, h2, i, self.num_bits)]
                    for i in range(self.num_hashes))
 
@@ -133,27 +153,46 @@ class BloomFilter:
         out -= scratch
         return out.view(np.int64)  # below m < 2**63: a valid index
 
+    def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """:func:`~bloomedu.core.hashing.hashed_chunks`, each step h2 spread as in ``_hash``."""
+        for h1, h2 in hashed_chunks(keys, _CHUNK_KEYS):
+            if self.HASHING != 1:
+                spread_steps(h2, self.num_hashes)
+            yield h1, h2
+
     def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
         """Every key's k positions: one array per chunk of keys and per i."""
-        for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
+        for running, h2 in self._hashed_chunks(keys):
             out, scratch = np.empty_like(running), np.empty_like(running)
             for i in range(self.num_hashes):
                 yield self._next_positions(running, h2, i, out, scratch)
 
     def add_many(self, keys) -> None:
-        """Insert many keys: a numpy integer array, or an iterable of str/bytes/int.
+        """Insert many keys: a numpy array, or an iterable of str/bytes/int.
 
-        Sets exactly the bits that ``add`` would set for each key.  If a key is rejected, no
-        bit of the filter has changed: for m up to 40 Mi bits the bits are staged in a scratch
-        array first; a larger filter checks every key in a first pass.
+        Sets exactly the bits that ``add`` would set for each key.  A numpy array
+        may hold integers of any dtype and byte order (each key is its value, as
+        ``add(int(x))``), str or bytes (``U``, ``S``) or any keys (object).  An
+        ``S`` or ``U`` array whose element ends in NUL is refused: numpy cannot
+        tell ``b"ab"`` from ``b"ab\\x00"`` in it (pass a list).  If a key is
+        rejected, no bit of the filter has changed: for m up to 40 Mi bits the
+        bits are staged in a scratch array first; a larger filter checks every
+        key in a first pass.
 
         >>> f = BloomFilter(1024, 3)
-        >>> f.add_many(np.arange(100, dtype=np.uint64))
-        >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
+        >>> f.add_many(np.arange(100, dtype=">u8"))   # big-endian, as read from the network
+        >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all()), 99 in f
+        (True, True)
+        >>> f.add_many(np.array(["ab", "c"]))
+        Traceback (most recent call last):
+        ...
+        ValueError: keys[1] of the U2 array ends in NUL: ... pass a list of str ...
+        >>> f.add_many(["ab", "c"]); "c" in f
         True
         """
         int_array = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"  # no bad key
         if not self.bits.stages_everything and not int_array:
+            check_batch(keys)  # before list(): list("abc") would be three keys
             keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
             for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
                 pass
@@ -172,7 +211,7 @@ class BloomFilter:
         """
         answers, pool, pool_keys, pooled = [], [], 0, 0
         first = range(min(_FIRST_ROUNDS, self.num_hashes))
-        for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
+        for running, h2 in self._hashed_chunks(keys):
             pool.append(self._survivors(np.arange(pool_keys, pool_keys + running.size),
                                         running, h2, first))  # keys numbered within the pool
             pool_keys, pooled = pool_keys + running.size, pooled + pool[-1][0].size
@@ -265,7 +304,10 @@ class BloomFilter:
         for name in ("num_bits", "num_hashes", "HASHING"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
-                raise ValueError(f"{name} differs: {mine} vs {theirs}")
+                why = "" if name != "HASHING" else (
+                    ": a filter read from bytes of another hashing scheme places a few keys "
+                    "(the empty key among them) on other bits; add its keys to a new filter")
+                raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
 
     def __or__(self, other: "BloomFilter") -> "BloomFilter":
@@ -313,13 +355,15 @@ class BloomFilter:
         return self
 
     def copy(self) -> "BloomFilter":
-        """An independent filter with the same m, k and bits.
+        """An independent filter with the same m, k, hashing scheme and bits .
 
         >>> f = BloomFilter(64, 2); g = f.copy(); g.add("x")
         >>> "x" in f, "x" in g
         (False, True)
         """
         new = type(self)(self.num_bits, self.num_hashes)
+        if self.HASHING != new.HASHING:  # read from older bytes: the copy keeps their scheme
+            new.HASHING = self.HASHING
         new.bits = self.bits.copy()
         return new
 
@@ -369,8 +413,9 @@ class BloomFilter:
             raise ValueError(f"not a bloomedu filter: magic {magic!r}, expected {_MAGIC!r}")
         if version != _FORMAT_VERSION:
             raise ValueError(f"unsupported format version {version} (this reads {_FORMAT_VERSION})")
-        if hashing != cls.HASHING:
-            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})")
+        if hashing not in _READ_HASHING:
+            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING}), nor an "
+                             f"older scheme it reads (1)")
         if not 1 <= m < 2 ** 63 or not 1 <= k <= _MAX_HASHES:
             raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
                              f"num_hashes={k} (1..{_MAX_HASHES})")
@@ -380,6 +425,8 @@ class BloomFilter:
             raise ValueError(f"data is {state}: {len(data)} bytes, a filter of num_bits={m} "
                              f"takes {expected}")
         new = cls(m, k)
+        if hashing != new.HASHING:  # scheme 1: its keys keep the positions they were added at
+            new.HASHING = hashing
         new.bits.data[:] = np.frombuffer(data, dtype=np.uint8, offset=_HEADER.size)
         padding = np.unpackbits(new.bits.data[m // 8:], bitorder="little")[m % 8:]
         if padding.any():
