@@ -18,12 +18,13 @@ The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
 libraries expect is here too: union ``|`` and intersection ``&``, ``copy``,
 ``to_bytes``/``from_bytes`` and pickling, and estimates read from the bits
 (``fill_ratio``, ``current_false_positive_rate``, ``approximate_count``).
+One filter can be shared by threads (see the class docstring).
 
 Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
 ``notebooks/06_false_positive_rate.ipynb`` and
 ``notebooks/07_one_million_urls.ipynb`` (the bulk path); tested in
 ``tests/test_filter.py``, ``tests/test_bulk.py``, ``tests/test_bulk_fast_paths.py``,
-and ``tests/test_serialization.py``.
+``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .bits import BitArray
 from .checks import is_int, is_number
 from .hashing import (bit_position, check_batch, double_hash_indices, fmix64_array, hash128,
                       hashed_chunks, spread_step, spread_steps)
+from .locking import LockedWrites
 from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
@@ -47,6 +49,7 @@ _MAGIC = b"BLMD"
 _FORMAT_VERSION = 1
 _MAX_HASHES = 1 << 16  # from_bytes reads a larger k as a corrupt header
 _READ_HASHING = (1, 2)  # the hashing schemes from_bytes reads (see BloomFilter.HASHING)
+_BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its lock at a time
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 _FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors are pooled
@@ -58,7 +61,7 @@ def _positive_int(value, name: str) -> int:
     return int(value)
 
 
-class BloomFilter:
+class BloomFilter(LockedWrites):
     """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
 
     >>> f = BloomFilter(num_bits=1024, num_hashes=3)
@@ -69,6 +72,26 @@ class BloomFilter:
     [524, 190, 435]
     >>> f.nbytes
     128
+
+    Threads may share a filter.  Every write (``add``, ``add_many``, ``|=``,
+    ``&=``) holds the filter's lock while it reads, ORs and writes back the
+    bytes it changes, so no two writers interleave and no write is lost.
+    Reads (``in``, ``contains_many``, ``bit_indices``, ``==``, the estimates)
+    take no lock: they never write, so they cannot undo a write, and a write
+    only turns bits from 0 to 1 (``&=`` excepted, which is meant to clear
+    bits).  So once ``add`` or ``add_many`` has returned, all the keys' bits are
+    set and every later read finds them; a read that runs during the add of its
+    key may answer False, as if it had come first.  ``copy`` and ``to_bytes``
+    hold the lock: their snapshot holds an ``add_many`` whole or not at all
+    (above 40 Mi bits ``add_many`` writes chunk by chunk, so a snapshot may hold
+    its first chunks).  ``a |= b`` copies b's bits block by block under b's lock
+    and ORs them in under a's, never holding both, so ``a |= b`` and
+    ``b |= a`` in two threads cannot deadlock.  Not safe: writing to ``f.bits``
+    or ``f.bits.data`` yourself (a :class:`~bloomedu.core.bits.BitArray` has no
+    lock), or forking while another thread writes.  Processes never share a
+    filter: a forked or spawned process works on its own copy; send it back with
+    ``to_bytes()`` or pickle (the lock is not pickled: each copy makes its own)
+    and combine the copies with ``|``.
     """
 
     # In to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m, with
@@ -123,8 +146,7 @@ class BloomFilter:
         >>> sorted(f.bits.to_bools().nonzero()[0].tolist())
         [190, 435, 524]
         """
-        for index in self.bit_indices(key):
-            self.bits.set(index)
+        self._set_bits(self.bits, self.bit_indices(key))
 
     def __contains__(self, key: str | bytes | int) -> bool:
         """True if all k bits of the key are set: inserted, or a false positive.
@@ -196,7 +218,7 @@ class BloomFilter:
             keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
             for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
                 pass
-        self.bits.set_chunks(self._chunk_positions(keys))
+        self.bits.set_chunks(self._chunk_positions(keys), lock=self._lock)
 
     def contains_many(self, keys) -> np.ndarray:
         """A bool array: for each key, whether the filter might contain it.
@@ -310,6 +332,23 @@ class BloomFilter:
                 raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
 
+    def _combine(self, other: "BloomFilter", operation) -> "BloomFilter":
+        """``self.bits = operation(self.bits, other.bits)``, block by block, in place.
+
+        Each block of the other filter's bits is copied under its lock, then
+        combined into this one's under this one's lock: never both at once, so
+        ``a |= b`` and ``b |= a`` in two threads cannot deadlock, and at most
+        one block (1 MiB) is copied at a time.
+        """
+        theirs, mine = self._check_compatible(other).bits.data, self.bits.data
+        for start in range(0, mine.size, _BLOCK_BYTES):
+            with other._lock:
+                block = theirs[start:start + _BLOCK_BYTES].copy()
+            with self._lock:
+                target = mine[start:start + _BLOCK_BYTES]
+                operation(target, block, out=target)
+        return self
+
     def __or__(self, other: "BloomFilter") -> "BloomFilter":
         """The union: a filter holding every key of both (exactly the filter of all their keys).
 
@@ -341,8 +380,7 @@ class BloomFilter:
         >>> a |= b; "y" in a
         True
         """
-        np.bitwise_or(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
-        return self
+        return self._combine(other, np.bitwise_or)
 
     def __iand__(self, other: "BloomFilter") -> "BloomFilter":
         """In-place intersection, ``a &= b``.
@@ -351,11 +389,10 @@ class BloomFilter:
         >>> a &= b; a.bits_set()
         0
         """
-        np.bitwise_and(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
-        return self
+        return self._combine(other, np.bitwise_and)
 
     def copy(self) -> "BloomFilter":
-        """An independent filter with the same m, k, hashing scheme and bits .
+        """An independent filter with the same m, k, hashing scheme and bits (a snapshot).
 
         >>> f = BloomFilter(64, 2); g = f.copy(); g.add("x")
         >>> "x" in f, "x" in g
@@ -364,7 +401,7 @@ class BloomFilter:
         new = type(self)(self.num_bits, self.num_hashes)
         if self.HASHING != new.HASHING:  # read from older bytes: the copy keeps their scheme
             new.HASHING = self.HASHING
-        new.bits = self.bits.copy()
+        new.bits = self._snapshot(self.bits)
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -392,7 +429,8 @@ class BloomFilter:
         True
         """
         header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_bits, self.num_hashes)
-        return header + self.bits.data.tobytes()
+        with self._lock:  # a snapshot: no write halfway through
+            return header + self.bits.data.tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BloomFilter":
