@@ -8,6 +8,8 @@
   the k positions of a key).
 - :mod:`~bloomedu.core.theory`: the formulas the lessons measure against.
 - :mod:`~bloomedu.core.checks`: what counts as a whole number and as a number in argument checks.
+- :mod:`~bloomedu.core.locking`: the lock each filter holds around its writes, so threads can
+  share one.
 
 >>> from bloomedu.core import BitArray, BloomFilter
 >>> BloomFilter(1024, 3).bits.nbytes == BitArray(1024).nbytes

@@ -92,6 +92,15 @@ class BloomFilter(LockedWrites):
     filter: a forked or spawned process works on its own copy; send it back with
     ``to_bytes()`` or pickle (the lock is not pickled: each copy makes its own)
     and combine the copies with ``|``.
+
+    >>> import threading
+    >>> f = BloomFilter(1 << 16, 3)
+    >>> parts = [[f"{t}-{i}" for i in range(500)] for t in range(4)]
+    >>> threads = [threading.Thread(target=f.add_many, args=(part,)) for part in parts]
+    >>> for thread in threads: thread.start()
+    >>> for thread in threads: thread.join()
+    >>> all(key in f for part in parts for key in part)
+    True
     """
 
     # In to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m, with
