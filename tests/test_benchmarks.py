@@ -88,4 +88,4 @@ def test_locking_table_counts_the_acquisitions_of_each_call(tmp_path):  # no tim
     rows = [line.split("|") for line in lines if line.startswith("| `")]
     counts = [int(row[3].strip().replace(",", "")) for row in rows]
     assert len(rows) == 4 and counts[:3] == [1000, 1, 1]  # one per add; one per staged add_many
-    assert counts[3] >= 1 and any("Two threads sharing one W1 filter" in line for line in lines)
+    assert counts[3] >= 1 and any("into one shared W1 filter" in line for line in lines)
