@@ -173,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         print("bloomedu step by step", file=sys.stderr, flush=True)
         steps = subprocess.run([sys.executable, "-m", "benchmarks.breakdown", directory],
                                cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
+        print("the lock's cost", file=sys.stderr, flush=True)
+        locking = subprocess.run([sys.executable, "-m", "benchmarks.locking", directory],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
     results = {pair: best_of(r) for pair, r in runs.items()}
     ratio_lines, all_pass = ratios(results)
     elapsed = time.perf_counter() - started
@@ -188,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         "uint64 array or list of str); rbloom `update(list)` and `in`; fastbloom-rs "
         "`add_*_batch`/`contains_*_batch`; pybloom-live `add` and `in`",
         "- peak memory: the process's peak resident set above its size with the keys loaded", "",
-        *ratio_lines, *tables(results), *steps.stdout.splitlines(), "", *NOTES]
+        *ratio_lines, *tables(results), *steps.stdout.splitlines(), "",
+        *locking.stdout.splitlines(), "", *NOTES]
     text = "\n".join(report)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -63,14 +63,29 @@ def test_ratio_table_passes_only_when_every_target_is_met(sweep_s, expected):
     assert "| W2 insert vs rbloom | 0.60x | >= 0.8x | FAIL |" in lines and not all_pass
 
 
+def write_small_keys(directory):
+    """1,000 keys of each part of W1 and W2, where ``read_keys`` looks for them."""
+    keys = uint64_keys(2000, seed=4)
+    np.save(directory / "W2_inserted.npy", keys[:1000])
+    np.save(directory / "W2_absent.npy", keys[1000:])
+    for part in ("inserted", "absent"):
+        (directory / f"W1_{part}.txt").write_text("\n".join(f"https://{part}.example/{i}"
+                                                            for i in range(1000)))
+
+
 def test_breakdown_table_has_a_row_per_workload(tmp_path):  # the harness runs; no time is checked
     from benchmarks.breakdown import table
-    keys = uint64_keys(2000, seed=4)
-    np.save(tmp_path / "W2_inserted.npy", keys[:1000])
-    np.save(tmp_path / "W2_absent.npy", keys[1000:])
-    for part in ("inserted", "absent"):
-        (tmp_path / f"W1_{part}.txt").write_text("\n".join(f"https://{part}.example/{i}"
-                                                           for i in range(1000)))
+    write_small_keys(tmp_path)
     rows = [line for line in table(tmp_path) if line.startswith("| W")]
     assert [row.split("|")[1].strip() for row in rows] == ["W1", "W2"]
     assert all(len(row.split("|")) == 8 for row in rows)
+
+
+def test_locking_table_counts_the_acquisitions_of_each_call(tmp_path):  # no time is checked
+    from benchmarks.locking import table
+    write_small_keys(tmp_path)
+    lines = table(tmp_path)
+    rows = [line.split("|") for line in lines if line.startswith("| `")]
+    counts = [int(row[3].strip().replace(",", "")) for row in rows]
+    assert len(rows) == 4 and counts[:3] == [1000, 1, 1]  # one per add; one per staged add_many
+    assert counts[3] >= 1 and any("into one shared W1 filter" in line for line in lines)

@@ -1,11 +1,16 @@
 """The bulk path: ``add_many``/``contains_many`` do exactly what ``add``/``in`` do.
 
 Every comparison is against the per-key methods (which ``test_filter.py`` pins
-to mmh3 and the double-hashing formula).  The memory check measures with
+to mmh3 and the double-hashing formula).  A property test runs every kind of
+batch the bulk path takes (integer arrays of every dtype and byte order, views,
+``S``/``U`` arrays, lists, tuples, generators and object arrays of str, bytes,
+int, numpy integers, bytearray and memoryview) through a staged and a large
+filter; every kind it refuses is refused with a clear error, the filter unchanged.  The memory check measures with
 tracemalloc that a bulk call's working memory does not grow with the batch.
 """
 
 import tracemalloc
+from unittest import mock
 
 import mmh3
 import numpy as np
@@ -96,7 +101,7 @@ def test_sort_path_for_filters_too_big_to_stage(monkeypatch):
 
 
 def test_other_inputs_generators_arrays_of_str_and_2d_arrays():
-    words = [f"w{i}" for i in range(500)]
+    words = [f"w{i:03d}" for i in range(500)]  # one width: a U4 array holds them faithfully
     expected = per_key(4096, 3, words)
     for keys in (iter(words), (w for w in words), np.array(words), np.array(words, dtype=object),
                  tuple(words)):
@@ -146,6 +151,170 @@ def test_vectorised_hash_is_mmh3_for_every_integer_dtype(dtype):
     h1, h2 = murmur3_128_uint64(keys[::3])  # a strided view, too
     expected = [mmh3.hash64(key_to_bytes(int(key)), 0, signed=False) for key in keys[::3]]
     assert list(zip(h1.tolist(), h2.tolist())) == expected
+
+
+# --- every kind of key the bulk path takes, on a staged and on a large filter ----------------
+INT_DTYPES = [np.dtype(f"{order}{kind}{size}") for kind in "ui" for size in (1, 2, 4, 8)
+              for order in "<>"]
+VIEWS = {"as is": lambda a: a, "strided": lambda a: a[::2], "reversed": lambda a: a[::-1],
+         "transposed": lambda a: a.reshape(2, -1).T if a.size % 2 == 0 else a[::-1]}
+NOT_NUL = st.integers(1, 255).map(lambda b: bytes([b]))
+
+
+def object_array(keys: list) -> np.ndarray:
+    array = np.empty(len(keys), dtype=object)
+    for i, key in enumerate(keys):  # one by one: numpy would read a memoryview as a row
+        array[i] = key
+    return array
+
+
+@st.composite
+def int_arrays(draw) -> list[np.ndarray]:
+    """The same drawn values in every integer dtype and byte order (wrapped to fit), one view."""
+    values = draw(hnp.arrays(np.int64, st.integers(0, 40), unique=draw(st.booleans())))
+    view = VIEWS[draw(st.sampled_from(sorted(VIEWS)))]
+    return [view(values.astype(dtype)) for dtype in INT_DTYPES]
+
+
+@st.composite
+def fixed_width_arrays(draw):
+    """S or U arrays (either byte order for U) whose elements all fill the width: faithful."""
+    width, size = draw(st.integers(1, 12)), draw(st.integers(0, 30))
+    if draw(st.booleans()):
+        keys = draw(st.lists(st.tuples(st.binary(min_size=width - 1, max_size=width - 1), NOT_NUL)
+                             .map(b"".join), min_size=size, max_size=size))
+        array = np.array(keys, dtype=f"S{width}")
+    else:
+        keys = draw(st.lists(st.text(min_size=width, max_size=width)
+                             .filter(lambda t: not t.endswith("\0")), min_size=size, max_size=size))
+        array = np.array(keys, dtype=f"{draw(st.sampled_from('<>'))}U{width}")
+    return VIEWS[draw(st.sampled_from(sorted(VIEWS)))](array)
+
+
+SCALARS = st.one_of(st.text(max_size=20), st.binary(max_size=20),
+                    st.integers(-2 ** 63, 2 ** 64 - 1),
+                    st.builds(lambda v, t: t(v), st.integers(-2 ** 31, 2 ** 31 - 1),
+                              st.sampled_from([np.int32, np.int64, np.intp])),
+                    st.integers(0, 2 ** 64 - 1).map(np.uint64),
+                    st.binary(max_size=20).map(bytearray), st.binary(max_size=20).map(memoryview))
+
+
+BATCH_KINDS = ["int arrays", "S/U array", "str list", "bytes list", "mixed list", "object array",
+               "generator", "tuple"]
+
+
+@st.composite
+def batches(draw, kind: str):
+    """(kind, functions that make the batches afresh, the keys as add takes them one by one)."""
+    if kind == "int arrays":
+        arrays = draw(int_arrays())
+        return kind, [lambda a=a: a for a in arrays], [int(x) for a in arrays for x in a.ravel()]
+    if kind == "S/U array":
+        array = draw(fixed_width_arrays())
+        return kind, [lambda: array], array.ravel().tolist()
+    elements = {"str list": st.text(max_size=20), "bytes list": st.binary(max_size=20)}
+    keys = draw(st.lists(elements.get(kind, SCALARS), max_size=60))
+    make = {"object array": lambda: object_array(keys), "generator": lambda: (k for k in keys),
+            "tuple": lambda: tuple(keys)}.get(kind, lambda: list(keys))
+    return kind, [make], keys
+
+
+FILTERS = {"staged": (4099, 5, None), "over 40 Mi bits": (45 * 2 ** 20 + 3, 5, None),
+           "over 40 Mi bits, sorted writes": (45 * 2 ** 20 + 3, 5, 0.0)}
+
+
+@pytest.mark.parametrize("kind", BATCH_KINDS)
+@pytest.mark.parametrize("m, k, threshold", FILTERS.values(), ids=FILTERS.keys())
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_key_kind_add_many_and_add_agree(m, k, threshold, kind, data):
+    _, makers, keys = data.draw(batches(kind))
+    assert BloomFilter(m, k).bits.stages_everything == (m < 40 * 2 ** 20)
+    with mock.patch.object(bits_module, "_SCRATCH_THRESHOLD",
+                           bits_module._SCRATCH_THRESHOLD if threshold is None else threshold):
+        bulk = BloomFilter(m, k)
+        for make in makers:
+            bulk.add_many(make())
+        one_by_one = per_key(m, k, keys)
+        assert bulk.bits == one_by_one.bits  # add_many sets exactly the bits add sets
+        assert all(key in bulk for key in keys)  # add_many <-> in
+        found = [one_by_one.contains_many(make()) for make in makers]  # add <-> contains_many
+        assert all(f.dtype == bool for f in found) and np.concatenate(found).all()
+        assert sum(f.size for f in found) == len(keys)
+
+
+@pytest.mark.parametrize("m, k", [(4099, 5), (45 * 2 ** 20 + 3, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("make, where", [
+    (lambda: np.array([b"ab", b"c", b"de"]), r"keys\[1\] of the S2 array"),
+    (lambda: np.frombuffer(b"\x01\x02\x00" * 3, "S3"), r"keys\[0\] of the S3 array"),
+    (lambda: np.array(["xy", "zw", "q"], dtype=">U2"), r"keys\[2\] of the U2 array"),
+    (lambda: np.array([["ab", "cd"], ["ef", "g"]]).T, r"keys\[\(1, 1\)\] of the U2 array"),
+    (lambda: np.array(["abc\0"] * 3, dtype="U4")[::2], r"keys\[0\] of the U4 array"),
+], ids=["shorter bytes", "a digest ending in 0x00", "shorter str", "2-d, transposed", "strided"])
+def test_a_fixed_width_element_ending_in_nul_is_refused_by_name(make, where, m, k):
+    f = BloomFilter(m, k)
+    f.add_many(["already", "here"])
+    before = f.bits.copy()
+    for call in (f.add_many, f.contains_many):
+        with pytest.raises(ValueError, match=where + " ends in NUL: .* pass a list of "):
+            call(make())
+    assert f.bits == before
+
+
+def test_a_digest_ending_in_nul_is_found_when_passed_as_the_message_says():
+    digests = np.frombuffer(bytes(range(1, 20)) + b"\x00" + bytes(range(21, 41)), "S20")
+    f = BloomFilter(4099, 5)
+    f.add_many(digests.view("V20").tolist())  # the full 20 bytes of each
+    full = [bytes(range(1, 20)) + b"\x00", bytes(range(21, 41))]
+    assert all(d in f for d in full) and f.contains_many(full).all()
+    assert f.contains_many(digests[1:]).all()  # an element not ending in NUL: faithful as is
+
+
+REFUSED = {
+    "float array": (lambda: np.array([1.0, 2.0]), TypeError, "must hold integers, str or bytes"),
+    "float16 array": (lambda: np.zeros(3, np.float16), TypeError, "add refuses float and bool"),
+    "bool array": (lambda: np.array([True, False]), TypeError, "must hold integers, str or bytes"),
+    "complex array": (lambda: np.zeros(2, complex), TypeError, "must hold integers, str or bytes"),
+    "datetime array": (lambda: np.zeros(2, "M8[s]"), TypeError, "must hold integers, str or"),
+    "float in a list": (lambda: ["a", 1.5], TypeError, "key must be str, bytes or int, not float"),
+    "bool in a list": (lambda: [b"a", True], TypeError, "not bool"),
+    "numpy float": (lambda: [np.float64(1)], TypeError, "not float64"),
+    "None in an object array": (lambda: object_array(["a", None]), TypeError, "not NoneType"),
+    "int beyond 64 bits": (lambda: iter([1, 2 ** 64]), ValueError, r"-2\*\*63 .. 2\*\*64-1"),
+    "lone surrogate": (lambda: ["ok", "\ud800"], UnicodeEncodeError, "surrogates not allowed"),
+    "a str": (lambda: "abc", TypeError, "iterable of keys"),
+}
+
+
+@pytest.mark.parametrize("m, k", [(4099, 5), (45 * 2 ** 20 + 3, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("make, error, message", REFUSED.values(), ids=REFUSED.keys())
+def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, message, m, k):
+    f = BloomFilter(m, k)
+    f.add_many(np.arange(50, dtype=np.uint64))
+    before = f.bits.copy()
+    for call in (f.add_many, f.contains_many):
+        with pytest.raises(error, match=message):
+            call(make())
+    assert f.bits == before
+
+
+BAD_KEYS = [1.5, None, True, 2 ** 64, "\ud800", [1], np.float32(2)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(batch=st.sampled_from(BATCH_KINDS).flatmap(batches), bad=st.sampled_from(BAD_KEYS),
+       where=st.integers(0, 60), large=st.booleans(),
+       shape=st.sampled_from([list, tuple, iter, object_array]))
+def test_a_bad_key_anywhere_in_any_batch_changes_nothing(batch, bad, where, large, shape):
+    keys = list(batch[2])
+    keys.insert(min(where, len(keys)), bad)
+    f = BloomFilter(45 * 2 ** 20 + 3 if large else 4099, 5)
+    f.add_many(["already", "here"])
+    before = f.bits.copy()
+    for call in (f.add_many, f.contains_many):
+        with pytest.raises((TypeError, ValueError), match="key|surrogate"):
+            call(shape(keys))
+    assert f.bits == before
 
 
 # --- bad input: a clear error, and the filter unchanged -------------------------------------
@@ -241,7 +410,7 @@ def test_strided_and_fortran_ordered_arrays():
         f.add_many(keys)
         assert f.bits == per_key(5000, 3, keys.ravel().tolist()).bits
         assert f.contains_many(keys).tolist() == [True] * keys.size
-    words = np.array([f"w{i}" for i in range(600)]).reshape(20, 30).T
+    words = np.array([f"w{i:03d}" for i in range(600)]).reshape(20, 30).T
     f = BloomFilter(5000, 3)
     f.add_many(words)
     assert f.bits == per_key(5000, 3, words.ravel().tolist()).bits

@@ -2,7 +2,8 @@
 
 Bit positions are recomputed here from ``mmh3`` and the formula
 ``fmix64((h1 + i*h2) mod 2**64) mod m`` in plain Python (the finaliser written
-out from MurmurHash3's reference code), not taken from the filter.
+out from MurmurHash3's reference code), not taken from the filter; a key whose
+k values h1 + i*h2 repeat (the empty key: h2 = 0) steps by h2 | 1 instead.
 The bulk path (``add_many``/``contains_many``) is checked in ``test_bulk.py``.
 """
 
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bloomedu import BloomFilter
+from bloomedu.core.theory import exact_false_positive_rate
 
 keys_strategy = st.one_of(st.text(max_size=30), st.binary(max_size=30),
                           st.integers(-2 ** 63, 2 ** 64 - 1))
@@ -28,6 +30,8 @@ def positions_by_hand(key, m: int, k: int) -> list[int]:
     else:
         data = bytes(key)
     h1, h2 = mmh3.hash64(data, 0, signed=False)
+    if len({(h1 + i * h2) % 2 ** 64 for i in range(k)}) < k:  # the k values repeat: odd step
+        h2 |= 1
     return [_fmix64((h1 + i * h2) % 2 ** 64) % m for i in range(k)]
 
 
@@ -90,6 +94,35 @@ def test_false_positive_rate_is_near_the_classic_formula():
     p = (1 - math.exp(-k * n / m)) ** k
     sigma = math.sqrt(queries * p * (1 - p))
     assert abs(hits - queries * p) < 5 * sigma + 0.02 * queries * p  # formula is approximate
+
+
+# --- the empty key is a key like any other ------------------------------------------------
+@pytest.mark.parametrize("k", [2, 3, 7, 10, 16])
+def test_the_empty_key_has_k_spread_positions(k):
+    f = BloomFilter(1_000_003, k)
+    h1, h2 = mmh3.hash64(b"", 0, signed=False)
+    assert (h1, h2) == (0, 0)  # MurmurHash3 of no bytes: every h1 + i*h2 would be 0
+    step = h2 | 1  # the k values repeat: the step is made odd
+    values = [(h1 + i * step) % 2 ** 64 for i in range(k)]
+    assert len(set(values)) == k
+    assert f.bit_indices("") == f.bit_indices(b"") == [_fmix64(v) % f.num_bits for v in values]
+    assert len(set(f.bit_indices(""))) == k
+    f.add("")
+    assert f.bits_set() == k and "" in f and b"" in f
+
+
+def test_the_empty_key_is_a_false_positive_at_the_design_rate_only():
+    runs, n, p = 3000, 100, 0.001
+    rng = np.random.default_rng(20240612)
+    hits = {"": 0, "an ordinary absent key": 0}
+    for _ in range(runs):
+        f = BloomFilter.from_capacity(n, p)
+        f.add_many(rng.integers(0, 2 ** 64, n, dtype=np.uint64))
+        hits[""] += "" in f
+        hits["an ordinary absent key"] += "never-added" in f
+    rate = exact_false_positive_rate(f.num_bits, n, f.num_hashes)
+    bound = runs * rate + 6 * math.sqrt(runs * rate * (1 - rate))
+    assert rate < 2 * p and all(count <= bound for count in hits.values()), (hits, bound)
 
 
 # --- sizing from (n, p), as in article 2 --------------------------------------------------

@@ -2,7 +2,9 @@
 
 Known outputs come from ``tests/data/article_js.json`` (the npm ``murmurhash``
 package run under Node), never from the code under test.  Lessons 02-05 use
-these functions; lesson 04 prints the article's 42 and 174.
+these functions; lesson 04 prints the article's 42 and 174.  Integer arrays hash
+by value whatever their byte order; the step h2 of double hashing is made odd
+exactly when its k values would repeat (checked against the definition itself).
 """
 
 import json
@@ -20,7 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from bloomedu.core.hashing import (hash128, js_utf8, key_to_bytes, murmur3_32, murmur3_128_uint64, murmurhash2,
-                              n_bit_hash_function)
+                              n_bit_hash_function, spread_step, spread_steps)
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "article_js.json").read_text(encoding="utf-8"))
@@ -184,6 +186,54 @@ def test_murmur3_128_uint64_does_not_change_its_input():
 def test_murmur3_128_uint64_rejects_non_integer_arrays():
     with pytest.raises(TypeError, match="integer array"):
         murmur3_128_uint64(np.array([1.0]))
+
+
+INT_DTYPES = [np.dtype(f"{order}{kind}{size}") for kind in "ui" for size in (1, 2, 4, 8)
+              for order in "<>"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(INT_DTYPES).flatmap(lambda dtype: hnp.arrays(dtype, st.integers(0, 30))),
+       st.sampled_from([slice(None), slice(None, None, 2), slice(None, None, -3)]))
+def test_murmur3_128_uint64_hashes_every_dtype_and_byte_order_by_value(keys, view):
+    keys = keys[view]  # contiguous, strided, reversed
+    h1, h2 = murmur3_128_uint64(keys)
+    assert list(zip(h1.tolist(), h2.tolist())) == [hash128(int(key)) for key in keys]
+
+
+def test_a_big_endian_key_is_its_value_not_its_bytes():
+    network = np.frombuffer((7).to_bytes(8, "big") + (-2).to_bytes(8, "big", signed=True), ">i8")
+    h1, h2 = murmur3_128_uint64(network)
+    assert [(int(a), int(b)) for a, b in zip(h1, h2)] == [hash128(7), hash128(-2)]
+
+
+# --- the step of double hashing: made odd exactly when the k values would repeat ----------
+def repeats(h2: int, k: int) -> bool:
+    """The definition: some two of h1 + i*h2 mod 2**64, i = 0..k-1, are equal (for any h1)."""
+    return len({i * h2 % 2 ** 64 for i in range(k)}) < k
+
+
+STEPS = sorted({0, 1, 2 ** 64 - 1, 12345} | {m * 2 ** j % 2 ** 64 for j in range(65)
+                                             for m in (1, 3, 2 ** 40 + 1)})
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 64, 65, 1000])
+def test_spread_step_changes_exactly_the_steps_whose_values_repeat(k):
+    for h2 in STEPS:
+        step = spread_step(h2, k)
+        assert step == (h2 | 1 if repeats(h2, k) else h2), (h2, k)
+        assert not repeats(step, k)
+    array = np.array(STEPS, dtype=np.uint64)
+    spread_steps(array, k)
+    assert array.tolist() == [spread_step(h2, k) for h2 in STEPS]
+
+
+def test_the_empty_key_hashes_to_zero_and_its_step_is_made_odd():
+    assert hash128("") == hash128(b"") == (0, 0)
+    for k in (2, 3, 10, 40):
+        step = spread_step(0, k)
+        values = {i * step % 2 ** 64 for i in range(k)}
+        assert step == 1 and len(values) == k
 
 
 # --- stable across processes: nothing depends on Python's salted hash() -------------------

@@ -5,9 +5,11 @@ Set semantics are checked against filters built from the combined keys, and
 the bits against Python's own integers (``bin(byte).count("1")``).
 """
 
+import json
 import math
 import pickle
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bloomedu import BloomFilter
+
+ROOT = Path(__file__).resolve().parent.parent
 
 keys_lists = st.lists(st.one_of(st.text(max_size=12), st.integers(-2 ** 63, 2 ** 64 - 1)),
                       max_size=40)
@@ -78,7 +82,7 @@ def test_combining_different_hashing_is_refused():
     class OtherHashing(BloomFilter):
         HASHING = 99
 
-    with pytest.raises(ValueError, match="HASHING differs: 1 vs 99"):
+    with pytest.raises(ValueError, match="HASHING differs: 2 vs 99"):
         BloomFilter(64, 2) | OtherHashing(64, 2)
 
 
@@ -112,7 +116,7 @@ def test_bytes_and_pickle_round_trip(keys, m, k):
     f = built(keys, m, k)
     data = f.to_bytes()
     assert len(data) == 24 + 8 * math.ceil(m / 64)
-    assert struct.unpack_from("<4sHHQQ", data) == (b"BLMD", 1, 1, m, k)
+    assert struct.unpack_from("<4sHHQQ", data) == (b"BLMD", 1, 2, m, k)
     for copy in (BloomFilter.from_bytes(data), BloomFilter.from_bytes(bytearray(data)),
                  pickle.loads(pickle.dumps(f))):
         assert copy == f and copy.contains_many(keys).all()
@@ -156,6 +160,54 @@ def test_highest_real_bit_is_accepted():
 def test_from_bytes_wants_bytes():
     with pytest.raises(TypeError, match="data must be bytes, not str"):
         BloomFilter.from_bytes("BLMD")
+
+
+# --- bytes of the first hashing scheme (HASHING = 1) ---------------------------------------
+# Written by bloomedu before the empty key's step was made odd (tests/data/hashing1_filter.json):
+# there the empty key's 7 positions are all bit 0; every other key's are what they are now.
+SCHEME_1 = json.loads((ROOT / "tests" / "data" / "hashing1_filter.json").read_text("utf-8"))
+SCHEME_1_KEYS = SCHEME_1["str_keys"] + SCHEME_1["int_keys"]
+
+
+def scheme_1_filter() -> BloomFilter:
+    return BloomFilter.from_bytes(bytes.fromhex(SCHEME_1["bytes_hex"]))
+
+
+def test_a_filter_saved_by_the_first_scheme_keeps_every_key_it_holds():
+    old = scheme_1_filter()
+    assert (old.HASHING, old.num_bits, old.num_hashes) == (1, 1000, 7) and BloomFilter.HASHING == 2
+    assert [old.bit_indices(key) for key in SCHEME_1_KEYS] == SCHEME_1["positions"]
+    assert all(key in old for key in SCHEME_1_KEYS) and old.contains_many(SCHEME_1_KEYS).all()
+    assert old.to_bytes().hex() == SCHEME_1["bytes_hex"]  # saved again, still scheme 1
+    for twin in (old.copy(), pickle.loads(pickle.dumps(old)), old | old, old & old):
+        assert twin.HASHING == 1 and twin == old
+    bulk, one_by_one = scheme_1_filter(), scheme_1_filter()
+    more = ["", b"", "x", 5, *SCHEME_1_KEYS]
+    bulk.add_many(more)
+    for key in more:
+        one_by_one.add(key)
+    assert bulk == one_by_one == old | bulk  # the bulk path keeps scheme 1 too
+
+
+def test_only_the_degenerate_keys_move_in_the_second_scheme():
+    new = BloomFilter(1000, 7)
+    positions = [new.bit_indices(key) for key in SCHEME_1_KEYS]
+    assert positions[1:] == SCHEME_1["positions"][1:]  # every key but the empty one
+    assert SCHEME_1["positions"][0] == [0] * 7 and len(set(positions[0])) == 7
+
+
+def test_filters_of_two_hashing_schemes_are_not_combined():
+    old, new = scheme_1_filter(), BloomFilter(1000, 7)
+    new.add("x")
+    before_old, before_new = old.copy(), new.copy()
+    for combine in (lambda: old | new, lambda: new & old, lambda: old.__ior__(new),
+                    lambda: new.__iand__(old)):
+        with pytest.raises(ValueError, match="HASHING differs: . vs .: a filter read from bytes "
+                                             "of another hashing scheme"):
+            combine()
+    assert old == before_old and new == before_new
+    same_bits = BloomFilter.from_bytes(old.to_bytes()[:6] + b"\x02\x00" + old.to_bytes()[8:])
+    assert same_bits.HASHING == 2 and same_bits != old  # equal bits, other positions
 
 
 # --- what the bits tell ----------------------------------------------------------------------

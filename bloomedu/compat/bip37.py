@@ -29,6 +29,7 @@ import numpy as np
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, is_int, is_number
 from ..core.hashing import murmur3_32
+from ..core.locking import LockedWrites
 
 __all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
            "read_compact_size", "MAX_BLOOM_FILTER_SIZE", "MAX_HASH_FUNCS"]
@@ -131,7 +132,7 @@ def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
     return value, end
 
 
-class Bip37Filter:
+class Bip37Filter(LockedWrites):
     """Bitcoin Core's ``CBloomFilter(nElements, nFPRate, nTweak, nFlags)``.
 
     ``insert``/``contains`` take bytes (a public-key hash, a txid, an outpoint);
@@ -144,6 +145,11 @@ class Bip37Filter:
     (True, False)
     >>> f.serialize().hex()   # 3 bytes of bits, k = 5, tweak 0, flags 1
     '03010098050000000000000001'
+
+    Threads may share one: ``insert`` and ``clear`` hold the filter's lock
+    (:mod:`bloomedu.core.locking`), ``data`` and ``serialize`` read a snapshot
+    under it; ``contains`` only reads.  See :class:`bloomedu.BloomFilter` for
+    what is and is not safe.
     """
 
     __slots__ = ("_bits", "n_hash_funcs", "tweak", "flags")
@@ -166,7 +172,7 @@ class Bip37Filter:
         >>> Bip37Filter(3, 0.01).data
         b'\\x00\\x00\\x00'
         """
-        return self._bits.data.tobytes() if self._bits is not None else b""
+        return self._snapshot(self._bits).data.tobytes() if self._bits is not None else b""
 
     @property
     def num_bits(self) -> int:
@@ -219,8 +225,9 @@ class Bip37Filter:
         >>> f = Bip37Filter(3, 0.01); f.insert(b"abc"); f.bit_count()
         5
         """
-        for index in self.bit_indices(data):
-            self._bits.set(index)
+        indices = self.bit_indices(data)
+        if indices:
+            self._set_bits(self._bits, indices)
 
     add = insert
 
@@ -262,7 +269,8 @@ class Bip37Filter:
         False
         """
         if self._bits is not None:
-            self._bits.data[:] = 0
+            with self._lock:
+                self._bits.data[:] = 0
 
     # --- the filterload payload --------------------------------------------------
     def serialize(self) -> bytes:

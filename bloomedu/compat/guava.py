@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.bits import BitArray
 from ..core.checks import check_storage, probability, whole_number
+from ..core.locking import LockedWrites
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -97,7 +98,7 @@ def guava_num_hashes(n: int, m: int) -> int:
     return max(1, java_round(m / n * _LN2))
 
 
-class GuavaBloomFilter:
+class GuavaBloomFilter(LockedWrites):
     """A filter of strings equal to Guava 31.1's, bit for bit and byte for byte.
 
     Made with :meth:`create` (like ``BloomFilter.create``) or :meth:`from_bytes`
@@ -109,6 +110,11 @@ class GuavaBloomFilter:
     (True, False, True, True)
     >>> f.bit_size, f.num_hash_functions, f.bit_indices("città")
     (64, 3, [51, 40, 29])
+
+    Threads may share one: ``put`` and ``put_many`` hold the filter's lock
+    while they set bits (:mod:`bloomedu.core.locking`), ``copy`` and
+    ``to_bytes`` while they read them; ``might_contain`` only reads.  See
+    :class:`bloomedu.BloomFilter` for what is and is not safe.
     """
 
     __slots__ = ("bits", "num_hash_functions", "strategy")
@@ -200,11 +206,7 @@ class GuavaBloomFilter:
         >>> f.put("a"), f.put("a")
         (True, False)
         """
-        indices = self.bit_indices(text)
-        changed = not all(self.bits[i] for i in indices)
-        for index in indices:
-            self.bits.set(index)
-        return changed
+        return self._set_bits(self.bits, self.bit_indices(text), report=True)
 
     add = put
 
@@ -257,7 +259,8 @@ class GuavaBloomFilter:
         True
         """
         for positions in self._positions(texts):
-            self.bits.set_many(positions)
+            with self._lock:
+                self.bits.set_many(positions)
 
     def might_contain_many(self, texts) -> np.ndarray:
         """A bool array: ``might_contain`` of each string.
@@ -301,11 +304,11 @@ class GuavaBloomFilter:
         >>> GuavaBloomFilter.create(10, 0.1).to_bytes().hex()   # strategy 1, k = 3, one word
         '0103000000010000000000000000'
         """
-        words = self.bits.data.view("<u8")
         stream = bytearray(_HEADER + self.bits.nbytes)  # filled in place: one copy of the bits
         stream[:_HEADER] = bytes([self.strategy, self.num_hash_functions]) \
-            + len(words).to_bytes(4, "big")
-        np.frombuffer(stream, dtype=">u8", offset=_HEADER)[:] = words
+            + (self.bits.nbytes // 8).to_bytes(4, "big")
+        with self._lock:  # a snapshot: no put halfway through
+            np.frombuffer(stream, dtype=">u8", offset=_HEADER)[:] = self.bits.data.view("<u8")
         return bytes(stream)
 
     @classmethod
@@ -364,7 +367,7 @@ class GuavaBloomFilter:
         (False, False)
         """
         new = GuavaBloomFilter(self.bit_size // 64, self.num_hash_functions, self.strategy)
-        new.bits = self.bits.copy()
+        new.bits = self._snapshot(self.bits)
         return new
 
     def __eq__(self, other: object) -> bool:

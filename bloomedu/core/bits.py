@@ -10,6 +10,7 @@ first).  Read as little-endian 64-bit words, that is word ``b >> 6`` under mask
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Iterable
 
 import numpy as np
@@ -47,6 +48,7 @@ def count_ones(data: np.ndarray) -> int:
         else:
             total += int(_ONES_IN_BYTE.take(chunk).sum(dtype=np.int64))
     return total
+_NO_LOCK = nullcontext()
 
 
 class BitArray:
@@ -135,13 +137,16 @@ class BitArray:
         """
         return self.data.size * 8 <= _SCRATCH_LIMIT_BYTES
 
-    def set_chunks(self, chunks: Iterable[np.ndarray]) -> None:
+    def set_chunks(self, chunks: Iterable[np.ndarray],
+                   lock: AbstractContextManager = _NO_LOCK) -> None:
         """Set the bits of every index array that ``chunks`` yields.
 
         All or nothing while the scratch fits (m up to 40 Mi bits): every chunk
         is staged first and the array changes only once the iterable is
         exhausted, so an error raised by a chunk generator leaves it unchanged.
         The indices are not checked (the filter's are below m by construction).
+        ``lock`` (a filter's, :mod:`bloomedu.core.locking`) is held around each
+        write to the bits, not while ``chunks`` computes the indices.
 
         >>> bits = BitArray(16)
         >>> bits.set_chunks(np.array([i, i + 8]) for i in range(3))
@@ -162,14 +167,18 @@ class BitArray:
                     scratch[staged] = 1
                 pending = []
             else:  # m too large to stage: set chunk by chunk
-                self._sorted_or(np.concatenate(pending + [indices.ravel()]))
+                with lock:
+                    self._sorted_or(np.concatenate(pending + [indices.ravel()]))
                 pending, pending_size = [], 0
         if scratch is not None:
-            self.data |= np.packbits(scratch, bitorder="little")
+            packed = np.packbits(scratch, bitorder="little")
+            with lock:
+                self.data |= packed
         if pending:
             indices = np.concatenate(pending)
             masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
-            np.bitwise_or.at(self.data, indices >> 3, masks)
+            with lock:
+                np.bitwise_or.at(self.data, indices >> 3, masks)
 
     def _sorted_or(self, indices: np.ndarray) -> None:
         """Set bits by sorting the indices and OR-reducing the masks of each byte."""

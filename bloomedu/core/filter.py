@@ -7,7 +7,9 @@ and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and
 position i is ``fmix64(h1 + i*h2 mod 2**64) mod m`` (double hashing, Kirsch
 and Mitzenmacher, ESA 2006, with each value mixed before the reduction so that
 even small filters keep the false-positive rate of k independent hashes; see
-:func:`bloomedu.core.hashing.bit_position`).  Article 2 sizes a filter from n and p; so does
+:func:`bloomedu.core.hashing.bit_position`).  A step h2 whose k values would
+repeat (the empty key's h2 is 0) is made odd first
+(:func:`bloomedu.core.hashing.spread_step`).  Article 2 sizes a filter from n and p; so does
 :meth:`BloomFilter.from_capacity`.
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
@@ -16,6 +18,13 @@ The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
 libraries expect is here too: union ``|`` and intersection ``&``, ``copy``,
 ``to_bytes``/``from_bytes`` and pickling, and estimates read from the bits
 (``fill_ratio``, ``current_false_positive_rate``, ``approximate_count``).
+One filter can be shared by threads (see the class docstring).
+
+Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
+``notebooks/06_false_positive_rate.ipynb`` and
+``notebooks/07_one_million_urls.ipynb`` (the bulk path); tested in
+``tests/test_filter.py``, ``tests/test_bulk.py``, ``tests/test_bulk_fast_paths.py``,
+``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +36,9 @@ import numpy as np
 
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
-from .hashing import bit_position, double_hash_indices, fmix64_array, hash128, hashed_chunks
+from .hashing import (bit_position, check_batch, double_hash_indices, fmix64_array, hash128,
+                      hashed_chunks, spread_step, spread_steps)
+from .locking import LockedWrites
 from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
@@ -36,12 +47,14 @@ __all__ = ["BloomFilter"]
 _HEADER = struct.Struct("<4sHHQQ")
 _MAGIC = b"BLMD"
 _FORMAT_VERSION = 1
+_READ_HASHING = (1, 2)  # the hashing schemes from_bytes reads (see BloomFilter.HASHING)
+_BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its lock at a time
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 _FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors are pooled
 
 
-class BloomFilter:
+class BloomFilter(LockedWrites):
     """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
 
     >>> f = BloomFilter(num_bits=1024, num_hashes=3)
@@ -52,9 +65,41 @@ class BloomFilter:
     [524, 190, 435]
     >>> f.nbytes
     128
+
+    Threads may share a filter.  Every write (``add``, ``add_many``, ``|=``,
+    ``&=``) holds the filter's lock while it reads, ORs and writes back the
+    bytes it changes, so no two writers interleave and no write is lost.
+    Reads (``in``, ``contains_many``, ``bit_indices``, ``==``, the estimates)
+    take no lock: they never write, so they cannot undo a write, and a write
+    only turns bits from 0 to 1 (``&=`` excepted, which is meant to clear
+    bits).  So once ``add`` or ``add_many`` has returned, all the keys' bits are
+    set and every later read finds them; a read that runs during the add of its
+    key may answer False, as if it had come first.  ``copy`` and ``to_bytes``
+    hold the lock: their snapshot holds an ``add_many`` whole or not at all
+    (above 40 Mi bits ``add_many`` writes chunk by chunk, so a snapshot may hold
+    its first chunks).  ``a |= b`` copies b's bits block by block under b's lock
+    and ORs them in under a's, never holding both, so ``a |= b`` and
+    ``b |= a`` in two threads cannot deadlock.  Not safe: writing to ``f.bits``
+    or ``f.bits.data`` yourself (a :class:`~bloomedu.core.bits.BitArray` has no
+    lock), or forking while another thread writes.  Processes never share a
+    filter: a forked or spawned process works on its own copy; send it back with
+    ``to_bytes()`` or pickle (the lock is not pickled: each copy makes its own)
+    and combine the copies with ``|``.
+
+    >>> import threading
+    >>> f = BloomFilter(1 << 16, 3)
+    >>> parts = [[f"{t}-{i}" for i in range(500)] for t in range(4)]
+    >>> threads = [threading.Thread(target=f.add_many, args=(part,)) for part in parts]
+    >>> for thread in threads: thread.start()
+    >>> for thread in threads: thread.join()
+    >>> all(key in f for part in parts for key in part)
+    True
     """
 
-    HASHING = 1  # in to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m
+    # In to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m, with
+    # h2 | 1 for a step whose k values repeat (2).  A filter read from scheme-1 bytes keeps
+    # scheme 1 (h2 as it is), so the keys it holds keep their positions.
+    HASHING = 2
 
     def __init__(self, num_bits: int, num_hashes: int):  # m < 2**63 that fits memory; k <= 1024
         self.num_bits = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
@@ -94,9 +139,16 @@ class BloomFilter:
 
         >>> BloomFilter(1024, 3).bit_indices("123")
         [524, 190, 435]
+        >>> BloomFilter(1024, 3).bit_indices("")   # h2 = 0, made odd: spread like any key
+        [0, 812, 999]
         """
-        h1, h2 = hash128(key)
+        h1, h2 = self._hash(key)
         return double_hash_indices(h1, h2, self.num_hashes, self.num_bits)
+
+    def _hash(self, key: str | bytes | int) -> tuple[int, int]:
+        """(h1, h2) of a key, with the step h2 spread as this filter's hashing scheme says."""
+        h1, h2 = hash128(key)
+        return h1, h2 if self.HASHING == 1 else spread_step(h2, self.num_hashes)
 
     def add(self, key: str | bytes | int) -> None:
         """Insert a key (str, bytes or int): set its k bits.
@@ -105,8 +157,7 @@ class BloomFilter:
         >>> sorted(f.bits.to_bools().nonzero()[0].tolist())
         [190, 435, 524]
         """
-        for index in self.bit_indices(key):
-            self.bits.set(index)
+        self._set_bits(self.bits, self.bit_indices(key))
 
     def __contains__(self, key: str | bytes | int) -> bool:
         """True if all k bits of the key are set: inserted, or a false positive.
@@ -115,7 +166,7 @@ class BloomFilter:
         >>> 42 in f, 43 in f
         (True, False)
         """
-        h1, h2 = hash128(key)  # positions one by one: a "no" stops at the first clear bit
+        h1, h2 = self._hash(key)  # positions one by one: a "no" stops at the first clear bit
         return all(self.bits[bit_position(h1, h2, i, self.num_bits)]
                    for i in range(self.num_hashes))
 
@@ -135,31 +186,50 @@ class BloomFilter:
         out -= scratch
         return out.view(np.int64)  # below m < 2**63: a valid index
 
+    def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """:func:`~bloomedu.core.hashing.hashed_chunks`, each step h2 spread as in ``_hash``."""
+        for h1, h2 in hashed_chunks(keys, _CHUNK_KEYS):
+            if self.HASHING != 1:
+                spread_steps(h2, self.num_hashes)
+            yield h1, h2
+
     def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
         """Every key's k positions: one array per chunk of keys and per i."""
-        for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
+        for running, h2 in self._hashed_chunks(keys):
             out, scratch = np.empty_like(running), np.empty_like(running)
             for i in range(self.num_hashes):
                 yield self._next_positions(running, h2, i, out, scratch)
 
     def add_many(self, keys) -> None:
-        """Insert many keys: a numpy integer array, or an iterable of str/bytes/int.
+        """Insert many keys: a numpy array, or an iterable of str/bytes/int.
 
-        Sets exactly the bits that ``add`` would set for each key.  If a key is rejected, no
-        bit of the filter has changed: for m up to 40 Mi bits the bits are staged in a scratch
-        array first; a larger filter checks every key in a first pass.
+        Sets exactly the bits that ``add`` would set for each key.  A numpy array
+        may hold integers of any dtype and byte order (each key is its value, as
+        ``add(int(x))``), str or bytes (``U``, ``S``) or any keys (object).  An
+        ``S`` or ``U`` array whose element ends in NUL is refused: numpy cannot
+        tell ``b"ab"`` from ``b"ab\\x00"`` in it (pass a list).  If a key is
+        rejected, no bit of the filter has changed: for m up to 40 Mi bits the
+        bits are staged in a scratch array first; a larger filter checks every
+        key in a first pass.
 
         >>> f = BloomFilter(1024, 3)
-        >>> f.add_many(np.arange(100, dtype=np.uint64))
-        >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
+        >>> f.add_many(np.arange(100, dtype=">u8"))   # big-endian, as read from the network
+        >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all()), 99 in f
+        (True, True)
+        >>> f.add_many(np.array(["ab", "c"]))
+        Traceback (most recent call last):
+        ...
+        ValueError: keys[1] of the U2 array ends in NUL: ... pass a list of str ...
+        >>> f.add_many(["ab", "c"]); "c" in f
         True
         """
         int_array = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"  # no bad key
         if not self.bits.stages_everything and not int_array:
+            check_batch(keys)  # before list(): list("abc") would be three keys
             keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
             for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
                 pass
-        self.bits.set_chunks(self._chunk_positions(keys))
+        self.bits.set_chunks(self._chunk_positions(keys), lock=self._lock)
 
     def contains_many(self, keys) -> np.ndarray:
         """A bool array: for each key, whether the filter might contain it.
@@ -174,7 +244,7 @@ class BloomFilter:
         """
         answers, pool, pool_keys, pooled = [], [], 0, 0
         first = range(min(_FIRST_ROUNDS, self.num_hashes))
-        for running, h2 in hashed_chunks(keys, _CHUNK_KEYS):
+        for running, h2 in self._hashed_chunks(keys):
             pool.append(self._survivors(np.arange(pool_keys, pool_keys + running.size),
                                         running, h2, first))  # keys numbered within the pool
             pool_keys, pooled = pool_keys + running.size, pooled + pool[-1][0].size
@@ -267,8 +337,28 @@ class BloomFilter:
         for name in ("num_bits", "num_hashes", "HASHING"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
-                raise ValueError(f"{name} differs: {mine} vs {theirs}")
+                why = "" if name != "HASHING" else (
+                    ": a filter read from bytes of another hashing scheme places a few keys "
+                    "(the empty key among them) on other bits; add its keys to a new filter")
+                raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
+
+    def _combine(self, other: "BloomFilter", operation) -> "BloomFilter":
+        """``self.bits = operation(self.bits, other.bits)``, block by block, in place.
+
+        Each block of the other filter's bits is copied under its lock, then
+        combined into this one's under this one's lock: never both at once, so
+        ``a |= b`` and ``b |= a`` in two threads cannot deadlock, and at most
+        one block (1 MiB) is copied at a time.
+        """
+        theirs, mine = self._check_compatible(other).bits.data, self.bits.data
+        for start in range(0, mine.size, _BLOCK_BYTES):
+            with other._lock:
+                block = theirs[start:start + _BLOCK_BYTES].copy()
+            with self._lock:
+                target = mine[start:start + _BLOCK_BYTES]
+                operation(target, block, out=target)
+        return self
 
     def __or__(self, other: "BloomFilter") -> "BloomFilter":
         """The union: a filter holding every key of both (exactly the filter of all their keys).
@@ -301,8 +391,7 @@ class BloomFilter:
         >>> a |= b; "y" in a
         True
         """
-        np.bitwise_or(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
-        return self
+        return self._combine(other, np.bitwise_or)
 
     def __iand__(self, other: "BloomFilter") -> "BloomFilter":
         """In-place intersection, ``a &= b``.
@@ -311,18 +400,19 @@ class BloomFilter:
         >>> a &= b; a.bits_set()
         0
         """
-        np.bitwise_and(self.bits.data, self._check_compatible(other).bits.data, out=self.bits.data)
-        return self
+        return self._combine(other, np.bitwise_and)
 
     def copy(self) -> "BloomFilter":
-        """An independent filter with the same m, k and bits.
+        """An independent filter with the same m, k, hashing scheme and bits (a snapshot).
 
         >>> f = BloomFilter(64, 2); g = f.copy(); g.add("x")
         >>> "x" in f, "x" in g
         (False, True)
         """
         new = type(self)(self.num_bits, self.num_hashes)
-        new.bits = self.bits.copy()
+        if self.HASHING != new.HASHING:  # read from older bytes: the copy keeps their scheme
+            new.HASHING = self.HASHING
+        new.bits = self._snapshot(self.bits)
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -350,7 +440,8 @@ class BloomFilter:
         True
         """
         header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_bits, self.num_hashes)
-        return b"".join((header, self.bits.data))  # one copy of the bits
+        with self._lock:  # a snapshot: no write halfway through
+            return b"".join((header, self.bits.data))  # one copy of the bits
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BloomFilter":
@@ -371,8 +462,9 @@ class BloomFilter:
             raise ValueError(f"not a bloomedu filter: magic {magic!r}, expected {_MAGIC!r}")
         if version != _FORMAT_VERSION:
             raise ValueError(f"unsupported format version {version} (this reads {_FORMAT_VERSION})")
-        if hashing != cls.HASHING:
-            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})")
+        if hashing not in _READ_HASHING:
+            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING}), nor an "
+                             f"older scheme it reads (1)")
         if not 1 <= m <= MAX_NUM_BITS or not 1 <= k <= MAX_HASHES:  # what __init__ accepts
             raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
                              f"num_hashes={k} (1..{MAX_HASHES})")
@@ -382,6 +474,8 @@ class BloomFilter:
             raise ValueError(f"data is {state}: {len(data)} bytes, a filter of num_bits={m} "
                              f"takes {expected}")
         new = cls(m, k)
+        if hashing != new.HASHING:  # scheme 1: its keys keep the positions they were added at
+            new.HASHING = hashing
         new.bits.data[:] = np.frombuffer(data, dtype=np.uint8, offset=_HEADER.size)
         padding = np.unpackbits(new.bits.data[m // 8:], bitorder="little")[m % 8:]
         if padding.any():

@@ -7,7 +7,16 @@ input.  This module reproduces those functions exactly (:func:`murmurhash2`,
 :func:`n_bit_hash_function`) and adds what the general :class:`BloomFilter`
 needs: stable key encoding (:func:`key_to_bytes`), one 128-bit MurmurHash3 per
 key (:func:`hash128`) and k positions from it by double hashing (Kirsch and
-Mitzenmacher, "Less hashing, same performance", ESA 2006).
+Mitzenmacher, "Less hashing, same performance", ESA 2006), with the step h2 made
+odd for the few keys (the empty key among them) whose k values would repeat
+(:func:`spread_step`).  The bulk path (:func:`hashed_chunks`) hashes numpy
+integer arrays by value, whatever their byte order, and refuses what it cannot
+hash as ``add`` would (a fixed-width string array whose element ends in NUL).
+
+Taught in ``notebooks/02_hashed_ids.ipynb`` (MurmurHash),
+``notebooks/04_salted_hashes.ipynb`` (the article's salted functions) and
+``notebooks/05_bloom_filter.ipynb`` (double hashing); tested in ``tests/test_hashing.py``, ``tests/test_bulk.py`` and
+``tests/test_bulk_fast_paths.py``.
 
 Nothing here uses Python's built-in ``hash()``: it is salted per process, so
 bit positions would change from one run to the next.
@@ -35,7 +44,10 @@ __all__ = [
     "fmix64_array",
     "bit_position",
     "double_hash_indices",
+    "spread_step",
+    "spread_steps",
     "murmur3_128_uint64",
+    "check_batch",
     "hashed_chunks",
 ]
 
@@ -208,6 +220,46 @@ def double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> lis
     return [bit_position(h1, h2, i, num_bits) for i in range(num_hashes)]
 
 
+def _step_mask(num_hashes: int) -> int:
+    """For k >= 2: h2 & mask == 0 exactly when h1 + i*h2 mod 2**64, i = 0..k-1, repeat.
+
+    Those k values are distinct exactly when h2 has at least k distinct multiples
+    mod 2**64, i.e. when 2**64 / gcd(h2, 2**64) >= k; with L = (k-1).bit_length()
+    (so 2**L >= k > 2**(L-1)) that fails exactly when 2**(65-L) divides h2.
+    """
+    return (1 << (65 - (num_hashes - 1).bit_length())) - 1
+
+
+def spread_step(h2: int, num_hashes: int) -> int:
+    """The step of a key's k positions: h2, or h2 | 1 if its k values would not be distinct.
+
+    Position i is ``fmix64(h1 + i*h2 mod 2**64) mod m``.  If 2**(65 - L) divides
+    h2, with L = (k-1).bit_length() and k >= 2, two of the k values h1 + i*h2
+    coincide: the empty key hashes to h2 = 0, so all its k positions were one
+    bit.  Such a step (h2 = 0, and otherwise about one key in 2**(64 - L)) is
+    made odd; an odd step has 2**64 distinct multiples, so the k values differ.
+    Every other key keeps its h2, and its positions.
+
+    >>> spread_step(0, 7), spread_step(2**62, 7), spread_step(2**61, 7), spread_step(12345, 7)
+    (1, 4611686018427387905, 2305843009213693952, 12345)
+    """
+    return h2 | 1 if num_hashes > 1 and h2 & _step_mask(num_hashes) == 0 else h2
+
+
+def spread_steps(h2: np.ndarray, num_hashes: int) -> None:
+    """:func:`spread_step` of every element of a uint64 array, in place.
+
+    >>> h2 = np.array([0, 2**62, 12345], dtype=np.uint64); spread_steps(h2, 7)
+    >>> h2.tolist() == [spread_step(x, 7) for x in [0, 2**62, 12345]]
+    True
+    """
+    if num_hashes == 1:  # one value: nothing to repeat
+        return
+    kept = np.bitwise_and(h2, np.uint64(_step_mask(num_hashes)))  # 0: the k values repeat
+    if not kept.all():
+        np.bitwise_or(h2, np.uint64(1), out=h2, where=kept == 0)
+
+
 # --- MurmurHash3 x64 128 of 8-byte keys, vectorised ----------------------------
 # With 8 bytes of input there is no full 16-byte block: the key is the tail k1.
 _C1 = np.uint64(0x87C37B91114253D5)
@@ -239,9 +291,14 @@ def fmix64_array(h: np.ndarray, scratch: np.ndarray, source: np.ndarray | None =
 def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """MurmurHash3 x64 128 (seed 0) of each key's 8 little-endian bytes, in numpy.
 
-    Equal bit for bit to ``mmh3.hash64(key_to_bytes(key), signed=False)``.
+    Equal bit for bit to ``mmh3.hash64(key_to_bytes(int(key)), signed=False)``:
+    a key is its value, whatever the array's dtype and byte order (``">u8"``
+    from the network, a strided view).
 
     >>> h1, h2 = murmur3_128_uint64(np.array([1], dtype=np.uint64))
+    >>> (int(h1[0]), int(h2[0])) == hash128(1)
+    True
+    >>> h1, h2 = murmur3_128_uint64(np.array([1], dtype=">u8"))   # big-endian: the same key
     >>> (int(h1[0]), int(h2[0])) == hash128(1)
     True
 
@@ -251,8 +308,9 @@ def murmur3_128_uint64(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keys = np.asarray(keys)
     if keys.dtype.kind not in "iu":
         raise TypeError(f"keys must be an integer array, not {keys.dtype}")
-    if keys.dtype.itemsize == 8:
-        keys = np.ascontiguousarray(keys).view(np.uint64)  # two's complement for int64
+    if keys.dtype.itemsize == 8:  # read as uint64 in place: native byte order first (">u8")
+        native = keys.dtype.newbyteorder("=")
+        keys = np.ascontiguousarray(keys, dtype=native).view(np.uint64)  # two's complement
     with np.errstate(over="ignore"):
         h1 = np.multiply(keys, _C1, dtype=np.uint64, casting="unsafe")  # k1 *= c1
         scratch = np.right_shift(h1, _S33)
@@ -301,17 +359,36 @@ def _chunked(keys: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
+def check_batch(keys) -> None:
+    """Raise TypeError if ``keys`` is one key (a str is iterable, but it is not a batch).
+
+    >>> check_batch(["abc"]); check_batch("abc")
+    Traceback (most recent call last):
+    ...
+    TypeError: keys must be an iterable of keys (use add/in for a single key), not str
+    """
+    if isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
+        raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
+                        f"not {type(keys).__name__}")
+
+
 def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(h1, h2) uint64 arrays of :func:`hash128`, for ``chunk_keys`` keys at a time.
 
-    ``keys``: a numpy integer array (hashed in numpy), or any iterable of keys
-    (str, bytes, int: one mmh3 call each).  A bad key raises when its chunk is
-    reached.
+    ``keys``: a numpy integer array of any dtype and byte order (hashed in
+    numpy, by value), or any iterable of keys (str, bytes, int: one mmh3 call
+    each), or a numpy ``S``/``U``/object array of such keys.  A bad key raises
+    when its chunk is reached; an ``S`` or ``U`` array with an element that
+    ends in NUL raises before anything is hashed (:func:`_refuse_trailing_nul`).
 
     >>> chunks = list(hashed_chunks(["città", 1, b"x"], chunk_keys=2))
     >>> first_halves = [h1.tolist() for h1, h2 in chunks]
     >>> first_halves == [[hash128("città")[0], hash128(1)[0]], [hash128(b"x")[0]]]
     True
+    >>> next(hashed_chunks(np.array([b"ab", b"c"])))
+    Traceback (most recent call last):
+    ...
+    ValueError: keys[1] of the S2 array ends in NUL: ...
     """
     if isinstance(keys, np.ndarray):  # read chunk by chunk: no copy of the whole array
         flat = keys.ravel() if keys.flags.c_contiguous else keys.flat
@@ -320,12 +397,15 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
                 yield murmur3_128_uint64(flat[start:start + chunk_keys])
             return
         if keys.dtype.kind not in "OUS":
-            raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}")
+            raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}: "
+                            "add refuses float and bool keys too (convert whole numbers "
+                            "with keys.astype(np.int64))")
+        if keys.dtype.kind in "US":
+            _refuse_trailing_nul(keys, flat, chunk_keys)
         keys = chain.from_iterable(flat[start:start + chunk_keys].tolist()
                                    for start in range(0, keys.size, chunk_keys))
-    elif isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
-        raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
-                        f"not {type(keys).__name__}")
+    else:
+        check_batch(keys)
     pieces, size = [], 0
     for digests in _digest_pieces(keys, min(chunk_keys, _PIECE_KEYS)):  # their keys in cache
         pieces.append(digests)
@@ -335,6 +415,39 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
             pieces, size = [], 0
     if pieces:
         yield _halves(pieces)
+
+
+def _refuse_trailing_nul(keys: np.ndarray, flat, chunk_keys: int) -> None:
+    """Raise ValueError if an element of an ``S`` or ``U`` array ends in NUL.
+
+    numpy stores each element in the array's full width, padding a shorter one
+    with NULs, and drops trailing NULs when it reads one back: ``b"ab"`` and
+    ``b"ab\\x00"`` are the same element of an ``S3`` array.  An element whose
+    last byte (``S``) or character (``U``) is not NUL is exactly its stored
+    bytes or characters, and is hashed as ``add`` hashes them; any other could
+    be several keys, so the call is refused, naming it.
+    """
+    width, unit = keys.dtype.itemsize, 1 if keys.dtype.kind == "S" else 4
+    for start in range(0, keys.size, chunk_keys):
+        piece = np.ascontiguousarray(flat[start:start + chunk_keys])
+        last = piece.view(np.uint8).reshape(-1, width)[:, width - unit:]
+        ends_in_nul = ~last.any(axis=1)
+        if ends_in_nul.any():
+            offset = int(np.argmax(ends_in_nul))
+            index = start + offset
+            where = index if keys.ndim == 1 else tuple(int(i) for i in np.unravel_index(
+                index, keys.shape))
+            name = keys.dtype.str.lstrip("|<>=")
+            value = piece[offset].item()
+            if unit == 1:
+                hint = (f"a list of bytes: keys.tolist() if the NULs are padding, "
+                        f"keys.view('V{width}').tolist() if they belong to the keys")
+            else:
+                hint = "a list of str (keys.tolist() if the NULs are padding)"
+            raise ValueError(
+                f"keys[{where}] of the {name} array ends in NUL: numpy pads shorter elements "
+                f"with NULs and drops trailing NULs when it reads one, so {value!r} cannot be "
+                f"told from {value!r} followed by NULs; pass {hint}, or an object array")
 
 
 def _digest_pieces(keys: Iterable, size: int) -> Iterator[bytes]:

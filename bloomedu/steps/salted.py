@@ -19,6 +19,7 @@ from typing import Callable
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_picklable, check_storage, whole_number
 from ..core.hashing import murmurhash2, n_bit_hash_function
+from ..core.locking import LockedWrites
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
 
@@ -29,7 +30,7 @@ def _check_key(key) -> str:
     return key
 
 
-class SaltedBloomFilter:
+class SaltedBloomFilter(LockedWrites):
     """The article's Bloom filter: ``num_hashes`` salted ``hash_bits``-bit hashes.
 
     >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=8)
@@ -46,6 +47,10 @@ class SaltedBloomFilter:
     k is at most 1024 (``MAX_HASHES``) and n at most 32 (the hash is 32 bits).  It
     pickles, its ``hash_function`` by reference: a module-level function works,
     a lambda gets a clear ``PicklingError``.
+
+    Threads may share one: ``add`` holds the filter's lock while it sets the
+    bits (:mod:`bloomedu.core.locking`), ``in`` only reads, so no added key is
+    lost; see :class:`bloomedu.BloomFilter` for what is and is not safe.
     """
 
     def __init__(self, num_hashes: int, hash_bits: int,
@@ -90,8 +95,7 @@ class SaltedBloomFilter:
         >>> f = SaltedBloomFilter(3, 8); f.add("123"); f.bits.count()
         3
         """
-        for index in self.bit_indices(key):
-            self.bits.set(index)
+        self._set_bits(self.bits, self.bit_indices(key))
 
     def __contains__(self, key: str) -> bool:
         """False means never added; True means added or a collision (false positive).

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, is_int, is_number
 from ..core.filter import BloomFilter
-from ..core.hashing import fmix64_array, murmur3_128_uint64
+from ..core.hashing import fmix64_array, murmur3_128_uint64, spread_steps
 from ..core.theory import exact_false_positive_rate, false_positive_rate
 
 __all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
@@ -149,7 +149,8 @@ def double_hash_positions(keys: np.ndarray, num_bits: int, num_hashes: int,
     """The k positions of each uint64 key, one row per key: mixed as BloomFilter does, or plain.
 
     ``mix=True``: ``fmix64((h1 + i*h2) mod 2**64) mod m``, the positions of
-    :class:`~bloomedu.core.filter.BloomFilter`.  ``mix=False``: plain double
+    :class:`~bloomedu.core.filter.BloomFilter` (a step h2 whose k values repeat made
+    odd, as there).  ``mix=False``: plain double
     hashing, ``(h1 + i*h2) mod 2**64 mod m``, the reduction Guava uses (it also
     clears the sign bit first: see :mod:`bloomedu.compat.guava`).  Lesson 06
     compares the two.
@@ -162,6 +163,8 @@ def double_hash_positions(keys: np.ndarray, num_bits: int, num_hashes: int,
     """
     m, k = _whole(num_bits, "num_bits", 1), _whole(num_hashes, "num_hashes", 1)
     h1, h2 = murmur3_128_uint64(keys)
+    if mix:
+        spread_steps(h2, k)
     values = h1[:, None] + np.arange(k, dtype=np.uint64) * h2[:, None]  # wraps modulo 2**64
     if mix:
         fmix64_array(values, np.empty_like(values))
