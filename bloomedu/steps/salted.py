@@ -70,14 +70,15 @@ class SaltedBloomFilter(LockedWrites):
         return [n_bit_hash_function(self.hash_bits, str(i), self.hash_function)
                 for i in range(self.num_hashes)]
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self):
+        """The state without the lock (:class:`~bloomedu.core.locking.LockedWrites`) and
+        without the closures, which are rebuilt from ``hash_function``."""
         check_picklable(self.hash_function, type(self).__name__)
-        state = dict(self.__dict__)
-        del state["hash_functions"]
-        return state
+        attributes, slots = super().__getstate__()
+        return {name: value for name, value in attributes.items() if name != "hash_functions"}, slots
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)  # a new lock, whatever the protocol
         self.hash_functions = self._make_hash_functions()
 
     def bit_indices(self, key: str) -> list[int]:
