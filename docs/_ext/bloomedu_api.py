@@ -143,19 +143,21 @@ def render(page: Page) -> str:
         section(f"Names this {kind} re-exports", [
             f"Defined elsewhere and importable from ``{page.module}`` too "
             "(each link goes to the one place it is documented):", "",
-            *table([f"~{target}" for target in page.reexports.values()])])
-    options = {"autoclass": ["   :members:", "   :undoc-members:", "   :show-inheritance:",
+            *table(list(page.reexports.values()))])
+    options = {"autoclass": ["   :members:", "   :undoc-members:",
                              "   :special-members: __contains__, __len__, __iter__, __or__, "
                              "__and__, __ior__, __iand__, __call__"],
-               "autoexception": ["   :members:", "   :show-inheritance:"],
-               "autofunction": []}
+               "autoexception": ["   :members:"], "autofunction": []}
     for heading, names, directive in (("Classes", page.classes, "autoclass"),
                                       ("Exceptions", page.exceptions, "autoexception"),
                                       ("Functions", page.functions, "autofunction")):
         if names:
             body = []
             for name in names:
-                body += [f".. {directive}:: {page.module}.{name}", *options[directive], ""]
+                body += [f".. {directive}:: {page.module}.{name}", *options[directive]]
+                if directive != "autofunction" and getattr(module, name).__bases__ != (object,):
+                    body += ["   :show-inheritance:"]  # "Bases: object" would say nothing
+                body += [""]
             section(heading, body)
     if page.data:
         body = []
@@ -224,15 +226,8 @@ def _no_borrowed_docstring(app, what, name, obj, options, lines):
             lines.clear()
 
 
-def _drop_object_base(app, name, obj, options, bases) -> None:
-    """"Bases: object" says nothing: show a class's bases only when it has real ones."""
-    if object in bases:
-        bases.remove(object)
-
-
 def setup(app):
     app.connect("builder-inited", _generate)
-    app.connect("autodoc-process-bases", _drop_object_base)
     app.connect("missing-reference", _resolve_missing)
     app.connect("autodoc-process-docstring", _no_borrowed_docstring)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
