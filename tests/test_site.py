@@ -13,6 +13,7 @@ inputs made here: a module added to a package is documented with no edit to the 
 
 from __future__ import annotations
 
+import doctest
 import importlib
 import json
 import pkgutil
@@ -420,13 +421,24 @@ def test_a_module_added_to_a_package_gets_a_page_and_each_name_is_documented_onc
     assert "autoclass:: toypkg.Thing" not in page
 
 
-def test_a_reexported_name_resolves_to_its_home():
+def test_a_reference_resolves_as_python_resolves_the_name_where_it_is_written():
     import bloomedu_api
+    import bloomedu_names
 
-    reexports = {"bloomedu.BloomFilter": "bloomedu.core.filter.BloomFilter"}
-    assert bloomedu_api._reexported_target(reexports, "bloomedu.BloomFilter.from_capacity") == \
-        "bloomedu.core.filter.BloomFilter.from_capacity"
-    assert bloomedu_api._reexported_target(reexports, "bloomedu.core.theory") is None
+    homes = bloomedu_api.homes(bloomedu_api.plan())
+    resolve = bloomedu_names.resolve
+    method = "bloomedu.core.filter.BloomFilter.from_capacity"
+    assert resolve("bloomedu.BloomFilter.from_capacity", homes) == (method, True)  # re-exported
+    assert resolve("BloomFilter.from_capacity", homes, "bloomedu.core.hashing") == (None, False)
+    assert resolve("BloomFilter.from_capacity", homes, "bloomedu.teaching.explorer") == (method, True)
+    assert resolve("from_capacity", homes, "bloomedu.core.filter", "BloomFilter") == (method, True)
+    assert resolve("from_capacity", homes, "bloomedu.core.filter") == (method, True)  # its one class
+    assert resolve("bloomedu.teaching.exercises.Exercise", homes) == \
+        ("bloomedu.teaching.exercises.Exercise", True)  # defined in a private module
+    assert resolve("_positive_int", homes, "bloomedu.core.filter") == (None, True)  # private
+    assert resolve("numpy.ndarray", homes) == (None, True)  # another package's
+    assert resolve("BloomFilter.from_capacty", homes, "bloomedu.core.filter") == (None, False)
+    assert doctest.testmod(bloomedu_names).failed == 0
 
 
 def test_sync_folder_rewrites_only_what_changed_and_deletes_what_is_gone(tmp_path):

@@ -8,8 +8,9 @@ submodules, and its public names: those listed in ``__all__`` (or, without one, 
 names defined there), and links to the lessons whose closing "where this lesson's code
 lives" paragraph names its file.  Each name is documented once, in its *home* module, by autodoc;
 a package that re-exports it (``bloomedu.BloomFilter``) lists it in a table that links
-home, and a cross-reference to the re-exported name (``:class:`bloomedu.BloomFilter```)
-resolves to the home entry.
+home; a cross-reference resolves as Python resolves the name where it is written
+(``:class:`bloomedu.BloomFilter``` goes to the entry in ``bloomedu.core.filter``; see
+``bloomedu_names``).
 
 autosummary's ``:recursive:`` mode finds modules the same way, but it documents a
 re-exported class in full on every package page that exports it (three copies of
@@ -19,12 +20,12 @@ re-exported class in full on every package page that exports it (three copies of
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bloomedu_names import Homes, resolve
 from bloomedu_site import modules_named_by_lessons, sync_folder
 
 PACKAGE = "bloomedu"
@@ -113,6 +114,17 @@ def plan(package: str = PACKAGE) -> dict[str, Page]:
     return pages
 
 
+def homes(pages: dict[str, Page]) -> Homes:
+    """Every entry the pages write: each module, and each name documented on its page."""
+    found = Homes()
+    for page in pages.values():
+        module = importlib.import_module(page.module)
+        found.add(module, page.module)
+        for name in page.classes + page.exceptions + page.functions + page.data:
+            found.add(getattr(module, name), f"{page.module}.{name}")
+    return found
+
+
 def _short_value(value) -> bool:
     text = repr(value)
     return len(text) <= 80 and " at 0x" not in text
@@ -181,48 +193,30 @@ def _generate(app) -> None:
     for module, lessons in modules_named_by_lessons(Path(app.srcdir).parent / "notebooks").items():
         if module in pages:
             pages[module].lessons = lessons
-    app.bloomedu_reexports = {f"{page.module}.{name}": target
-                                  for page in pages.values() for name, target in page.reexports.items()}
+    app.bloomedu_homes = homes(pages)
     write_pages(Path(app.srcdir), pages)
 
 
-def _reexported_target(reexports: dict[str, str], target: str) -> str | None:
-    """``bloomedu.BloomFilter.from_capacity`` -> ``bloomedu.core.filter.BloomFilter.from_capacity``."""
-    head, rest = target, ""
-    while head:
-        if head in reexports:
-            return reexports[head] + rest
-        head, _, tail = head.rpartition(".")
-        rest = f".{tail}{rest}"
-    return None
-
-
 def _resolve_missing(app, env, node, contnode):
-    """A reference Sphinx could not resolve: a name bloomedu re-exports goes to its home
-    entry; a name in another installed package (numpy, sqlite3) stays plain text, since
-    no inventory of other projects' docs can be fetched offline; anything else warns."""
-    if node.get("refdomain") != "py":
+    """A Python reference Sphinx could not resolve by its own rules: resolved as Python
+    would resolve the name where it is written (see ``bloomedu_names``); a real object
+    without an entry stays code; a name that names nothing is left to warn."""
+    if node.get("refdomain") != "py" or not hasattr(app, "bloomedu_homes"):
         return None
-    written = node.get("reftarget", "")
-    context = node.get("py:module")
-    reexports = getattr(app, "bloomedu_reexports", {})
-    for candidate in ([f"{context}.{written}"] if context else []) + [written]:
-        target = _reexported_target(reexports, candidate)
-        if target is not None:
-            return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder,
-                                                    node["reftype"], target, node, contnode)
-    top = written.lstrip(".~").split(".")[0]
-    if top and top != PACKAGE and importlib.util.find_spec(top) is not None:
-        return contnode
-    return None
+    entry, exists = resolve(node.get("reftarget", ""), app.bloomedu_homes,
+                            node.get("py:module"), node.get("py:class"))
+    if entry:
+        return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, "obj", entry,
+                                                node, contnode)
+    return contnode if exists else None
 
 
 def _no_borrowed_docstring(app, what, name, obj, options, lines):
     """A constant without a ``#:`` comment would show its type's docstring (``dict()
     -> new empty dictionary``): show nothing instead."""
     if what in ("data", "attribute") and not type(obj).__module__.startswith(PACKAGE):
-        borrowed = inspect.getdoc(type(obj)) or ""
-        if "\n".join(lines).strip() == borrowed.strip():
+        borrowed = " ".join((inspect.getdoc(type(obj)) or "").split())
+        if borrowed and " ".join(" ".join(lines).split()) == borrowed:
             lines.clear()
 
 

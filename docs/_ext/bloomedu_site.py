@@ -30,6 +30,8 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
+from bloomedu_names import resolve
+
 NOTEBOOKS = ("[0-9][0-9]_*.ipynb", "solutions/[0-9][0-9]_*.ipynb")  # under notebooks/
 LESSONS = "notebooks/" + NOTEBOOKS[0]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -172,7 +174,8 @@ class LessonIndex(MarkdownDirective):
 MODULE_FILE = re.compile(r"^(bloomedu(?:/\w+)*)(?:\.py|/)$")
 MODULE_NAME = re.compile(r"^bloomedu(?:\.\w+)+$")
 LESSON = re.compile(r"^(?:notebooks/)?((?:solutions/)?\d\d_[\w-]+?)(?:\.ipynb)?$")
-IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+PACKAGE = "bloomedu"
 
 
 class LinkCodeSpans(SphinxTransform):
@@ -195,7 +198,7 @@ class LinkCodeSpans(SphinxTransform):
                 self.link(literal, "py", "mod", found)
             elif (lesson := LESSON.match(text)) and f"notebooks/{lesson.group(1)}" in self.env.found_docs:
                 self.link(literal, "std", "doc", f"/notebooks/{lesson.group(1)}")
-            elif module and IDENTIFIER.match(text) and (target := self.name_in(module, text, pages)):
+            elif NAME.match(text) and (target := self.name_in(module, text)):
                 self.link(literal, "py", "obj", target)
 
     @staticmethod
@@ -209,19 +212,17 @@ class LinkCodeSpans(SphinxTransform):
             return None
         return dotted if dotted in pages else None
 
-    @staticmethod
-    def name_in(module: str, name: str, pages: dict) -> str | None:
-        """The documented full name of ``name`` as seen from ``module``: a name it exports,
-        or a method or attribute of exactly one of the classes it documents."""
-        page = pages[module]
-        if name in page.reexports:
-            return page.reexports[name]
-        if name in page.classes + page.exceptions + page.functions + page.data:
-            return f"{module}.{name}"
-        owner = importlib.import_module(module)
-        holders = [cls for cls in page.classes if name in vars(getattr(owner, cls))
-                   and not name.startswith("_")]
-        return f"{module}.{holders[0]}.{name}" if len(holders) == 1 else None
+    def name_in(self, module: str | None, name: str) -> str | None:
+        """The entry a name in a code span stands for, seen from the module named before it
+        in the paragraph, else from the package's own exports (``BloomFilter.from_capacity``)."""
+        homes = getattr(self.app, "bloomedu_homes", None)
+        if homes is None:
+            return None
+        if module is None and not name.startswith(PACKAGE + "."):
+            if name.split(".")[0] not in getattr(importlib.import_module(PACKAGE), "__all__", ()):
+                return None
+            module = PACKAGE
+        return resolve(name, homes, module)[0]
 
     def link(self, literal: nodes.literal, domain: str, role: str, target: str) -> None:
         xref = addnodes.pending_xref("", literal.deepcopy(), refdomain=domain, reftype=role,
