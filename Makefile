@@ -57,4 +57,4 @@ html: $(DOCS_STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) build docs/api docs/notebooks .pytest_cache .hypothesis

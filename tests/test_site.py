@@ -470,3 +470,17 @@ def test_a_missing_readme_section_is_a_clear_error():
     with pytest.raises(ValueError, match="no section '## Three'"):
         readme_section("## One\n", "Three")
 
+
+
+def test_a_constant_does_not_borrow_its_types_docstring():
+    import numpy as np
+    from bloomedu_api import _no_borrowed_docstring
+    from sphinx.util.docstrings import prepare_docstring
+
+    for value in (np.array([1, 2]), {"a": 1}, (1, 2)):
+        lines = prepare_docstring(value.__doc__)
+        _no_borrowed_docstring(None, "data", "X", value, {}, lines)
+        assert lines == []
+        lines = ["Parquet's eight salts."]  # a #: comment of its own stays
+        _no_borrowed_docstring(None, "data", "X", value, {}, lines)
+        assert lines == ["Parquet's eight salts."]

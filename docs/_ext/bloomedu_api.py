@@ -215,8 +215,8 @@ def _no_borrowed_docstring(app, what, name, obj, options, lines):
     """A constant without a ``#:`` comment would show its type's docstring (``dict()
     -> new empty dictionary``): show nothing instead."""
     if what in ("data", "attribute") and not type(obj).__module__.startswith(PACKAGE):
-        borrowed = " ".join((inspect.getdoc(type(obj)) or "").split())
-        if borrowed and " ".join(" ".join(lines).split()) == borrowed:
+        borrowed = " ".join((getattr(type(obj), "__doc__", None) or "").split())
+        if borrowed and " ".join(" ".join(lines).split()).endswith(borrowed):  # after a signature
             lines.clear()
 
 

@@ -7,9 +7,10 @@ lesson index from the notebooks' metadata, code spans that link, and widgets as 
   order, its title linked and its one-line summary (the notebook's ``bloomedu.summary``
   metadata), with a link to its worked solutions when there are some.
 - Code spans become links wherever they stand (lessons, README table, docstrings):
-  ``bloomedu/core/filter.py`` and ``bloomedu.core.filter`` go to the module's API page, a
-  name right after a module (``bloomedu/core/filter.py`` (``from_capacity``)) to its entry,
-  and ``notebooks/07_one_million_urls.ipynb``, ``07_one_million_urls.ipynb`` or
+  ``bloomedu/core/filter.py`` and ``bloomedu.core.filter`` go to the module's API page; a
+  name right after a module (``bloomedu/core/filter.py`` (``from_capacity``)), or one the
+  package exports (``BloomFilter.add_many``), to its entry (found by ``bloomedu_names``);
+  ``notebooks/07_one_million_urls.ipynb``, ``07_one_million_urls.ipynb`` or
   ``07_one_million_urls`` to the lesson's page.  Only targets that exist are linked.
 - :func:`read_notebook` is MyST-NB's reader for ``.ipynb``: the committed notebook as it
   is, except that a widget (ipywidgets) cannot run in a static page, so its output
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -52,7 +54,7 @@ def sync_folder(folder: Path, contents: dict[str, bytes], pattern: str) -> list[
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_bytes() != data:
-            temporary = path.with_name(path.name + ".tmp")
+            temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             temporary.write_bytes(data)
             temporary.replace(path)
             written.append(name)
