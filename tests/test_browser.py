@@ -287,18 +287,28 @@ def lab(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser_page(lab):
+def chromium_browser():
+    """One headless Chromium for every test here (Playwright's sync API allows one at a time)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: the real-browser test needs Debian's chromium "
+                    "(apt-get install chromium; make test installs it when run as root)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                              headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.set_default_timeout(60_000)
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser_page(lab, chromium_browser):
+    page = chromium_browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    yield page
+    page.close()
 
 
 def test_there_are_lessons_to_open():
@@ -334,3 +344,150 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
         assert "keys = uint64" in state["explorer_before"]
         assert "keys = url" in state["explorer_after"], state["explorer_after"]
         assert state["explorer_images_after"] >= 1
+
+
+# --- the course site (make html), read in the browser, offline ----------------------------
+# The site fixture (tests/conftest.py) builds it once per session; these tests open its front
+# page, a lesson and an API page from the files (file://) and served over loopback, search
+# with the site's own search box, and fail if any request would leave the machine.
+
+SITE_LESSON = "notebooks/07_one_million_urls.html"
+SITE_API = "api/bloomedu.core.filter.html"
+SITE_SEARCH_HIT = "api/bloomedu.core.filter.html#bloomedu.core.filter.BloomFilter.from_capacity"
+LOCAL_SCHEMES = ("file", "data", "blob", "about", "chrome-error")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def is_local(url: str) -> bool:
+    """file:, data: and the like, or http(s) to this machine's loopback address."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in LOCAL_SCHEMES or (
+        parts.scheme in ("http", "https", "ws") and parts.hostname in LOOPBACK_HOSTS)
+
+
+class SiteServer:
+    """The built site served by Python's http.server on a free loopback port, in a thread."""
+
+    def __init__(self, folder: Path):
+        import functools
+        import http.server
+        import threading
+
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        handler = functools.partial(Quiet, directory=str(folder))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module", params=["file", "loopback"])
+def site_base(request, site):
+    """The site's root URL: its folder as file://, then the same files over loopback HTTP."""
+    if request.param == "file":
+        yield site.as_uri() + "/"
+        return
+    server = SiteServer(site)
+    try:
+        yield server.base
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def site_page(chromium_browser):
+    """A fresh page that records every request and every script error; any request for
+    another machine is recorded and refused (Playwright routing)."""
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.requests, page.remote, page.errors = [], [], []
+    page.on("request", lambda request: page.requests.append(request.url))
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("console", lambda message: page.errors.append(message.text)
+            if message.type == "error" else None)
+
+    def guard(route):
+        if is_local(route.request.url):
+            route.continue_()
+        else:
+            page.remote.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def assert_stayed_on_this_machine(page) -> None:
+    assert page.requests, "no request was recorded"
+    assert page.remote == [] and [u for u in page.requests if not is_local(u)] == []
+    assert page.errors == [], page.errors
+
+
+def test_site_front_page_lesson_and_api_page_open_offline(site_page, site_base):
+    page, scheme = site_page, "file" if site_base.startswith("file:") else "http"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    page.goto(site_base + "index.html", wait_until="load")
+    assert "Article step → module → lesson → test" in page.locator("article").inner_text()
+    sidebar = page.locator(".bd-docs-nav a.reference").evaluate_all("as => as.map(a => a.href)")
+    lessons = [site_base + p.relative_to(ROOT).with_suffix(".html").as_posix() for p in LESSONS]
+    assert [href for href in sidebar if href in lessons] == lessons
+    page.wait_for_selector("mjx-container", timeout=30_000)  # the bundled MathJax typeset p
+    page.screenshot(path=str(SCREENSHOTS / f"site_index_{scheme}.png"))
+
+    page.goto(site_base + SITE_LESSON, wait_until="load")
+    assert page.locator("article h1").first.inner_text().startswith("07 · One million URLs")
+    figures = page.locator(".cell_output img")
+    assert figures.count() == committed_counts(ROOT / "notebooks" / "07_one_million_urls.ipynb")["png"]
+    widths = figures.evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+    assert all(width > 0 for width in widths), widths  # every figure loaded and decoded
+    page.locator("article a[href*='api/bloomedu.core.filter.html']").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.split("#")[0] == site_base + SITE_API
+    page.screenshot(path=str(SCREENSHOTS / f"site_lesson_{scheme}.png"))
+
+    page.goto(site_base + SITE_API + "#bloomedu.core.filter.BloomFilter.from_capacity", wait_until="load")
+    entry = page.locator("dt[id='bloomedu.core.filter.BloomFilter.from_capacity']")
+    assert entry.is_visible() and "from_capacity" in entry.inner_text()
+    assert page.locator("article a[href*='notebooks/']").count() >= 1  # back to its lessons
+    page.screenshot(path=str(SCREENSHOTS / f"site_api_{scheme}.png"))
+    assert_stayed_on_this_machine(page)
+
+
+def test_site_search_box_finds_from_capacity_offline(site_page, site_base):
+    page, scheme = site_page, "file" if site_base.startswith("file:") else "http"
+    page.goto(site_base + "index.html", wait_until="load")
+    page.locator(".bd-sidebar-primary .search-button-field").first.click()
+    box = page.locator("#pst-search-dialog input[type=search]")
+    box.fill("from_capacity")
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=from_capacity*")
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 && "
+                           "/Search finished/.test(document.querySelector('#search-results').innerText)",
+                           timeout=30_000)
+    results = page.locator("#search-results li a")
+    hrefs = results.evaluate_all("as => as.map(a => a.href)")
+    assert hrefs[0] == site_base + SITE_SEARCH_HIT, hrefs[:5]  # the method itself, first
+    assert site_base + SITE_LESSON in [h.split("#")[0] for h in hrefs]  # and the lesson using it
+    if scheme == "http":  # served, each hit also shows the sentence it was found in
+        page.wait_for_function("() => document.querySelectorAll('#search-results p.context').length > 0")
+    page.screenshot(path=str(SCREENSHOTS / f"site_search_{scheme}.png"))
+    results.first.click()
+    page.wait_for_load_state("load")
+    assert page.url == site_base + SITE_SEARCH_HIT
+    assert page.locator("dt[id='bloomedu.core.filter.BloomFilter.from_capacity']").is_visible()
+    assert_stayed_on_this_machine(page)

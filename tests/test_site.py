@@ -1,193 +1,381 @@
-"""The lessons as a website (tools/build_site.py, ``make html``).
+"""The course site (``make html``: Sphinx with MyST-NB, the book theme and autodoc, in ``docs/``).
 
-The site is built once from the committed notebooks without executing them (the
-real-browser test and nbval execute every lesson already); execution itself is
-tested on small lessons made here.
+The site is built once per session into a temporary folder (the ``site`` fixture in
+``tests/conftest.py``, with the Makefile's flags: warnings are errors), from the committed
+notebooks without executing them (nbval and the real-browser test execute every lesson).
+These tests read what it wrote: every lesson and solution page with its title and
+figures, the sidebar in reading order, the README's table as the front page, an API
+entry for every public name, the search index, and not one reference to a script,
+style sheet, font or image on the network.  ``tests/test_browser.py`` opens the same
+build in Chromium.  The last tests check the site's own helpers (``docs/_ext``) on small
+inputs made here: a module added to a package is documented with no edit to the site.
 """
 
 from __future__ import annotations
 
 import doctest
-import html
+import importlib
 import json
+import pkgutil
+import posixpath
 import re
+import sys
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 import pytest
 
-import tools.build_site
-from tools.build_site import build_site, main
+import bloomedu
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+SOLUTIONS = sorted((NOTEBOOKS / "solutions").glob("[0-9][0-9]_*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+# Names an engineer comes to the API reference for (each as the tail of its full name).
+MUST_HAVE = [
+    "BloomFilter", "BloomFilter.from_capacity", "BloomFilter.add_many", "BloomFilter.contains_many",
+    "BloomFilter.to_bytes", "BloomFilter.from_bytes", "BloomFilter.__contains__",
+    "GuavaBloomFilter", "Bip37Filter", "SaltedBloomFilter", "BitVector", "BitArray", "SeenIds",
+    "HashedIds", "deduplicate", "murmurhash2", "n_bit_hash_function",
+    "theory.exact_false_positive_rate", "theory.false_positive_rate", "theory.num_bits_for",
+    "theory.optimal_num_hashes", "click_stream", "urls.malicious_urls", "BlacklistCache",
+    "experiments.measure_false_positive_rate", "explorer.explore", "exercises.check", "cli.size_report",
+]
 
 
-class Tags(HTMLParser):
-    """Every start tag of a page, as (tag, attributes) pairs."""
+class Elements(HTMLParser):
+    """Every start tag of a page with its attributes and its ancestors, and the text under each."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+            "track", "wbr"}
 
     def __init__(self, text: str):
-        super().__init__()
-        self.tags: list[tuple[str, dict]] = []
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict, tuple]] = []
+        self.styles: list[str] = []  # <style> blocks and style="..." attributes
+        self._stack: list[tuple[str, dict]] = []
+        self._text: dict[int, list[str]] = {}
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
+        attrs = {key: value or "" for key, value in attrs}
+        self.tags.append((tag, attrs, tuple(self._stack)))
+        if "style" in attrs:
+            self.styles.append(attrs["style"])
+        if tag not in self.VOID:
+            self._stack.append((tag, attrs))
+            self._text[id(attrs)] = []
 
-    def find(self, tag: str, **attrs) -> list[dict]:
-        return [a for t, a in self.tags if t == tag and all(a.get(k) == v for k, v in attrs.items())]
+    def handle_endtag(self, tag):
+        if any(name == tag for name, _ in self._stack):  # a stray end tag closes nothing
+            while self._stack.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        for _, attrs in self._stack:
+            self._text[id(attrs)].append(data)
+        if self._stack and self._stack[-1][0] == "style":
+            self.styles.append(data)
+
+    def text(self, attrs: dict) -> str:
+        """The text under an element, spaces collapsed, typographic quotes made plain."""
+        text = " ".join("".join(self._text.get(id(attrs), [])).split())
+        return text.translate(str.maketrans("‘’“”", "''\"\""))
+
+    def find(self, tag: str, inside: str | None = None, **wanted) -> list[dict]:
+        """Tags named ``tag`` whose attributes hold ``wanted`` (a class among their classes),
+        below an element whose class list holds ``inside``."""
+        def has(attrs, key, value):
+            return value in attrs.get("class", "").split() if key == "class_" else attrs.get(key) == value
+        return [attrs for name, attrs, ancestors in self.tags
+                if name == tag and all(has(attrs, k, v) for k, v in wanted.items())
+                and (inside is None or any(inside in a.get("class", "").split() for _, a in ancestors))]
+
+
+def page_of(path: Path) -> str:
+    """A notebook's page in the site, relative to its root."""
+    return path.relative_to(ROOT).with_suffix(".html").as_posix()
+
+
+def read(site: Path, page: str) -> Elements:
+    assert (site / page).is_file(), f"{page} is missing from the site"
+    return Elements((site / page).read_text(encoding="utf-8"))
+
+
+def resolve(page: str, href: str) -> str:
+    """A relative link on ``page``, as a path from the site's root (no fragment)."""
+    path = urlsplit(href).path
+    return posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
 
 
 def first_heading(path: Path) -> str:
-    for cell in json.loads(path.read_text())["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "markdown" and (m := re.search(r"^#+\s+(.+)$", source, re.M)):
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown" and (m := re.search(r"^#\s+(.+)$", cell.source, re.M)):
             return m.group(1).strip()
     raise AssertionError(f"{path.name} has no heading")
 
 
-def png_outputs(path: Path) -> int:
-    return sum("image/png" in output.get("data", {})
-               for cell in json.loads(path.read_text())["cells"]
-               for output in cell.get("outputs", []))
+def outputs(path: Path, mime: str) -> int:
+    return sum(mime in output.get("data", {})
+               for cell in nbformat.read(path, as_version=4).cells for output in cell.get("outputs", []))
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("html")
-    assert main(["--notebooks", str(NOTEBOOKS), "--out", str(out), "--no-execute"]) == 0
-    return out
+def inventory(site: Path) -> dict[str, str]:
+    """objects.inv: every documented name and the page#anchor of its entry."""
+    raw = (site / "objects.inv").read_bytes()
+    header_end = 0
+    for _ in range(4):
+        header_end = raw.index(b"\n", header_end) + 1
+    entries = {}
+    for line in zlib.decompress(raw[header_end:]).decode().splitlines():
+        match = re.match(r"(.+?)\s+(\S+):(\S+)\s+(-?\d+)\s+(\S*)\s+(.*)", line)
+        if match and match.group(2) == "py":
+            name, uri = match.group(1), match.group(5)
+            entries[name] = uri[:-1] + name if uri.endswith("$") else uri
+    return entries
 
 
-def test_there_are_lessons_to_build():
-    assert LESSONS, f"no lessons in {NOTEBOOKS}"
+def public_modules() -> list[str]:
+    """Every module and subpackage of bloomedu with no ``_`` part, found on disk."""
+    found = ["bloomedu"] + [info.name for info in
+                            pkgutil.walk_packages(bloomedu.__path__, "bloomedu.")]
+    return sorted(n for n in found if not any(p.startswith("_") for p in n.split(".")))
 
 
-def test_index_lists_every_lesson_in_order_with_its_title(site):
-    index = (site / "index.html").read_text()
-    links = [a["href"] for a in Tags(index).find("a")]
-    assert links == [path.with_suffix(".html").name for path in LESSONS]
-    positions = [index.index(html.escape(first_heading(path))) for path in LESSONS]
-    assert positions == sorted(positions)
-    assert index.count("class='summary'") == len(LESSONS)
+def test_there_are_lessons_and_solutions_to_build():
+    assert LESSONS and SOLUTIONS, f"no lessons or solutions in {NOTEBOOKS}"
 
 
-def test_every_lesson_page_links_to_its_neighbours_and_the_links_resolve(site):
-    names = [path.with_suffix(".html").name for path in LESSONS]
-    for position, name in enumerate(names):
-        tags = Tags((site / name).read_text())
-        prev_links = [a["href"] for a in tags.find("a", rel="prev")]
-        next_links = [a["href"] for a in tags.find("a", rel="next")]
-        assert prev_links == ([names[position - 1]] * 2 if position > 0 else []), name
-        assert next_links == ([names[position + 1]] * 2 if position + 1 < len(names) else []), name
-        assert [a["href"] for a in tags.find("a", **{"class": "bloomedu-index"})] == ["index.html"] * 2
-        for href in prev_links + next_links:
-            assert (site / href).is_file()
+@pytest.mark.parametrize("notebook", LESSONS + SOLUTIONS, ids=lambda p: p.stem)
+def test_every_lesson_and_solution_has_a_page_with_its_title_and_figures(site, notebook):
+    page = page_of(notebook)
+    tags = read(site, page)
+    heading = first_heading(notebook)
+    assert tags.text(tags.find("title")[0]).startswith(heading)
+    assert [tags.text(h).rstrip("#").strip() for h in tags.find("h1", inside="bd-article")] == [heading]
+    images = [img["src"] for img in tags.find("img", inside="cell_output")]
+    assert len(images) == outputs(notebook, "image/png"), page
+    for src in images:
+        assert src.startswith("data:image/") or (
+            not urlsplit(src).scheme and (site / resolve(page, src)).is_file()), (page, src)
 
 
-def test_mentions_of_other_lessons_link_to_their_pages(tmp_path):
-    first = tiny_lesson(1, "first")
-    name, nb = tiny_lesson(2, "second")
-    nb.cells.append(nbformat.v4.new_markdown_cell(
-        "Back to `01_first.ipynb`; `07_missing.ipynb` is not a lesson here."))
-    build_site(write_lessons(tmp_path / "nb", first, (name, nb)), tmp_path / "out",
-               execute=False, log=lambda line: None)
-    page = (tmp_path / "out" / "02_second.html").read_text()
-    hrefs = [a.get("href") for a in Tags(page).find("a")]
-    assert hrefs.count("01_first.html") == 3  # the text's link and the two "previous" links
-    assert "07_missing.html" not in hrefs and "07_missing.ipynb" in page
+def sidebar(tags: Elements, page: str) -> list[str]:
+    return [resolve(page, a["href"]) for a in tags.find("a", inside="bd-docs-nav", class_="reference")]
 
 
-def test_figures_are_embedded_and_nothing_is_loaded_from_the_network(site):
+def test_the_sidebar_lists_lessons_in_reading_order_then_solutions_then_the_api(site):
+    lessons, solutions = [page_of(p) for p in LESSONS], [page_of(p) for p in SOLUTIONS]
+    for page in ["index.html", lessons[0], lessons[-1], "api/bloomedu.core.filter.html"]:
+        links = sidebar(read(site, page), page)
+        assert [link for link in links if link in lessons] == lessons, page
+        assert [link for link in links if link in solutions] == solutions, page
+        assert links.index(lessons[-1]) < links.index(solutions[0]) < links.index("api/bloomedu.html")
+
+
+def test_previous_and_next_follow_the_reading_order(site):
+    order = ["index.html"] + [page_of(p) for p in LESSONS + SOLUTIONS]
+    for before, page, after in zip(order, order[1:], order[2:] + ["api/bloomedu.html"]):
+        tags = read(site, page)
+        assert [resolve(page, a["href"]) for a in tags.find("a", class_="left-prev")] == [before]
+        assert [resolve(page, a["href"]) for a in tags.find("a", class_="right-next")] == [after]
+
+
+def readme_rows() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| article step | module | lesson | test |"):]
+    lines = table[:table.index("\n\n")].splitlines()[2:]
+    return [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
+
+
+def test_the_front_page_is_the_readme_table_with_links(site):
+    tags = read(site, "index.html")
+    rows = [tr for tr in tags.find("tr", inside="bd-article") if tags.text(tr)]
+    expected = readme_rows()
+    assert len(rows) == len(expected) + 1  # and the header row
+    shown = [tags.text(tr) for tr in rows[1:]]
+    for row, text in zip(expected, shown):
+        cells = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", " ".join(row))  # a link shows its text
+        plain = " ".join(re.sub(r"[`*]", "", cells).replace("\\|", "|").split())
+        assert text == plain
+    links = {resolve("index.html", a["href"]) for a in tags.find("a", inside="bd-article")}
+    for row in expected:
+        for path in re.findall(r"`(bloomedu/[\w/]+\.py)`", row[1]):
+            module = path[:-3].replace("/", ".").removesuffix(".__init__")
+            assert f"api/{module}.html" in links, path
+        for stem in re.findall(r"`(\d\d_\w+)`", row[2]):
+            assert f"notebooks/{stem}.html" in links, stem
+    assert all((site / link).is_file() for link in links if link.endswith(".html"))
+
+
+def test_the_front_page_lists_each_lesson_with_its_summary(site):
+    tags = read(site, "index.html")
+    items = tags.find("li", inside="bloomedu-lessons")
+    assert len(items) == len(LESSONS)
+    for item, path in zip(items, LESSONS):
+        summary = nbformat.read(path, as_version=4).metadata["bloomedu"]["summary"]
+        assert tags.text(item).startswith(f"{first_heading(path)}: {summary}")
+    hrefs = [resolve("index.html", a["href"]) for a in tags.find("a", inside="bloomedu-lessons")]
     for path in LESSONS:
-        page = (site / path.with_suffix(".html").name).read_text()
-        tags = Tags(page)
-        images = [a.get("src", "") for a in tags.find("img")]
-        assert all(src.startswith("data:image/") for src in images), path.name
-        assert sum(src.startswith("data:image/png;base64,") for src in images) == png_outputs(path)
-        assert [a for a in tags.find("script") if "src" in a] == [], path.name
-        for tag in ("link", "iframe", "img", "source"):
-            for attrs in tags.find(tag):
-                for key in ("src", "href"):
-                    assert not re.match(r"(https?:)?//", attrs.get(key, "")), (path.name, tag, attrs)
-        assert "mathjax" not in page.lower() and "require.js" not in page
+        assert page_of(path) in hrefs
+    for path in SOLUTIONS:
+        assert page_of(path) in hrefs
 
 
-def tiny_lesson(number: int, slug: str, *cells) -> tuple[str, nbformat.NotebookNode]:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_markdown_cell(f"# {number:02d} · Lesson {slug}\n\nFirst {slug}. Second.")]
-    nb.cells += [nbformat.v4.new_code_cell(source) for source in cells]
-    return f"{number:02d}_{slug}.ipynb", nb
+def test_every_public_module_has_an_api_page(site):
+    modules = public_modules()
+    for part in ("steps", "core", "compat", "services", "workloads", "teaching"):
+        assert f"bloomedu.{part}" in modules
+    names = inventory(site)
+    for module in modules:
+        assert names.get(module) == f"api/{module}.html#module-{module}", module
+    assert sorted(p.stem for p in (site / "api").glob("*.html")) == modules
 
 
-def write_lessons(folder: Path, *lessons) -> Path:
-    folder.mkdir(exist_ok=True)
-    for name, nb in lessons:
-        nbformat.write(nb, folder / name)
-    return folder
+@pytest.mark.parametrize("wanted", MUST_HAVE)
+def test_the_api_reference_has_the_names_engineers_look_for(site, wanted):
+    names = inventory(site)
+    found = [name for name in names if name.startswith("bloomedu.") and
+             (name == wanted or name.endswith("." + wanted))]
+    assert found, f"{wanted} is not in the API reference"
+    page, _, anchor = names[found[0]].partition("#")
+    assert any(a.get("id") == anchor for _, a, _ in read(site, page).tags), (page, anchor)
 
 
-def test_execution_runs_each_lesson_and_embeds_its_fresh_figure(tmp_path):
-    plot = ("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
-            "plt.figure(figsize=(2, 2)); plt.plot([1, 2]); plt.show()")
-    notebooks = write_lessons(tmp_path / "nb", tiny_lesson(2, "plot", plot, "print(6 * 7)"),
-                              tiny_lesson(1, "text", "print('hello')"),
-                              tiny_lesson(3, "last", "1 + 1"))
-    (notebooks / "draft.ipynb").write_text("not a lesson, not even json")
-    logged = []
-    lessons = build_site(notebooks, tmp_path / "out", execute=True, timeout=120, log=logged.append)
-    assert [lesson.html_name for lesson in lessons] == ["01_text.html", "02_plot.html", "03_last.html"]
-    assert [lesson.summary for lesson in lessons] == ["First text.", "First plot.", "First last."]
-    assert sum("executed" in line for line in logged) == 3
-    page = (tmp_path / "out" / "02_plot.html").read_text()
-    images = [a["src"] for a in Tags(page).find("img")]
-    assert len(images) == 1 and images[0].startswith("data:image/png;base64,") and "42" in page
-    # the committed notebook is not changed by the build
-    assert nbformat.read(notebooks / "02_plot.ipynb", as_version=4).cells[1].outputs == []
+def test_every_name_in_every_all_appears_on_its_module_page(site):
+    """Documented there (its own entry), or, when it is defined elsewhere and re-exported,
+    named there by a link to its entry.  Private modules (a ``_`` part, such as
+    ``exercises._feedback``) have no page: their names appear where a public module exports them."""
+    names = inventory(site)
+    checked = 0
+    for module in public_modules():
+        exported = getattr(importlib.import_module(module), "__all__", [])
+        page = f"api/{module}.html"
+        tags = read(site, page)
+        targets = {urlsplit(a["href"]).fragment: tags.text(a) for a in tags.find("a", inside="bd-article")
+                   if "href" in a}
+        for name in exported:
+            checked += 1
+            if f"{module}.{name}" in names:
+                continue
+            linked = [t for t, text in targets.items()
+                      if t.endswith("." + name) and t in names and text.endswith(name)]
+            assert linked, f"{module}.{name} is neither documented nor linked on {page}"
+    assert checked > 60
 
 
-def test_a_failing_lesson_stops_the_build_and_is_named(tmp_path, capsys):
-    notebooks = write_lessons(tmp_path / "nb", tiny_lesson(1, "fine", "x = 1"),
-                              tiny_lesson(2, "broken", "raise ValueError('boom')"))
-    assert main(["--notebooks", str(notebooks), "--out", str(tmp_path / "out")]) == 1
-    assert "02_broken.ipynb" in capsys.readouterr().err
+def test_api_pages_link_the_lessons_their_docstrings_name(site):
+    pairs = 0
+    for module in public_modules():
+        doc = importlib.import_module(module).__doc__ or ""
+        page = f"api/{module}.html"
+        hrefs = {resolve(page, a["href"]) for a in read(site, page).find("a") if "href" in a}
+        for stem in re.findall(r"``notebooks/(\d\d_\w+)\.ipynb``", doc):
+            pairs += 1
+            assert f"notebooks/{stem}.html" in hrefs, (module, stem)
+    assert pairs >= 10
 
 
-def test_widget_views_become_a_note_without_widget_scripts(tmp_path):
-    name, nb = tiny_lesson(1, "widget", "panel")
-    nb.cells[1].outputs = [nbformat.v4.new_output(
-        "display_data", data={"text/plain": "VBox()", "application/vnd.jupyter.widget-view+json":
-                              {"model_id": "abc", "version_major": 2, "version_minor": 0}})]
-    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
-    build_site(write_lessons(tmp_path / "nb", (name, nb)), tmp_path / "out", execute=False,
-               log=lambda line: None)
-    page = (tmp_path / "out" / "01_widget.html").read_text()
-    assert "bloomedu-widget-note" in page and "make lab" in page
-    assert "widget-state" not in page and "<script src" not in page
+def test_lesson_pages_link_the_api_pages_of_the_modules_they_name(site):
+    for path in LESSONS:
+        closing = [c.source for c in nbformat.read(path, as_version=4).cells
+                   if c.cell_type == "markdown" and "Where this lesson's code lives" in c.source]
+        assert closing, f"{path.name} has no closing 'where this lesson's code lives' paragraph"
+        named = re.findall(r"`(bloomedu/[\w/]+\.py)`", closing[-1])
+        assert named, path.name
+        page = page_of(path)
+        hrefs = {resolve(page, a["href"]) for a in read(site, page).find("a", inside="bd-article")}
+        for file in named:
+            target = f"api/{file[:-3].replace('/', '.').removesuffix('.__init__')}.html"
+            assert target in hrefs and (site / target).is_file(), (path.name, file)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--timeout", "0"], "--timeout"),
-    (["--bogus"], "unrecognized"),
-])
-def test_bad_command_lines_exit_with_status_2(argv, message, capsys):
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    assert stop.value.code == 2 and message in capsys.readouterr().err
+def test_api_pages_link_the_lessons_whose_code_lives_there(site):
+    """The reverse of the closing paragraphs: every module a lesson names links that lesson."""
+    pairs = 0
+    for path in LESSONS:
+        closing = [c.source for c in nbformat.read(path, as_version=4).cells
+                   if c.cell_type == "markdown" and "Where this lesson's code lives" in c.source][-1]
+        for file in re.findall(r"`(bloomedu/[\w/]+\.py)`", closing):
+            page = f"api/{file[:-3].replace('/', '.').removesuffix('.__init__')}.html"
+            hrefs = {resolve(page, a["href"]) for a in read(site, page).find("a", inside="bloomedu-lessons-here")}
+            assert page_of(path) in hrefs, (page, path.name)
+            pairs += 1
+    assert pairs >= len(LESSONS)
 
 
-def test_an_empty_folder_is_a_clear_error(tmp_path, capsys):
-    assert main(["--notebooks", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
-    assert "no lessons matching" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+def test_the_search_index_finds_from_capacity(site):
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    assert "from_capacity" in json.dumps(index["objects"])
+    assert any(term.startswith("from_capac") for term in index["terms"])
 
 
-def test_module_doctests():
-    # tools/ is outside pytest's testpaths, so its docstring examples run here
-    result = doctest.testmod(tools.build_site, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 3 and result.failed == 0
+URL_IN_CSS = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)|@import\s+['"]([^'"]+)['"]""")
+
+
+def remote(url: str) -> bool:
+    """True for a URL that names another machine (a scheme other than data: or file:, or //host)."""
+    url = url.strip()
+    return url.startswith("//") or urlsplit(url).scheme not in ("", "data", "file", "about", "blob")
+
+
+def test_no_page_or_style_sheet_loads_anything_from_the_network(site):
+    """Every HTML and CSS file of the build: only relative or file-local URLs, except plain
+    ``<a href>`` links to outside references, which a reader follows on purpose."""
+    html_files, css_files = sorted(site.rglob("*.html")), sorted(site.rglob("*.css"))
+    assert len(html_files) > len(LESSONS) + len(SOLUTIONS) and css_files
+    bad = []
+    for path in html_files:
+        tags = Elements(path.read_text(encoding="utf-8"))
+        for tag, attrs, _ in tags.tags:
+            for key in ("src", "href", "data", "poster", "srcset", "action", "formaction"):
+                if key not in attrs or (tag == "a" and key == "href"):
+                    continue
+                urls = [part.split()[0] for part in attrs[key].split(",") if part.strip()] \
+                    if key == "srcset" else [attrs[key]]
+                bad += [(path.name, tag, key, url) for url in urls if remote(url)]
+        for style in tags.styles:
+            bad += [(path.name, "style", url) for m in URL_IN_CSS.finditer(style)
+                    for url in m.groups() if url and remote(url)]
+    for path in css_files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        bad += [(str(path.relative_to(site)), url) for m in URL_IN_CSS.finditer(text)
+                for url in m.groups() if url and remote(url)]
+    assert bad == []
+
+
+def test_math_is_typeset_by_the_mathjax_copy_in_the_site(site):
+    """MathJax comes from the site's own _static/ (the sphinx-mathjax-offline package), never a CDN."""
+    with_math = 0
+    for path in sorted(site.rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        page = path.relative_to(site).as_posix()
+        scripts = [a["src"] for a in Elements(text).find("script") if "src" in a]
+        mathjax = [src for src in scripts if "mathjax" in src.lower()]
+        if 'class="math' in text:
+            with_math += 1
+            assert [resolve(page, src) for src in mathjax] == ["_static/mathjax/tex-chtml.js"], page
+        assert all(not remote(src) for src in mathjax)
+    assert with_math >= 1  # the front page's formula at least
+    assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert list((site / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
+
+
+def test_widget_outputs_become_a_note_and_load_no_widget_scripts(site):
+    with_widgets = [path for path in LESSONS + SOLUTIONS if outputs(path, WIDGET_VIEW)]
+    assert with_widgets, "lesson 09's explorer is a widget"
+    for path in with_widgets:
+        text = (site / page_of(path)).read_text(encoding="utf-8")
+        assert text.count('class="bloomedu-widget-note"') == outputs(path, WIDGET_VIEW)
+        assert "make lab" in text
+        assert "widget-state" not in text and WIDGET_VIEW not in text and "require.js" not in text
 
 
 def test_every_lesson_carries_its_index_summary():
@@ -195,3 +383,104 @@ def test_every_lesson_carries_its_index_summary():
     for path in LESSONS:
         summary = nbformat.read(path, as_version=4).metadata.get("bloomedu", {}).get("summary", "")
         assert 40 <= len(summary) <= 160 and summary.endswith("."), (path.name, summary)
+
+
+# --- the site's helpers (docs/_ext), on small inputs ------------------------------------------
+
+def test_a_module_added_to_a_package_gets_a_page_and_each_name_is_documented_once(tmp_path,
+                                                                                 monkeypatch):
+    import bloomedu_api
+
+    package = tmp_path / "toypkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        '"""Toy."""\nfrom .sub.thing import Thing, make\nfrom ._hidden import Helper\n'
+        '__all__ = ["Thing", "make", "Helper", "LIMIT"]\nLIMIT = 3\n')
+    (package / "sub" / "__init__.py").write_text('"""Sub."""\n')
+    (package / "sub" / "thing.py").write_text(
+        '"""Thing."""\n__all__ = ["Thing", "make"]\nclass Thing:\n    """A thing."""\n'
+        'def make():\n    """Make one."""\n')
+    (package / "_hidden.py").write_text('"""Private."""\nclass Helper:\n    """Helps."""\n')
+    (package / "sub" / "new.py").write_text('"""Added later."""\ndef fresh():\n    """New."""\n'
+                                            'def _private():\n    pass\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pages = bloomedu_api.plan("toypkg")
+    assert sorted(pages) == ["toypkg", "toypkg.sub", "toypkg.sub.new", "toypkg.sub.thing"]
+    assert pages["toypkg"].reexports == {"Thing": "toypkg.sub.thing.Thing",
+                                         "make": "toypkg.sub.thing.make"}
+    assert pages["toypkg"].classes == ["Helper"]  # its definition is private: documented here
+    assert pages["toypkg"].data == ["LIMIT"]
+    assert (pages["toypkg.sub.thing"].classes, pages["toypkg.sub.thing"].functions) == (["Thing"], ["make"])
+    assert pages["toypkg.sub.new"].functions == ["fresh"]
+    assert pages["toypkg.sub"].submodules == ["toypkg.sub.new", "toypkg.sub.thing"]
+    written = bloomedu_api.write_pages(tmp_path / "src", pages)
+    assert sorted(written) == sorted(f"{name}.rst" for name in pages)
+    assert bloomedu_api.write_pages(tmp_path / "src", pages) == []  # unchanged: nothing rewritten
+    page = (tmp_path / "src" / "api" / "toypkg.rst").read_text()
+    assert ".. autoclass:: toypkg.Helper" in page and "   toypkg.sub.thing.Thing\n" in page
+    assert "autoclass:: toypkg.Thing" not in page
+
+
+def test_a_reference_resolves_as_python_resolves_the_name_where_it_is_written():
+    import bloomedu_api
+    import bloomedu_names
+
+    homes = bloomedu_api.homes(bloomedu_api.plan())
+    resolve = bloomedu_names.resolve
+    method = "bloomedu.core.filter.BloomFilter.from_capacity"
+    assert resolve("bloomedu.BloomFilter.from_capacity", homes) == (method, True)  # re-exported
+    assert resolve("BloomFilter.from_capacity", homes, "bloomedu.core.hashing") == (None, False)
+    assert resolve("BloomFilter.from_capacity", homes, "bloomedu.teaching.explorer") == (method, True)
+    assert resolve("from_capacity", homes, "bloomedu.core.filter", "BloomFilter") == (method, True)
+    assert resolve("from_capacity", homes, "bloomedu.core.filter") == (method, True)  # its one class
+    assert resolve("bloomedu.teaching.exercises.Exercise", homes) == \
+        ("bloomedu.teaching.exercises.Exercise", True)  # defined in a private module
+    assert resolve("_positive_int", homes, "bloomedu.core.filter") == (None, True)  # private
+    assert resolve("numpy.ndarray", homes) == (None, True)  # another package's
+    assert resolve("BloomFilter.from_capacty", homes, "bloomedu.core.filter") == (None, False)
+    assert doctest.testmod(bloomedu_names).failed == 0
+
+
+def test_sync_folder_rewrites_only_what_changed_and_deletes_what_is_gone(tmp_path):
+    from bloomedu_site import sync_folder
+
+    assert sync_folder(tmp_path, {"a.txt": b"1", "sub/b.txt": b"2"}, "**/*.txt") == ["a.txt", "sub/b.txt"]
+    assert sync_folder(tmp_path, {"a.txt": b"1", "sub/b.txt": b"3"}, "**/*.txt") == ["sub/b.txt"]
+    assert sync_folder(tmp_path, {"sub/b.txt": b"3"}, "**/*.txt") == []
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.txt")) == ["sub/b.txt"]
+
+
+def test_a_widget_output_is_read_as_a_note_and_its_state_dropped():
+    from bloomedu_site import read_notebook
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("panel")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={
+        "text/plain": "VBox()", WIDGET_VIEW: {"model_id": "abc", "version_major": 2, "version_minor": 0}})]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    read = read_notebook(nbformat.writes(nb))
+    assert "widgets" not in read.metadata
+    assert list(read.cells[0].outputs[0].data) == ["text/html"]
+    assert "make lab" in read.cells[0].outputs[0].data["text/html"]
+
+
+def test_a_missing_readme_section_is_a_clear_error():
+    from bloomedu_site import readme_section
+
+    assert readme_section("# T\n\n## One\n\ntext\n\n## Two\n\nmore\n", "One") == "text"
+    with pytest.raises(ValueError, match="no section '## Three'"):
+        readme_section("## One\n", "Three")
+
+
+
+def test_a_constant_does_not_borrow_its_types_docstring():
+    import numpy as np
+    from bloomedu_api import _no_borrowed_docstring
+    from sphinx.util.docstrings import prepare_docstring
+
+    for value in (np.array([1, 2]), {"a": 1}, (1, 2)):
+        lines = prepare_docstring(value.__doc__)
+        _no_borrowed_docstring(None, "data", "X", value, {}, lines)
+        assert lines == []
+        lines = ["Parquet's eight salts."]  # a #: comment of its own stays
+        _no_borrowed_docstring(None, "data", "X", value, {}, lines)
+        assert lines == ["Parquet's eight salts."]

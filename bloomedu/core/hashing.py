@@ -4,7 +4,7 @@ Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") hashes click
 IDs with the npm package ``murmurhash`` (``murmurhash.v2``), truncates the hash
 to n bits, and makes several n-bit hash functions by appending a salt to the
 input.  This module reproduces those functions exactly (:func:`murmurhash2`,
-:func:`n_bit_hash_function`) and adds what the general :class:`BloomFilter`
+:func:`n_bit_hash_function`) and adds what the general :class:`~bloomedu.core.filter.BloomFilter`
 needs: stable key encoding (:func:`key_to_bytes`), one 128-bit MurmurHash3 per
 key (:func:`hash128`) and k positions from it by double hashing (Kirsch and
 Mitzenmacher, "Less hashing, same performance", ESA 2006), with the step h2 made

@@ -14,6 +14,7 @@ only, in three steps:
    bits, a chain r -> r+1 with probability 1 - r/m, k steps
    (:func:`_distinct_probes`).
 2. Q_r, the chance that the t throws cover r given bits (:func:`covered`):
+
    - when r (1 - 1/m)^t <= 1/2 for every r, by inclusion-exclusion,
      sum_j (-1)^j C(r, j) (1 - j/m)^t, whose terms fall at least as fast as
      2^-j / j!, so nothing cancels;
@@ -24,6 +25,7 @@ only, in three steps:
      bound shows the rest below 2^-56 of Q_r: occupancy counts are negatively
      associated (Dubhashi and Ranjan, "Balls and bins: a study in negative
      dependence", 1998), so a_r(s) <= (1 - (1 - 1/r)^s)^r.
+
 3. E[(X/m)^k] = sum_r P(R = r) Q_r.
 
 All terms are positive, so the relative error is a few roundings per term:
