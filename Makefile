@@ -1,6 +1,8 @@
 # Two commands do all the set-up on a fresh machine with Python and make:
 #   make lab    create .venv if missing, then open the lessons in JupyterLab
-#   make test   create .venv if missing, then run every test (doctests, unit tests, nbval)
+#   make test   create .venv and .venv-oldest if missing, then run every test (doctests, unit
+#               tests, nbval) in each: .venv has the newest releases, .venv-oldest the lower
+#               bounds pyproject.toml promises (pinned in constraints/oldest.txt)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -11,16 +13,34 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: env lab test bench html clean chromium
+# The second environment: every direct dependency at exactly its declared lower bound.
+OLDEST        ?= .venv-oldest
+OLDEST_BIN    := $(OLDEST)/bin
+OLDEST_STAMP  := $(OLDEST)/.installed
+CONSTRAINTS   := constraints/oldest.txt
+# ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: env env-oldest lab test bench html clean chromium
 
 env: $(STAMP)
+env-oldest: $(OLDEST_STAMP)
+
+# $(1): the venv, $(2): extra pip arguments
+define make_venv
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]'
+	$(1)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
+endef
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
+	$(call make_venv,$(VENV),)
 	touch $(STAMP)
+
+$(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
+	$(call make_venv,$(OLDEST),-c $(CONSTRAINTS))
+	touch $(OLDEST_STAMP)
 
 lab: $(STAMP)
 	@echo "Opening the lessons; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
@@ -34,8 +54,25 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
 
-test: $(STAMP) chromium
-	$(BIN)/python -m pytest
+# One whole pytest run in each environment, one after the other, each between headers that name
+# it; the second runs even when the first fails, and the last line names each that failed.
+# BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
+# Nothing is skipped in .venv-oldest: JupyterLab 4.0.0 and playwright 1.40.0 run the browser test too.
+# $(1): the venv, $(2): what it holds, $(3): the constraints file it was built with, if any
+define run_tests
+	@echo; echo "======== make test in $(1): $(2) ========"
+	@$(1)/bin/python -c 'import sys; from importlib.metadata import version; \
+	  print("Python", sys.version.split()[0], *(f"{n} {version(n)}" for n in ("numpy", "mmh3", "matplotlib")))'
+	BLOOMEDU_CONSTRAINTS=$(3) $(1)/bin/python -m pytest || echo "$(1)" >> $(FAILED)
+	@echo "======== end of make test in $(1) ========"
+endef
+FAILED := build/.make-test-failed
+
+test: $(STAMP) $(OLDEST_STAMP) chromium
+	@mkdir -p build && rm -f $(FAILED)
+	$(call run_tests,$(VENV),the newest releases,)
+	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS))
+	@if [ -s $(FAILED) ]; then echo "make test FAILED in:" $$(cat $(FAILED)); exit 1; fi
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -48,4 +85,4 @@ html: $(STAMP)
 	$(BIN)/python -m tools.build_site --out build/html
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OLDEST) build .pytest_cache .hypothesis
