@@ -55,7 +55,8 @@ chromium:
 	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
 
 # One whole pytest run in each environment, one after the other, each between headers that name
-# it; the second runs even when the first fails, and the last line names each that failed.
+# it; the second runs even when the first fails, and the last line names each that failed (or
+# says both passed).
 # BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
 # Nothing is skipped in .venv-oldest: JupyterLab 4.0.0 and playwright 1.40.0 run the browser test too.
 # $(1): the venv, $(2): what it holds, $(3): the constraints file it was built with, if any
@@ -73,6 +74,7 @@ test: $(STAMP) $(OLDEST_STAMP) chromium
 	$(call run_tests,$(VENV),the newest releases,)
 	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS))
 	@if [ -s $(FAILED) ]; then echo "make test FAILED in:" $$(cat $(FAILED)); exit 1; fi
+	@echo "make test passed in $(VENV) and $(OLDEST)"
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
