@@ -184,7 +184,8 @@ NUMPY_SCALARS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np
 odd_answers = st.one_of(
     st.none(), st.booleans(), st.integers(), st.sampled_from([10 ** 400, -10 ** 400, 2 ** 64]),
     st.floats(), st.fractions(), st.decimals(), st.complex_numbers(),
-    st.sampled_from([Decimal("sNaN"), Decimal("1e999999"), np.nan, np.array(3.0), Unprintable()]),
+    st.sampled_from([Decimal("sNaN"), Decimal("1e999999"), np.nan, np.array(3.0)]),
+    st.builds(Unprintable),  # not in sampled_from: hypothesis < 6.81.1 calls repr() on its elements
     st.tuples(st.sampled_from(NUMPY_SCALARS), st.integers(0, 100)).map(lambda t: t[0](t[1])),
     st.text(max_size=8), st.binary(max_size=4), st.lists(st.integers(), max_size=3),
     st.lists(st.floats(), min_size=1, max_size=3).map(np.array), st.dictionaries(st.text(), st.none()))

@@ -33,15 +33,17 @@ def count_ones(data: np.ndarray) -> int:
     """The number of 1 bits in a uint8 array, read 1 MiB at a time (exact, any numpy >= 1.24).
 
     ``np.bitwise_count`` (numpy 2.0 on) counts each 64-bit word; older numpy
-    looks each byte up in a 256-entry table.  Either way the only temporary is
-    one chunk's counts, so counting a 1.7 GiB filter needs about a megabyte.
+    looks each byte up in a 256-entry table, 128 KiB at a time (the lookup turns
+    each byte into an 8-byte index).  Either way the temporaries stay near a
+    megabyte, so counting a 1.7 GiB filter needs about a megabyte.
 
     >>> count_ones(np.array([0, 1, 255, 128], dtype=np.uint8))
     10
     """
     total = 0
-    for start in range(0, data.size, _COUNT_CHUNK):
-        chunk = data[start:start + _COUNT_CHUNK]
+    step = _COUNT_CHUNK if _HAS_BITWISE_COUNT else _COUNT_CHUNK // 8
+    for start in range(0, data.size, step):
+        chunk = data[start:start + step]
         if _HAS_BITWISE_COUNT:
             words = chunk.view(np.uint64) if chunk.size % 8 == 0 else chunk
             total += int(np.bitwise_count(words).sum(dtype=np.int64))
