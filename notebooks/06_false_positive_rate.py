@@ -650,7 +650,7 @@ for d in range(1, k_w + 1):
 # **06.1 (compute).** What is the best whole number of hash functions k for m = 10,000 bits
 # and n = 1,000 keys?
 #
-# Section (b) found the optimum on a plot; here compute it.
+# Section 1 derived the best k and section 3 measured it; here compute it.
 
 # %%
 answer = None  # replace None with your answer
