@@ -190,7 +190,7 @@ plt.show()
 # than the extra check helps.
 #
 # The experiment: m = 2**14 bits, n = 2,000 random IDs inserted (m/n = 8.2 bits per ID), 5,000
-# other IDs queried, for k from 1 to 12.
+# other IDs queried, for k = 1, 2, 4, 6, 8 and 12.
 #
 # **Predict:** which k gives the fewest false positives? Will k = 12 do better than k = 6, or
 # worse?
@@ -428,9 +428,10 @@ for k, salted_add, _ in timings:
 # dropped 81 million genuine clicks over the day. Here is the finished filter on that day, built
 # two ways:
 #
-# * **the article's own design**, k salted n-bit hashes over 2**n bits. Its hash is the 32-bit
-#   MurmurHash2, so n is at most 32: m ≤ 2**32 bits, 512 MiB. With that m and 864,000,000 IDs the
-#   best k is (m/n) ln 2 = 3.45, so k = 3, the article's own choice in its example;
+# * **the article's own design**, k salted `hash_bits`-bit hashes over 2**hash_bits bits. Its hash
+#   is the 32-bit MurmurHash2, so `hash_bits` is at most 32: m ≤ 2**32 bits, 512 MiB. With that m
+#   and n = 864,000,000 IDs the best k is (m/n) ln 2 = 3.45, so k = 3, the article's own choice in
+#   its example;
 # * **a filter sized for the day** at p = 0.1%: m = −n ln p / (ln 2)² bits and k = 10, the sizing
 #   `BloomFilter.from_capacity` uses (lesson 06 derives it, lesson 07 puts it to work).
 #
@@ -467,9 +468,9 @@ print(f"{'lesson 02: set of 32-bit hashes':30} {'':15} {'':3} {4 * IDS_PER_DAY /
 # random click IDs, the article's design on 2**32 / 4,096 = 2**20 bits, and the sized filter on
 # 1/4,096 of its bits. Every design keeps its bits per ID, so every rate, and the share of clicks
 # lost, is the same as on the full day. (The positions come from bloomedu's `BloomFilter` for
-# both designs: the article's salted MurmurHash2 is pure Python, about 3 µs a call, and property
-# 3 showed that the two give the same rates. Double clicks are left out: a copy sets no new bit,
-# so it changes no genuine click's fate.) `dropped_messages` finds, for the whole stream at once,
+# both designs: the article's salted MurmurHash2 runs here in pure Python, several µs a call,
+# and property 3 showed that the two give the same rates. Double clicks are left out: a copy
+# sets no new bit, so it changes no genuine click's fate.) `dropped_messages` finds, for the whole stream at once,
 # the IDs a dedup stage would drop; on the first 3,000 it agrees with `deduplicate` itself:
 
 # %%

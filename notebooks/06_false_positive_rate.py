@@ -60,9 +60,9 @@ from bloomedu.teaching.experiments import (double_hash_positions, format_table,
                                            wilson_interval)
 from bloomedu.core.hashing import bit_position
 from bloomedu.teaching.plots import FIGSIZE, decorate, draw_rate_sweep, new_axes
-from bloomedu.core.theory import (LN2, bits_per_item, exact_false_positive_rate, false_positive_rate,
-                             lower_bound_bits_per_item, measured_rate_std, num_bits_for,
-                             optimal_num_hashes)
+from bloomedu.core.theory import (LN2, bits_per_item, exact_false_positive_rate,
+                                  false_positive_rate, lower_bound_bits_per_item,
+                                  measured_rate_std, num_bits_for, optimal_num_hashes)
 
 SEED = 6
 QUERIES = 20_000
@@ -119,10 +119,10 @@ print(f"the library: bits_per_item(0.01) = {bits_per_item(0.01):.2f}, "
 
 # %% [markdown]
 # **Check your prediction:** the best k is 6.93, so 7 hash functions, and the rate is
-# 2^(−6.93) = 0.00819 (the whole k = 7 gives the same to five decimals). A rate of 1% costs 9.59 bits per key, with
-# 6.64 hash functions. These are the formulas `bloomedu.core.theory` uses
-# (`optimal_num_hashes`, `num_bits_for`, `bits_per_item`) and `BloomFilter.from_capacity` sizes
-# with; sections 3 and 5 measure them.
+# 2^(−6.93) = 0.00819 (the whole k = 7 gives the same to five decimals). A rate of 1% costs
+# 9.59 bits per key, with 6.64 hash functions. These are the formulas `bloomedu.core.theory`
+# uses (`optimal_num_hashes`, `num_bits_for`, `bits_per_item`) and `BloomFilter.from_capacity`
+# sizes with; sections 3 and 5 measure them.
 
 # %% [markdown]
 # ## 2. One measurement, and how sure it is

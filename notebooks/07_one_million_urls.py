@@ -21,10 +21,10 @@
 # # 07 · One million URLs in under 2 MB, and a blacklist in front of a database
 #
 # Lessons 01–05 built the Bloom filter of the first article step by step (up to
-# `05_bloom_filter.ipynb`), and `06_false_positive_rate.ipynb` measured its false-positive rate
-# against the theory as m and k change, with the fast bulk path (`add_many`, `contains_many`). This lesson follows the second article, *"Bloom Filter: come
-# memorizzare 1 Milione di stringhe in meno di 2MB?"*, which looks at the filter the way an
-# engineer uses it:
+# `05_bloom_filter.ipynb`), and `06_false_positive_rate.ipynb` derived its false-positive rate
+# and measured it against the theory as m and k change, with the fast bulk path (`add_many`,
+# `contains_many`). This lesson follows the second article, *"Bloom Filter: come memorizzare 1
+# Milione di stringhe in meno di 2MB?"*, which looks at the filter the way an engineer uses it:
 #
 # 1. a filter is **sized from two wishes**: how many items n it will hold and which
 #    false-positive rate p we accept (that is all Guava's `BloomFilter.create` asks for);
