@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from dataclasses import dataclass
 
 from .core import theory
@@ -209,7 +210,7 @@ def _lessons(args) -> int:
         written = copy_lessons(args.folder, solutions=not args.no_solutions,
                                overwrite=args.overwrite)
     except (OSError, ValueError) as error:
-        print(f"bloomedu lessons: {error}")
+        print(f"bloomedu lessons: {error}", file=sys.stderr)
         return 1
     solutions = sum(path.parent.name == "solutions" for path in written)
     print(f"copied {len(written) - solutions} lessons and {solutions} solutions to {args.folder}")

@@ -35,7 +35,7 @@ def test_the_command_copies_every_lesson_and_solution_and_nothing_else(copied, c
 
 def test_an_existing_lesson_is_replaced_only_when_asked(copied, capsys, tmp_path):
     assert main(["lessons", str(copied)]) == 1
-    assert "exists" in capsys.readouterr().out
+    assert "exists" in capsys.readouterr().err
     assert main(["lessons", str(copied), "--overwrite", "--no-solutions"]) == 0
     only = copy_lessons(tmp_path / "only", solutions=False)
     assert [p.name for p in only] == LESSONS
