@@ -1,4 +1,4 @@
-"""The ``bloomedu`` command: size a Bloom filter from the shell.
+"""The ``bloomedu`` command: size a Bloom filter from the shell, copy the lessons for a class.
 
 Article 2 ("Bloom Filter: come memorizzare 1 Milione di stringhe in meno di
 2MB?") sizes Guava's filter from the number of items n and the false-positive
@@ -11,6 +11,9 @@ log2(1/p) bits per item (Carter, Floyd, Gill, Markowsky and Wegman, "Exact and
 approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
 filter of a given size; ``--hashes K`` fixes k.
 
+``bloomedu lessons DIR`` copies every lesson and its worked solutions into DIR
+(:func:`bloomedu.teaching.lessons.copy_lessons`), for a class.
+
 Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
 
 Taught in ``notebooks/07_one_million_urls.ipynb`` (the same sizing); tested in
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -189,7 +193,35 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                       type=lambda t: _whole(t, "--hashes", MAX_HASHES),
                       help=f"fix the number of hash functions k, at most {MAX_HASHES} "
                            "(default: the best k)")
+    _add_lessons_command(commands)
     return parser, size
+
+
+def _add_lessons_command(commands) -> None:
+    lessons = commands.add_parser(
+        "lessons", help="copy the lessons and their solutions into a folder for a class",
+        description="Copy every lesson (NN_slug.ipynb, executed) and, under solutions/, its "
+                    "worked solutions into FOLDER (created if missing).",
+        epilog="example: bloomedu lessons ~/bloom-class")
+    lessons.add_argument("folder", metavar="FOLDER", help="where to put the lessons")
+    lessons.add_argument("--no-solutions", action="store_true", help="copy the lessons only")
+    lessons.add_argument("--overwrite", action="store_true",
+                         help="replace lessons already in FOLDER")
+
+
+def _lessons(args) -> int:
+    from .teaching.lessons import copy_lessons
+
+    try:
+        written = copy_lessons(args.folder, solutions=not args.no_solutions,
+                               overwrite=args.overwrite)
+    except (OSError, ValueError) as error:
+        print(f"bloomedu lessons: {error}", file=sys.stderr)
+        return 1
+    solutions = sum(path.parent.name == "solutions" for path in written)
+    print(f"copied {len(written) - solutions} lessons and {solutions} solutions to {args.folder}")
+    print(f"open them with: jupyter lab {args.folder}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     parser, size = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.error("choose a command: size")
+        parser.error("choose a command: size or lessons")
+    if args.command == "lessons":
+        return _lessons(args)
     if (args.fpp is None) == (args.bits is None):
         size.error("give exactly one of --fpp (to size a filter) and --bits (to rate one)")
     try:

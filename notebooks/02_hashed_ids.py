@@ -123,8 +123,9 @@ assert result.duplicates_missed == 0
 #
 # * **SeenIds + IDs**: lesson 01's dict together with its strings.
 # * **HashedIds**: a Python `set` of hashes. The ID strings can be freed once hashed.
-# * **uint32 array**: the same hashes packed in a numpy array, exactly 4 bytes each. This is the
-#   article's arithmetic, but such an array cannot be searched quickly while it grows.
+# * **uint32 array**: the same hashes packed in a numpy array, exactly 4 bytes each. That is what
+#   a 32-bit hash promises (the article itself never counts it), but such an array cannot be
+#   searched quickly while it grows.
 #
 # The byte counts depend on the Python version, so the tests do not compare this cell's output:
 
@@ -145,7 +146,7 @@ for row, n in enumerate(sizes):
     print(f"{n:8d}" + "".join(f"  {nbytes[row] / n:19.1f}" for nbytes in stored.values()))
 
 # %%
-draw_bytes_per_item(sizes, stored, 4, "article: 4 bytes per 32-bit hash",
+draw_bytes_per_item(sizes, stored, 4, "4 bytes per 32-bit hash, packed",
                     title="Memory per ID: the IDs, a set of hashes, packed hashes")
 plt.show()
 
@@ -153,9 +154,10 @@ plt.show()
 # In Python the saving from a set of hashes is much smaller than 36 bytes against 4. Each hash in
 # a set is a full Python `int` object, and the set adds a slot with a pointer and a copy of the
 # hash, plus spare room. Depending on where n falls between the set's resize points, a set of
-# hashes can even cost more per ID than lesson 01's dict of strings. The article's 4 bytes per
-# ID needs a packed array of 32-bit numbers. That is what the last column shows, and what the
-# bit vector of the next lesson will give us in a form that is quick to search.
+# hashes can even cost more per ID than lesson 01's dict of strings. The 4 bytes per ID that a
+# 32-bit hash promises need a packed array of 32-bit numbers. That is what the last column
+# shows, and what the bit vector of the next lesson will give us in a form that is quick to
+# search.
 #
 # The per-ID costs at the largest n, scaled to the article's day of 864,000,000 IDs:
 
@@ -167,7 +169,8 @@ for label, nbytes in stored.items():
     print(f"{label:14}  {per_id:6.1f} B/ID  {per_id * ids_per_day / 1e9:7.1f} GB per day")
 
 # %% [markdown]
-# The article's figures, without any Python overhead, are exact arithmetic:
+# The article counts 31 GB for a day of IDs and stops there: it never says what the hashes
+# would cost. Without any Python overhead, the arithmetic for both is:
 
 # %%
 print(f"IDs in a day             {ids_per_day:>14,d}")
@@ -188,6 +191,10 @@ print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
 # does. For speed this calls `mmh3` directly on the 36-byte IDs. A spot check shows it gives the
 # same values as `murmur3_32`. Then, for growing n, we count n minus the number of distinct
 # hashes among the first n.
+#
+# **Predict:** how many of the first 100,000 IDs land on a hash value already taken, and how
+# many of all 4,000,000? Use n²/(2N) with N = 2**32 ≈ 4.3 billion; the first answer is
+# smaller than you may expect, the second larger.
 
 # %%
 N_MAX, CHUNK = 4_000_000, 500_000
@@ -218,6 +225,11 @@ for n, got, mean in zip(prefixes, measured, expected):
 assert all(abs(got - mean) <= 3 * np.sqrt(mean) + 1 for got, mean in zip(measured, expected))
 
 # %% [markdown]
+# **Check your prediction:** n²/(2N) gives 1.16 at n = 100,000 and 1,862.65 at n = 4,000,000
+# (the `n²/2N` column); the stream had 0 and 1,867. Forty times as many IDs give about 1,600
+# times as many collisions (40² = 1,600): the count grows with the square of n, because every
+# new ID can collide with every ID before it.
+#
 # The sd column is the square root of the expected count: collisions are many rare, nearly
 # independent events, so their count is close to Poisson. Every measured count lies within a
 # few sd of the theory (the `assert` above checks three, plus one for the smallest counts).
@@ -299,8 +311,11 @@ for hash_bits in [16, 20, 24, 32]:
 # Every width catches every duplicate (the last column is 0). What the hash width buys is fewer
 # lost genuine clicks, and each lost click is a click the advertiser does not pay for.
 #
-# At the article's volume the 32-bit hash is no longer safe. Over a whole day, with every ID kept,
-# the expected losses are:
+# At the article's volume the 32-bit hash is no longer safe.
+#
+# **Predict:** over a whole day, 864,000,000 IDs, how many genuine clicks does a set of 32-bit
+# hashes drop? The table above lost 1 click in 100,000 at n = 100,000; the day holds 8,640
+# times as many IDs, and each new one faces more taken hashes than the last.
 
 # %%
 lost_per_day = expected_collisions(ids_per_day, N32)
@@ -311,6 +326,10 @@ print(f"chance the last click of the day is lost "
       f"{1 - (1 - 1 / N32) ** (ids_per_day - 1):.3f}")
 
 # %% [markdown]
+# **Check your prediction:** 81 million, 9.42% of the day. Multiplying the morning's 1 click in
+# 100,000 by 8,640 would give about 8,600 lost clicks: the losses grow with the square of n,
+# not in proportion to it, because every ID stays in the set all day.
+#
 # That is tens of millions of lost clicks a day. By evening the stage has seen so many hashes
 # that nearly one new click in five finds its hash already taken. Four bytes per ID bought a
 # memory saving at the price of exactness, and at this volume that price is high. The article

@@ -44,7 +44,8 @@ from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.plots import decorate, draw_bits, new_axes
-from bloomedu.core.theory import bit_vector_false_positive_rate
+from bloomedu.core.theory import (bit_vector_false_positive_rate, collision_probability,
+                                  expected_collisions)
 
 SEED = 3
 
@@ -64,7 +65,10 @@ print(f"murmurhash2('123') % 2**{hash_bits} = {full_hash % 2**hash_bits}")
 # %% [markdown]
 # ## Step 3 by hand, then the library
 #
-# A list of 2**8 booleans stands for the bit vector; a message is new when its bit is still 0.
+# The article builds its vector with `new Array(numberOfValues)`: a JavaScript array of 256
+# slots, each holding `true` or nothing. That is a vector of flags, not of bits: an array slot
+# costs several bytes. Here a Python list of 2**8 booleans plays the same part (one 8-byte
+# pointer per slot); a message is new when its slot is still `False`.
 
 # %%
 messages = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
@@ -89,6 +93,7 @@ assert kept == kept_by_hand
 assert vector.bits.to_bools().tolist() == bit_list
 print(kept)
 print(f"{vector!r}: bits set at {np.flatnonzero(vector.bits.to_bools()).tolist()}")
+print(f"the list's pointers: {8 * len(bit_list):,} bytes; the packed bits: {vector.nbytes} bytes")
 
 # %%
 print(inspect.getsource(BitVector))
@@ -96,44 +101,67 @@ print(inspect.getsource(BitVector))
 # %% [markdown]
 # ## Forty clicks in 256 bits, drawn
 #
-# A short seeded click stream (some users double-click) goes through an 8-bit vector. The grid
-# shows the 256 bits, 32 per row: dark cells are set, the orange cell is the bit of the first
-# click's ID. The text grid below prints the same bits (`#` set, `o` the highlighted bit).
+# A short seeded click stream goes through an 8-bit vector: 40 messages, of which 34 are
+# genuine clicks and 6 are double-click copies. Each genuine ID lands on one of the 256 bits,
+# as if at random.
+#
+# **Predict:** will two of the 34 genuine IDs land on the same bit, so that the second is
+# dropped as a "duplicate"? This is lesson 02's birthday problem with N = 256 values: guess
+# the chance, and how many genuine clicks you expect to lose.
 
 # %%
 clicks = click_stream(40, rate=10, double_click_rate=0.2, seed=SEED)
 vector = BitVector(hash_bits=8)
 kept = deduplicate(clicks, vector)
-(watched,) = vector.bit_indices(clicks[0].id)
 result = score(clicks, kept)
 print(f"messages {result.messages}: genuine {result.genuine}, duplicates {result.duplicates}")
 print(f"duplicates dropped {result.duplicates_dropped}, genuine clicks dropped {result.genuine_dropped}")
-print(f"first click ID {clicks[0].id} -> bit {watched}; bits set {vector.bits.count()} of {vector.num_bits}")
+print(f"bits set {vector.bits.count()} of {vector.num_bits}")
+genuine_ids = [click.id for click in clicks if not click.duplicate]
+first_with = {}  # bit -> the first genuine ID that set it
+collided = []
+for key in genuine_ids:
+    (bit,) = vector.bit_indices(key)
+    if bit in first_with:
+        collided.append(bit)
+        print(f"bit {bit:3d}: {first_with[bit]} set it, {key} was dropped")
+    first_with.setdefault(bit, key)
+assert len(collided) == result.genuine_dropped
+print(f"theory: P(some shared bit) = {collision_probability(result.genuine, 256):.3f}, "
+      f"expected shared {expected_collisions(result.genuine, 256):.2f}")
 bools = vector.bits.to_bools()
 for start in range(0, vector.num_bits, 32):
-    row = ["o" if start + i == watched else "#" if bit else "." for i, bit in enumerate(bools[start:start + 32])]
+    row = ["o" if start + i in collided else "#" if bit else "." for i, bit in enumerate(bools[start:start + 32])]
     print(f"{start:3d} {''.join(row)}")
 
+# %% [markdown]
+# The grid shows the 256 bits, 32 per row: dark cells are set, and the orange cells are the bits
+# that two different genuine IDs share (the text grid above prints the same bits: `#` set, `o`
+# shared).
+
 # %%
-draw_bits(vector.bits, highlight=[watched], width=32,
-          title=f"BitVector(hash_bits=8) after {len(clicks)} clicks; orange = bit {watched}")
+draw_bits(vector.bits, highlight=collided, width=32,
+          title=f"BitVector(hash_bits=8) after {len(clicks)} clicks; orange = bits "
+                f"{', '.join(map(str, collided))}, each set by two genuine IDs")
 plt.show()
 
 # %% [markdown]
-# Fewer bits are set than genuine clicks arrived, and some genuine clicks were dropped: two
-# different IDs landed on the same bit, so the second one looked like a double click. That is
-# a **false positive**, the only kind of mistake a bit vector makes. The opposite mistake is
-# impossible: once an ID's bit is set it stays set, so a real duplicate is always caught.
+# **Check your prediction:** with 34 IDs on 256 bits a shared bit is likely (chance 0.90), and
+# about two are expected; this stream has exactly two, bits 236 and 135, so 32 bits are set for
+# 34 genuine clicks and 2 genuine clicks were dropped. Each time two different IDs landed on the
+# same bit, and the second looked like a double click. That is a **false positive**, the only
+# kind of mistake a bit vector makes. The opposite mistake is impossible: once an ID's bit is
+# set it stays set, so a real duplicate is always caught.
 
 # %% [markdown]
-# Which IDs? `bloomedu.teaching.classroom.find_collision` walks through the stream's genuine IDs and stops
-# at the first one whose bit an earlier ID already took. It accepts the vector itself, whose
-# `bit_indices` is the hash:
+# `bloomedu.teaching.classroom.find_collision` finds such a pair in any stream: it walks through
+# the genuine IDs and stops at the first one whose bit an earlier ID already took. It accepts the
+# vector itself, whose `bit_indices` is the hash, and finds the first pair printed above:
 
 # %%
-genuine_ids = [click.id for click in clicks if not click.duplicate]
 collision = find_collision(vector, keys=genuine_ids)
 print(collision)
+assert collision.value == collided[0]
 assert collision.second not in {click.id for click in kept}  # dropped as a "duplicate"
 
 # %% [markdown]
@@ -148,6 +176,10 @@ assert collision.second not in {click.id for click in kept}  # dropped as a "dup
 # To measure it honestly, the keys we insert and the keys we query are disjoint: every "present"
 # answer to a query is a false positive. A 16-bit vector (m = 65,536 bits, 8 KiB) takes up to
 # 60,000 random UUIDs; after each checkpoint 10,000 fresh UUIDs are queried.
+#
+# **Predict:** once 60,000 IDs are in (almost one per bit), what share of fresh IDs does the
+# vector wrongly claim: about 0.9, 0.6 or 0.3? Many IDs share bits, so fewer than 60,000 bits are
+# set.
 
 # %%
 hash_bits = 16
@@ -183,10 +215,15 @@ decorate(ax, xlabel="n, items inserted", ylabel="false-positive rate p",
 plt.show()
 
 # %% [markdown]
-# Every measured rate sits within a few standard deviations of the formula, and it tracks the
-# fraction of bits set: a fresh key simply samples one random bit. While n is small compared to
-# m the rate is close to n/m; by n ≈ m it is near 1 − 1/e. The filter never says "full": it just
-# drops more and more genuine clicks.
+# **Check your prediction:** 0.60 (0.6043 measured, 0.5997 from the formula): 60,000 IDs set only
+# 60% of the 65,536 bits, because so many land on a bit already set, and a fresh key is wrongly
+# claimed exactly when its one bit is set.
+#
+# Every measured rate sits within a few standard deviations of the formula (the largest is
+# +2.00, at n = 40,000, about what one row in eight shows by chance), and it tracks the fraction
+# of bits set: a fresh key simply samples one random bit. While n is small compared to m the rate
+# is close to n/m; by n ≈ m it is near 1 − 1/e. The filter never says "full": it just drops more
+# and more genuine clicks.
 
 # %% [markdown]
 # ## Storage: fixed m/8 bytes
@@ -245,19 +282,30 @@ print(f"n where the vector beats 4 B/hash {m_day // 32:>15,d}")
 # hashes once more than 2**32 / 32 IDs are kept. A set of 32-bit hashes and a 2**32-bit vector
 # know exactly the same thing (which hash values were seen), so they make the same mistakes;
 # the vector just stores that knowledge more densely. But the mistakes are many: by evening,
-# nearly one genuine click in five would be thrown away as a "duplicate".
+# nearly one genuine click in five would be thrown away as a "duplicate". Over the whole day
+# that is the 81 million lost clicks of lesson 02: the same knowledge, the same mistakes.
 #
-# A smaller hash makes it worse. The check below runs both stages on the same 10,000-click
-# stream with a 16-bit hash: the set of 16-bit hashes and the 16-bit vector keep exactly the
-# same messages.
+# The same equivalence can be checked at a size that runs here: both stages on one 10,000-click
+# stream with a 16-bit hash. The set of 16-bit hashes and the 16-bit vector keep exactly the same
+# messages and drop the same genuine clicks.
 
 # %%
 stream = click_stream(10_000, seed=SEED)
+bits_stage = BitVector(16)
 kept_set = deduplicate(stream, HashedIds(lambda key: murmurhash2(key) % 2**16))
-kept_bits = deduplicate(stream, BitVector(16))
+kept_bits = deduplicate(stream, bits_stage)
 assert kept_set == kept_bits
 result = score(stream, kept_bits)
-print(f"both keep {len(kept_bits)} of {result.messages}; genuine clicks dropped {result.genuine_dropped}")
+print(f"both keep {len(kept_bits)} of {result.messages}; genuine clicks dropped {result.genuine_dropped}"
+      f" = {result.genuine_dropped / result.genuine:.1%} of {result.genuine}")
+print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) = "
+      f"{bits_stage.bits.count() / bits_stage.num_bits:.1%} of {bits_stage.num_bits:,}")
+
+# %% [markdown]
+# This stream loses 7.1% of its genuine clicks, less than the article's day (9.4%, lesson 02):
+# what decides the loss is how full the vector gets. Every message kept sets one new bit, so
+# 9,184 kept messages leave the 65,536 bits 14.0% full, where the article's day leaves 2**32 bits
+# 18% full. A smaller hash with fewer clicks can lose less; at the same n/m it loses the same.
 
 # %% [markdown]
 # ## Exercises

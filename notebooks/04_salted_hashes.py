@@ -105,18 +105,58 @@ assert seeded[2]("123") == murmur3_32("123", seed=2) % 256
 #
 # A Bloom filter's arithmetic assumes that knowing h_a(x) tells you nothing about h_b(x). Salts
 # "0" and "1" change only the last byte of the input, and the click IDs in the article are
-# short numbers, so this is worth measuring rather than trusting. We hash the 65,536 IDs
-# "0" … "65535" with several pairs of functions and ask three questions:
+# short numbers, so this is worth measuring rather than trusting. The tool is the chi-square
+# test; here it is in half a page.
+#
+# ### A primer: the chi-square test
+#
+# Throw N keys into C cells that should be equally likely. Each cell then expects E = N/C keys,
+# and a real count O wanders around E by about √E (a count of many rare events spreads like
+# that). The chi-square statistic adds up the squared misses, each in units of that spread:
+#
+# χ² = Σ (O − E)² / E.
+#
+# Each term is about 1 on average, so χ² comes out near C − 1, its **degrees of freedom** (one
+# less than C, because the counts must add up to N: once C − 1 are known, the last is too). For
+# many cells χ² is close to a normal curve with mean df and standard deviation √(2·df), so
+# z = (χ² − df) / √(2·df) says how unusual a result is: an honest table gives |z| < 2 nineteen
+# times in twenty. A dependence makes the counts lumpy, and χ² then lands far above df.
+#
+# A die rolled 6,000 times makes a small example: 6 cells, E = 1,000 each, df = 5, so an honest
+# die gives χ² around 5 ± 3.2. A die that shows a six 20% of the time instead of 16.7%:
+
+# %%
+rng = np.random.default_rng(4)
+for label, odds in [("fair die", [1 / 6] * 6), ("loaded die", [0.16] * 5 + [0.20])]:
+    counts = np.bincount(rng.choice(6, size=6000, p=odds), minlength=6)
+    chi2 = float(((counts - 1000) ** 2 / 1000).sum())
+    print(f"{label:10}  counts {counts.tolist()}  chi-square {chi2:6.1f}  "
+          f"z {(chi2 - 5) / 10 ** 0.5:+6.2f}")
+
+# %% [markdown]
+# The fair die lands within a standard deviation of 5; the loaded one, whose counts look only a
+# little uneven by eye, is many standard deviations out.
+#
+# ### The test on salted hashes
+#
+# We hash the 65,536 IDs "0" … "65535" with several pairs of functions and ask three questions:
 #
 # 1. **Joint uniformity.** With 4-bit outputs there are 16 × 16 = 256 possible pairs
-#    (h_a(x), h_b(x)); independent uniform functions fill each with 256 keys on average. The
-#    chi-square statistic against that flat table has 255 degrees of freedom: about 255 ± 23
-#    (mean 255, standard deviation √510) if the functions are independent.
+#    (h_a(x), h_b(x)); independent uniform functions fill each with 256 keys on average. This is
+#    the chi-square test with C = 256 cells and 255 degrees of freedom: about 255 ± 23 if the
+#    functions are independent.
 # 2. **Agreement.** h_a(x) = h_b(x) should happen for 1 key in 16, the product of the two
 #    marginal probabilities summed over the 16 values.
 # 3. **Correlation** of the full 32-bit outputs: about 0 ± 1/√65536 = ±0.004.
 #
+# Each of the last two also gets a z-score: its distance from the expected value in standard
+# deviations, as for χ².
+#
 # The last pair is a control that must fail: the "0" function paired with itself.
+#
+# **Predict:** for the control, h_a(x) = h_b(x) for every key, so only the 16 cells of the
+# diagonal can fill. How many of the 256 cells stay empty, and where does its chi-square land:
+# near 255, or far above it? And for an honest pair such as salts "0" and "1"?
 
 # %%
 families = {
@@ -134,7 +174,8 @@ pairs = [("salt '0'", "salt '1'"), ("salt 'nejakaSul'", "salt 'nejakaJinaSul'"),
 def joint_counts(a, b, hash_bits=4):
     """Table of how many keys fall on each pair of hash_bits-bit values (16 x 16 for 4 bits)."""
     size = 2**hash_bits
-    return np.bincount((a % size) * size + b % size, minlength=size * size).reshape(size, size)
+    cells = ((a % size) * size + b % size).astype(np.intp)  # numpy 1.x will not count uint64
+    return np.bincount(cells, minlength=size * size).reshape(size, size)
 
 
 def independence(keys):
@@ -160,26 +201,17 @@ print(f"{'pair':40s} {'chi-square':>10s} {'z':>9s} {'agree':>7s} {'z':>7s} {'cor
 for (a, b), r in results.items():
     print(f"{a + ' vs ' + b:40s} {r['chi2']:10.1f} {r['chi2_z']:+9.2f} {r['agree']:7.4f} "
           f"{r['agree_z']:+7.2f} {r['corr']:+8.4f} {r['corr_z']:+7.2f}")
+for pair in [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]:
+    counts = results[pair]["counts"]
+    print(f"{pair[0]} vs {pair[1]}: min cell {int(counts.min())}, max cell {int(counts.max())}, "
+          f"cells at 0: {int((counts == 0).sum())} of 256, diagonal total {int(np.trace(counts))}")
 
 # %% [markdown]
-# The control fails all three questions by hundreds of standard deviations: it only ever fills
-# the diagonal. The three real pairs pass the chi-square test easily. Two of their other numbers
-# sit near −3 standard deviations, which is unusual but not alarming among nine: if it were a
-# real dependence it would come back on other keys. The next 65,536 IDs, "65536" … "131071":
-
-# %%
-fresh = independence([str(i) for i in range(65_536, 131_072)])
-print(f"{'pair':40s} {'chi2 z':>7s} {'agree z':>8s} {'corr z':>7s}")
-for (a, b), r in list(fresh.items())[:3]:
-    print(f"{a + ' vs ' + b:40s} {r['chi2_z']:+7.2f} {r['agree_z']:+8.2f} {r['corr_z']:+7.2f}")
-
-# %% [markdown]
-# On fresh keys the two near-misses shrink back towards 0 and none of the nine numbers comes near
-# 3 standard deviations (the largest is about 2, as one in nine often is): chance, not a flaw of
-# the salting (a real dependence would show on every run, as the control's does). Measured
-# this way, differently salted (or seeded) functions are as good as independent ones. The
-# picture of the first run: each cell is one pair of 4-bit values, its colour the number of
-# keys that land there.
+# **Check your prediction:** the control leaves 240 of the 256 cells empty and piles all 65,536
+# keys on the diagonal; its chi-square is 983,207, more than forty thousand standard deviations
+# above 255, and it fails the other two questions by hundreds. The three real pairs land within
+# a standard deviation of 255 (267.8, 237.8 and 277.0). The picture: each cell is one pair of
+# 4-bit values, its colour the number of keys that land there.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=FIGSIZE, layout="constrained")
@@ -190,22 +222,46 @@ axes[0].set_ylabel("h_a(x) mod 16")
 fig.colorbar(image, ax=axes, shrink=0.8, label="keys per cell (max 2x expected)")
 plt.show()
 
-# %%
-for pair in [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]:
-    counts = results[pair]["counts"]
-    print(f"{pair[0]} vs {pair[1]}: min cell {counts.min()}, max cell {counts.max()}, "
-          f"cells at 0: {int((counts == 0).sum())} of 256, diagonal total {int(np.trace(counts))}")
+# %% [markdown]
+# Measured this way, differently salted (or seeded) functions are as good as independent ones:
+# the property the Bloom filter of lesson 05 rests on.
 
 # %% [markdown]
-# One caveat the measurement cannot remove: appending a salt only works because the salts are
-# different *strings* of the same shape. If keys could end in digits and salts ran past "9",
-# key "1" with salt "10" and key "11" with salt "0" would hash the same text "110". In the
-# article's filter this stays harmless (the two calls belong to different positions of
-# different keys), and a seed avoids the question entirely.
+# One caveat the measurement cannot see, because it lies in how the salts are glued on.
+#
+# **Predict:** a filter with 11 hash functions uses salts "0" to "10". Key "1" with salt "10",
+# and key "11" with salt "0": do the two calls give different hashes, as two salted functions
+# should?
 
 # %%
 print(f"key '1' + salt '10' -> {n_bit_hash_function(32, '10')('1')}")
 print(f"key '11' + salt '0' -> {n_bit_hash_function(32, '0')('11')}")
+
+# %% [markdown]
+# **Check your prediction:** the same hash, 2896012438, because both calls hash the same text
+# "110". Appending a salt only separates the functions while no key and salt can run into each
+# other. In the article's filter this stays harmless (the two calls belong to different
+# positions of different keys), and a seed avoids the question entirely.
+
+# %% [markdown]
+# ## Going deeper: two z-scores near −3
+#
+# The first table also shows two numbers of the real pairs near −3 standard deviations (the
+# correlation of salts "0" and "1", the agreement of seeds 0 and 1). That is unusual but not
+# alarming among nine: a z beyond ±2.7 happens by chance about once in 140 numbers, and nine
+# numbers give that chance 9 times over. A real dependence would come back on other keys, as the
+# control's does on any keys at all. The next 65,536 IDs, "65536" … "131071":
+
+# %%
+fresh = independence([str(i) for i in range(65_536, 131_072)])
+print(f"{'pair':40s} {'chi2 z':>7s} {'agree z':>8s} {'corr z':>7s}")
+for (a, b), r in list(fresh.items())[:3]:
+    print(f"{a + ' vs ' + b:40s} {r['chi2_z']:+7.2f} {r['agree_z']:+8.2f} {r['corr_z']:+7.2f}")
+
+# %% [markdown]
+# On fresh keys the two near-misses shrink back towards 0 and none of the nine numbers comes near
+# 3 standard deviations (the largest is about 2, as one in nine often is): chance, not a flaw of
+# the salting.
 
 # %% [markdown]
 # ## Exercises

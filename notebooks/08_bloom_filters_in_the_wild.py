@@ -38,10 +38,8 @@
 # %%
 # %matplotlib inline
 import inspect
-import json
 import math
 import time
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import mmh3
@@ -53,13 +51,13 @@ from bloomedu.compat.guava import guava_num_bits, guava_num_hashes, java_round
 from bloomedu.teaching.exercises import check
 from bloomedu.core.hashing import murmur3_32
 from bloomedu.teaching.plots import decorate, draw_bit_groups, new_axes
+from bloomedu.teaching.vectors import recorded
 from bloomedu.core.theory import false_positive_rate
 from bloomedu.workloads.urls import malicious_urls, safe_urls
 
 SEED = 8
-DATA = Path("..") / "tests" / "data"   # the lessons run from notebooks/
-RECORDED = json.loads((DATA / "guava_vectors.json").read_text(encoding="utf-8"))
-CORE = json.loads((DATA / "bip37.json").read_text(encoding="utf-8"))
+RECORDED = recorded("guava")  # bytes real Guava 31.1 wrote, shipped inside the package
+CORE = recorded("bip37")      # Bitcoin Core's BIP37 unit-test vectors, likewise
 
 # %% [markdown]
 # ## Part 1 · Guava, bit for bit
@@ -146,17 +144,42 @@ assert reported == [p_ for p_ in java["probes_reported_present"] if p_ in probes
 # ### 1.3 Why modulo bitSize and not m
 #
 # Lesson 07's filter takes positions modulo m. Guava takes them modulo bitSize, so with
-# m = 47 the 17 padding bits 47 … 63 are used like any other. The figure paints each string's
-# bits; count the ones at 47 and beyond.
+# m = 47 the 17 padding bits 47 … 63 are used like any other.
+#
+# **Predict:** the four strings set 12 positions between them (table of section 1.2). How many of
+# those fall at 47 or beyond, in bits a filter of m = 47 bits would not have? And why are only
+# 10 bits set, not 12?
 
 # %%
 labels = {"città": "città", "naïve": "naïve", "日本": "nihon (kanji)", "😀": "emoji"}  # fonts lack kanji
 groups = {labels[word]: guava.bit_indices(word) for word in words}
 beyond = sorted({i for positions in groups.values() for i in positions if i >= m_by_hand})
+owners = {}
+for label, positions in groups.items():
+    for i in set(positions):
+        owners.setdefault(i, []).append(label)
+shared = {i: names for i, names in sorted(owners.items()) if len(names) > 1}
 print(f"m = {m_by_hand}, bitSize = {guava.bit_size}; positions at or beyond m: {beyond}")
-draw_bit_groups(guava.bits, groups, width=16,
-                title=f"Guava, n = 10, p = 0.1: m = {m_by_hand} but bitSize = {guava.bit_size}")
+print("bits shared by two strings: "
+      + "; ".join(f"{i} ({' and '.join(names)})" for i, names in shared.items()))
+groups["shared by two strings"] = list(shared)
+ax = draw_bit_groups(guava.bits, groups, width=16,
+                     title=f"Guava, n = 10, p = 0.1: m = {m_by_hand} but bitSize = {guava.bit_size}")
+for i in range(m_by_hand, guava.bit_size):  # outline the padding beyond m
+    row, column = divmod(i, 16)
+    ax.add_patch(plt.Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="#e15759",
+                               linewidth=2))
+ax.plot([], [], "s", markerfacecolor="none", markeredgecolor="#e15759", markeredgewidth=2,
+        label=f"beyond m = {m_by_hand}")
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+          handles=ax.get_legend().legend_handles + ax.get_lines()[-1:])
 plt.show()
+
+# %% [markdown]
+# **Check your prediction:** two positions, 51 (città) and 58 (naïve), fall in the padding,
+# outlined in red. And two bits are set twice: naïve and the kanji share bits 0 and 6, so the 12
+# positions set only 10 bits (the figure paints them in the "shared" colour). A shared bit is
+# the raw material of every false positive: a key whose bits were all set by others.
 
 # %% [markdown]
 # A filter that reduced modulo m instead would set other bits and write other bytes, and Java
@@ -174,8 +197,9 @@ print(f"modulo m (not Guava):   {modulo_m.to_bytes().hex()}")
 # %% [markdown]
 # ### 1.4 Java's bytes in Python, Python's bytes in Java
 #
-# `tests/data/guava_vectors.json` holds more filters recorded from Guava 31.1: from n = 0
-# (which Guava treats as 1) to p = 10⁻¹⁰, strings with characters outside the Basic
+# The package ships more filters recorded from Guava 31.1 (`recorded("guava")`; the tests read
+# the same file in `tests/data/`): from n = 0 (which Guava treats as 1) to p = 10⁻¹⁰, strings
+# with characters outside the Basic
 # Multilingual Plane, and a filter filled far past its design. For each one, Python puts the same
 # strings and must write Java's bytes exactly; so Java's `readFrom` reads Python's filter. Then
 # Python reads Java's bytes and must find every inserted string.
@@ -326,7 +350,8 @@ node_side = Bip37Filter.deserialize(payload)
 assert node_side == small and all(node_side.contains(a) for a in addresses)
 
 # %% [markdown]
-# And Bitcoin Core's own unit-test vector (a copy of its values is in `tests/data/bip37.json`):
+# And Bitcoin Core's own unit-test vector (a copy of its values ships with the package,
+# `recorded("bip37")`):
 
 # %%
 vector = CORE["serialized_filter_vectors"][0]
@@ -348,6 +373,9 @@ assert core.serialize().hex() == vector["expected_serialized_hex"]
 # A measurement on synthetic data: a wallet of 20 addresses, and 100,000 addresses of other
 # people active on the network. For each p the wallet builds its filter; we count the other
 # addresses it matches.
+#
+# **Predict:** at p = 0.01, how many of the 100,000 other addresses match the wallet's filter?
+# What share of all the matches the node sees are then the wallet's own 20?
 
 # %%
 rng = np.random.default_rng(SEED)
@@ -371,10 +399,12 @@ for p_, k_, decoys, expected, expected_here, share in rows:
     print(f"{p_:7.4f} {k_:2d} {decoys:7d} {expected:9.1f} {expected_here:11.1f} {share:30.2%}")
 
 # %% [markdown]
-# Two predictions sit beside each count. *expected* is the classic formula for Bitcoin Core's m
-# and k: an average over all filters of that size. *this filter* is (bits set / m)^k for the
+# **Check your prediction:** p × 100,000 = 1,000 is the right scale: 963 decoys, so the wallet's
+# 20 are only 2.03% of what the node sees. Two predictions sit beside each count. *expected* is
+# the classic formula for Bitcoin Core's m and k (its m is 184 bits here, and k = 6): an average
+# over all filters of that size, 1,209 at p = 0.01. *this filter* is (bits set / m)^k for the
 # filter actually built. A filter of a few hundred bits fills up a little more or a little less
-# than average, and its decoys follow its own fill.
+# than average, and its decoys follow its own fill: 963 against 972.
 
 # %%
 ax = new_axes()
@@ -403,6 +433,10 @@ plt.show()
 # fresh decoys but the same 20 real addresses. Intersect what the filters match, and the
 # decoys melt away. Gervais, Capkun, Karame and Gruber measured this on real wallets in *"On the
 # Privacy Provisions of Bloom Filters in Lightweight Bitcoin Clients"* (ACSAC 2014).
+#
+# **Predict:** the node sees four filters of the same wallet, each with a fresh tweak. At
+# p = 0.05, how many of the 100,000 other addresses match both of the first two filters? A decoy
+# must be a false positive of each.
 
 # %%
 rng = np.random.default_rng(SEED + 1)
@@ -431,10 +465,13 @@ decorate(ax, yscale="log", xlabel="filters seen by the node", xticks=[1, 2, 3, 4
 plt.show()
 
 # %% [markdown]
-# Each new filter keeps only its own false-positive share of the decoys still left (a few
-# percent at p = 0.05, about one in seven at p = 0.1, where Core's k = 2 errs more than asked),
-# so after a few filters the node is back to knowing the wallet's addresses exactly, whatever p
-# the wallet chose. This is one reason
+# **Check your prediction:** about 100,000 × 0.05 × 0.05 = 250; the node is left with 173 after
+# two filters, 7 after three and none after four. Each new filter keeps only its own
+# false-positive share of the decoys still left (a few percent at p = 0.05, about one in seven at
+# p = 0.1, where Core's k = 2 errs more than asked). At p = 0.01 the decoys are gone by the third
+# filter; at p = 0.1, 44 of 100,000 are still left after four, and at one in seven per filter two
+# or three more would strip those too. A larger p only buys the wallet a few more filters'
+# time: the node ends up knowing its addresses exactly. This is one reason
 # Bitcoin Core stopped serving BIP37 filters by default (version 0.19, 2019); newer light
 # clients use BIP157/158 "compact block filters", where the node publishes one filter per
 # block and the wallet does the matching itself, telling the node nothing.
@@ -504,7 +541,8 @@ check.measured_bip37_fpp(answer, n=100_000, p=0.0001, trials=100_000)
 # Next, `09_explorer.ipynb`: an interactive panel where you move m, k and n yourself and watch
 # the measured false-positive rate follow the formulas.
 #
-# *Where this lesson's code lives:* `bloomedu/compat/guava.py`, `bloomedu/compat/bip37.py`; its
-# tests: `tests/test_guava.py`, `tests/test_bip37.py`. The README's table maps every article step
-# to its module, lesson and test.
+# *Where this lesson's code lives:* `bloomedu/compat/guava.py`, `bloomedu/compat/bip37.py`, and
+# the recordings in `bloomedu/teaching/vectors.py`; its tests: `tests/test_guava.py`,
+# `tests/test_bip37.py`, `tests/test_vectors.py`. The README's table maps every article step to
+# its module, lesson and test.
 

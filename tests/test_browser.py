@@ -10,7 +10,8 @@ download), opens each lesson, clicks Run → Run All Cells and waits for the
 kernel to go idle.  Then, for each lesson: every code cell shows an execution
 count, no output is an error, the lesson shows at least as many images as its
 committed notebook has PNG outputs, and widget outputs render as live widgets
-(lesson 09's explorer: its sliders and its plot).  A screenshot of each lesson
+(lesson 09's explorer: its sliders and its plot; lesson 05's toy for one key: a key typed
+into it changes its words and its drawing).  A screenshot of each lesson
 goes to ``build/screenshots/NN_slug.png``.  The server is stopped by its PID,
 with the kernels it started.
 
@@ -269,6 +270,22 @@ def use_explorer(page, shot: Path) -> dict:
             "explorer_images_after": panel.locator("img").count()}
 
 
+def use_toy(page, shot: Path) -> dict:
+    """Type a key into lesson 05's toy for one key; its words and drawing before and after."""
+    panel = page.locator(".bloomedu-toy").first
+    words, image = panel.locator(".bloomedu-toy-text"), panel.locator("img").first
+    before = {"toy_before": words.inner_text(), "toy_image_before": image.get_attribute("src")}
+    box = panel.locator("input[type=text]").first
+    box.fill("")
+    box.press_sequentially("plum", delay=100)  # the toy redraws as each letter arrives
+    page.wait_for_function("""() => [...document.querySelectorAll('.bloomedu-toy-text')]
+                              .some(e => e.textContent.includes("key 'plum'"))""", timeout=60_000)
+    page.wait_for_timeout(1500)
+    panel.scroll_into_view_if_needed()
+    page.screenshot(path=str(shot))
+    return {**before, "toy_after": words.inner_text(), "toy_image_after": image.get_attribute("src")}
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not Path(CHROMIUM).exists():
@@ -323,6 +340,8 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
         state = run_lesson(browser_page, lab, lesson.name, workspace=lesson.stem.replace("_", "-"))
         if "explorer(" in lesson.read_text():
             state.update(use_explorer(browser_page, SCREENSHOTS / f"{lesson.stem}_url_keys.png"))
+        if "toy(" in lesson.read_text():
+            state.update(use_toy(browser_page, SCREENSHOTS / f"{lesson.stem}_toy.png"))
     finally:
         screenshot(browser_page, SCREENSHOTS / f"{lesson.stem}.png")
         lab.shut_down_kernels()
@@ -344,6 +363,9 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
         assert "keys = uint64" in state["explorer_before"]
         assert "keys = url" in state["explorer_after"], state["explorer_after"]
         assert state["explorer_images_after"] >= 1
+    if "toy(" in lesson.read_text():  # typed into: its words and its drawing changed
+        assert "key 'lime'" in state["toy_before"] and "key 'plum'" in state["toy_after"]
+        assert state["toy_image_after"] and state["toy_image_after"] != state["toy_image_before"]
 
 
 # --- the course site (make html), read in the browser, offline ----------------------------

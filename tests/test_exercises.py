@@ -134,7 +134,7 @@ def test_the_right_answer_is_accepted(capsys, exercise):
     else:
         result = exercise.check(REFERENCE[exercise.name])
     out = capsys.readouterr().out
-    assert result is True and out.startswith("Correct: "), out
+    assert bool(result) is True and out.startswith("Correct: "), out
 
 
 def test_catalogue_has_two_or_three_exercises_per_lesson_in_order():
@@ -157,7 +157,16 @@ def test_the_lesson_cell_runs_unanswered(capsys, exercise):
     namespace = {"check": check}
     exec(code, namespace)
     assert capsys.readouterr().out.startswith("Not answered yet: replace None with ")
-    assert exercise.check(None) is False
+    assert bool(exercise.check(None)) is False
+
+
+def test_an_unanswered_cell_shows_only_the_checkers_line(capsys):
+    from IPython.core.formatters import DisplayFormatter
+    verdict = check.optimal_k(None, m=10_000, n=1000)
+    capsys.readouterr()
+    assert verdict == False and not verdict and repr(verdict) == "False"  # noqa: E712
+    assert DisplayFormatter().format(verdict) == ({}, {})  # no "False" under the cell
+    assert DisplayFormatter().format(False)[0] == {"text/plain": "False"}
 
 
 BAD_ANSWERS = ["7", True, float("nan"), float("inf"), [1], {"k": 7}, b"1"]
@@ -166,7 +175,7 @@ BAD_ANSWERS = ["7", True, float("nan"), float("inf"), [1], {"k": 7}, b"1"]
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_no_answer_makes_a_checker_raise(capsys, exercise):
     for answer in BAD_ANSWERS:
-        assert exercise.check(answer) is False
+        assert bool(exercise.check(answer)) is False
         out = capsys.readouterr().out
         assert out.startswith("Not quite: ") and "number" in out, (answer, out)
     for answer in [0, -1, 1e300, np.float64(0.5), np.int64(3), 10 ** 30]:
@@ -340,7 +349,7 @@ SLIPS = [
                          ids=[f"{s[0]}-{i}" for i, s in enumerate(SLIPS)])
 def test_each_slip_is_explained(capsys, name, params, answer, explanation):
     result, out = _verdict(capsys, getattr(check, name), answer, **params)
-    assert result is False
+    assert bool(result) is False
     assert out.startswith("Not quite: ") and explanation in out, out
 
 
@@ -358,8 +367,8 @@ def test_an_answer_that_matches_no_slip_gets_a_direction_and_a_hint(capsys):
 
 def test_a_bip37_filter_with_no_hash_function_matches_everything(capsys):
     # n = 20, p = 0.5: 24 bits, 24 // 20 = 1, int(1 * ln 2) = 0 hash functions
-    assert check.measured_bip37_fpp(1.0, n=20, p=0.5) is True
-    assert check.measured_bip37_fpp(0.5, n=20, p=0.5) is False
+    assert bool(check.measured_bip37_fpp(1.0, n=20, p=0.5)) is True
+    assert bool(check.measured_bip37_fpp(0.5, n=20, p=0.5)) is False
     capsys.readouterr()
 
 
@@ -367,7 +376,7 @@ def test_a_bip37_filter_under_the_cap_has_the_rate_asked_for(capsys):
     n, p = 1000, 0.01
     m = 8 * (int(_m(n, p)) // 8)
     k = int(m // n * LN2)          # C++ integer division, then truncation
-    assert check.bip37_fpp((1 - math.exp(-k * n / m)) ** k, n=n, p=p) is True
+    assert bool(check.bip37_fpp((1 - math.exp(-k * n / m)) ** k, n=n, p=p)) is True
     capsys.readouterr()
 
 
@@ -382,7 +391,7 @@ def test_measured_rates_spread_as_the_checker_assumes(capsys):
         f.add_many(np.arange(base, base + n, dtype=np.uint64))
         rate = f.contains_many(np.arange(base + n, base + n + trials, dtype=np.uint64)).mean()
         rates.append(rate)
-        passed += check.measured_fpp(float(rate), num_bits=m, num_hashes=k, n=n, trials=trials)
+        passed += bool(check.measured_fpp(float(rate), num_bits=m, num_hashes=k, n=n, trials=trials))
     capsys.readouterr()
     expected = (1 - math.exp(-k * n / m)) ** k
     assert passed >= 297

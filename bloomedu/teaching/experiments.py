@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, is_int, is_number
 from ..core.filter import BloomFilter
-from ..core.hashing import fmix64_array, murmur3_128_uint64, spread_steps
+from ..core.hashing import fmix64_array, hashed_chunks, murmur3_128_uint64, spread_steps
 from ..core.theory import exact_false_positive_rate, false_positive_rate
 
 __all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
@@ -144,9 +144,10 @@ def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     return hits / q
 
 
-def double_hash_positions(keys: np.ndarray, num_bits: int, num_hashes: int,
-                          mix: bool = True) -> np.ndarray:
-    """The k positions of each uint64 key, one row per key: mixed as BloomFilter does, or plain.
+def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True) -> np.ndarray:
+    """The k positions of each key, one row per key: mixed as BloomFilter does, or plain.
+
+    ``keys``: a uint64 array, or any keys :meth:`BloomFilter.add_many` takes (str, bytes, int).
 
     ``mix=True``: ``fmix64((h1 + i*h2) mod 2**64) mod m``, the positions of
     :class:`~bloomedu.core.filter.BloomFilter` (a step h2 whose k values repeat made
@@ -160,9 +161,15 @@ def double_hash_positions(keys: np.ndarray, num_bits: int, num_hashes: int,
     True
     >>> double_hash_positions(keys, 1024, 3, mix=False).shape
     (1, 3)
+    >>> double_hash_positions(["123"], 1024, 3).tolist() == [BloomFilter(1024, 3).bit_indices("123")]
+    True
     """
     m, k = _whole(num_bits, "num_bits", 1), _whole(num_hashes, "num_hashes", 1)
-    h1, h2 = murmur3_128_uint64(keys)
+    if isinstance(keys, np.ndarray) and keys.dtype.kind in "iu":
+        h1, h2 = murmur3_128_uint64(keys)
+    else:
+        halves = list(hashed_chunks(keys)) or [(np.zeros(0, np.uint64),) * 2]
+        h1, h2 = (np.concatenate(parts) for parts in zip(*halves))
     if mix:
         spread_steps(h2, k)
     values = h1[:, None] + np.arange(k, dtype=np.uint64) * h2[:, None]  # wraps modulo 2**64

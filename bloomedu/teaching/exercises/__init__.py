@@ -10,9 +10,10 @@ exercise and checks it in three lines::
 The checker prints "Correct: ...", an explanation of the specific slip
 ("you used log10 instead of ln"; "your k is the best for m/n between 7.9 and
 9.4, but this filter has m/n = 10"), or "Not answered yet" for ``None``, and
-returns a bool; it never raises on an answer, so the student notebooks run
-with every exercise blank.  :data:`EXERCISES` is the catalogue, keyed by
-lesson "01" to "10"; :func:`show` prints a lesson's questions.
+returns whether the answer is right (a ``Verdict``: true or false, but not
+echoed under the cell); it never raises on an answer, so the student notebooks
+run with every exercise blank.  :data:`EXERCISES` is the catalogue, keyed by
+lesson ("01", "02", ...); :func:`show` prints a lesson's questions.
 
 >>> check.optimal_k(None, m=10_000, n=1000)
 Not answered yet: replace None with k.

@@ -11,6 +11,7 @@ raises, so a lesson runs top to bottom with its exercises left blank.
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 from dataclasses import dataclass, field
@@ -18,8 +19,8 @@ from typing import Callable
 
 from ...core.checks import MAX_HASHES, is_number, whole_number
 
-__all__ = ["Mistake", "judge", "judge_measured", "Exercise", "checker", "CHECKERS", "as_number",
-           "bits_set_moments", "hash_count"]
+__all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "checker", "CHECKERS",
+           "as_number", "bits_set_moments", "hash_count"]
 
 CHECKERS: dict[str, Callable] = {}
 
@@ -34,8 +35,43 @@ _UNIT_SLIPS = {
 }
 
 
+class Verdict:
+    """A checker's verdict: true when the answer is right, and silent as a cell's last value.
+
+    It compares and prints like ``True`` or ``False``, but a notebook cell that ends with
+    a check shows nothing more than the line the checker printed: an unanswered exercise
+    does not leave a bare ``False`` under it.
+
+    >>> right, wrong = Verdict(True), Verdict(False)
+    >>> right, wrong, bool(wrong), wrong == False, [right]
+    (True, False, False, True, [True])
+    """
+
+    __slots__ = ("correct",)
+
+    def __init__(self, correct: bool):
+        self.correct = bool(correct)
+
+    def __bool__(self) -> bool:
+        return self.correct
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (bool, Verdict)):
+            return self.correct == bool(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.correct)
+
+    def __repr__(self) -> str:
+        return repr(self.correct)
+
+    def _ipython_display_(self) -> None:
+        """Show nothing: the checker has already printed its verdict in words."""
+
+
 def checker(function: Callable) -> Callable:
-    """Register a checker so that ``check.<name>`` finds it.
+    """Register a checker so that ``check.<name>`` finds it; it returns a :class:`Verdict`.
 
     >>> @checker
     ... def always_right(answer):
@@ -45,8 +81,12 @@ def checker(function: Callable) -> Callable:
     True
     >>> del CHECKERS["always_right"]
     """
-    CHECKERS[function.__name__] = function
-    return function
+    @functools.wraps(function)
+    def check_answer(*args, **kwargs) -> Verdict:
+        return Verdict(function(*args, **kwargs))
+
+    CHECKERS[function.__name__] = check_answer
+    return check_answer
 
 
 def hash_count(value, name: str) -> int:

@@ -1,0 +1,195 @@
+"""A Bloom filter with a secret key: no one without the key can craft its false positives.
+
+:class:`~bloomedu.core.filter.BloomFilter` hashes with MurmurHash3 and seed 0, as
+Guava and most libraries do, so anyone who knows the keys it holds (a public
+blacklist, say: article 2's "Bloom Filter: come memorizzare 1 Milione di
+stringhe in meno di 2MB?" puts a filter of malicious URLs in front of a
+database) can rebuild it bit for bit and search offline for keys it wrongly
+claims, then send only those (lesson 07 does).  A secret MurmurHash seed is not
+enough: MurmurHash2 and 3 have multicollisions that hold for every seed
+(Aumasson, Bernstein and Boßlet, "Hash-flooding DoS reloaded", 29C3, 2012).
+
+:class:`KeyedBloomFilter` puts a keyed cryptographic hash in front: each key is
+first replaced by a 64-bit tag, BLAKE2b keyed with a secret of 16 to 64 bytes
+(``hashlib.blake2b(..., key=secret)``, a pseudo-random function; RFC 7693), and
+the tag is then stored as an ordinary ``BloomFilter`` stores an int.  Without
+the secret, where a key's bits fall is unpredictable, so crafted keys are
+false positives only at the filter's ordinary rate p.  Two keys share a tag
+with probability 2**-64, far below any p a filter is built for.
+``BloomFilter`` itself is unchanged: the same bits as before for the same keys.
+
+Taught in ``notebooks/07_one_million_urls.ipynb`` (Going deeper: an attacker
+who knows the hash); tested in ``tests/test_keyed.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Iterable
+
+import numpy as np
+
+from .filter import BloomFilter
+from .hashing import key_to_bytes
+
+__all__ = ["KeyedBloomFilter"]
+
+_TAG_BYTES = 8
+
+
+def _check_secret(secret) -> bytes:
+    if not isinstance(secret, (bytes, bytearray)):
+        raise TypeError(f"secret must be bytes (e.g. secrets.token_bytes(16)), not "
+                        f"{type(secret).__name__}")
+    if not 16 <= len(secret) <= 64:
+        raise ValueError(f"secret must be 16 to 64 bytes long (BLAKE2b's key), got {len(secret)}")
+    return bytes(secret)
+
+
+def _key_list(keys) -> list:
+    if isinstance(keys, np.ndarray):
+        if keys.dtype.kind == "b":
+            raise TypeError("keys array must hold integers, str or bytes, not bool")
+        return keys.ravel().tolist()
+    if isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
+        raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
+                        f"not {type(keys).__name__}")
+    return list(keys)
+
+
+class KeyedBloomFilter(BloomFilter):
+    """A :class:`~bloomedu.core.filter.BloomFilter` whose positions depend on a secret key.
+
+    >>> secret = bytes(range(16))          # in real use: secrets.token_bytes(16), kept private
+    >>> f = KeyedBloomFilter(1024, 3, secret)
+    >>> f.add("123")
+    >>> "123" in f, "456" in f
+    (True, False)
+    >>> f.bit_indices("123") == BloomFilter(1024, 3).bit_indices("123")  # not the public bits
+    False
+    """
+
+    HASHING = 2  # in to_bytes: BloomFilter's hashing of a keyed 64-bit BLAKE2b tag of each key
+
+    def __init__(self, num_bits: int, num_hashes: int, secret: bytes):
+        super().__init__(num_bits, num_hashes)
+        self._secret = _check_secret(secret)
+
+    @classmethod
+    def from_capacity(cls, expected_items: int, fpp: float, secret: bytes) -> "KeyedBloomFilter":
+        """Size a keyed filter for n items at rate p, as :meth:`BloomFilter.from_capacity` does.
+
+        >>> f = KeyedBloomFilter.from_capacity(1000, 0.01, bytes(16))
+        >>> (f.num_bits, f.num_hashes) == (BloomFilter.from_capacity(1000, 0.01).num_bits, 7)
+        True
+        """
+        plain = BloomFilter.from_capacity(expected_items, fpp)
+        return cls(plain.num_bits, plain.num_hashes, secret)
+
+    # --- the keyed tag --------------------------------------------------------------
+    def tag(self, key: str | bytes | int) -> int:
+        """The key's 64-bit tag: BLAKE2b of its bytes, keyed with the secret.
+
+        >>> a, b = KeyedBloomFilter(64, 2, bytes(16)), KeyedBloomFilter(64, 2, b"x" * 16)
+        >>> a.tag("123") == b.tag("123"), a.tag("123") == a.copy().tag("123")
+        (False, True)
+        """
+        digest = hashlib.blake2b(key_to_bytes(key), key=self._secret, digest_size=_TAG_BYTES)
+        return int.from_bytes(digest.digest(), "little")
+
+    def tags(self, keys: Iterable) -> np.ndarray:
+        """The tags of many keys, as a uint64 array; a bad key raises before any is returned.
+
+        >>> f = KeyedBloomFilter(64, 2, bytes(16))
+        >>> f.tags(["a", 7]).tolist() == [f.tag("a"), f.tag(7)]
+        True
+        """
+        secret, blake2b = self._secret, hashlib.blake2b
+        digests = b"".join([blake2b(key_to_bytes(key), key=secret, digest_size=_TAG_BYTES).digest()
+                            for key in _key_list(keys)])
+        return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
+
+    # --- the filter's operations, on tags ------------------------------------------
+    def bit_indices(self, key: str | bytes | int) -> list[int]:
+        """The k positions of the key's tag (BloomFilter's positions of that int).
+
+        >>> len(KeyedBloomFilter(64, 3, bytes(16)).bit_indices("x"))
+        3
+        """
+        return BloomFilter.bit_indices(self, self.tag(key))
+
+    def add(self, key: str | bytes | int) -> None:
+        """Insert a key (str, bytes or int): set the k bits of its tag."""
+        for index in self.bit_indices(key):
+            self.bits.set(index)
+
+    def __contains__(self, key: str | bytes | int) -> bool:
+        """True if the k bits of the key's tag are all set."""
+        return all(self.bits[index] for index in self.bit_indices(key))
+
+    def add_many(self, keys) -> None:
+        """Insert many keys; if one is rejected, no bit has changed (all are tagged first).
+
+        >>> f = KeyedBloomFilter(1024, 3, bytes(16)); f.add_many(["a", "b"])
+        >>> f.contains_many(["a", "b", "zzz"]).tolist()
+        [True, True, False]
+        """
+        super().add_many(self.tags(keys))
+
+    def contains_many(self, keys) -> np.ndarray:
+        """A bool array: for each key, whether the filter might contain it."""
+        return super().contains_many(self.tags(keys))
+
+    # --- what depends on the secret -------------------------------------------------
+    def _check_compatible(self, other: object) -> "KeyedBloomFilter":
+        other = super()._check_compatible(other)
+        if not hmac.compare_digest(self._secret, other._secret):
+            raise ValueError("secret differs: filters with different secrets put the same key "
+                             "on different bits, so their bits cannot be combined")
+        return other
+
+    def copy(self) -> "KeyedBloomFilter":
+        """An independent filter with the same m, k, secret and bits."""
+        new = type(self)(self.num_bits, self.num_hashes, self._secret)
+        new.bits = self.bits.copy()
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when m, k, secret and every bit agree."""
+        if not isinstance(other, BloomFilter):
+            return NotImplemented
+        same = super().__eq__(other)
+        return bool(same) and hmac.compare_digest(self._secret, getattr(other, "_secret", b""))
+
+    __hash__ = None
+
+    @classmethod
+    def from_bytes(cls, data: bytes, secret: bytes) -> "KeyedBloomFilter":
+        """Read what :meth:`to_bytes` wrote (the bytes hold no secret: pass it again).
+
+        >>> f = KeyedBloomFilter(100, 3, bytes(16)); f.add("x")
+        >>> KeyedBloomFilter.from_bytes(f.to_bytes(), bytes(16)) == f
+        True
+        """
+        plain = _Header.from_bytes(data)
+        new = cls(plain.num_bits, plain.num_hashes, secret)
+        new.bits = plain.bits
+        return new
+
+    def __reduce__(self):
+        """Pickle with the secret (so keep a pickle as private as the secret itself)."""
+        return _restore, (self.to_bytes(), self._secret)
+
+    def __repr__(self) -> str:
+        return f"KeyedBloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes}, secret=...)"
+
+
+class _Header(BloomFilter):
+    """Reads a keyed filter's bytes with BloomFilter's checks (magic, version, sizes, padding)."""
+
+    HASHING = KeyedBloomFilter.HASHING
+
+
+def _restore(data: bytes, secret: bytes) -> KeyedBloomFilter:
+    return KeyedBloomFilter.from_bytes(data, secret)

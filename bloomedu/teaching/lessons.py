@@ -1,0 +1,70 @@
+"""Copy the lessons (and their worked solutions) into a folder for a class.
+
+``bloomedu lessons DIR`` (:func:`copy_lessons`) puts every executed lesson
+``NN_slug.ipynb`` and, under ``solutions/``, its worked solutions into ``DIR``.
+The lessons read nothing outside their folder (the data they need ships inside
+the package: :mod:`bloomedu.teaching.vectors`), so the copy runs anywhere the
+package is installed.  The notebooks come from the ``notebooks/`` folder of the
+clone the package was installed from (``pip install -e .``, as ``make lab``
+does); a package installed without the repository has no lessons to copy.
+
+Tested in ``tests/test_lessons_copy.py`` (which copies them and runs every lesson
+in the copy) and ``tests/test_cli.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+__all__ = ["lessons_folder", "copy_lessons"]
+
+LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+
+
+def lessons_folder() -> Path:
+    """The ``notebooks/`` folder of the repository this package was installed from.
+
+    >>> (lessons_folder() / "01_seen_ids.ipynb").is_file()
+    True
+    """
+    folder = Path(__file__).resolve().parents[2] / "notebooks"
+    if not any(folder.glob(LESSON_GLOB)):
+        raise FileNotFoundError(
+            f"no lessons in {str(folder)!r}: bloomedu finds its lessons in the notebooks/ folder "
+            "of a clone of the repository; install it from a clone (pip install -e .)")
+    return folder
+
+
+def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> list[Path]:
+    """Copy every lesson (and, with ``solutions``, its solutions notebook) into ``target``.
+
+    ``target`` is created if missing.  An existing file is never replaced unless
+    ``overwrite``: then nothing is copied and ``FileExistsError`` names it.
+    Returns the paths written, lessons first.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = copy_lessons(folder)
+    ...     print(written[0].name, written[-1].relative_to(folder).as_posix())
+    01_seen_ids.ipynb solutions/09_explorer_solutions.ipynb
+    """
+    if not isinstance(target, (str, os.PathLike)):
+        raise TypeError(f"target must be a folder path (str or os.PathLike), not "
+                        f"{type(target).__name__}")
+    source, target = lessons_folder(), Path(target)
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"target {str(target)!r} exists and is not a folder")
+    names = sorted(p.relative_to(source) for p in source.glob(LESSON_GLOB))
+    if solutions:
+        names += sorted(p.relative_to(source) for p in source.glob(f"solutions/{LESSON_GLOB}"))
+    clashes = [name for name in names if (target / name).exists()]
+    if clashes and not overwrite:
+        raise FileExistsError(f"{str(target / clashes[0])!r} exists ({len(clashes)} of the "
+                              f"{len(names)} files do): choose an empty folder, or overwrite")
+    written = []
+    for name in names:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        written.append(Path(shutil.copyfile(source / name, target / name)))
+    return written
