@@ -1,12 +1,14 @@
-"""``make bench``: run every library on W1, W2 and W3, print and save the tables.
+"""``make bench``: run every library on W1 to W4, print and save the tables.
 
-    python -m benchmarks [--rounds 5] [--out benchmarks/results/latest.md]
+    python -m benchmarks [--rounds 5] [--large-rounds 3] [--out benchmarks/results/latest.md]
 
 Each run is a fresh process.  Round r runs the libraries in a rotated order
 (A B C, then B C A, ...), so a burst of load on this shared machine does not
 always land on the same library; the best insert and query times of each
 library over the rounds are compared.  pybloom-live runs one round only (one
-run takes about half a minute) and is not in the targets.
+run takes about half a minute) and is not in the targets.  W4 and W4-day (a
+filter far larger than the cache, and the one article 1's day needs) run
+``--large-rounds`` rounds (0 skips them; a W4-day run of rbloom takes about a minute).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .libraries import LIBRARIES, version
-from .workloads import SWEEP_QUERIES, WORKLOADS, write_keys
+from .libraries import ALL_LIBRARIES, LARGE_LIBRARIES, LIBRARIES, version
+from .workloads import LARGE_WORKLOADS, SWEEP_QUERIES, WORKLOADS, write_keys, write_large_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = [  # (workload, measure, minimum ratio bloomedu / rbloom, in keys per second)
     ("W2", "insert", 0.8), ("W2", "query", 3.0), ("W1", "insert", 0.5), ("W1", "query", 1.3),
+    ("W4", "insert", 1.5), ("W4", "query", 3.0), ("W4-day", "insert", 1.5),
 ]
 SWEEP_TARGET_S = 1.0
 NOTES = [
@@ -72,10 +75,20 @@ def schedule(rounds: int) -> list[tuple[str, str]]:
     return pairs  # W3 needs m and k set directly: rbloom and pybloom-live cannot
 
 
+def large_schedule(rounds: int) -> list[tuple[str, str]]:
+    """W4 and W4-day runs: every round, each workload's libraries, rotated."""
+    pairs = []
+    for r in range(rounds):
+        for workload, names in LARGE_LIBRARIES.items():
+            order = names[r % len(names):] + names[:r % len(names)]
+            pairs += [(workload, name) for name in order]
+    return pairs
+
+
 def best_of(runs: list[dict]) -> dict:
     """The best time of each kind over the runs; the rest from the first run (it is seeded)."""
     best = dict(runs[0], runs=len(runs))
-    for key in ("insert_s", "query_s", "sweep_s"):
+    for key in ("insert_s", "insert_int_s", "insert_str_s", "query_s", "sweep_s"):
         if key in best:
             best[key] = min(r[key] for r in runs)
     best["false_negatives"] = max(r["false_negatives"] for r in runs)
@@ -120,6 +133,8 @@ def ratios(results: dict) -> tuple[list[str], bool]:
              "| check | ratio | target | result |", "|---|---:|---:|---|"]
     all_pass = True
     for workload, step, minimum in TARGETS:
+        if (workload, "bloomedu") not in results or (workload, "rbloom") not in results:
+            continue  # W4 skipped (--large-rounds 0)
         ours, theirs = results[workload, "bloomedu"], results[workload, "rbloom"]
         ratio = theirs[f"{step}_s"] / ours[f"{step}_s"]
         passed = ratio >= minimum
@@ -141,7 +156,38 @@ def ratios(results: dict) -> tuple[list[str], bool]:
     if ("W3", "fastbloom-rs") in results:
         lines.append(f"| W3 sweep vs fastbloom-rs | "
                      f"{results['W3', 'fastbloom-rs']['sweep_s'] / sweep:.2f}x | - | - |")
+    for workload, names in LARGE_LIBRARIES.items():
+        for ours_name, other in [("bloomedu", "fastbloom-rs"), ("bloomedu-blocked", "rbloom"),
+                                 ("bloomedu-blocked", "fastbloom-rs")]:
+            if (workload, ours_name) in results and (workload, other) in results:
+                ours, theirs = results[workload, ours_name], results[workload, other]
+                lines.append(f"| {workload} insert / query, {ours_name} vs {other} | "
+                             f"{theirs['insert_s'] / ours['insert_s']:.2f}x / "
+                             f"{theirs['query_s'] / ours['query_s']:.2f}x | - | - |")
     return lines + [""], all_pass
+
+
+def large_tables(results: dict) -> list[str]:
+    lines = []
+    for workload, (capacity, p, what) in LARGE_WORKLOADS.items():
+        rows = [(name, results[workload, name]) for name in LARGE_LIBRARIES[workload]
+                if (workload, name) in results]
+        if not rows:
+            continue
+        lines += [f"### {workload}: capacity {capacity:,}, p = {p}; {what}", "",
+                  "| library | runs | insert keys/s (uint64 / str) | query keys/s | "
+                  "false-positive rate | false negatives | storage bytes | peak memory MiB |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, r in rows:
+            lines.append(
+                f"| {name} | {r['runs']} | {_rate(r['inserted'], r['insert_s'])} "
+                f"({_rate(r['inserted_ints'], r['insert_int_s'])} / "
+                f"{_rate(r['inserted_strings'], r['insert_str_s'])}) | "
+                f"{_rate(r['queried'], r['query_s'])} | {r['false_positive_rate']:.6f} | "
+                f"{r['false_negatives']} of {r['checked']:,} | {r['storage_bytes']:,} | "
+                f"{r['peak_bytes'] / 2 ** 20:.1f} |")
+        lines.append("")
+    return lines
 
 
 def machine() -> list[str]:
@@ -159,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--large-rounds", type=int, default=3, help="rounds of W4 (0: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.md")
     parser.add_argument("--strict", action="store_true", help="exit 1 unless every target is met")
     args = parser.parse_args(argv)
@@ -166,7 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[tuple[str, str], list[dict]] = {}
     with tempfile.TemporaryDirectory() as directory:
         write_keys(Path(directory))
-        pairs = schedule(args.rounds)
+        if args.large_rounds:
+            write_large_keys(Path(directory))
+        pairs = schedule(args.rounds) + large_schedule(args.large_rounds)
         for i, (workload, name) in enumerate(pairs, 1):
             print(f"[{i}/{len(pairs)}] {workload} {name}", file=sys.stderr, flush=True)
             runs.setdefault((workload, name), []).append(run(workload, name, directory))
@@ -179,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     report = [
         "## Benchmarks: bloomedu against rbloom, fastbloom-rs and pybloom-live", "",
         f"- measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC with `make bench` "
-        f"(`python -m benchmarks --rounds {args.rounds}`) in {elapsed:.0f} s",
+        f"(`python -m benchmarks --rounds {args.rounds} --large-rounds {args.large_rounds}`) "
+        f"in {elapsed:.0f} s",
         *machine(),
         f"- each run a fresh process; {args.rounds} rounds, libraries rotated each round, best "
         "insert and best query time of each library (pybloom-live: one round, and false "
@@ -188,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         "uint64 array or list of str); rbloom `update(list)` and `in`; fastbloom-rs "
         "`add_*_batch`/`contains_*_batch`; pybloom-live `add` and `in`",
         "- peak memory: the process's peak resident set above its size with the keys loaded", "",
-        *ratio_lines, *tables(results), *steps.stdout.splitlines(), "", *NOTES]
+        *ratio_lines, *tables(results), *large_tables(results), *steps.stdout.splitlines(), "",
+        *NOTES]
     text = "\n".join(report)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

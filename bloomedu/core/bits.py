@@ -10,11 +10,13 @@ first).  Read as little-endian 64-bit words, that is word ``b >> 6`` under mask
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Iterable
 
 import numpy as np
 
 from .checks import is_int
+from .scatter import set_all
 
 __all__ = ["BitArray"]
 
@@ -90,7 +92,8 @@ class BitArray:
         writes to the same byte and silently loses bits.  So: a batch small
         next to m goes through ``np.bitwise_or.at``; a large one through a
         byte-per-bit scratch array packed with ``np.packbits`` when that scratch
-        fits in 40 MiB, or else a sort and an OR-reduction per byte.
+        fits in 40 MiB, or else sorted batches written in order
+        (:mod:`bloomedu.core.scatter`).
         """
         self.set_chunks([self._checked(indices).ravel()])
 
@@ -127,6 +130,7 @@ class BitArray:
         """
         threshold = self.num_bits * _SCRATCH_THRESHOLD
         pending, pending_size, scratch = [], 0, None
+        chunks = iter(chunks)  # the large path below takes over the rest of it
         for indices in chunks:
             if scratch is not None:
                 scratch[indices] = 1
@@ -138,23 +142,15 @@ class BitArray:
                 for staged in pending + [indices]:
                     scratch[staged] = 1
                 pending = []
-            else:  # m too large to stage: set chunk by chunk
-                self._sorted_or(np.concatenate(pending + [indices.ravel()]))
-                pending, pending_size = [], 0
+            else:  # m too large to stage: sorted batches, set as they fill (bloomedu.core.scatter)
+                set_all(self.data, self.data.size * 8, chain(pending, [indices], chunks))
+                return
         if scratch is not None:
             self.data |= np.packbits(scratch, bitorder="little")
         if pending:
             indices = np.concatenate(pending)
             masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
             np.bitwise_or.at(self.data, indices >> 3, masks)
-
-    def _sorted_or(self, indices: np.ndarray) -> None:
-        """Set bits by sorting the indices and OR-reducing the masks of each byte."""
-        indices = np.sort(indices)
-        masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
-        byte_index = indices >> 3
-        starts = np.flatnonzero(np.r_[True, byte_index[1:] != byte_index[:-1]])
-        self.data[byte_index[starts]] |= np.bitwise_or.reduceat(masks, starts)
 
     def get_many(self, indices: np.ndarray) -> np.ndarray:
         """The bits at ``indices`` as a bool array of the same shape.

@@ -25,6 +25,7 @@ from typing import Iterator
 
 import numpy as np
 
+from . import large
 from .bits import BitArray
 from .checks import is_int, is_number
 from .hashing import bit_position, double_hash_indices, fmix64_array, hash128, hashed_chunks
@@ -145,19 +146,26 @@ class BloomFilter:
 
         Sets exactly the bits that ``add`` would set for each key.  If a key is rejected, no
         bit of the filter has changed: for m up to 40 Mi bits the bits are staged in a scratch
-        array first; a larger filter checks every key in a first pass.
+        array first; a larger filter hashes every key first, then sorts and writes its
+        positions in batches (:mod:`bloomedu.core.large`).
 
         >>> f = BloomFilter(1024, 3)
         >>> f.add_many(np.arange(100, dtype=np.uint64))
         >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
         True
         """
-        int_array = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"  # no bad key
-        if not self.bits.stages_everything and not int_array:
-            keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
-            for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
-                pass
+        if not self.bits.stages_everything:  # hashes every key first: a bad key changes nothing
+            return large.insert(self, keys)
         self.bits.set_chunks(self._chunk_positions(keys))
+
+    def add_many_new(self, keys) -> np.ndarray:
+        """Add many keys; a bool array, True for each key that was new (as ``k not in f`` just
+        before ``f.add(k)``, one key after the other: earlier keys of the batch count).
+
+        >>> BloomFilter(1024, 3).add_many_new(["a", "b", "a"]).tolist()
+        [True, True, False]
+        """
+        return large.add_new(self, keys)
 
     def contains_many(self, keys) -> np.ndarray:
         """A bool array: for each key, whether the filter might contain it.
