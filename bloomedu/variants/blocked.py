@@ -67,6 +67,8 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     mean = n / num_blocks
     if mean == 0:
         return 0.0
+    if mean > 4000:  # every block holds over 3,000 keys: (31/32)**3000 is below 1e-41
+        return 1.0
     spread = 12 * math.sqrt(mean) + 12
     low, high = max(0, int(mean - spread)), int(mean + spread) + 1
     terms = (math.exp(j * math.log(mean) - mean - math.lgamma(j + 1)
@@ -84,7 +86,7 @@ def num_blocks_for(n: int, p: float) -> int:
         raise ValueError(f"expected_items must be a positive int, got {n!r}")
     if not is_number(p) or not 0 < p < 1:
         raise ValueError(f"fpp must be a float strictly between 0 and 1, got {p!r}")
-    low, high = 1, 1
+    low, high = 1, max(1, n // 32)  # start at 8 bits a key
     while split_block_false_positive_rate(n, high) > p:
         low, high = high, 2 * high
     while low < high:  # the rate falls as blocks are added
