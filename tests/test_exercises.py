@@ -54,6 +54,9 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "08.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "09.1": 1 - math.exp(-3 * 2500 / 20_000),
     "09.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
+    "12.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
+    "12.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
+                for j in range(1, 120)),  # Poisson(20) keys a block
 }
 
 
@@ -85,6 +88,12 @@ def _measure(name: str, params: dict):
         for item in items[:params["n"]]:
             f.insert(item)
         return f.contains_many(items[params["n"]:]).mean()
+    if name == "12.3":
+        from bloomedu.variants import BlockedBloomFilter
+        f = BlockedBloomFilter(params["num_bits"])
+        f.add_many(np.arange(params["n"], dtype=np.uint64))
+        fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
+        return f.contains_many(fresh).mean()
     if name == "09.3":  # the explorer's URL keys: inserted and queried ones never coincide
         f = BloomFilter(params["num_bits"], params["num_hashes"])
         f.add_many(make_keys("url", params["n"], seed=2024, inserted=True))
@@ -250,6 +259,13 @@ SLIPS = [
     ("fill_ratio", {}, 20_000 * (1 - math.exp(-0.375)), "number of bits set"),
     ("fill_ratio", {}, 31.27, "percentage"),
     ("fill_ratio", {}, 1.0, "swapped m and n"),
+    ("cache_lines_touched", {}, 1, "the blocked filter's answer"),
+    ("cache_lines_touched", {}, 28_082, "number of lines in the filter"),
+    ("split_block_fpp", {}, (1 - math.exp(-8 * 20_000 / 256_000)) ** 8, "plain filter's rate"),
+    ("split_block_fpp", {}, (1 - (31 / 32) ** 20) ** 8, "exactly the mean load"),
+    ("split_block_fpp", {}, 0.3974, "percentage"),
+    ("measured_blocked_fpp", {}, 397.4, "count"),
+    ("measured_blocked_fpp", {}, 1.0, "inserted ones"),
     ("optimal_k", {"m": 8000, "n": 1000}, 5.545, "whole number"),
 ]
 

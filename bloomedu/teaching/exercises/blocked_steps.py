@@ -47,8 +47,9 @@ def cache_lines_touched(answer, num_bits: int = 14_377_588, num_hashes: int = 10
                  mistakes=[Mistake(1, "one line is the blocked filter's answer; this plain filter "
                                    f"spreads its k = {num_hashes} positions over all "
                                    f"{lines:,} lines", 0.5),
-                           Mistake(num_hashes / 8, "that counts bytes of 8 bits; a cache line "
-                                   "holds 512 bits (64 bytes)")],
+                           Mistake(lines, f"that is the number of lines in the filter; the "
+                                   f"question is how many of them one key's k = {num_hashes} "
+                                   "positions fall in")],
                  hint="k positions in L lines: L (1 - (1 - 1/L)^k), about k when L is large.")
 
 
