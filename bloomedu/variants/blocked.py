@@ -173,15 +173,23 @@ class BlockedBloomFilter:
 
     # --- many keys at once --------------------------------------------------------------
     def _prepared(self, keys, make):
-        """``make(h1)`` for every chunk of keys' hashes, on worker threads, in order.
+        """``make(h)`` for every chunk of keys' 64-bit hashes, on worker threads, in order.
 
         An integer array is hashed on the workers too; other keys are all hashed here
         first, so a bad key raises before any bit is set."""
         if isinstance(keys, np.ndarray) and keys.dtype.kind in "iu":
             flat = keys.ravel()
             parts = (flat[start:start + _CHUNK_KEYS] for start in range(0, flat.size, _CHUNK_KEYS))
-            return ordered_map(lambda part: make(next(hashed_chunks(part, part.size))[0]), parts)
-        return ordered_map(make, [h1 for h1, _ in hashed_chunks(keys, _CHUNK_KEYS)])
+            return ordered_map(lambda part: make(self._hash_integers(part)), parts)
+        return ordered_map(make, self._hash_chunks(keys))
+
+    def _hash_integers(self, keys: np.ndarray) -> np.ndarray:
+        """The 64-bit hash of every key of an integer array (the library's: h1)."""
+        return next(hashed_chunks(keys, keys.size))[0]
+
+    def _hash_chunks(self, keys) -> list[np.ndarray]:
+        """The 64-bit hashes of any other batch of keys, a chunk at a time."""
+        return [h1 for h1, _ in hashed_chunks(keys, _CHUNK_KEYS)]
 
     def _query(self, h1: np.ndarray):
         return blocks.block_index(h1, self.num_blocks), blocks.masks(h1)
