@@ -22,7 +22,8 @@ from typing import Callable, Iterable, Iterator, TypeVar
 
 __all__ = ["WORKERS", "in_background", "ordered_map"]
 
-WORKERS = min(2, os.cpu_count() or 1)  # threads preparing batches (1: no thread at all)
+# Threads preparing batches (1: no thread at all); BLOOMEDU_WORKERS=1 in the environment sets it.
+WORKERS = int(os.environ.get("BLOOMEDU_WORKERS", 0)) or min(2, os.cpu_count() or 1)
 
 Item, Result = TypeVar("Item"), TypeVar("Result")
 
