@@ -121,6 +121,9 @@ class BitArray:
         All or nothing while the scratch fits (m up to 40 Mi bits): every chunk
         is staged first and the array changes only once the iterable is
         exhausted, so an error raised by a chunk generator leaves it unchanged.
+        Above that, the indices are sorted and set a batch at a time as the
+        chunks come (:mod:`bloomedu.core.scatter`), so a caller that needs all or
+        nothing checks its keys first, as ``BloomFilter.add_many`` does.
         The indices are not checked (the filter's are below m by construction).
 
         >>> bits = BitArray(16)
