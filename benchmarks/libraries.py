@@ -36,6 +36,19 @@ class Bloomedu:
         return f.nbytes
 
 
+class BloomeduBlocked(Bloomedu):
+    """bloomedu's split-block filter (``BlockedBloomFilter``): one cache miss per key, k = 8.
+
+    Runs W4 only (its k is 8 by design, so lesson 06's sweep, which sets k, is not for it).
+    """
+
+    name = "bloomedu-blocked"
+
+    def new(self, capacity, p):
+        from bloomedu.variants import BlockedBloomFilter
+        return BlockedBloomFilter.from_capacity(capacity, p)
+
+
 class Rbloom:
     """rbloom: ``update`` with a list, then one ``in`` per query (it has no batch query)."""
 
@@ -123,6 +136,12 @@ class PybloomLive:
 
 
 LIBRARIES = {lib.name: lib for lib in (Bloomedu(), Rbloom(), FastbloomRs(), PybloomLive())}
+# W4 (a filter far larger than the cache) and W4-day (the day's filter): who runs each
+LARGE_LIBRARIES = {
+    "W4": ["bloomedu", "bloomedu-blocked", "rbloom", "fastbloom-rs"],
+    "W4-day": ["bloomedu", "bloomedu-blocked", "rbloom"],
+}
+ALL_LIBRARIES = {**LIBRARIES, "bloomedu-blocked": BloomeduBlocked()}
 
 
 def version(name: str) -> str:

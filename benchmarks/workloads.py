@@ -1,4 +1,4 @@
-"""The keys of W1 and W2 (written once to files every run reads) and W3's grid."""
+"""The keys of W1, W2 and W4 (written once to files every run reads) and W3's grid."""
 
 from __future__ import annotations
 
@@ -13,6 +13,14 @@ WORKLOADS = {  # name: (capacity n, false-positive rate p, what the keys are)
 }
 SWEEP_QUERIES = 20_000
 SEED = 20_240_611
+# W4: filters far larger than the cache.  Each: (capacity n, p, what); the keys are shared.
+LARGE_INTS, LARGE_STRINGS, LARGE_ABSENT = 10_000_000, 2_000_000, 10_000_000
+LARGE_KEYS = (f"{LARGE_INTS:,} uint64 keys and {LARGE_STRINGS:,} UUID strings inserted, "
+              f"{LARGE_ABSENT:,} absent uint64 keys queried")
+LARGE_WORKLOADS = {
+    "W4": (20_000_000, 0.001, LARGE_KEYS),
+    "W4-day": (864_000_000, 0.001, LARGE_KEYS + " (the filter article 1's day needs)"),
+}
 
 
 def sweep_grid() -> list[tuple[int, int, int]]:
@@ -43,6 +51,26 @@ def write_keys(directory: Path) -> None:
     both = uint64_keys(2 * NUM_KEYS, SEED)  # distinct, so the second half is never inserted
     np.save(directory / "W2_inserted.npy", both[:NUM_KEYS])
     np.save(directory / "W2_absent.npy", both[NUM_KEYS:])
+
+
+def write_large_keys(directory: Path) -> None:
+    """Write W4's keys: uint64 keys inserted and absent, and UUID strings inserted."""
+    from bloomedu.workloads.clicks import uuid4_strings
+    from bloomedu.workloads.day import splitmix64
+
+    # splitmix64 is a bijection: distinct counters give distinct keys, with no sort to check
+    both = splitmix64(np.arange(LARGE_INTS + LARGE_ABSENT, dtype=np.uint64) + np.uint64(SEED << 32))
+    np.save(directory / "W4_inserted.npy", both[:LARGE_INTS])
+    np.save(directory / "W4_absent.npy", both[LARGE_INTS:])
+    strings = uuid4_strings(LARGE_STRINGS, np.random.default_rng(SEED + 5))
+    (directory / "W4_strings.txt").write_text("\n".join(strings))
+
+
+def read_large_keys(directory: Path):
+    """(uint64 keys inserted, UUID strings inserted, uint64 keys absent) of W4."""
+    return (np.load(directory / "W4_inserted.npy"),
+            (directory / "W4_strings.txt").read_text().split("\n"),
+            np.load(directory / "W4_absent.npy"))
 
 
 def read_keys(directory: Path, workload: str):

@@ -1,4 +1,5 @@
-"""Fixtures shared by test modules: the course site, built once per session."""
+"""Fixtures shared by test modules: the course site, built once per session, and the bulk
+paths run on one thread, then on two workers."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+import bloomedu.core.pipeline as pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,3 +44,10 @@ def site(tmp_path_factory) -> Path:
     assert run.returncode == 0, log[-5000:]
     assert "WARNING" not in log and "ERROR" not in log, log[-5000:]
     return out / "html"
+
+
+@pytest.fixture(params=[1, 2], ids=["one thread", "two workers"])
+def workers(request, monkeypatch):
+    """Run the test with the bulk methods on the calling thread alone, then with 2 workers."""
+    monkeypatch.setattr(pipeline, "WORKERS", request.param)
+    return request.param

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from benchmarks.__main__ import best_of, ratios, schedule
-from benchmarks.libraries import LIBRARIES
+from benchmarks.__main__ import best_of, large_schedule, ratios, schedule
+from benchmarks.libraries import LARGE_LIBRARIES, LIBRARIES
 from benchmarks.workloads import sweep_grid, uint64_keys
 
 
@@ -21,6 +21,16 @@ def test_schedule_rotates_libraries_and_runs_the_slow_one_once():
         counts = {name: pairs.count((workload, name)) for name in LIBRARIES}
         assert counts == {"bloomedu": 5, "rbloom": 5, "fastbloom-rs": 5, "pybloom-live": 1}
     assert {n for w, n in pairs if w == "W3"} == {"bloomedu", "fastbloom-rs"}  # can set m and k
+
+
+def test_large_schedule_runs_each_w4_library_every_round_rotated():
+    pairs = large_schedule(3)
+    for workload, names in LARGE_LIBRARIES.items():
+        runs = [name for w, name in pairs if w == workload]
+        assert sorted(runs) == sorted(names * 3)
+        assert runs[0] == names[0] and runs[len(names)] == names[1]  # rotated
+    assert "rbloom" in LARGE_LIBRARIES["W4-day"] and "bloomedu" in LARGE_LIBRARIES["W4-day"]
+    assert large_schedule(0) == []
 
 
 def test_sweep_grid_is_lesson_06s():
@@ -61,6 +71,19 @@ def test_ratio_table_passes_only_when_every_target_is_met(sweep_s, expected):
     results["W2", "bloomedu"] = fake(0.05, 0.01)
     lines, all_pass = ratios(results)
     assert "| W2 insert vs rbloom | 0.60x | >= 0.8x | FAIL |" in lines and not all_pass
+    assert not any(line.startswith("| W4") for line in lines)  # W4 not run: no row
+
+
+def test_w4_targets_are_judged_when_w4_ran():
+    results = {("W1", "bloomedu"): fake(0.1, 0.05), ("W1", "rbloom"): fake(0.1, 0.1),
+               ("W2", "bloomedu"): fake(0.03, 0.01), ("W2", "rbloom"): fake(0.03, 0.05),
+               ("W3", "bloomedu"): {"sweep_s": 0.5},
+               ("W4", "bloomedu"): fake(2.0, 1.0), ("W4", "rbloom"): fake(4.0, 2.0),
+               ("W4-day", "bloomedu"): fake(3.0, 1.0), ("W4-day", "rbloom"): fake(6.0, 4.0)}
+    lines, all_pass = ratios(results)
+    assert "| W4 insert vs rbloom | 2.00x | >= 1.5x | PASS |" in lines
+    assert "| W4 query vs rbloom | 2.00x | >= 3.0x | FAIL |" in lines and not all_pass
+    assert "| W4-day insert vs rbloom | 2.00x | >= 1.5x | PASS |" in lines
 
 
 def write_small_keys(directory):

@@ -66,6 +66,9 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "10.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
     "11.1": 64 * math.ceil(int(1_000_000 * -math.log(0.0005) / 0.480453013918201) / 64),
     "11.2": 4,  # 1,000 + 2,000 + 4,000 hold 7,000: the fourth sub-filter (8,000) takes the rest
+    "12.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
+    "12.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
+                for j in range(1, 120)),  # Poisson(20) keys a block
 }
 
 
@@ -103,6 +106,12 @@ def _measure(name: str, params: dict):
         f = RedisBloomFilter(0.01, params["capacity"], expansion=params["expansion"])
         f.add_many(ids[:params["n"]])
         return f.exists_many(ids[params["n"]:]).mean()
+    if name == "12.3":
+        from bloomedu.variants import BlockedBloomFilter
+        f = BlockedBloomFilter(params["num_bits"])
+        f.add_many(np.arange(params["n"], dtype=np.uint64))
+        fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
+        return f.contains_many(fresh).mean()
     if name == "09.3":  # the explorer's URL keys: inserted and queried ones never coincide
         f = BloomFilter(params["num_bits"], params["num_hashes"])
         f.add_many(make_keys("url", params["n"], seed=2024, inserted=True))
@@ -320,6 +329,13 @@ SLIPS = [
     ("fill_ratio", {}, 20_000 * (1 - math.exp(-0.375)), "number of bits set"),
     ("fill_ratio", {}, 31.27, "percentage"),
     ("fill_ratio", {}, 1.0, "swapped m and n"),
+    ("cache_lines_touched", {}, 1, "the blocked filter's answer"),
+    ("cache_lines_touched", {}, 28_082, "number of lines in the filter"),
+    ("split_block_fpp", {}, (1 - math.exp(-8 * 20_000 / 256_000)) ** 8, "plain filter's rate"),
+    ("split_block_fpp", {}, (1 - (31 / 32) ** 20) ** 8, "exactly the mean load"),
+    ("split_block_fpp", {}, 0.3974, "percentage"),
+    ("measured_blocked_fpp", {}, 397.4, "count"),
+    ("measured_blocked_fpp", {}, 1.0, "inserted ones"),
     ("optimal_k", {"m": 8000, "n": 1000}, 5.545, "whole number"),
     ("rotating_filter_bytes", {}, 4 * _m(12e6, 0.001) / 8, "each generation must err less than p"),
     ("rotating_filter_bytes", {}, 4 * _m(36e6, 1 - 0.999 ** 0.25) / 8, "window / (g - 1) keys"),

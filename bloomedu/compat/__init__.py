@@ -9,6 +9,8 @@ Bitcoin node, and the other way round:
   ``BloomFilter`` of strings, with its ``writeTo`` byte stream.
 - :mod:`bloomedu.compat.bip37`: :class:`Bip37Filter`, Bitcoin Core's BIP37
   filter, with its ``filterload`` payload.
+- :mod:`bloomedu.compat.parquet`: :class:`ParquetBloomFilter`, the split-block filter of
+  Parquet files (XXH64), whose bitset is the one pyarrow writes (lesson 12).
 
 >>> from bloomedu.compat import Bip37Filter, GuavaBloomFilter
 >>> GuavaBloomFilter.create(10, 0.1).bit_size, Bip37Filter(3, 0.01).n_hash_funcs
@@ -17,5 +19,6 @@ Bitcoin node, and the other way round:
 
 from .bip37 import Bip37Filter
 from .guava import GuavaBloomFilter
+from .parquet import ParquetBloomFilter
 
-__all__ = ["Bip37Filter", "GuavaBloomFilter"]
+__all__ = ["Bip37Filter", "GuavaBloomFilter", "ParquetBloomFilter"]

@@ -11,11 +11,13 @@ first).  Read as little-endian 64-bit words, that is word ``b >> 6`` under mask
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
+from itertools import chain
 from typing import Iterable
 
 import numpy as np
 
 from .checks import MAX_NUM_BITS, is_int, whole_number, zeros
+from .scatter import set_all
 
 __all__ = ["BitArray", "count_ones"]
 
@@ -117,7 +119,8 @@ class BitArray:
         writes to the same byte and silently loses bits.  So: a batch small
         next to m goes through ``np.bitwise_or.at``; a large one through a
         byte-per-bit scratch array packed with ``np.packbits`` when that scratch
-        fits in 40 MiB, or else a sort and an OR-reduction per byte.
+        fits in 40 MiB, or else sorted batches written in order
+        (:mod:`bloomedu.core.scatter`).
         """
         self.set_chunks([self._checked(indices).ravel()])
 
@@ -146,6 +149,9 @@ class BitArray:
         All or nothing while the scratch fits (m up to 40 Mi bits): every chunk
         is staged first and the array changes only once the iterable is
         exhausted, so an error raised by a chunk generator leaves it unchanged.
+        Above that, the indices are sorted and set a batch at a time as the
+        chunks come (:mod:`bloomedu.core.scatter`), so a caller that needs all or
+        nothing checks its keys first, as ``BloomFilter.add_many`` does.
         The indices are not checked (the filter's are below m by construction).
         ``lock`` (a filter's, :mod:`bloomedu.core.locking`) is held around each
         write to the bits, not while ``chunks`` computes the indices.
@@ -157,6 +163,7 @@ class BitArray:
         """
         threshold = self.num_bits * _SCRATCH_THRESHOLD
         pending, pending_size, scratch = [], 0, None
+        chunks = iter(chunks)  # the large path below takes over the rest of it
         for indices in chunks:
             if scratch is not None:
                 scratch[indices] = 1
@@ -168,10 +175,9 @@ class BitArray:
                 for staged in pending + [indices]:
                     scratch[staged] = 1
                 pending = []
-            else:  # m too large to stage: set chunk by chunk
-                with lock:
-                    self._sorted_or(np.concatenate(pending + [indices.ravel()]))
-                pending, pending_size = [], 0
+            else:  # m too large to stage: sorted batches, set as they fill (bloomedu.core.scatter)
+                set_all(self.data, self.data.size * 8, chain(pending, [indices], chunks), lock)
+                return
         if scratch is not None:
             packed = np.packbits(scratch, bitorder="little")
             with lock:
@@ -181,14 +187,6 @@ class BitArray:
             masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
             with lock:
                 np.bitwise_or.at(self.data, indices >> 3, masks)
-
-    def _sorted_or(self, indices: np.ndarray) -> None:
-        """Set bits by sorting the indices and OR-reducing the masks of each byte."""
-        indices = np.sort(indices)
-        masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
-        byte_index = indices >> 3
-        starts = np.flatnonzero(np.r_[True, byte_index[1:] != byte_index[:-1]])
-        self.data[byte_index[starts]] |= np.bitwise_or.reduceat(masks, starts)
 
     def get_many(self, indices: np.ndarray) -> np.ndarray:
         """The bits at ``indices`` as a bool array of the same shape.

@@ -34,6 +34,7 @@ from typing import Iterator
 
 import numpy as np
 
+from . import large
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .hashing import (bit_position, check_batch, double_hash_indices, fmix64_array, hash128,
@@ -209,8 +210,9 @@ class BloomFilter(LockedWrites):
         ``S`` or ``U`` array whose element ends in NUL is refused: numpy cannot
         tell ``b"ab"`` from ``b"ab\\x00"`` in it (pass a list).  If a key is
         rejected, no bit of the filter has changed: for m up to 40 Mi bits the
-        bits are staged in a scratch array first; a larger filter checks every
-        key in a first pass.
+        bits are staged in a scratch array first; a larger filter hashes every
+        key first, then sorts and writes its positions in batches
+        (:mod:`bloomedu.core.large`).
 
         >>> f = BloomFilter(1024, 3)
         >>> f.add_many(np.arange(100, dtype=">u8"))   # big-endian, as read from the network
@@ -223,13 +225,18 @@ class BloomFilter(LockedWrites):
         >>> f.add_many(["ab", "c"]); "c" in f
         True
         """
-        int_array = isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"  # no bad key
-        if not self.bits.stages_everything and not int_array:
-            check_batch(keys)  # before list(): list("abc") would be three keys
-            keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
-            for _ in hashed_chunks(keys, _CHUNK_KEYS):  # the checking pass: raises on a bad key
-                pass
+        if not self.bits.stages_everything:  # hashes every key first: a bad key changes nothing
+            return large.insert(self, keys)
         self.bits.set_chunks(self._chunk_positions(keys), lock=self._lock)
+
+    def add_many_new(self, keys) -> np.ndarray:
+        """Add many keys; a bool array, True for each key that was new (as ``k not in f`` just
+        before ``f.add(k)``, one key after the other: earlier keys of the batch count).
+
+        >>> BloomFilter(1024, 3).add_many_new(["a", "b", "a"]).tolist()
+        [True, True, False]
+        """
+        return large.add_new(self, keys)
 
     def contains_many(self, keys) -> np.ndarray:
         """A bool array: for each key, whether the filter might contain it.

@@ -11,12 +11,15 @@ every dedup stage and numpy bulk paths (``add_many``/``contains_many``):
 - :mod:`~bloomedu.variants.age_partitioned`: :class:`AgePartitionedBloomFilter` (Shtul,
   Baquero and Almeida 2020), a sliding window;
 - :mod:`~bloomedu.variants.stable`: :class:`StableBloomFilter` (Deng and Rafiei 2006), fading;
+- :mod:`~bloomedu.variants.blocked`: :class:`BlockedBloomFilter`, the split-block filter of Impala
+  and Parquet: a key's bits in one 256-bit block, one cache miss per key (lesson 12);
 - :mod:`~bloomedu.variants.theory`: their formulas.
 
 They share :mod:`bloomedu.core`: hashing and positions, bit and counter storage, argument
 checks, versioned bytes and a per-filter lock.  Taught in
-``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py`` and
-``tests/test_variants_rates.py``.
+``notebooks/10_forgetting_old_clicks.ipynb`` (the blocked filter in
+``notebooks/12_blocked_filters.ipynb``); tested in ``tests/test_variants.py``,
+``tests/test_variants_rates.py`` and ``tests/test_blocked.py``.
 
 >>> from bloomedu import RotatingBloomFilter
 >>> f = RotatingBloomFilter(capacity=1000, fpp=0.001, generations=4)
@@ -25,10 +28,11 @@ True
 """
 
 from .age_partitioned import AgePartitionedBloomFilter
+from .blocked import BlockedBloomFilter
 from .counting import CountingBloomFilter
 from .rotating import RotatingBloomFilter
 from .scalable import ScalableBloomFilter
 from .stable import StableBloomFilter
 
-__all__ = ["AgePartitionedBloomFilter", "CountingBloomFilter", "RotatingBloomFilter",
-           "ScalableBloomFilter", "StableBloomFilter"]
+__all__ = ["AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter",
+           "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter"]

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..core.checks import is_int, is_number
 
-__all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "score",
-           "WindowedClicks", "WindowedScore", "windowed_click_stream", "score_windowed",
+__all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "uuid4_text",
+           "score", "WindowedClicks", "WindowedScore", "windowed_click_stream", "score_windowed",
            "FIRST", "DOUBLE", "REPEAT"]
 
 # The two lower-case hex digits of each byte value, as one little-endian 16-bit word.
@@ -46,7 +46,17 @@ def uuid4_bytes(count: int, rng: np.random.Generator) -> np.ndarray:
     array([b'5f82c2d9-cfeb-4fa3-a1d7-d982f8bd1045'], dtype='|S36')
     """
     count = _check_count(count, "count")
-    raw = rng.integers(0, 256, size=(count, 16), dtype=np.uint8)
+    return uuid4_text(rng.integers(0, 256, size=(count, 16), dtype=np.uint8))
+
+
+def uuid4_text(raw: np.ndarray) -> np.ndarray:
+    """Version-4 UUID text (dtype S36) from rows of 16 random bytes (version and variant set).
+
+    >>> uuid4_text(np.zeros((1, 16), dtype=np.uint8))
+    array([b'00000000-0000-4000-8000-000000000000'], dtype='|S36')
+    """
+    raw = np.array(raw, dtype=np.uint8).reshape(-1, 16)
+    count = raw.shape[0]
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40  # version 4
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # RFC 4122 variant
     digits = _HEX_PAIRS.take(raw).view(np.uint8).reshape(count, 32)  # two per byte, high first

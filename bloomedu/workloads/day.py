@@ -1,0 +1,124 @@
+"""A whole day of clicks, fast: article 1's 10,000 messages a second for 24 hours.
+
+Article 1 sizes its problem at 10,000 click messages a second kept for a day,
+864,000,000 IDs.  :func:`bloomedu.workloads.clicks.click_stream` builds one
+``Click`` object per message, which is right for a lesson and far too slow for
+a day; here the same stream comes as numpy arrays, a million messages at a time:
+64-bit click IDs (distinct for distinct clicks), and for each message whether it
+is the second copy of a double click.
+
+As in ``click_stream``: genuine clicks arrive at random (rate
+``rate / (1 + double_click_rate)``), each is doubled with probability
+``double_click_rate``, and its copy arrives 0.05 to 1 s later, among the clicks
+of that moment.  A copy due after a chunk's last genuine click goes into the next
+chunk.  The n-th genuine click's ID is the splitmix64 mix of ``seed * 2**40 + n``,
+a bijection of 64-bit words, so no two clicks share an ID by chance.
+
+Used by ``make bench-day`` (``benchmarks/day.py``); tested in ``tests/test_day.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from .clicks import _check_count, _check_rate, uuid4_text
+
+__all__ = ["CHUNK_MESSAGES", "DAY_MESSAGES", "day_chunks", "splitmix64", "uuid_ids"]
+
+DAY_MESSAGES = 10_000 * 86_400  # article 1: 10,000 messages a second for a day
+CHUNK_MESSAGES = 1 << 20
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_PIECE = 1 << 16
+
+
+def splitmix64(counters: np.ndarray) -> np.ndarray:
+    """Steele, Lea and Flood's splitmix64 output for each 64-bit counter (a bijection).
+
+    Computed 65,536 values at a time, in place, so every pass stays in L2.
+
+    >>> hex(int(splitmix64(np.array([0], dtype=np.uint64))[0]))   # the generator's first output
+    '0xe220a8397b1dcdaf'
+    """
+    out = np.empty(counters.size, dtype=np.uint64)
+    for start in range(0, counters.size, _PIECE):
+        z = out[start:start + _PIECE]
+        np.multiply(counters[start:start + _PIECE], _GAMMA, out=z)
+        z += _GAMMA  # the state after one step from seed = counter * gamma
+        scratch = np.empty_like(z)
+        for shift, multiplier in ((_S30, _M1), (_S27, _M2)):
+            z ^= np.right_shift(z, shift, out=scratch)
+            z *= multiplier
+        z ^= np.right_shift(z, _S31, out=scratch)
+    return out
+
+
+def day_chunks(num_messages: int = DAY_MESSAGES, rate: float = 10_000.0,
+               double_click_rate: float = 0.02, seed: int = 0,
+               chunk: int = CHUNK_MESSAGES) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(ids, is_copy) arrays, ``num_messages`` messages in all: ``chunk`` genuine clicks
+    and the copies due among them at a time.
+
+    ``ids`` are uint64 click IDs in arrival order; ``is_copy`` marks the second
+    copy of each double click.  The stream is cut after ``num_messages``: a copy
+    due after the cut is not in it.
+
+    No arrival time is drawn for the genuine clicks: with arrivals at random at
+    rate r, the number of genuine clicks between a click and its copy d seconds
+    later is Poisson with mean r d, which is all the order of the stream needs.
+
+    >>> chunks = list(day_chunks(10_000, rate=100, double_click_rate=0.1, seed=1, chunk=4096))
+    >>> sum(ids.size for ids, _ in chunks), int(sum(copy.sum() for _, copy in chunks))
+    (10000, 913)
+    >>> ids = np.concatenate([ids for ids, _ in chunks])
+    >>> copies = np.concatenate([copy for _, copy in chunks])
+    >>> bool(np.isin(ids[copies], ids[~copies]).all()), len(set(ids[~copies].tolist()))
+    (True, 9087)
+    """
+    num_messages = _check_count(num_messages, "num_messages")
+    rate = _check_rate(rate, "rate", 1e-9, None)
+    double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
+    chunk = _check_count(chunk, "chunk", minimum=1)
+    rng = np.random.default_rng(seed)
+    genuine_rate = rate / (1.0 + double_click_rate)
+    base = np.uint64((int(seed) % (1 << 24)) << 40)  # 2**40 clicks per seed: 3.5 years of them
+    genuine, sent = 0, 0  # genuine clicks made, messages sent
+    late_after, late_ids = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
+    while sent < num_messages:
+        ids = splitmix64(base + np.arange(genuine, genuine + chunk, dtype=np.uint64))
+        doubled = np.sort(rng.choice(chunk, rng.binomial(chunk, double_click_rate), replace=False))
+        between = rng.poisson(genuine_rate * rng.uniform(0.05, 1.0, doubled.size))
+        after = np.concatenate([late_after, genuine + doubled + between])  # copy follows this one
+        copy_ids = np.concatenate([late_ids, ids[doubled]])
+        due = after < genuine + chunk
+        late_after, late_ids = after[~due], copy_ids[~due]
+        order = np.argsort(after[due], kind="stable")
+        places = after[due][order] - genuine + 1 + np.arange(order.size)  # in the merged chunk
+        is_copy = np.zeros(chunk + order.size, dtype=bool)
+        is_copy[places] = True
+        stream = np.empty(is_copy.size, dtype=np.uint64)
+        stream[places] = copy_ids[due][order]
+        stream[~is_copy] = ids
+        count = min(stream.size, num_messages - sent)  # the day ends after num_messages
+        yield stream[:count], is_copy[:count]
+        genuine, sent = genuine + chunk, sent + count
+
+
+def uuid_ids(ids: np.ndarray) -> list[str]:
+    """The article's 36-character UUID v4 string for each 64-bit click ID (the same ID,
+    the same string: a copy of a double click keeps its original's text).
+
+    The 16 random bytes are the ID and splitmix64 of the ID, both little-endian.
+
+    >>> a, b = uuid_ids(np.array([1, 2, 1], dtype=np.uint64))[::2], uuid_ids(np.array([2], dtype=np.uint64))
+    >>> a[0] == a[1], len(a[0]), a[0][14], b[0] != a[0]
+    (True, 36, '4', True)
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.uint64)
+    raw = np.empty((ids.size, 16), dtype=np.uint8)
+    raw[:, :8] = ids.astype("<u8").view(np.uint8).reshape(-1, 8)
+    raw[:, 8:] = splitmix64(ids).astype("<u8").view(np.uint8).reshape(-1, 8)
+    return [text.decode("ascii") for text in uuid4_text(raw).tolist()]
