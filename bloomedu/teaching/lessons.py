@@ -47,8 +47,8 @@ def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     written = copy_lessons(folder)
-    ...     print(written[0].name, written[-1].relative_to(folder).as_posix())
-    01_seen_ids.ipynb solutions/09_explorer_solutions.ipynb
+    ...     print(written[0].name, written[-1].relative_to(folder).parent.as_posix())
+    01_seen_ids.ipynb solutions
     """
     if not isinstance(target, (str, os.PathLike)):
         raise TypeError(f"target must be a folder path (str or os.PathLike), not "
