@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.params import real_in
+from ..core.checks import real_number
 
 __all__ = ["ExpiringIds", "WindowedRun", "deduplicate_windowed", "BYTES_PER_ENTRY"]
 
@@ -38,7 +38,8 @@ class ExpiringIds:
     timed = True  # deduplicate_windowed passes each message's time
 
     def __init__(self, window: float):
-        self.window = real_in(window, "window", 0.0, float("inf"))
+        self.window = real_number(window, "window", 0.0, open_low=True,
+                                  allowed="a positive finite number of seconds")
         self.now = 0.0
         self.last_seen: dict = {}
         self._queue: deque = deque()

@@ -1,7 +1,8 @@
 """A bit table of m bits and k hashes, the unit the rotating and scalable filters stack.
 
 Not a filter of its own: :class:`~bloomedu.core.bits.BitArray` storage, positions from
-:mod:`bloomedu.core.positions`, and a count of the keys written into it.  Tested through
+(h1, h2) that :mod:`bloomedu.core.positions` gave for this table's k, and a count of the
+keys written into it.  Tested through
 the filters in ``tests/test_variants.py``.
 """
 
@@ -18,7 +19,8 @@ __all__ = ["Table"]
 class Table:
     """m bits, k hashes, and how many keys were added (``count``).
 
-    >>> t = Table(1024, 3); t.add_hashed(*__import__("bloomedu").core.hashing.hash128("123"))
+    >>> from bloomedu.core.positions import key_hashes
+    >>> t = Table(1024, 3); t.add_hashed(*key_hashes("123", 3))
     >>> t.bits.count(), t.count
     (3, 1)
     """
