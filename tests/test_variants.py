@@ -3,12 +3,11 @@
 Each keeps every key it promises to keep (hypothesis, one key at a time and in bulk), gives
 the same state whether keys come one by one or in a batch, hashes a key exactly as
 BloomFilter does, refuses bad parameters and bad bytes with errors that name what is wrong
-(leaving the structure unchanged), pickles at every protocol and survives threads.
+(leaving the structure unchanged), pickles at every protocol (threads: tests/test_threads.py).
 Their rates against the papers' formulas are in tests/test_variants_rates.py.
 """
 
 import pickle
-import threading
 
 import numpy as np
 import pytest
@@ -308,30 +307,3 @@ def test_pickles_at_every_protocol_with_the_same_answers(name, protocol):
     assert copy == f and copy.contains_many(keys).tolist() == f.contains_many(keys).tolist()
     copy.add("more")  # a working, independent structure
     assert copy != f
-
-
-THREADED = {
-    "counting": lambda: CountingBloomFilter(200_000, 4),
-    "scalable": lambda: ScalableBloomFilter(1000, 0.001),
-    "rotating": lambda: RotatingBloomFilter(capacity=20_000, fpp=0.001, generations=3),
-    "age_partitioned": lambda: AgePartitionedBloomFilter(4, 8, 5000),
-}
-
-
-@pytest.mark.parametrize("name", THREADED)
-def test_threads_adding_at_once_lose_no_key(name):
-    f = THREADED[name]()
-    blocks = [np.arange(i * 8000, (i + 1) * 8000, dtype=np.uint64) for i in range(4)]
-
-    def work(block):
-        for part in np.array_split(block, 8):
-            f.add_many(part)
-        for key in block[:50].tolist():
-            f.add(key)
-
-    threads = [threading.Thread(target=work, args=(b,)) for b in blocks]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert all(f.contains_many(b).all() for b in blocks)

@@ -12,13 +12,15 @@ in the library (:class:`~bloomedu.core.filter.BloomFilter`,
 :mod:`bloomedu.variants` through :class:`~bloomedu.core.serial.Shared`) takes
 :class:`LockedWrites` as a base: its ``_lock`` is held for each write, and by the copies that must be
 snapshots.  Reads take no lock: they never write, so they cannot undo a write,
-and bits only go from 0 to 1 (see each class's docstring for what is safe).
+and bits only go from 0 to 1 (see each class's docstring for what is safe).  The
+variants' reads hold it too (:func:`locked`): their writes also clear or decrement.
 
 The lock is made in ``__new__``, so every way a filter comes to exist (its
 constructor, ``from_bytes``, ``cls.__new__`` in a reader, unpickling) gets
 its own; it is never pickled or shared with a copy.
 
-Tested in ``tests/test_threads.py``; its cost is measured by ``make bench``
+Tested in ``tests/test_threads.py`` (every filter and variant) and
+``tests/test_pickling.py`` (each copy its own lock); its cost is measured by ``make bench``
 (``benchmarks/locking.py``).
 """
 

@@ -30,11 +30,11 @@ import struct
 
 import numpy as np
 
-from ..core.checks import MAX_HASHES, check_storage, probability, whole_number
+from ..core.checks import check_storage, probability, whole_number
 from ..core.positions import hashed_batches, key_hashes, positions, step
 from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import LN2, num_bits_for
-from ._tables import Table
+from ..core.theory import num_bits_for
+from ._tables import Table, hashes_for
 
 __all__ = ["ScalableBloomFilter"]
 
@@ -85,7 +85,7 @@ class ScalableBloomFilter(Shared):
         m = num_bits_for(n, p)
         check_storage(8 * -(-m // 64), f"sub-filter {i} (initial_capacity * growth**{i} = {n} "
                                        f"keys at fpp {p:.3g}: num_bits={m})")
-        table = Table(m, min(MAX_HASHES, max(1, round(m / n * LN2))))
+        table = Table(m, hashes_for(m, n, f"sub-filter {i} ({n} keys at fpp {p:.3g})"))
         self.tables.append(table)
         return table
 
