@@ -151,8 +151,11 @@ for name, nbytes in sizing:
 #
 # ## A day of clicks through each scheme
 #
-# `deduplicate_windowed` runs a scheme over the stream in batches of 512 messages through its
-# bulk paths (`contains_many`, then `add_many` of the kept keys), and records its memory. We add
+# `deduplicate_windowed` drops a message exactly when the scheme, updated by every earlier
+# message, reports it present, as a loop over one message at a time would. It gets there in
+# batches of 512 messages through the bulk paths (`contains_many`, then `add_many` of the kept
+# keys), redoing one by one only the few messages an earlier one of the same batch could change,
+# and records the memory after each batch. We add
 # a fifth, the plain filter sized for the whole day, to see what not forgetting costs.
 #
 # **Predict:** the plain filter for the day remembers every key. How many of the repeats (the
@@ -173,8 +176,8 @@ for name, s in scores.items():
 # Every scheme catches every double click. The plain filter drops every repeat: it cannot
 # forget, so a user who comes back hours later is never counted again. The exact dict drops no
 # genuine click at all, at over ten times the filters' memory. The three forgetting filters drop
-# about seventy first clicks each (their false positives, near p = 0.1% of about 80,000) and at
-# most a handful of repeats. The firsts they drop, as a rate beside p:
+# between sixty and ninety first clicks each (their false positives, near p = 0.1% of about
+# 80,000) and at most a handful of repeats. The firsts they drop, as a rate beside p:
 
 # %%
 for name, s in scores.items():
@@ -184,7 +187,7 @@ for name, s in scores.items():
 # %% [markdown]
 # The rotating filter sits below p because its newest generation is only partly full most of
 # the time; the age-partitioned filter sits at the paper's rate, within the binomial spread of
-# 75 drops: with l = 74 half-full old slices, the paper's linear fills for the 15 young ones
+# 85 drops: with l = 74 half-full old slices, the paper's linear fills for the 15 young ones
 # hardly matter (with the exact fills its rate stays within about 1% of the paper's at every
 # moment of a generation; at small l it does not, see `bloomedu/variants/age_partitioned.py`);
 # the stable filter hovers at its stable point. Memory over the day, and the genuine clicks

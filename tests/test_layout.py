@@ -57,3 +57,16 @@ def test_import_bloomedu_loads_no_plotting():
 def test_no_module_is_left_at_the_top_but_the_command_line():
     top = sorted(p.name for p in (ROOT / "bloomedu").glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "_moved.py", "cli.py"]
+
+
+def test_filters_get_a_keys_hashes_only_from_core_positions():
+    """BloomFilter and every variant take (h1, h2) from bloomedu/core/positions.py, which
+    spreads the step h2 (issue 8's empty key): a direct hash128/hashed_chunks call for
+    positions would place some keys differently (hashed_chunks may still check keys)."""
+    root = pathlib.Path(bloomedu.__file__).parent
+    sources = [root / "core" / "filter.py", *sorted((root / "variants").glob("*.py"))]
+    for path in sources:
+        text = path.read_text()
+        assert not re.search(r"\bhash128\(|\bmurmur3_128_uint64\(", text), path
+        for line in re.findall(r".*\bhashed_chunks\(.*", text):
+            assert "checking pass" in line, (path, line)  # BloomFilter.add_many's key check

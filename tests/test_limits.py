@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bloomedu import BitArray, BitVector, BloomFilter, SaltedBloomFilter
+from bloomedu import (AgePartitionedBloomFilter, BitArray, BitVector, BloomFilter,
+                      CountingBloomFilter, RotatingBloomFilter, SaltedBloomFilter,
+                      ScalableBloomFilter, StableBloomFilter)
 from bloomedu.cli import SizeReport, size_report
 from bloomedu.compat.bip37 import Bip37Filter, MAX_HASH_FUNCS, compact_size
 from bloomedu.compat.guava import GuavaBloomFilter
@@ -55,10 +57,13 @@ def test_the_bound_is_where_the_best_rate_leaves_the_doubles():
     lambda k: experiments.double_hash_positions(np.arange(2, dtype=np.uint64), 64, k),
     lambda k: size_report(10, bits=96, hashes=k), lambda k: SizeReport(10, 96, k),
     lambda k: check.fpp(0.5, m=1000, n=10, k=k), lambda k: check.expected_bits_set(5, num_hashes=k),
+    lambda k: CountingBloomFilter(64, k), lambda k: StableBloomFilter(64, k, 2, 1),
+    lambda k: AgePartitionedBloomFilter(k, 2, 10),
 ], ids=["BloomFilter", "SaltedBloomFilter", "false_positive_rate", "estimate_count",
         "exact_false_positive_rate", "measured_rate_std", "measure_false_positive_rate",
         "simulate_false_positive_rate", "double_hash_positions", "size_report", "SizeReport",
-        "exercise fpp", "exercise expected_bits_set"])
+        "exercise fpp", "exercise expected_bits_set", "CountingBloomFilter", "StableBloomFilter",
+        "AgePartitionedBloomFilter"])
 @pytest.mark.parametrize("k", [MAX_HASHES + 1, 70_000, 2 ** 40, 10 ** 17])
 def test_every_k_above_the_bound_is_refused_at_once(make, k):
     with pytest.raises(ValueError, match=r"\b(num_hashes|hashes|k) must be .*1024"):
@@ -75,6 +80,23 @@ def test_k_at_the_bound_works_on_every_path():
     assert 0 < theory.exact_false_positive_rate(1100, 1, MAX_HASHES) < 1e-150
     assert theory.optimal_num_hashes(10 ** 9, 1) == MAX_HASHES  # the best k would be 693 million
     assert theory.false_positive_rate(10 ** 9, 1, MAX_HASHES) == 0.0
+
+
+def test_k_at_the_bound_works_in_every_variant():
+    """k = 1024 is accepted, adds, finds and reads back in every structure that takes a k, and
+    the sized ones (rotating, scalable) stop at it."""
+    for f in (CountingBloomFilter(5000, MAX_HASHES), StableBloomFilter(5000, MAX_HASHES, 3, 1),
+              AgePartitionedBloomFilter(MAX_HASHES, 1, 2)):
+        f.add("x")
+        f.add_many(["", "y"])
+        assert {"x", "", "y"} <= {key for key in ("x", "", "y") if key in f}
+        assert f.contains_many(["x", "", "y"]).all() and type(f).from_bytes(f.to_bytes()) == f
+        assert pickle.loads(pickle.dumps(f)) == f
+    assert RotatingBloomFilter(1, 1e-300, 2).num_hashes == 998  # fpp 1e-300 over 2 generations
+    with pytest.raises(ValueError, match=r"capacity=1 at fpp=1e-320 needs k = \d+ hash functions, "
+                                         r"more than 1024"):
+        RotatingBloomFilter(1, 1e-320, 2)
+    assert ScalableBloomFilter(1, 1e-299, tightening=0.5).tables[0].num_hashes == 995  # p0 = 5e-300
 
 
 def test_from_capacity_refuses_a_rate_that_needs_more_hash_functions():
@@ -132,6 +154,16 @@ def test_real_systems_keep_their_own_limits():
     (lambda: BloomFilter.from_capacity(MAX_NUM_BITS + 1, 0.1), "expected_items"),
     (lambda: SizeReport(0, 96, 3), "items"), (lambda: SizeReport(10, MAX_NUM_BITS + 1, 3), "num_bits"),
     (lambda: SizeReport(10, 96, 3, 1.5), "target_fpp"),
+    (lambda: CountingBloomFilter(MAX_NUM_BITS + 1, 3), "num_cells"),
+    (lambda: StableBloomFilter(10, 3, 9, 1), "bits_per_cell"),
+    (lambda: StableBloomFilter(10, 3, 2, 2 ** 20 + 1), "decrements"),
+    (lambda: StableBloomFilter(10, 3, 2, 1, seed=2 ** 64), "seed"),
+    (lambda: RotatingBloomFilter(2 ** 40 + 1, 0.1, 2), "capacity"),
+    (lambda: RotatingBloomFilter(10, 0.1, 1025), "generations"),
+    (lambda: ScalableBloomFilter(2 ** 40 + 1, 0.1), "initial_capacity"),
+    (lambda: ScalableBloomFilter(10, 0.1, growth=65), "growth"),
+    (lambda: AgePartitionedBloomFilter(3, 1025, 10), "extra_slices"),
+    (lambda: AgePartitionedBloomFilter(3, 2, 2 ** 36 + 1), "generation_size"),
 ])
 def test_every_other_parameter_has_a_bound_that_names_it(make, name):
     with pytest.raises(ValueError, match=name):
@@ -148,6 +180,14 @@ def test_every_other_parameter_has_a_bound_that_names_it(make, name):
     (lambda: SaltedBloomFilter(3, 32), "hash_bits=32 needs 512 MiB"),
     (lambda: BitArray(2 ** 40), "num_bits=1099511627776 needs 128 GiB"),
     (lambda: experiments.simulate_false_positive_rate(2 ** 33, 1, 1, 1, 0), "num_bits=8589934592 needs 8.00 GiB"),
+    (lambda: CountingBloomFilter(2 ** 32, 3), "num_cells=4294967296 needs 2.00 GiB"),
+    (lambda: StableBloomFilter(2 ** 31, 3, 8, 1), "num_cells=2147483648 needs 2.00 GiB"),
+    (lambda: RotatingBloomFilter(10 ** 9, 0.001, 4),
+     r"capacity=1000000000, fpp=0.001, generations=4 \(4 generations of num_bits=\d+\) needs"),
+    (lambda: AgePartitionedBloomFilter(10, 20, 10 ** 9),
+     r"num_hashes=10, extra_slices=20, generation_size=1000000000 \(30 slices .*\) needs"),
+    (lambda: ScalableBloomFilter(10 ** 10, 0.001),
+     r"sub-filter 0 \(initial_capacity \* growth\*\*0 = 10000000000 keys .*\) needs"),
 ])
 def test_a_size_this_machine_cannot_hold_names_the_argument_and_the_memory(machine, make, message):
     machine(256 * 2 ** 20)

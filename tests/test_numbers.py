@@ -13,6 +13,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from bloomedu import (AgePartitionedBloomFilter, CountingBloomFilter, RotatingBloomFilter,
+                      ScalableBloomFilter, StableBloomFilter)
 from bloomedu import BitArray, BitVector, BloomFilter, HashedIds, SaltedBloomFilter
 from bloomedu.cli import size_report
 from bloomedu.compat.bip37 import Bip37Filter
@@ -148,3 +150,29 @@ def test_huge_and_odd_reals_are_refused_clearly():
     with pytest.raises(ValueError, match="needs more bits than a float can count"):
         theory.num_bits_for(1e308, 0.01)
     assert HashedIds().hash_function("x") == HashedIds().hash_function("x")
+
+
+VARIANTS = [  # (class, arguments): ints as ints, rates as floats
+    (CountingBloomFilter, (64, 3)), (CountingBloomFilter, (64, 3, 8)),
+    (StableBloomFilter, (64, 3, 2, 1, 7)), (AgePartitionedBloomFilter, (3, 2, 10)),
+    (RotatingBloomFilter, (20, 0.25, 3)), (ScalableBloomFilter, (20, 0.25, 2, 0.5)),
+]
+
+
+@pytest.mark.parametrize("cls, arguments", VARIANTS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("kind", INTS + REALS, ids=lambda k: getattr(k, "__name__", "Decimal"))
+def test_variants_take_every_kind_of_number(cls, arguments, kind):
+    """numpy integers wherever an int goes, any real kind wherever a rate goes: the same filter."""
+    as_kind = [kind(a) if (isinstance(a, int)) == (kind in INTS) else a for a in arguments]
+    plain, typed = cls(*arguments), cls(*as_kind)
+    plain.add_many(["x", "", 7])
+    typed.add_many(["x", "", 7])
+    assert typed.to_bytes() == plain.to_bytes() and repr(typed) == repr(plain)
+
+
+@pytest.mark.parametrize("cls, arguments", VARIANTS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("bad", [True, "3", None, 3 + 0j])
+def test_variants_refuse_bools_strings_and_complex_numbers_with_a_type_error(cls, arguments, bad):
+    for i in range(len(arguments)):
+        with pytest.raises(TypeError):
+            cls(*arguments[:i], bad, *arguments[i + 1:])

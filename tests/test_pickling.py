@@ -12,11 +12,14 @@ import pickle
 import numpy as np
 import pytest
 
-from bloomedu import (BitArray, BitVector, BloomFilter, HashedIds, SaltedBloomFilter, SeenIds,
-                      click_stream, murmurhash2, score)
+from bloomedu import (AgePartitionedBloomFilter, BitArray, BitVector, BloomFilter,
+                      CountingBloomFilter, HashedIds, RotatingBloomFilter, SaltedBloomFilter,
+                      ScalableBloomFilter, SeenIds, StableBloomFilter, click_stream, murmurhash2,
+                      score)
 from bloomedu.cli import size_report
 from bloomedu.compat.bip37 import Bip37Filter
 from bloomedu.compat.guava import MURMUR128_MITZ_32, GuavaBloomFilter
+from bloomedu.steps.expiry import ExpiringIds
 from bloomedu.services.blacklist import BlacklistCache, BlacklistDatabase, LookupStats, create_database
 from bloomedu.teaching import classroom
 from bloomedu.teaching.exercises import EXERCISES, Mistake
@@ -87,6 +90,13 @@ def stateful(blacklist):
         ("HashedIds, custom hash", filled(HashedIds(reversed_murmur)), KEYS + ABSENT),
         ("BlacklistDatabase", BlacklistDatabase(blacklist), KEYS + ABSENT[:3]),
         ("BlacklistCache", BlacklistCache(blacklist, fpp=0.01), KEYS + ABSENT[:3]),
+        ("CountingBloomFilter", filled(CountingBloomFilter(500, 3)), KEYS + ABSENT),
+        ("CountingBloomFilter, 8-bit", filled(CountingBloomFilter(500, 3, 8)), KEYS + ABSENT),
+        ("ScalableBloomFilter", filled(ScalableBloomFilter(2, 0.01)), KEYS + ABSENT),  # 2 sub-filters
+        ("RotatingBloomFilter", filled(RotatingBloomFilter(2, 0.01, 3)), KEYS + ABSENT),  # rotated
+        ("AgePartitionedBloomFilter", filled(AgePartitionedBloomFilter(3, 2, 2)), KEYS + ABSENT),
+        ("StableBloomFilter", filled(StableBloomFilter(600, 3, 3, 2, seed=5)), KEYS + ABSENT),
+        ("ExpiringIds", filled(ExpiringIds(3600)), KEYS + ABSENT),
     ]
 
 
@@ -97,7 +107,9 @@ def test_every_public_class_with_state_is_listed(blacklist):
         if hasattr(stage, "close"):
             stage.close()
     assert names == {"BloomFilter", "SaltedBloomFilter", "BitVector", "BitArray", "GuavaBloomFilter",
-                     "Bip37Filter", "SeenIds", "HashedIds", "BlacklistDatabase", "BlacklistCache"}
+                     "Bip37Filter", "SeenIds", "HashedIds", "BlacklistDatabase", "BlacklistCache",
+                     "CountingBloomFilter", "ScalableBloomFilter", "RotatingBloomFilter",
+                     "AgePartitionedBloomFilter", "StableBloomFilter", "ExpiringIds"}
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -109,6 +121,8 @@ def test_every_class_pickles_with_the_same_answers_and_bits(blacklist, protocol)
         assert _answers(copy, keys) == _answers(stage, keys), name
         if hasattr(stage, "__eq__") and type(stage).__eq__ is not object.__eq__:
             assert copy == stage, name
+        if hasattr(stage, "_lock"):  # each copy makes its own lock
+            assert copy._lock is not stage._lock, name
         if isinstance(stage, (BlacklistCache, BlacklistDatabase)):
             assert repr(copy) == repr(stage)
             if isinstance(stage, BlacklistCache):

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["MAX_HASHES", "MAX_NUM_BITS", "StorageTooLarge", "available_memory", "check_picklable",
-           "check_storage", "human_bytes", "is_int", "is_number", "probability", "real_number",
+           "check_storage", "human_bytes", "is_int", "is_number", "one_of", "probability", "real_number",
            "whole_number", "zeros"]
 
 MAX_HASHES = 1024
@@ -156,6 +156,23 @@ def probability(value, name: str) -> float:
     """
     return real_number(value, name, 0.0, 1.0, open_low=True, open_high=True,
                        allowed="a number strictly between 0 and 1")
+
+
+def one_of(value, name: str, allowed: tuple[int, ...]) -> int:
+    """``value`` as a Python ``int`` if it is one of ``allowed``; TypeError for a non-integer.
+
+    >>> one_of(np.int8(8), "counter_bits", (4, 8))
+    8
+    >>> one_of(5, "counter_bits", (4, 8))
+    Traceback (most recent call last):
+    ValueError: counter_bits must be one of 4, 8, got 5
+    """
+    listed = ", ".join(map(str, allowed))
+    if not is_int(value):
+        raise TypeError(f"{name} must be one of {listed}, not {type(value).__name__}")
+    if int(value) not in allowed:
+        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
+    return int(value)
 
 
 # --- memory ---------------------------------------------------------------------------

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .params import int_in
+from .checks import MAX_NUM_BITS, whole_number, zeros
 
 __all__ = ["CounterArray"]
 
-MAX_CELLS = 2 ** 36
+MAX_CELLS = MAX_NUM_BITS  # cells are int64 numpy indices; memory is checked before allocating
 
 
 class CounterArray:
@@ -35,12 +35,12 @@ class CounterArray:
     __slots__ = ("num_cells", "bits_per_cell", "width", "max_value", "data", "_per_byte", "_view", "_mask")
 
     def __init__(self, num_cells: int, bits_per_cell: int = 4):
-        self.num_cells = int_in(num_cells, "num_cells", 1, MAX_CELLS)
-        self.bits_per_cell = int_in(bits_per_cell, "bits_per_cell", 1, 8)
+        self.num_cells = whole_number(num_cells, "num_cells", 1, MAX_CELLS)
+        self.bits_per_cell = whole_number(bits_per_cell, "bits_per_cell", 1, 8)
         self.width = next(w for w in (1, 2, 4, 8) if w >= self.bits_per_cell)
         self.max_value = (1 << self.bits_per_cell) - 1
         self._per_byte = 8 // self.width
-        self.data = np.zeros(-(-self.num_cells // self._per_byte), dtype=np.uint8)
+        self.data = zeros(-(-self.num_cells // self._per_byte), f"num_cells={self.num_cells}")
         self._view = memoryview(self.data)  # one byte as a Python int: fast per-cell access
         self._mask = (1 << self.width) - 1
 

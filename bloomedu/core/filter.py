@@ -9,7 +9,8 @@ and Mitzenmacher, ESA 2006, with each value mixed before the reduction so that
 even small filters keep the false-positive rate of k independent hashes; see
 :func:`bloomedu.core.hashing.bit_position`).  A step h2 whose k values would
 repeat (the empty key's h2 is 0) is made odd first
-(:func:`bloomedu.core.hashing.spread_step`).  Article 2 sizes a filter from n and p; so does
+(:func:`bloomedu.core.hashing.spread_step`; every filter gets (h1, h2) from
+:mod:`bloomedu.core.positions`).  Article 2 sizes a filter from n and p; so does
 :meth:`BloomFilter.from_capacity`.
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
@@ -37,9 +38,9 @@ import numpy as np
 from . import large
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
-from .hashing import (bit_position, check_batch, double_hash_indices, fmix64_array, hash128,
-                      hashed_chunks, spread_step, spread_steps)
+from .hashing import bit_position, check_batch, double_hash_indices, fmix64_array, hashed_chunks
 from .locking import LockedWrites
+from .positions import hashed_batches, key_hashes
 from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
@@ -148,8 +149,7 @@ class BloomFilter(LockedWrites):
 
     def _hash(self, key: str | bytes | int) -> tuple[int, int]:
         """(h1, h2) of a key, with the step h2 spread as this filter's hashing scheme says."""
-        h1, h2 = hash128(key)
-        return h1, h2 if self.HASHING == 1 else spread_step(h2, self.num_hashes)
+        return key_hashes(key, self.num_hashes, spread=self.HASHING != 1)
 
     def add(self, key: str | bytes | int) -> None:
         """Insert a key (str, bytes or int): set its k bits.
@@ -188,11 +188,8 @@ class BloomFilter(LockedWrites):
         return out.view(np.int64)  # below m < 2**63: a valid index
 
     def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """:func:`~bloomedu.core.hashing.hashed_chunks`, each step h2 spread as in ``_hash``."""
-        for h1, h2 in hashed_chunks(keys, _CHUNK_KEYS):
-            if self.HASHING != 1:
-                spread_steps(h2, self.num_hashes)
-            yield h1, h2
+        """:func:`~bloomedu.core.positions.hashed_batches`, each step h2 spread as in ``_hash``."""
+        yield from hashed_batches(keys, self.num_hashes, _CHUNK_KEYS, spread=self.HASHING != 1)
 
     def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
         """Every key's k positions: one array per chunk of keys and per i."""

@@ -8,25 +8,49 @@ a large share of each other's keys, and ``|=`` likewise.  Every mutable filter
 in the library (:class:`~bloomedu.core.filter.BloomFilter`,
 :class:`~bloomedu.steps.salted.SaltedBloomFilter` and its ``BitVector``,
 :class:`~bloomedu.compat.guava.GuavaBloomFilter`,
-:class:`~bloomedu.compat.bip37.Bip37Filter`) takes :class:`LockedWrites` as a
-base: its ``_lock`` is held for each write, and by the copies that must be
+:class:`~bloomedu.compat.bip37.Bip37Filter`, and every structure of
+:mod:`bloomedu.variants` through :class:`~bloomedu.core.serial.Shared`) takes
+:class:`LockedWrites` as a base: its ``_lock`` is held for each write, and by the copies that must be
 snapshots.  Reads take no lock: they never write, so they cannot undo a write,
-and bits only go from 0 to 1 (see each class's docstring for what is safe).
+and bits only go from 0 to 1 (see each class's docstring for what is safe).  The
+variants' reads hold it too (:func:`locked`): their writes also clear or decrement.
 
 The lock is made in ``__new__``, so every way a filter comes to exist (its
 constructor, ``from_bytes``, ``cls.__new__`` in a reader, unpickling) gets
 its own; it is never pickled or shared with a copy.
 
-Tested in ``tests/test_threads.py``; its cost is measured by ``make bench``
+Tested in ``tests/test_threads.py`` (every filter and variant) and
+``tests/test_pickling.py`` (each copy its own lock); its cost is measured by ``make bench``
 (``benchmarks/locking.py``).
 """
 
 from __future__ import annotations
 
 import threading
+from functools import wraps
+
 from .bits import BitArray
 
-__all__ = ["LockedWrites"]
+__all__ = ["LockedWrites", "locked"]
+
+
+def locked(method):
+    """Run ``method`` holding the instance's ``_lock`` (the structures of :mod:`bloomedu.variants`).
+
+    >>> class Counter(LockedWrites):
+    ...     total = 0
+    ...     @locked
+    ...     def bump(self):
+    ...         self.total += 1
+    ...         return self._lock.locked()
+    >>> Counter().bump()
+    True
+    """
+    @wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
 
 
 class LockedWrites:

@@ -3,19 +3,19 @@
 - :class:`Header`: a versioned header (4-byte magic, format version, then fixed fields,
   little-endian) and a strict reader: wrong type, truncation, another magic, another
   version or trailing bytes each get their own ``ValueError``/``TypeError``.
-- :class:`Shared`: the base class.  Each structure holds a per-filter lock
-  (``threading.RLock``) around every method that reads or changes its state, so threads
-  may share one filter: concurrent ``add``, ``add_many``, ``in`` and rotations lose no key.
+- :class:`Shared`: the base class, a :class:`~bloomedu.core.locking.LockedWrites` like
+  every filter of the library: one lock per structure, made in ``__new__``, never pickled.
+  Each public method that reads or changes the state holds it (:func:`locked`).
   Pickling goes through ``to_bytes``/``from_bytes`` (every protocol, 0 to 5).
 
-Tested in ``tests/test_variants.py``.
+Tested in ``tests/test_variants.py``, ``tests/test_pickling.py`` and ``tests/test_threads.py``.
 """
 
 from __future__ import annotations
 
 import struct
-import threading
-from functools import wraps
+
+from .locking import LockedWrites, locked
 
 __all__ = ["Header", "Shared", "locked"]
 
@@ -66,20 +66,16 @@ def expect_length(payload: bytes, expected: int, kind: str) -> None:
                          f"its parameters need {expected}")
 
 
-def locked(method):
-    """Run ``method`` holding the instance's lock."""
-    @wraps(method)
-    def run(self, *args, **kwargs):
-        with self._lock:
-            return method(self, *args, **kwargs)
-    return run
+class Shared(LockedWrites):
+    """Base of the variant structures: the filters' lock, pickling through bytes, equality.
 
-
-class Shared:
-    """Base of the variant structures: a per-filter lock, pickling through bytes, equality."""
-
-    def _init_lock(self) -> None:
-        self._lock = threading.RLock()
+    Threads may share a structure, with the promise :class:`~bloomedu.BloomFilter` makes:
+    once ``add`` or ``add_many`` has returned, every later read finds the keys (as long as
+    the structure promises to keep them), and no two writes interleave.  Unlike
+    ``BloomFilter``'s, reads hold the lock too: these structures' writes also clear state
+    (a rotation, a shift, a decrement, a removal), so a read must not see one halfway.
+    The lock is not reentrant: a locked method calls the unlocked ``_rotate``/``_shift``.
+    """
 
     def to_bytes(self) -> bytes:  # pragma: no cover - every subclass defines it
         raise NotImplementedError

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.params import real_in
+from ..core.checks import real_number
+from .sequential import keep_in_order
 
 __all__ = ["ExpiringIds", "WindowedRun", "deduplicate_windowed", "BYTES_PER_ENTRY"]
 
@@ -38,7 +39,8 @@ class ExpiringIds:
     timed = True  # deduplicate_windowed passes each message's time
 
     def __init__(self, window: float):
-        self.window = real_in(window, "window", 0.0, float("inf"))
+        self.window = real_number(window, "window", 0.0, open_low=True,
+                                  allowed="a positive finite number of seconds")
         self.now = 0.0
         self.last_seen: dict = {}
         self._queue: deque = deque()
@@ -98,14 +100,14 @@ class WindowedRun:
 
 
 def deduplicate_windowed(stream, stage, batch: int = 256) -> WindowedRun:
-    """Keep each message whose key ``stage`` does not remember, in batches of ``batch`` messages.
+    """Keep each message whose key ``stage`` does not remember, exactly as one at a time.
 
-    Each batch is checked against the stage as the previous batch left it
-    (``contains_many``), a key met earlier in the same batch (a few seconds before) counts
-    as seen, and the kept keys are then added in order (``add_many``).  One by one, a key
-    would also see the batch's earlier keys in the stage: a false positive among keys of one
-    batch, or a rotation, shift or decrement caused by them, is what batching leaves out.
-    :class:`ExpiringIds` gets each message's time and answers exactly.
+    A message is dropped iff the stage, updated by every earlier message (those earlier in
+    its own batch too), reports it present; otherwise it is kept and added.  A filter runs
+    ``batch`` messages at a time through its bulk paths and redoes one by one only the
+    rare messages an earlier one of the batch could change
+    (:func:`bloomedu.steps.sequential.keep_in_order`); :class:`ExpiringIds` gets each
+    message's time, one by one.  The memory is recorded after each batch.
 
     >>> from bloomedu.workloads.clicks import windowed_click_stream, score_windowed
     >>> s = windowed_click_stream(4, time_scale=100_000, seed=3)
@@ -120,24 +122,16 @@ def deduplicate_windowed(stream, stage, batch: int = 256) -> WindowedRun:
     kept = np.zeros(keys.size, dtype=bool)
     ends, sizes = [], []
     for start in range(0, keys.size, batch):
-        part = keys[start:start + batch]
-        when = times[start:start + batch]
+        part, when = keys[start:start + batch], times[start:start + batch]
         if timed:
-            stage.advance(float(when[0]))
-            part_list, when_list = part.tolist(), when.tolist()
-            seen = stage.contains_many(part_list, when_list)
+            keep = kept[start:start + part.size]
+            for i, (key, now) in enumerate(zip(part.tolist(), when.tolist())):
+                stage.advance(now)
+                if key not in stage:
+                    keep[i] = True
+                    stage.add(key)
         else:
-            seen = stage.contains_many(part)
-        _, first = np.unique(part, return_index=True)
-        fresh = np.zeros(part.size, dtype=bool)
-        fresh[first] = True
-        keep = fresh & ~seen
-        kept[start:start + part.size] = keep
-        if timed:
-            stage.add_many([k for k, x in zip(part_list, keep.tolist()) if x],
-                           [t for t, x in zip(when_list, keep.tolist()) if x])
-        else:
-            stage.add_many(part[keep])
+            kept[start:start + part.size] = keep_in_order(stage, part)
         ends.append(float(when[-1]))
         sizes.append(int(stage.nbytes))
     return WindowedRun(kept, np.array(ends), np.array(sizes, dtype=np.int64))

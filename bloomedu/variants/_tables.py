@@ -1,7 +1,8 @@
 """A bit table of m bits and k hashes, the unit the rotating and scalable filters stack.
 
 Not a filter of its own: :class:`~bloomedu.core.bits.BitArray` storage, positions from
-:mod:`bloomedu.core.positions`, and a count of the keys written into it.  Tested through
+(h1, h2) that :mod:`bloomedu.core.positions` gave for this table's k, and a count of the
+keys written into it.  Tested through
 the filters in ``tests/test_variants.py``.
 """
 
@@ -10,15 +11,32 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
+from ..core.checks import MAX_HASHES
 from ..core.hashing import bit_position
+from ..core.theory import LN2
 
-__all__ = ["Table"]
+__all__ = ["Table", "hashes_for"]
+
+
+def hashes_for(num_bits: int, capacity: int, asked: str) -> int:
+    """k = round((m / n) ln 2) >= 1 for a table of m bits and n keys, as ``from_capacity``;
+    above ``MAX_HASHES`` a ValueError that says what was ``asked``.
+
+    >>> hashes_for(9586, 1000, "capacity=1000")
+    7
+    """
+    k = max(1, round(num_bits / capacity * LN2))
+    if k > MAX_HASHES:
+        raise ValueError(f"{asked} needs k = {k} hash functions, more than {MAX_HASHES}: "
+                         f"the rate must be at least about 2**-{MAX_HASHES}")
+    return k
 
 
 class Table:
     """m bits, k hashes, and how many keys were added (``count``).
 
-    >>> t = Table(1024, 3); t.add_hashed(*__import__("bloomedu").core.hashing.hash128("123"))
+    >>> from bloomedu.core.positions import key_hashes
+    >>> t = Table(1024, 3); t.add_hashed(*key_hashes("123", 3))
     >>> t.bits.count(), t.count
     (3, 1)
     """

@@ -3,7 +3,11 @@
 Shtul, Baquero and Almeida ("Age-partitioned Bloom filters", arXiv:2001.03147, 2020) built
 it for duplicate detection over a sliding window.  The filter is k + l slices of m bits,
 in a circular order from newest to oldest, and slice j (by its place in memory) has its own
-hash, position j of the key.  An insert sets one bit in each of the k newest slices; after
+hash, position j of the key.  The key's k + l positions are those of
+``BloomFilter(m, k + l).bit_indices``: the step h2 is spread for the k + l values it uses
+(:mod:`bloomedu.core.positions`).  Each slice is its own array, so two equal values would
+not collapse bits here (the empty key's h2 = 0 only puts it at one index in every slice);
+k + l is chosen so that one rule, with one meaning, serves every structure.  An insert sets one bit in each of the k newest slices; after
 every g inserts (a generation) the oldest slice is cleared and becomes the newest (a
 shift).  A query looks for k consecutive slices that all have the key's bit set.
 
@@ -43,16 +47,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.hashing import bit_position, hash128
-from ..core.params import int_in
-from ..core.positions import hashed_batches, positions
+from ..core.checks import MAX_HASHES, check_storage, whole_number
+from ..core.hashing import bit_position
+from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, expect_length, locked
-from .counting import MAX_HASHES
 from .theory import apbf_slice_bits, run_probability
 
 __all__ = ["AgePartitionedBloomFilter"]
 
-_HEADER = Header(b"BLMA", 1, "HHQQHQQ")  # k, l, g, m, base, count, inserted
+# Version 2: the step h2 spread for the k + l values a key uses (the empty key's bits moved).
+_HEADER = Header(b"BLMA", 2, "HHQQHQQ")  # k, l, g, m, base, count, inserted
 MAX_GENERATION = 2 ** 36
 
 
@@ -70,17 +74,20 @@ class AgePartitionedBloomFilter(Shared):
     """
 
     def __init__(self, num_hashes: int, extra_slices: int, generation_size: int):
-        self.num_hashes = int_in(num_hashes, "num_hashes", 1, MAX_HASHES)
-        self.extra_slices = int_in(extra_slices, "extra_slices", 1, 1024)
-        self.generation_size = int_in(generation_size, "generation_size", 1, MAX_GENERATION)
+        self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.extra_slices = whole_number(extra_slices, "extra_slices", 1, 1024)
+        self.generation_size = whole_number(generation_size, "generation_size", 1, MAX_GENERATION)
         self.num_slices = self.num_hashes + self.extra_slices
         self.num_bits = apbf_slice_bits(self.num_hashes, self.generation_size)
+        check_storage(self.num_slices * 8 * -(-self.num_bits // 64),
+                      f"num_hashes={self.num_hashes}, extra_slices={self.extra_slices}, "
+                      f"generation_size={self.generation_size} ({self.num_slices} slices of "
+                      f"num_bits={self.num_bits})")
         self.slices = [BitArray(self.num_bits, word_bits=64) for _ in range(self.num_slices)]
         self._views = [memoryview(s.data) for s in self.slices]  # fast per-key access
         self.base = 0  # the newest slice's place in memory
         self.count = 0  # keys in the current generation
         self.inserted = 0
-        self._init_lock()
 
     @property
     def window(self) -> int:
@@ -94,6 +101,9 @@ class AgePartitionedBloomFilter(Shared):
     @locked
     def shift(self) -> None:
         """Start a new generation now: clear the oldest slice and make it the newest."""
+        self._shift()
+
+    def _shift(self) -> None:
         self.base = (self.base - 1) % self.num_slices
         self.slices[self.base].data[:] = 0
         self.count = 0
@@ -102,9 +112,9 @@ class AgePartitionedBloomFilter(Shared):
     @locked
     def add(self, key) -> None:
         """Set the key's bit in each of the k newest slices (shifting first after g inserts)."""
+        h1, h2 = key_hashes(key, self.num_slices)  # first: a key of a bad type changes nothing
         if self.count == self.generation_size:
-            self.shift()
-        h1, h2 = hash128(key)
+            self._shift()
         views, m, n, base = self._views, self.num_bits, self.num_slices, self.base
         for a in range(self.num_hashes):
             j = (base + a) % n  # slice j (by place in memory) uses position j of the key
@@ -116,7 +126,7 @@ class AgePartitionedBloomFilter(Shared):
     @locked
     def __contains__(self, key) -> bool:
         """True if k consecutive slices all have the key's bit set (scanned newest first)."""
-        h1, h2 = hash128(key)
+        h1, h2 = key_hashes(key, self.num_slices)
         views, m, n, k, base = self._views, self.num_bits, self.num_slices, self.num_hashes, self.base
         run = 0
         for a in range(n):
@@ -136,13 +146,13 @@ class AgePartitionedBloomFilter(Shared):
     @locked
     def add_many(self, keys) -> None:
         """``add`` every key in order: the shifts fall inside the batch exactly as one by one."""
-        batches = [positions(h1, h2, self.num_slices, self.num_bits)
-                   for h1, h2 in hashed_batches(keys)]  # every key hashed before any change
+        batches = [positions(h1, h2, self.num_slices, self.num_bits)  # all hashed before any change
+                   for h1, h2 in hashed_batches(keys, self.num_slices)]
         for pos in batches:
             start = 0
             while start < pos.shape[1]:
                 if self.count == self.generation_size:
-                    self.shift()
+                    self._shift()
                 part = pos[:, start:start + self.generation_size - self.count]
                 for j in self.order()[:self.num_hashes]:
                     self.slices[j].set_chunks([part[j]])
@@ -154,7 +164,7 @@ class AgePartitionedBloomFilter(Shared):
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether k consecutive slices all have its bit set."""
         answers, order, k = [], self.order(), self.num_hashes
-        for h1, h2 in hashed_batches(keys):
+        for h1, h2 in hashed_batches(keys, self.num_slices):
             pos = positions(h1, h2, self.num_slices, self.num_bits)
             runs = np.zeros(h1.size, dtype=np.int64)
             found = np.zeros(h1.size, dtype=bool)

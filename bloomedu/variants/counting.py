@@ -24,16 +24,16 @@ from collections import Counter
 
 import numpy as np
 
+from ..core.checks import MAX_HASHES, one_of, whole_number
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.params import choice, int_in
-from ..core.positions import hashed_batches, key_positions, positions
-from ..core.hashing import bit_position, hash128
+from ..core.hashing import bit_position
+from ..core.positions import hashed_batches, key_hashes, key_positions, positions
 from ..core.serial import Header, Shared, expect_length, locked
 
-__all__ = ["CountingBloomFilter", "MAX_HASHES"]
+__all__ = ["CountingBloomFilter"]
 
-MAX_HASHES = 256  # every variant: a key's positions are computed and probed k at a time
-_HEADER = Header(b"BLMC", 1, "QHB")  # m, k, counter bits
+# Version 2: the step h2 spread as BloomFilter's (the empty key's cells moved).
+_HEADER = Header(b"BLMC", 2, "QHB")  # m, k, counter bits
 
 
 class CountingBloomFilter(Shared):
@@ -52,12 +52,11 @@ class CountingBloomFilter(Shared):
     """
 
     def __init__(self, num_cells: int, num_hashes: int, counter_bits: int = 4):
-        m = int_in(num_cells, "num_cells", 1, MAX_CELLS)
-        k = int_in(num_hashes, "num_hashes", 1, MAX_HASHES)
-        bits = choice(counter_bits, "counter_bits", (4, 8))
+        m = whole_number(num_cells, "num_cells", 1, MAX_CELLS)
+        k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+        bits = one_of(counter_bits, "counter_bits", (4, 8))
         self.num_cells, self.num_hashes, self.counter_bits = m, k, bits
-        self.counters = CounterArray(m, bits)
-        self._init_lock()
+        self.counters = CounterArray(m, bits)  # refuses what memory cannot hold
 
     @property
     def max_count(self) -> int:
@@ -83,7 +82,7 @@ class CountingBloomFilter(Shared):
     @locked
     def __contains__(self, key) -> bool:
         """True if all k counters are non-zero: added, or a false positive."""
-        h1, h2 = hash128(key)
+        h1, h2 = key_hashes(key, self.num_hashes)
         get, m = self.counters.get, self.num_cells
         for i in range(self.num_hashes):
             if not get(bit_position(h1, h2, i, m)):
@@ -115,7 +114,7 @@ class CountingBloomFilter(Shared):
     def _uses(self, keys) -> tuple[np.ndarray, np.ndarray]:
         """Every cell the keys use and how many times (all keys hashed before any change)."""
         cells = [positions(h1, h2, self.num_hashes, self.num_cells).ravel()
-                 for h1, h2 in hashed_batches(keys)]
+                 for h1, h2 in hashed_batches(keys, self.num_hashes)]
         if not cells:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.unique(np.concatenate(cells), return_counts=True)
@@ -154,7 +153,7 @@ class CountingBloomFilter(Shared):
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether all k of its counters are non-zero (a bool array)."""
         answers = [(self.counters.take(positions(h1, h2, self.num_hashes, self.num_cells)) > 0)
-                   .all(axis=0) for h1, h2 in hashed_batches(keys)]
+                   .all(axis=0) for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     # --- what it holds -------------------------------------------------------------------

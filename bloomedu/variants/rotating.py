@@ -21,18 +21,18 @@ from collections import deque
 
 import numpy as np
 
-from ..core.hashing import bit_position, hash128
-from ..core.params import int_in, real_in
-from ..core.positions import hashed_batches, positions
+from ..core.checks import check_storage, probability, whole_number
+from ..core.hashing import bit_position
+from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import LN2, num_bits_for
-from ._tables import Table
-from .counting import MAX_HASHES
+from ..core.theory import num_bits_for
+from ._tables import Table, hashes_for
 from .theory import generation_fpp
 
 __all__ = ["RotatingBloomFilter"]
 
-_HEADER = Header(b"BLMR", 1, "QdHQH")  # capacity, fpp, generations, m, k
+# Version 2: the step h2 spread as BloomFilter's (the empty key's bits moved).
+_HEADER = Header(b"BLMR", 2, "QdHQH")  # capacity, fpp, generations, m, k
 MAX_CAPACITY = 2 ** 40
 
 
@@ -48,18 +48,24 @@ class RotatingBloomFilter(Shared):
     """
 
     def __init__(self, capacity: int, fpp: float, generations: int):
-        self.capacity = int_in(capacity, "capacity", 1, MAX_CAPACITY)
-        self.fpp = real_in(fpp, "fpp", 0.0, 1.0)
-        self.generations = int_in(generations, "generations", 2, 1024)
+        self.capacity = whole_number(capacity, "capacity", 1, MAX_CAPACITY)
+        self.fpp = probability(fpp, "fpp")
+        self.generations = whole_number(generations, "generations", 2, 1024)
         self.generation_fpp = generation_fpp(self.fpp, self.generations)
         self.num_bits = num_bits_for(self.capacity, self.generation_fpp)
-        self.num_hashes = min(MAX_HASHES, max(1, round(self.num_bits / self.capacity * LN2)))
+        self.num_hashes = hashes_for(self.num_bits, self.capacity,
+                                     f"capacity={self.capacity} at fpp={self.fpp}")
+        check_storage(self.generations * 8 * -(-self.num_bits // 64),
+                      f"capacity={self.capacity}, fpp={self.fpp}, generations={self.generations} "
+                      f"({self.generations} generations of num_bits={self.num_bits})")
         self.tables = deque(Table(self.num_bits, self.num_hashes) for _ in range(self.generations))
-        self._init_lock()
 
     @locked
     def rotate(self) -> None:
         """Drop the oldest generation: its keys are forgotten (unless also in a newer one)."""
+        self._rotate()
+
+    def _rotate(self) -> None:
         oldest = self.tables.popleft()
         oldest.clear()
         self.tables.append(oldest)
@@ -75,7 +81,7 @@ class RotatingBloomFilter(Shared):
     @locked
     def __contains__(self, key) -> bool:
         """True if some generation has all k of the key's bits set."""
-        h1, h2 = hash128(key)
+        h1, h2 = key_hashes(key, self.num_hashes)
         m, known = self.num_bits, []  # positions computed as the tables need them
         for t in reversed(self.tables):
             view = t.view
@@ -92,22 +98,22 @@ class RotatingBloomFilter(Shared):
     @locked
     def add(self, key) -> None:
         """Insert into the newest generation (rotating first if it already holds ``capacity``)."""
-        h1, h2 = hash128(key)
+        h1, h2 = key_hashes(key, self.num_hashes)
         if self.tables[-1].count >= self.capacity:
-            self.rotate()
+            self._rotate()
         self.tables[-1].add_hashed(h1, h2)
 
     # --- many keys ---------------------------------------------------------------------
     @locked
     def add_many(self, keys) -> None:
         """``add`` every key in order: generations rotate inside the batch exactly as one by one."""
-        batches = [positions(h1, h2, self.num_hashes, self.num_bits)
-                   for h1, h2 in hashed_batches(keys)]  # every key hashed before any change
+        batches = [positions(h1, h2, self.num_hashes, self.num_bits)  # all hashed before any change
+                   for h1, h2 in hashed_batches(keys, self.num_hashes)]
         for pos in batches:
             start = 0
             while start < pos.shape[1]:
                 if self.tables[-1].count >= self.capacity:
-                    self.rotate()
+                    self._rotate()
                 room = self.capacity - self.tables[-1].count
                 part = pos[:, start:start + room]
                 self.tables[-1].set_positions(part, part.shape[1])
@@ -117,7 +123,7 @@ class RotatingBloomFilter(Shared):
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether some generation might hold it."""
         answers = []
-        for h1, h2 in hashed_batches(keys):
+        for h1, h2 in hashed_batches(keys, self.num_hashes):
             pos = positions(h1, h2, self.num_hashes, self.num_bits)
             found = np.zeros(h1.size, dtype=bool)
             for t in reversed(self.tables):

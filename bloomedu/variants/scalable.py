@@ -16,7 +16,10 @@ and s = 4 by default, whose limit is p r / (1 - r) = 9 p; pyprobables'
 grows with their number.  ``first_fpp`` lets a lesson build a peer's choice to measure it.
 
 Each sub-filter is sized as :meth:`bloomedu.BloomFilter.from_capacity` sizes one; a key is
-hashed once and its positions computed for each sub-filter's m.  Taught in
+hashed once, and sub-filter t spreads the step h2 for its own k_t
+(:func:`bloomedu.core.positions.step`), so it places the key exactly where
+``BloomFilter(m_t, k_t)`` would: the sub-filters' k differ, and the rule that keeps a
+key's k values distinct is about the values one table uses.  Taught in
 ``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py`` and
 ``tests/test_variants_rates.py``.
 """
@@ -27,17 +30,16 @@ import struct
 
 import numpy as np
 
-from ..core.hashing import hash128
-from ..core.params import int_in, real_in
-from ..core.positions import hashed_batches, positions
+from ..core.checks import check_storage, probability, whole_number
+from ..core.positions import hashed_batches, key_hashes, positions, step
 from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import LN2, num_bits_for
-from ._tables import Table
-from .counting import MAX_HASHES
+from ..core.theory import num_bits_for
+from ._tables import Table, hashes_for
 
 __all__ = ["ScalableBloomFilter"]
 
-_HEADER = Header(b"BLMS", 1, "QdQddI")  # n0, fpp, growth, tightening, first fpp, filters
+# Version 2: each sub-filter's step h2 spread for its k, as BloomFilter's (the empty key moved).
+_HEADER = Header(b"BLMS", 2, "QdQddI")  # n0, fpp, growth, tightening, first fpp, filters
 _TABLE = struct.Struct("<QHQ")  # per sub-filter: m, k, count
 _MAX_TABLES = 64
 MAX_CAPACITY = 2 ** 40
@@ -56,14 +58,13 @@ class ScalableBloomFilter(Shared):
 
     def __init__(self, initial_capacity: int, fpp: float, growth: int = 2,
                  tightening: float = 0.9, *, first_fpp: float | None = None):
-        self.initial_capacity = int_in(initial_capacity, "initial_capacity", 1, MAX_CAPACITY)
-        self.fpp = real_in(fpp, "fpp", 0.0, 1.0)
-        self.growth = int_in(growth, "growth", 1, 64)
-        self.tightening = real_in(tightening, "tightening", 0.0, 1.0)
+        self.initial_capacity = whole_number(initial_capacity, "initial_capacity", 1, MAX_CAPACITY)
+        self.fpp = probability(fpp, "fpp")
+        self.growth = whole_number(growth, "growth", 1, 64)
+        self.tightening = probability(tightening, "tightening")
         self.first_fpp = self.fpp * (1 - self.tightening) if first_fpp is None \
-            else real_in(first_fpp, "first_fpp", 0.0, 1.0)
+            else probability(first_fpp, "first_fpp")
         self.tables: list[Table] = []
-        self._init_lock()
         self._grow()
 
     @property
@@ -82,7 +83,9 @@ class ScalableBloomFilter(Shared):
             raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
                              "than 1e-300: start with a larger initial_capacity or tightening")
         m = num_bits_for(n, p)
-        table = Table(m, min(MAX_HASHES, max(1, round(m / n * LN2))))
+        check_storage(8 * -(-m // 64), f"sub-filter {i} (initial_capacity * growth**{i} = {n} "
+                                       f"keys at fpp {p:.3g}: num_bits={m})")
+        table = Table(m, hashes_for(m, n, f"sub-filter {i} ({n} keys at fpp {p:.3g})"))
         self.tables.append(table)
         return table
 
@@ -94,19 +97,19 @@ class ScalableBloomFilter(Shared):
     @locked
     def __contains__(self, key) -> bool:
         """True if any sub-filter has all of the key's bits set."""
-        h1, h2 = hash128(key)
-        return any(t.has_hashed(h1, h2) for t in reversed(self.tables))
+        h1, h2 = key_hashes(key, None)  # unspread: each sub-filter spreads it for its k
+        return any(t.has_hashed(h1, step(h2, t.num_hashes)) for t in reversed(self.tables))
 
     @locked
     def add(self, key) -> None:
         """Insert a key not found yet into the newest sub-filter, adding one when it is full."""
-        h1, h2 = hash128(key)
-        if any(t.has_hashed(h1, h2) for t in reversed(self.tables)):
+        h1, h2 = key_hashes(key, None)
+        if any(t.has_hashed(h1, step(h2, t.num_hashes)) for t in reversed(self.tables)):
             return
         table = self.tables[-1]
         if table.count >= self.capacity(len(self.tables) - 1):
             table = self._grow()
-        table.add_hashed(h1, h2)
+        table.add_hashed(h1, step(h2, table.num_hashes))
 
     # --- many keys ---------------------------------------------------------------------
     def _found(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
@@ -115,7 +118,8 @@ class ScalableBloomFilter(Shared):
             rest = np.flatnonzero(~found)
             if not rest.size:
                 break
-            found[rest] = t.has_positions(positions(h1[rest], h2[rest], t.num_hashes, t.num_bits))
+            found[rest] = t.has_positions(positions(h1[rest], step(h2[rest], t.num_hashes),
+                                                    t.num_hashes, t.num_bits))
         return found
 
     @locked
@@ -126,7 +130,7 @@ class ScalableBloomFilter(Shared):
         that is a false positive of a key earlier in the same batch would be skipped; in a
         batch it is inserted.  The sub-filters fill the same way otherwise.)
         """
-        batches = list(hashed_batches(keys))  # every key hashed before anything changes
+        batches = list(hashed_batches(keys, None))  # every key hashed before anything changes
         for h1, h2 in batches:
             new = np.flatnonzero(~self._found(h1, h2))
             pairs = np.stack([h1[new], h2[new]], axis=1)
@@ -139,13 +143,13 @@ class ScalableBloomFilter(Shared):
                     self._grow()
                     continue
                 part, new = new[:room], new[room:]
-                table.set_positions(positions(h1[part], h2[part], table.num_hashes,
-                                              table.num_bits), part.size)
+                table.set_positions(positions(h1[part], step(h2[part], table.num_hashes),
+                                              table.num_hashes, table.num_bits), part.size)
 
     @locked
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether some sub-filter might hold it."""
-        answers = [self._found(h1, h2) for h1, h2 in hashed_batches(keys)]
+        answers = [self._found(h1, h2) for h1, h2 in hashed_batches(keys, None)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     # --- what it holds ---------------------------------------------------------------------

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.checks import MAX_HASHES, whole_number
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.hashing import bit_position, double_hash_indices, fmix64, fmix64_array, hash128
-from ..core.params import int_in
-from ..core.positions import hashed_batches, positions
+from ..core.hashing import bit_position, double_hash_indices, fmix64, fmix64_array
+from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, expect_length, locked
-from .counting import MAX_HASHES
 
 __all__ = ["StableBloomFilter"]
 
-_HEADER = Header(b"BLMT", 1, "QHBQQQ")  # m, K, d, P, seed, inserted
+# Version 2: the step h2 spread as BloomFilter's (the empty key's cells moved).
+_HEADER = Header(b"BLMT", 2, "QHBQQQ")  # m, K, d, P, seed, inserted
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _SEED_SALT = 0x632BE59BD9B4E019
@@ -49,17 +49,16 @@ class StableBloomFilter(Shared):
 
     def __init__(self, num_cells: int, num_hashes: int, bits_per_cell: int, decrements: int,
                  seed: int = 0):
-        self.num_cells = int_in(num_cells, "num_cells", 1, MAX_CELLS)
-        self.num_hashes = int_in(num_hashes, "num_hashes", 1, MAX_HASHES)
-        self.bits_per_cell = int_in(bits_per_cell, "bits_per_cell", 1, 8)
-        self.decrements = int_in(decrements, "decrements", 1, 1 << 20)
-        self.seed = int_in(seed, "seed", 0, _MASK64)
+        self.num_cells = whole_number(num_cells, "num_cells", 1, MAX_CELLS)
+        self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.bits_per_cell = whole_number(bits_per_cell, "bits_per_cell", 1, 8)
+        self.decrements = whole_number(decrements, "decrements", 1, 1 << 20)
+        self.seed = whole_number(seed, "seed", 0, _MASK64)
         self.cells = CounterArray(self.num_cells, self.bits_per_cell)
         self.max_value = self.cells.max_value
         self.inserted = 0
         self._seed_mix = fmix64((self.seed + _SEED_SALT) & _MASK64)
         self._drops_block: tuple[int, list] = (0, [])
-        self._init_lock()
 
     @property
     def memory_inserts(self) -> int:
@@ -94,7 +93,7 @@ class StableBloomFilter(Shared):
     @locked
     def add(self, key) -> None:
         """Decrement this insert's P random cells, then set the key's K cells to Max."""
-        h1, h2 = hash128(key)  # hashed first: a key of a bad type changes nothing
+        h1, h2 = key_hashes(key, self.num_hashes)  # hashed first: a key of a bad type changes nothing
         cells = self.cells
         per, width, mask, view = cells._per_byte, cells.width, cells._mask, cells._view
         for cell in self._drops_of(self.inserted):
@@ -119,7 +118,7 @@ class StableBloomFilter(Shared):
     @locked
     def __contains__(self, key) -> bool:
         """True if all K of the key's cells are non-zero: seen recently, or a false positive."""
-        h1, h2 = hash128(key)
+        h1, h2 = key_hashes(key, self.num_hashes)
         get, m = self.cells.get, self.num_cells
         for i in range(self.num_hashes):
             if not get(bit_position(h1, h2, i, m)):
@@ -134,7 +133,7 @@ class StableBloomFilter(Shared):
         Per cell, only two facts of the batch matter: the last insert that set it, and the
         decrements it received after that one (or in the whole batch, if none set it).
         """
-        batches = list(hashed_batches(keys))  # every key hashed before anything changes
+        batches = list(hashed_batches(keys, self.num_hashes))  # all hashed before any change
         for h1, h2 in batches:
             count = h1.size
             sets = positions(h1, h2, self.num_hashes, self.num_cells)  # (K, count)
@@ -156,7 +155,7 @@ class StableBloomFilter(Shared):
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether all K of its cells are non-zero."""
         answers = [(self.cells.take(positions(h1, h2, self.num_hashes, self.num_cells)) > 0)
-                   .all(axis=0) for h1, h2 in hashed_batches(keys)]
+                   .all(axis=0) for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     # --- what it holds -----------------------------------------------------------------------

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..core.params import int_in, real_in
+from ..core.checks import MAX_HASHES, probability, real_number, whole_number
 from ..core.theory import exact_false_positive_rate
 
 __all__ = [
@@ -53,10 +53,10 @@ def counter_tail(num_cells: int, n: int, num_hashes: int, value: int) -> float:
     >>> f"{counter_tail(num_cells=1000, n=1000, num_hashes=8, value=15):.5f}"
     '0.01721'
     """
-    m = int_in(num_cells, "num_cells", 1, _BIG)
-    n = int_in(n, "n", 0, _BIG)
-    k = int_in(num_hashes, "num_hashes", 1, 1 << 16)
-    j0 = int_in(value, "value", 0, _BIG)
+    m = whole_number(num_cells, "num_cells", 1, _BIG)
+    n = whole_number(n, "n", 0, _BIG)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    j0 = whole_number(value, "value", 0, _BIG)
     trials, q = n * k, 1.0 / m
     if j0 == 0:
         return 1.0
@@ -92,10 +92,10 @@ def counter_overflow_bound(num_cells: int, n: int, num_hashes: int, counter_bits
     >>> f"{counter_overflow_bound(num_cells=14_377_588, n=1_000_000, num_hashes=10):.2e}"
     '2.08e-08'
     """
-    m = int_in(num_cells, "num_cells", 1, _BIG)
-    k = int_in(num_hashes, "num_hashes", 1, 1 << 16)
-    j = 2 ** int_in(counter_bits, "counter_bits", 1, 16)
-    return min(1.0, m * (math.e * int_in(n, "n", 0, _BIG) * k / (j * m)) ** j)
+    m = whole_number(num_cells, "num_cells", 1, _BIG)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    j = 2 ** whole_number(counter_bits, "counter_bits", 1, 16)
+    return min(1.0, m * (math.e * whole_number(n, "n", 0, _BIG) * k / (j * m)) ** j)
 
 
 # --- scalable filters ---------------------------------------------------------------------
@@ -105,9 +105,9 @@ def scalable_fpps(first_fpp: float, tightening: float, count: int) -> list[float
     >>> scalable_fpps(0.0005, 0.5, 3)
     [0.0005, 0.00025, 0.000125]
     """
-    p0 = real_in(first_fpp, "first_fpp", 0.0, 1.0)
-    r = real_in(tightening, "tightening", 0.0, 1.0, high_open=False)
-    return [p0 * r ** i for i in range(int_in(count, "count", 0, 1 << 20))]
+    p0 = probability(first_fpp, "first_fpp")
+    r = real_number(tightening, "tightening", 0.0, 1.0, open_low=True)
+    return [p0 * r ** i for i in range(whole_number(count, "count", 0, 1 << 20))]
 
 
 def scalable_bound(first_fpp: float, tightening: float) -> float:
@@ -118,8 +118,8 @@ def scalable_bound(first_fpp: float, tightening: float) -> float:
     >>> round(scalable_bound(0.001 * (1 - 0.9), 0.9), 12), round(scalable_bound(0.0009, 0.9), 6)
     (0.001, 0.009)
     """
-    p0 = real_in(first_fpp, "first_fpp", 0.0, 1.0)
-    r = real_in(tightening, "tightening", 0.0, 1.0)
+    p0 = probability(first_fpp, "first_fpp")
+    r = probability(tightening, "tightening")
     return p0 / (1 - r)
 
 
@@ -141,8 +141,8 @@ def generation_fpp(fpp: float, generations: int) -> float:
     >>> f"{generation_fpp(0.001, 4):.6e}"
     '2.500938e-04'
     """
-    p = real_in(fpp, "fpp", 0.0, 1.0)
-    g = int_in(generations, "generations", 1, 1 << 20)
+    p = probability(fpp, "fpp")
+    g = whole_number(generations, "generations", 1, 1 << 20)
     return -math.expm1(math.log1p(-p) / g)
 
 
@@ -166,8 +166,8 @@ def apbf_slice_bits(num_hashes: int, generation_size: int) -> int:
     >>> apbf_slice_bits(10, 1000)
     14427
     """
-    k = int_in(num_hashes, "num_hashes", 1, 1 << 16)
-    g = int_in(generation_size, "generation_size", 1, _BIG)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    g = whole_number(generation_size, "generation_size", 1, _BIG)
     return math.ceil(k * g / LN2)
 
 
@@ -180,7 +180,7 @@ def run_probability(fills, num_hashes: int) -> float:
     >>> run_probability([0.5, 0.5, 0.5], 2)
     0.375
     """
-    k = int_in(num_hashes, "num_hashes", 1, 1 << 16)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
     run = np.zeros(k)
     run[0], found = 1.0, 0.0
     for r in fills:
@@ -215,8 +215,8 @@ def apbf_false_positive_rate(num_hashes: int, extra_slices: int) -> float:
     >>> f"{apbf_false_positive_rate(4, 3):.6f}", f"{apbf_false_positive_rate(10, 7):.6f}"
     ('0.100586', '0.001211')
     """
-    k = int_in(num_hashes, "num_hashes", 1, 1 << 16)
-    l = int_in(extra_slices, "extra_slices", 1, 1 << 16)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    l = whole_number(extra_slices, "extra_slices", 1, 1024)
     return run_probability([(i + 1) / (2 * k) if i < k else 0.5 for i in range(k + l)], k)
 
 
@@ -230,11 +230,11 @@ def apbf_expected_fills(num_hashes: int, extra_slices: int, generation_size: int
     >>> [round(x, 4) for x in apbf_expected_fills(2, 1, 100)]
     [0.2929, 0.5, 0.5]
     """
-    k = int_in(num_hashes, "num_hashes", 1, 1 << 16)
-    l = int_in(extra_slices, "extra_slices", 1, 1 << 16)
-    g = int_in(generation_size, "generation_size", 1, _BIG)
-    j = g if count is None else int_in(count, "count", 0, g)
-    m = apbf_slice_bits(k, g) if slice_bits is None else int_in(slice_bits, "slice_bits", 1, _BIG)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    l = whole_number(extra_slices, "extra_slices", 1, 1024)
+    g = whole_number(generation_size, "generation_size", 1, _BIG)
+    j = g if count is None else whole_number(count, "count", 0, g)
+    m = apbf_slice_bits(k, g) if slice_bits is None else whole_number(slice_bits, "slice_bits", 1, _BIG)
     log_empty = math.log1p(-1 / m) if m > 1 else -math.inf
     return [-math.expm1((j * (a < k) + g * min(a, k)) * log_empty) for a in range(k + l)]
 
@@ -266,7 +266,7 @@ def apbf_average_false_positive_rate(num_hashes: int, extra_slices: int,
     >>> f"{apbf_average_false_positive_rate(10, 7, 1000):.6f}", f"{apbf_false_positive_rate(10, 7):.6f}"
     ('0.001224', '0.001211')
     """
-    g = int_in(generation_size, "generation_size", 1, _BIG)
+    g = whole_number(generation_size, "generation_size", 1, _BIG)
     counts = sorted(set(np.linspace(1, g, min(g, 257)).round().astype(int).tolist()))
     return math.fsum(apbf_expected_false_positive_rate(num_hashes, extra_slices, g, c)
                      for c in counts) / len(counts)
@@ -274,8 +274,8 @@ def apbf_average_false_positive_rate(num_hashes: int, extra_slices: int,
 
 # --- stable filters ---------------------------------------------------------------------------
 def _stable_args(num_cells, num_hashes, max_value, decrements):
-    return (int_in(num_cells, "num_cells", 1, _BIG), int_in(num_hashes, "num_hashes", 1, 1 << 16),
-            int_in(max_value, "max_value", 1, 255), int_in(decrements, "decrements", 1, _BIG))
+    return (whole_number(num_cells, "num_cells", 1, _BIG), whole_number(num_hashes, "num_hashes", 1, MAX_HASHES),
+            whole_number(max_value, "max_value", 1, 255), whole_number(decrements, "decrements", 1, _BIG))
 
 
 def stable_zero_fraction(num_cells: int, num_hashes: int, max_value: int, decrements: int) -> float:
@@ -312,7 +312,7 @@ def stable_decrements_for(num_cells: int, num_hashes: int, max_value: int, fpp: 
     60
     """
     m, k, top, _ = _stable_args(num_cells, num_hashes, max_value, 1)
-    p = real_in(fpp, "fpp", 0.0, 1.0)
+    p = probability(fpp, "fpp")
     q = (1 - p ** (1 / k)) ** (1 / top)
     return max(1, math.ceil(1 / ((1 / q - 1) * (1 / k - 1 / m)) - 1e-9))
 
@@ -359,7 +359,7 @@ def stable_zero_fraction_after(inserts: int, num_cells: int, num_hashes: int, ma
     """
     m, k, top, p = _stable_args(num_cells, num_hashes, max_value, decrements)
     return float(_stable_chain(m, k, top, p, start=top,
-                               steps=int_in(inserts, "inserts", 0, _BIG))[top])
+                               steps=whole_number(inserts, "inserts", 0, _BIG))[top])
 
 
 def stable_false_negative_rate(gap: int, num_cells: int, num_hashes: int, max_value: int,
@@ -375,5 +375,5 @@ def stable_false_negative_rate(gap: int, num_cells: int, num_hashes: int, max_va
     '0.0868'
     """
     m, k, top, p = _stable_args(num_cells, num_hashes, max_value, decrements)
-    zero = float(_stable_chain(m, k, top, p, start=0, steps=int_in(gap, "gap", 0, _BIG))[top])
+    zero = float(_stable_chain(m, k, top, p, start=0, steps=whole_number(gap, "gap", 0, _BIG))[top])
     return -math.expm1(k * math.log1p(-zero)) if zero < 1 else 1.0
