@@ -61,7 +61,8 @@ from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.services.blacklist import BlacklistCache
 from bloomedu.teaching.classroom import bit_setters, find_false_positive
 from bloomedu.teaching.exercises import check
-from bloomedu.core.hashing import hash128, hashed_chunks
+from bloomedu.core.batch_hashing import hashed_chunks
+from bloomedu.core.hashing import hash128
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.latency import DistantDatabase
 from bloomedu.teaching.plots import GROUP_COLORS, decorate, draw_bit_groups, new_axes

@@ -133,11 +133,12 @@ for f in (BloomFilter.from_capacity(20_000_000, 0.001), BlockedBloomFilter.from_
 
 # %% [markdown]
 # Inserts and queries for present keys read all k bits of the plain filter, k misses, against one
-# for the blocked filter: that is where it gains. A query for an absent key already stops after one
-# or two bits in the plain filter, so there the two are close, and the plain filter's extra work
-# (ten positions to compute per inserted key, eight masks per blocked key) decides. In numpy the
-# misses are not the whole cost, since every step is a pass over an array; in compiled code, as in
-# Impala or Parquet readers, the gap is wider.
+# for the blocked filter: that is where it gains. A query for an absent key has little to gain: the
+# plain filter stops after one or two bits, one or two misses, while the blocked filter computes all
+# eight masks before it reads its block. Which of the two answers absent keys faster depends on the
+# machine and its load (the last column, on the machine that ran this notebook). In numpy the misses
+# are not the whole cost, since every step is a pass over an array; in compiled code, as in Impala
+# or Parquet readers, the gap is wider.
 
 # %% [markdown]
 # ## The price: blocks fill unevenly
