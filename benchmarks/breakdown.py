@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bloomedu import BloomFilter
 from bloomedu.core.filter import _CHUNK_KEYS
-from bloomedu.core.hashing import hashed_chunks
+from bloomedu.core.batch_hashing import hashed_chunks
 
 from .workloads import WORKLOADS, read_keys
 

@@ -199,3 +199,14 @@ def test_bulk_methods_refuse_non_batches(keys, message):
         with pytest.raises(TypeError, match=message):
             call(keys)
     assert f.bits_set() == 0
+
+
+@pytest.mark.parametrize("key", ["", b""])
+def test_the_empty_key_sets_eight_different_bits(key):
+    """Its hash is 0, so every word's bit is bit 0: still eight bits, one per word."""
+    f = BlockedBloomFilter(1 << 12)
+    positions = f.bit_indices(key)
+    assert len(set(positions)) == 8
+    assert key not in f
+    f.add(key)
+    assert key in f and f.bits_set() == 8

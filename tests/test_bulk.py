@@ -22,7 +22,8 @@ from hypothesis.extra import numpy as hnp
 import bloomedu.core.bits as bits_module
 import bloomedu.core.filter as filter_module
 from bloomedu import BloomFilter
-from bloomedu.core.hashing import key_to_bytes, murmur3_128_uint64
+from bloomedu.core.batch_hashing import murmur3_128_uint64
+from bloomedu.core.hashing import key_to_bytes
 
 RNG_SEED = 20240611
 

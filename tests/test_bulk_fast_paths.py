@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import bloomedu.core.filter as filter_module
-import bloomedu.core.hashing as hashing_module
+import bloomedu.core.batch_hashing as hashing_module
 from bloomedu import BloomFilter
-from bloomedu.core.hashing import hash128, hashed_chunks
+from bloomedu.core.batch_hashing import hashed_chunks
+from bloomedu.core.hashing import hash128
 
 
 @pytest.mark.parametrize("num_hashes", [1, 2, 3, 6])

@@ -21,8 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from bloomedu.core.hashing import (hash128, js_utf8, key_to_bytes, murmur3_32, murmur3_128_uint64, murmurhash2,
-                              n_bit_hash_function, spread_step, spread_steps)
+from bloomedu.core import hashing
+from bloomedu.core.batch_hashing import murmur3_128_uint64
+from bloomedu.core.hashing import (hash128, js_utf8, key_to_bytes, murmur3_32, murmurhash2,
+                                   n_bit_hash_function, spread_step, spread_steps)
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "article_js.json").read_text(encoding="utf-8"))
@@ -260,3 +262,12 @@ def test_bit_indices_do_not_depend_on_pythonhashseed():
                              env=env, cwd=ROOT, capture_output=True, text=True, check=True).stdout
         runs.append(json.loads(out))
     assert len(runs) == 3 and all(run == expected for run in runs)
+
+
+def test_the_batch_names_are_still_read_from_hashing():
+    """They moved to batch_hashing; code written against hashing keeps working."""
+    from bloomedu.core import batch_hashing
+    for name in ("check_batch", "fmix64_array", "hashed_chunks", "murmur3_128_uint64"):
+        assert getattr(hashing, name) is getattr(batch_hashing, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        hashing.nothing  # noqa: B018

@@ -24,6 +24,7 @@ from bloomedu import (AgePartitionedBloomFilter, BitVector, BloomFilter, Countin
                       StableBloomFilter)
 from bloomedu.compat.bip37 import Bip37Filter
 from bloomedu.compat.guava import GuavaBloomFilter
+from bloomedu.core.keyed import KeyedBloomFilter
 
 SIZES = {"staged": 200_000, "over 40 Mi bits": 3_000_000}  # from_capacity(n, 0.001)
 
@@ -172,6 +173,7 @@ OTHERS = {
     "GuavaBloomFilter put": (lambda: GuavaBloomFilter.create(20_000, 0.01), "put"),
     "GuavaBloomFilter put_many": (lambda: GuavaBloomFilter.create(20_000, 0.01), "put_many"),
     "Bip37Filter": (lambda: Bip37Filter(20_000, 0.01), "insert"),
+    "KeyedBloomFilter": (lambda: KeyedBloomFilter(1 << 16, 4, bytes(16)), "add"),
 }
 
 

@@ -1,59 +1,43 @@
 """The general Bloom filter: any m bits, any k hash functions.
 
-Article 1 ends with a ``BloomFilter(numberOfHashFunctions, numberOfBits)`` whose
-size is a power of two and whose k hash functions are k salted MurmurHash2
-calls (that one is :class:`bloomedu.SaltedBloomFilter`).  Here m is any size,
-and each key is hashed once: MurmurHash3 x64 128 gives (h1, h2), and
-position i is ``fmix64(h1 + i*h2 mod 2**64) mod m`` (double hashing, Kirsch
-and Mitzenmacher, ESA 2006, with each value mixed before the reduction so that
-even small filters keep the false-positive rate of k independent hashes; see
-:func:`bloomedu.core.hashing.bit_position`).  A step h2 whose k values would
-repeat (the empty key's h2 is 0) is made odd first
-(:func:`bloomedu.core.hashing.spread_step`; every filter gets (h1, h2) from
-:mod:`bloomedu.core.positions`).  Article 2 sizes a filter from n and p; so does
-:meth:`BloomFilter.from_capacity`.
+Article 1 ends with a ``BloomFilter(numberOfHashFunctions, numberOfBits)`` whose size is a
+power of two and whose k hash functions are k salted MurmurHash2 calls (that one is
+:class:`bloomedu.SaltedBloomFilter`).  Here m is any size and each key is hashed once:
+MurmurHash3 x64 128 gives (h1, h2), and position i is ``fmix64(h1 + i*h2 mod 2**64) mod m``
+(double hashing, Kirsch and Mitzenmacher 2006, each value mixed before the reduction so that
+small filters keep the rate of k independent hashes: :mod:`bloomedu.core.positions`).
+Article 2 sizes a filter from n and p; so does :meth:`BloomFilter.from_capacity`.
 
-The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read;
-``add_many``/``contains_many`` do the same work on numpy arrays, in chunks
-(lesson 06 and the benchmarks use them).  What users of other Bloom-filter
-libraries expect is here too: union ``|`` and intersection ``&``, ``copy``,
-``to_bytes``/``from_bytes`` and pickling, and estimates read from the bits
-(``fill_ratio``, ``current_false_positive_rate``, ``approximate_count``).
-One filter can be shared by threads (see the class docstring).
+The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read; ``add_many``
+and ``contains_many`` do the same work on numpy arrays (:mod:`bloomedu.core.bulk_query`,
+:mod:`bloomedu.core.large`).  Union ``|``, intersection ``&``, ``copy``, bytes
+(:mod:`bloomedu.core.filter_bytes`), pickling and estimates read from the bits are here too.
 
 Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
-``notebooks/06_false_positive_rate.ipynb`` and
-``notebooks/07_one_million_urls.ipynb`` (the bulk path); tested in
-``tests/test_filter.py``, ``tests/test_bulk.py``, ``tests/test_bulk_fast_paths.py``,
+``notebooks/06_false_positive_rate.ipynb`` and ``notebooks/07_one_million_urls.ipynb`` (the
+bulk path); tested in ``tests/test_filter.py``, ``tests/test_bulk.py``,
 ``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """
 
 from __future__ import annotations
 
-import struct
 from typing import Iterator
 
 import numpy as np
 
-from . import large
+from . import bulk_query, filter_bytes, large
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
-from .hashing import bit_position, check_batch, double_hash_indices, fmix64_array, hashed_chunks
+from .hashing import bit_position, double_hash_indices
 from .locking import LockedWrites
 from .positions import hashed_batches, key_hashes
 from .theory import LN2, estimate_count, num_bits_for
 
 __all__ = ["BloomFilter"]
 
-# to_bytes: magic, format version, hashing scheme, m, k; then 8 * ceil(m/64) bytes of bits.
-_HEADER = struct.Struct("<4sHHQQ")
-_MAGIC = b"BLMD"
-_FORMAT_VERSION = 1
-_READ_HASHING = (1, 2)  # the hashing schemes from_bytes reads (see BloomFilter.HASHING)
 _BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its lock at a time
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
-_FIRST_ROUNDS = 2  # contains_many: rounds done chunk by chunk, before survivors are pooled
 
 
 class BloomFilter(LockedWrites):
@@ -81,12 +65,10 @@ class BloomFilter(LockedWrites):
     (above 40 Mi bits ``add_many`` writes chunk by chunk, so a snapshot may hold
     its first chunks).  ``a |= b`` copies b's bits block by block under b's lock
     and ORs them in under a's, never holding both, so ``a |= b`` and
-    ``b |= a`` in two threads cannot deadlock.  Not safe: writing to ``f.bits``
-    or ``f.bits.data`` yourself (a :class:`~bloomedu.core.bits.BitArray` has no
-    lock), or forking while another thread writes.  Processes never share a
-    filter: a forked or spawned process works on its own copy; send it back with
-    ``to_bytes()`` or pickle (the lock is not pickled: each copy makes its own)
-    and combine the copies with ``|``.
+    ``b |= a`` in two threads cannot deadlock.  Not safe: writing to ``f.bits`` yourself
+    (a :class:`~bloomedu.core.bits.BitArray` has no lock), or forking while another thread
+    writes.  Processes never share a filter: each works on its own copy; send it back with
+    ``to_bytes()`` or pickle (each copy makes its own lock) and combine the copies with ``|``.
 
     >>> import threading
     >>> f = BloomFilter(1 << 16, 3)
@@ -98,10 +80,10 @@ class BloomFilter(LockedWrites):
     True
     """
 
-    # In to_bytes: MurmurHash3 x64 128 of key_to_bytes, then fmix64(h1 + i*h2) mod m, with
-    # h2 | 1 for a step whose k values repeat (2).  A filter read from scheme-1 bytes keeps
-    # scheme 1 (h2 as it is), so the keys it holds keep their positions.
+    # In to_bytes. 2: h2 | 1 for a step whose k values repeat; a filter read from scheme-1
+    # bytes (h2 as it is) keeps scheme 1, so the keys it holds keep their positions.
     HASHING = 2
+    _READ_HASHING = (1, 2)  # the schemes from_bytes reads (3 is KeyedBloomFilter's)
 
     def __init__(self, num_bits: int, num_hashes: int):  # m < 2**63 that fits memory; k <= 1024
         self.num_bits = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
@@ -172,31 +154,13 @@ class BloomFilter(LockedWrites):
                    for i in range(self.num_hashes))
 
     # --- many keys at once --------------------------------------------------------
-    def _next_positions(self, running: np.ndarray, h2: np.ndarray, i: int,
-                        out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-        """Position i of every key, into ``out``; ``running`` goes from h1 + (i-1)*h2 to h1 + i*h2.
-
-        The same ``fmix64(running) mod m`` as :func:`~bloomedu.core.hashing.bit_position`, with
-        ``x % m`` as ``x - (x // m) * m`` (numpy's ``//`` by a scalar is several times faster).
-        """
-        if i > 0:
-            running += h2  # wraps modulo 2**64, as in bit_position
-        fmix64_array(out, scratch, source=running)
-        np.floor_divide(out, self._m64, out=scratch)
-        scratch *= self._m64
-        out -= scratch
-        return out.view(np.int64)  # below m < 2**63: a valid index
-
     def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """:func:`~bloomedu.core.positions.hashed_batches`, each step h2 spread as in ``_hash``."""
         yield from hashed_batches(keys, self.num_hashes, _CHUNK_KEYS, spread=self.HASHING != 1)
 
     def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
         """Every key's k positions: one array per chunk of keys and per i."""
-        for running, h2 in self._hashed_chunks(keys):
-            out, scratch = np.empty_like(running), np.empty_like(running)
-            for i in range(self.num_hashes):
-                yield self._next_positions(running, h2, i, out, scratch)
+        return bulk_query.chunk_positions(self._hashed_chunks(keys), self.num_hashes, self._m64)
 
     def add_many(self, keys) -> None:
         """Insert many keys: a numpy array, or an iterable of str/bytes/int.
@@ -244,42 +208,10 @@ class BloomFilter(LockedWrites):
         [True, True, False]
 
         Position i is computed only for the keys whose first i bits are all set (most absent
-        keys fail at their first bit or two); keys left after two rounds are pooled over chunks.
+        keys fail at their first bit or two): see :mod:`bloomedu.core.bulk_query`.
         """
-        answers, pool, pool_keys, pooled = [], [], 0, 0
-        first = range(min(_FIRST_ROUNDS, self.num_hashes))
-        for running, h2 in self._hashed_chunks(keys):
-            pool.append(self._survivors(np.arange(pool_keys, pool_keys + running.size),
-                                        running, h2, first))  # keys numbered within the pool
-            pool_keys, pooled = pool_keys + running.size, pooled + pool[-1][0].size
-            if pooled >= _CHUNK_KEYS:  # the later rounds, on a chunk's worth of survivors
-                answers.append(self._finish(pool, pool_keys, first.stop))
-                pool, pool_keys, pooled = [], 0, 0
-        if pool_keys:
-            answers.append(self._finish(pool, pool_keys, first.stop))
-        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
-
-    def _finish(self, pool: list, pool_keys: int, start: int) -> np.ndarray:
-        """The answers of a pool's keys: the rounds from ``start`` on for its survivors."""
-        alive = self._survivors(*(np.concatenate(parts) for parts in zip(*pool)),
-                                range(start, self.num_hashes))[0]
-        answer = np.zeros(pool_keys, dtype=bool)
-        answer[alive] = True  # the pool's keys that passed every round
-        return answer
-
-    def _survivors(self, alive: np.ndarray, running: np.ndarray, h2: np.ndarray, rounds: range):
-        """The keys (numbers ``alive``) whose positions in ``rounds`` are all set, with their
-        ``running`` (h1 + (i-1)*h2 before round i) and ``h2``, ready for the next round."""
-        out, scratch = np.empty_like(running), np.empty_like(running)
-        for i in rounds:
-            found = self.bits.get_unchecked(self._next_positions(running, h2, i, out, scratch))
-            survivors = np.flatnonzero(found)  # then take: faster than alive[found]
-            alive = alive.take(survivors)
-            running, h2 = running.take(survivors), h2.take(survivors)
-            if i + 1 == self.num_hashes or not alive.size:
-                break
-            out, scratch = out[:alive.size], scratch[:alive.size]
-        return alive, running, h2
+        return bulk_query.contains_many(self.bits, self._hashed_chunks(keys), self.num_hashes,
+                                        self._m64, _CHUNK_KEYS)
 
     # --- what the filter holds ----------------------------------------------------
     @property
@@ -341,9 +273,8 @@ class BloomFilter(LockedWrites):
         for name in ("num_bits", "num_hashes", "HASHING"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
-                why = "" if name != "HASHING" else (
-                    ": a filter read from bytes of another hashing scheme places a few keys "
-                    "(the empty key among them) on other bits; add its keys to a new filter")
+                why = "" if name != "HASHING" else (": the two place some keys on different "
+                                                    "bits; add one's keys to a new filter")
                 raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
 
@@ -434,7 +365,7 @@ class BloomFilter(LockedWrites):
 
     # --- bytes and pickling ---------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        """A versioned header (magic, version, hashing, m, k), then the bit storage.
+        """A versioned header, then the bit storage (:mod:`bloomedu.core.filter_bytes`).
 
         >>> f = BloomFilter(100, 3); f.add("x")
         >>> data = f.to_bytes()
@@ -443,9 +374,7 @@ class BloomFilter(LockedWrites):
         >>> BloomFilter.from_bytes(data) == f
         True
         """
-        header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_bits, self.num_hashes)
-        with self._lock:  # a snapshot: no write halfway through
-            return b"".join((header, self.bits.data))  # one copy of the bits
+        return filter_bytes.dump(self)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BloomFilter":
@@ -455,36 +384,7 @@ class BloomFilter(LockedWrites):
         Traceback (most recent call last):
         ValueError: data is truncated: 4 bytes, the header alone is 24
         """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        data = memoryview(data).cast("B")  # no copy of the bits before they are checked
-        if len(data) < _HEADER.size:
-            raise ValueError(f"data is truncated: {len(data)} bytes, "
-                             f"the header alone is {_HEADER.size}")
-        magic, version, hashing, m, k = _HEADER.unpack_from(data)
-        if magic != _MAGIC:
-            raise ValueError(f"not a bloomedu filter: magic {magic!r}, expected {_MAGIC!r}")
-        if version != _FORMAT_VERSION:
-            raise ValueError(f"unsupported format version {version} (this reads {_FORMAT_VERSION})")
-        if hashing not in _READ_HASHING:
-            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING}), nor an "
-                             f"older scheme it reads (1)")
-        if not 1 <= m <= MAX_NUM_BITS or not 1 <= k <= MAX_HASHES:  # what __init__ accepts
-            raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
-                             f"num_hashes={k} (1..{MAX_HASHES})")
-        expected = _HEADER.size + 8 * -(-m // 64)
-        if len(data) != expected:
-            state = "truncated" if len(data) < expected else "padded"
-            raise ValueError(f"data is {state}: {len(data)} bytes, a filter of num_bits={m} "
-                             f"takes {expected}")
-        new = cls(m, k)
-        if hashing != new.HASHING:  # scheme 1: its keys keep the positions they were added at
-            new.HASHING = hashing
-        new.bits.data[:] = np.frombuffer(data, dtype=np.uint8, offset=_HEADER.size)
-        padding = np.unpackbits(new.bits.data[m // 8:], bitorder="little")[m % 8:]
-        if padding.any():
-            raise ValueError(f"corrupt data: bits set beyond num_bits={m}")
-        return new
+        return filter_bytes.load(cls, data)
 
     def __reduce__(self):
         """Pickle through :meth:`to_bytes`, at every protocol.

@@ -70,7 +70,10 @@ class KeyedBloomFilter(BloomFilter):
     False
     """
 
-    HASHING = 2  # in to_bytes: BloomFilter's hashing of a keyed 64-bit BLAKE2b tag of each key
+    # In to_bytes: 3, BloomFilter's positions (scheme 2) of a keyed 64-bit BLAKE2b tag of each
+    # key; so neither class reads the other's bytes, nor combines with the other.
+    HASHING = 3
+    _READ_HASHING = (3,)
 
     def __init__(self, num_bits: int, num_hashes: int, secret: bytes):
         super().__init__(num_bits, num_hashes)
@@ -120,9 +123,8 @@ class KeyedBloomFilter(BloomFilter):
         return BloomFilter.bit_indices(self, self.tag(key))
 
     def add(self, key: str | bytes | int) -> None:
-        """Insert a key (str, bytes or int): set the k bits of its tag."""
-        for index in self.bit_indices(key):
-            self.bits.set(index)
+        """Insert a key (str, bytes or int): set the k bits of its tag (under the lock)."""
+        self._set_bits(self.bits, self.bit_indices(key))
 
     def __contains__(self, key: str | bytes | int) -> bool:
         """True if the k bits of the key's tag are all set."""
@@ -152,7 +154,7 @@ class KeyedBloomFilter(BloomFilter):
     def copy(self) -> "KeyedBloomFilter":
         """An independent filter with the same m, k, secret and bits."""
         new = type(self)(self.num_bits, self.num_hashes, self._secret)
-        new.bits = self.bits.copy()
+        new.bits = self._snapshot(self.bits)  # under the lock: no add halfway through
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -188,7 +190,7 @@ class KeyedBloomFilter(BloomFilter):
 class _Header(BloomFilter):
     """Reads a keyed filter's bytes with BloomFilter's checks (magic, version, sizes, padding)."""
 
-    HASHING = KeyedBloomFilter.HASHING
+    HASHING, _READ_HASHING = KeyedBloomFilter.HASHING, KeyedBloomFilter._READ_HASHING
 
 
 def _restore(data: bytes, secret: bytes) -> KeyedBloomFilter:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bulk_query import next_positions
 from .pipeline import ordered_map
 from .scatter import BATCH_POSITIONS, PIECE_POSITIONS, bit_masks, set_bits, set_sorted
 
@@ -55,8 +56,8 @@ def _positions(f, hashed: list, dtype) -> np.ndarray:
     for running, h2 in hashed:
         out, scratch = np.empty_like(running), np.empty_like(running)
         for i in range(f.num_hashes):
-            positions[filled:filled + running.size] = f._next_positions(running, h2, i, out,
-                                                                        scratch)
+            positions[filled:filled + running.size] = next_positions(running, h2, i, f._m64,
+                                                                     out, scratch)
             filled += running.size
     return positions
 

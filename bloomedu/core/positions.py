@@ -1,7 +1,7 @@
 """A key's k positions in a table of m cells: the one place every filter gets them from.
 
 MurmurHash3 x64 128 of the key gives (h1, h2) (:func:`~bloomedu.core.hashing.hash128`, or
-:func:`~bloomedu.core.hashing.hashed_chunks` for a batch), the step h2 is made odd if the k
+:func:`~bloomedu.core.batch_hashing.hashed_chunks` for a batch), the step h2 is made odd if the k
 values h1 + i*h2 would repeat (:func:`~bloomedu.core.hashing.spread_step`: the empty key's
 h2 is 0), and position i is ``fmix64((h1 + i*h2) mod 2**64) mod m``
 (:func:`~bloomedu.core.hashing.bit_position`; double hashing, Kirsch and Mitzenmacher 2006).
@@ -28,8 +28,8 @@ from typing import Iterator
 
 import numpy as np
 
-from .hashing import (double_hash_indices, fmix64_array, hash128, hashed_chunks, spread_step,
-                      spread_steps)
+from .batch_hashing import fmix64_array, hashed_chunks
+from .hashing import double_hash_indices, hash128, spread_step, spread_steps
 
 __all__ = ["key_hashes", "hashed_batches", "step", "key_positions", "positions", "CHUNK_KEYS"]
 
@@ -53,7 +53,7 @@ def hashed_batches(keys, num_hashes: int | None, chunk_keys: int = CHUNK_KEYS, *
                    spread: bool = True) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(h1, h2) uint64 arrays of :func:`key_hashes`, ``chunk_keys`` keys at a time.
 
-    Any key kind bloomedu hashes (see :func:`~bloomedu.core.hashing.hashed_chunks`).
+    Any key kind bloomedu hashes (see :func:`~bloomedu.core.batch_hashing.hashed_chunks`).
 
     >>> [(h1.tolist(), h2.tolist()) for h1, h2 in hashed_batches([""], 3)]
     [([0], [1])]

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, is_int, is_number
 from ..core.filter import BloomFilter
-from ..core.hashing import fmix64_array, hashed_chunks, murmur3_128_uint64, spread_steps
+from ..core.batch_hashing import fmix64_array, hashed_chunks, murmur3_128_uint64
+from ..core.hashing import spread_steps
 from ..core.theory import exact_false_positive_rate, false_positive_rate
 
 __all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",

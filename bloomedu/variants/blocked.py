@@ -34,7 +34,8 @@ import struct
 import numpy as np
 
 from ..core.checks import is_int, is_number
-from ..core.hashing import hash128, hashed_chunks
+from ..core.batch_hashing import hashed_chunks
+from ..core.hashing import hash128
 from ..core.pipeline import ordered_map
 from . import blocks
 

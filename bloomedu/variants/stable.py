@@ -24,7 +24,8 @@ import numpy as np
 
 from ..core.checks import MAX_HASHES, whole_number
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.hashing import bit_position, double_hash_indices, fmix64, fmix64_array
+from ..core.batch_hashing import fmix64_array
+from ..core.hashing import bit_position, double_hash_indices, fmix64
 from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, expect_length, locked
 
