@@ -138,7 +138,8 @@ sizing = [
     (f"age-partitioned ({best_k}, {best_l})", apbf_bits / 8),
     ("stable, d = 2, in the rotating filter's memory", rot_bits / 8),
 ]
-print(f"{'for the article full hour at p = 0.1%':<48} {'bytes':>16} {'GB':>8}")
+title = "the article's one-hour window at p = 0.1%"
+print(f"{title:<48} {'bytes':>16} {'GB':>8}")
 for name, nbytes in sizing:
     print(f"{name:<48} {nbytes:>16,.0f} {nbytes / 1e9:8.3f}")
 

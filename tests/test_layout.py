@@ -19,12 +19,29 @@ def test_every_path_in_the_readme_table_exists():
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index("| article step | module | lesson | test |"):]
     table = table[:table.index("\n\n")]
-    paths = re.findall(r"`((?:bloomedu|tests)/[\w/]+(?:\.py)?/?)`", table)
+    paths = re.findall(r"`((?:bloomedu|tests|docs|tools|benchmarks|constraints)/[\w/.]+)`", table)
     assert len(paths) > 20
     missing = [p for p in paths if not (ROOT / p).exists()]
     assert not missing
     lessons = re.findall(r"`(\d\d_[a-z_]+)`", table)
     assert lessons and all((ROOT / "notebooks" / f"{name}.ipynb").exists() for name in lessons)
+
+
+def test_the_readme_table_names_every_module_and_test_file():
+    """A newcomer finds any piece from the table in one step: every module of the library
+    (or its folder) and every test file is named in it."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| article step | module | lesson | test |"):]
+    table = table[:table.index("\n\n")]
+    named = set(re.findall(r"`((?:bloomedu|tests)/[\w/.]+)`", table))
+    folders = tuple(name for name in named if name.endswith("/"))
+    modules = [path.relative_to(ROOT).as_posix() for path in (ROOT / "bloomedu").rglob("*.py")
+               if path.name not in ("__init__.py", "__main__.py") and "/data/" not in path.as_posix()]
+    tests = [path.relative_to(ROOT).as_posix() for path in (ROOT / "tests").glob("test_*.py")]
+    unnamed = [path for path in modules + tests
+               if path not in named and not path.startswith(folders)
+               and not path.split("/")[-1].startswith("_")]  # private helpers of a named module
+    assert not unnamed
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
