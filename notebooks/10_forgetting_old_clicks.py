@@ -55,8 +55,8 @@ SEED = 10
 # The article's message says "user XYZ clicked ad 123". A double click sends it twice within a
 # second or two: drop the copy. The same user clicking the same ad again hours later is a new,
 # legitimate click: count it. So the deduplicator's key is the click (user and ad), and it must
-# forget a key after some window W. Any W between a few seconds and a few hours is right for
-# this stream; we take the article's hour.
+# forget a key after some window W. Any W between 2 seconds (the latest double click) and 2 hours
+# (the earliest repeat) is right for this stream; we take the article's hour.
 #
 # `windowed_click_stream` makes a day of such messages with the right answer for each:
 # **first** (a key never seen), **double** (the same key again 0.05 to 2 s later: drop it) and
@@ -79,14 +79,15 @@ for name, count in kinds.items():
 #
 # * **An exact dict with expiry** (`ExpiringIds`): the article's own suggestion. It holds every
 #   key of the last hour: W entries of 36 bytes of ID and 8 of time, at the article's accounting.
-# * **Rotating generations** (`RotatingBloomFilter`): g Bloom filters; keys go into the newest,
-#   a query asks all g, and when the newest holds `capacity` keys the oldest is emptied. A key
-#   survives at least g − 1 full generations, so capacity = W/(g − 1) keeps an hour. A query
-#   errs if any of the g generations errs, so each gets p_gen = 1 − (1 − p)^(1/g) ≈ p/g.
+# * **Rotating generations** (`RotatingBloomFilter`): G Bloom filters; keys go into the newest,
+#   a query asks all G, and when the newest holds `capacity` keys the oldest is emptied. A key
+#   survives at least G − 1 full generations, so capacity = W/(G − 1) keeps an hour. A query
+#   errs if any of the G generations errs, so each gets p_gen = 1 − (1 − p)^(1/G) ≈ p/G.
 # * **An age-partitioned filter** (`AgePartitionedBloomFilter`, Shtul, Baquero and Almeida
-#   2020): k + l slices; each insert sets one bit in each of the k newest, every g inserts the
-#   oldest slice is cleared. A key is found while among the last l·g inserts, so g = W/l. Each
-#   slice has m = ⌈kg/ln 2⌉ bits, and the rate is the chance of k consecutive set bits.
+#   2020): k + l slices; each insert sets one bit in each of the k newest, every g inserts (a
+#   generation) the oldest slice is cleared. A key is found while among the last l·g inserts,
+#   so g = W/l. Each slice has m = ⌈kg/ln 2⌉ bits, and the rate is the chance of k consecutive
+#   set bits.
 # * **A stable filter** (`StableBloomFilter`, Deng and Rafiei 2006): m cells of d bits; each
 #   insert decrements P random cells and sets its K cells to Max = 2^d − 1. No hard window: a
 #   key fades. Deng and Rafiei's stable point gives P for a target rate; we give it the rotating
@@ -121,9 +122,10 @@ def make_schemes(window):
 
 
 # %% [markdown]
-# **Predict:** scaled to the article's full hour (36,000,000 messages), which of the four uses
-# the least memory, and how does each compare with the article's 31 GB for a day of IDs and
-# with a plain filter sized for the whole day? Write down your guess, then run the cell.
+# **Predict:** scaled to the article's full hour (36,000,000 messages), which of the exact dict,
+# the rotating and the age-partitioned filter uses the least memory (the stable filter is given
+# the rotating one's memory), and how does each compare with the article's 31 GB for a day of IDs
+# and with a plain filter sized for the whole day? Write down your guess, then run the cell.
 
 # %%
 HOUR = 10_000 * 3600
@@ -145,10 +147,12 @@ for name, nbytes in sizing:
 
 # %% [markdown]
 # The rotating filter needs about 0.1 GB for the hour, the age-partitioned one a little more at
-# this rate (its slices are half empty by design: it buys a finer window, forgetting a g-th of
-# the window at a time), the exact dict 1.6 GB (and about three times that in Python, as lesson
-# 01 measured), the plain filter for the day 1.55 GB, and the article's IDs 31 GB. The plain
-# filter for the day also has a flaw the table does not show: it never forgets.
+# this rate (it needs k = 15 rather than about 10, and carries k partly filled young slices: 26
+# bits per key of the window against the rotating filter's 23; in exchange it forgets an l-th of
+# the window, g inserts, at a time, where the rotating filter forgets a third), the exact dict
+# 1.6 GB (and about three times that in Python, as lesson 01 measured), the plain filter for the
+# day 1.55 GB, and the article's IDs 31 GB. The plain filter for the day also has a flaw the
+# table does not show: it never forgets.
 #
 # ## A day of clicks through each scheme
 #
@@ -186,13 +190,13 @@ for name, s in scores.items():
         print(f"{name:<28} first clicks dropped {s.firsts_dropped / s.firsts:.5f} (p = {P_TARGET})")
 
 # %% [markdown]
-# The rotating filter sits below p because its newest generation is only partly full most of
-# the time; the age-partitioned filter sits at the paper's rate, within the binomial spread of
-# 85 drops: with l = 74 half-full old slices, the paper's linear fills for the 15 young ones
-# hardly matter (with the exact fills its rate stays within about 1% of the paper's at every
-# moment of a generation; at small l it does not, see `bloomedu/variants/age_partitioned.py`);
-# the stable filter hovers at its stable point. Memory over the day, and the genuine clicks
-# each dropped, side by side:
+# The rotating filter sits below p because its newest generation is only partly full most of the
+# time; the age-partitioned filter sits at the paper's rate, within the binomial spread of 85
+# drops: with l = 74 half-full old slices, the paper's approximation for the 15 young ones (that
+# they fill linearly, young slice i holding (i + 1)/k of a full slice's bits) hardly matters (with
+# the exact fills its rate stays within about 1% of the paper's at every moment of a generation;
+# at small l it does not, see `bloomedu/variants/age_partitioned.py`); the stable filter hovers at
+# its stable point. Memory over the day, and the genuine clicks each dropped, side by side:
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=FIGSIZE)
@@ -214,14 +218,17 @@ for hour in (1, 2, 6, 12, 24):
     print(f"{hour:>4}  " + "  ".join(f"{b:>14,d}" for b in row))
 
 # %% [markdown]
-# The dict grows for an hour, then holds steady at about W keys; the filters never change size.
+# The dict grows for an hour, then holds steady at about W keys (the hour-1 row is read at the
+# last batch of 512 messages before the hour ends, up to 8 simulated minutes early, so it is
+# still below); the filters never change size.
 #
 # ## The stable filter forgets gradually: false negatives against the gap
 #
 # A stable filter's key fades: each of its K cells reaches 0 after Max decrements with no
 # setting in between. From Deng and Rafiei's model, a cell's decrements since its setting form
 # a small Markov chain, so the chance that a duplicate arriving δ inserts later is missed is
-# 1 − (1 − z_δ)^K (`stable_false_negative_rate`). Measured: keys inserted in blocks, each probed
+# 1 − (1 − z_δ)^K, where z_δ is the chance that a cell set δ inserts ago is now 0
+# (`stable_false_negative_rate`). Measured: keys inserted in blocks, each probed
 # after a gap:
 
 # %%
@@ -250,13 +257,13 @@ for gap in gaps:
     print(f"{gap:>12,d} {gap / W * 60:>12.1f} {lost[gap] / tried[gap]:>9.4f} {formula:>8.4f}")
 
 # %% [markdown]
-# The measured losses sit on the formula. Double clicks arrive a second or two later, far inside
-# the region where nothing is lost, and repeats hours later find their key long gone, which is
-# why this filter caught every double and dropped only a few repeats. But sized like this it
-# does not remember an hour: it loses about half its keys within a quarter of an hour, so a
-# duplicate arriving 20 minutes late would pass. A stable filter promises "seen recently", not a
-# window; remembering longer takes more cells or a smaller P (and P is what holds the
-# false-positive rate down).
+# The measured losses sit on the formula. Double clicks arrive a second or two later, a gap of one
+# or two messages, far shorter than the first row's 225 inserts where 10% are already lost, and
+# repeats hours later find their key long gone, which is why this filter caught every double and
+# dropped only a few repeats. But sized like this it does not remember an hour: it loses more than
+# half its keys (58%) within a quarter of an hour, so a duplicate arriving 20 minutes late would
+# most likely pass. A stable filter promises "seen recently", not a window; remembering longer
+# takes more cells or a smaller P (and P is what holds the false-positive rate down).
 #
 # ## Deleting keys: the counting filter and its pitfalls
 #
@@ -290,8 +297,8 @@ except ValueError as error:
 
 # %% [markdown]
 # But a key never added that is a false positive looks exactly like an added one. Removing it
-# takes counts that belong to other keys, and one of them vanishes: a false negative, the one
-# thing a Bloom filter promised never to give.
+# takes counts that belong to other keys, and the keys that shared those counters can vanish
+# (here two of them): false negatives, the one thing a Bloom filter promised never to give.
 
 # %%
 impostor = next(f"other-{i}" for i in range(10_000) if f"other-{i}" in counting)
@@ -303,11 +310,11 @@ print(f"removed {impostor!r} (never added); inserted keys now reported absent: {
 # ## Growing when traffic is unknown: the scalable filter
 #
 # A filter sized for n keys fails past n. Almeida et al. (2007) add sub-filters, each s times
-# larger and with an error r times smaller: p0, p0·r, p0·r², … The compound rate is below
-# p0 + p0·r + … = p0/(1 − r), so p0 = p(1 − r) meets a target p however far it grows.
+# larger and with its error multiplied by r (0 < r < 1): p0, p0·r, p0·r², … The compound rate is
+# below p0 + p0·r + … = p0/(1 − r), so p0 = p(1 − r) meets a target p however far it grows.
 # RedisBloom takes r = 1/2 and s = 2 with p0 = p/2 (the same rule); pybloom-live takes r = 0.9,
-# s = 4 and p0 = p·r, whose limit is 9p; pyprobables' expanding filter adds copies (r = s = 1),
-# so its rate grows with their number.
+# s = 4 and p0 = p·r, whose limit is 9p; pyprobables' expanding filter adds copies (r = s = 1), so
+# its rate grows with their number.
 #
 # **Predict:** grown a thousandfold from 100 keys, will pybloom-live's choice stay under its
 # target p = 1%? Measured against the formula 1 − Π(1 − p_i), p_i each sub-filter's exact rate:
@@ -331,7 +338,7 @@ for label, make in [("ours: s = 2, r = 0.9, p0 = p(1-r)", lambda: ScalableBloomF
 # Ours stays under 1% at every size; pybloom-live's choice is already past 3% at a thousand
 # times its start and heading for its limit of 9%: its first sub-filter alone spends 90% of the
 # target. The measured rates follow the formula in both cases, within the spread that a small
-# first sub-filter (a few hundred bits) gives from one filter to the next.
+# first sub-filter (about a thousand bits) gives from one filter to the next.
 
 # %% [markdown]
 # ## Exercises

@@ -25,7 +25,8 @@
 # bit. Article 1 (*"Filtro di Bloom: un elemento appartiene all'insieme?"*) wants an application
 # that reads "the channel of click messages" and drops duplicates. A real one runs as several
 # consumers, on several machines, and they must share one filter. Redis is where such a filter
-# lives in practice: Redis 8 ships Bloom filters (the RedisBloom module, `BF.*` commands).
+# lives in practice: Redis 8 ships Bloom filters (the RedisBloom module, `BF.*` commands); here
+# the module is loaded into a Redis 7 server.
 #
 # This lesson starts a real Redis server with RedisBloom 2.8.2 on a loopback port and:
 #
@@ -88,13 +89,14 @@ print(r.info("server")["redis_version"], r.module_list()[0][b"ver"])
 #
 # The difference in bits: −n ln(p/2)/(ln 2)² − (−n ln p/(ln 2)²) = n ln 2/(ln 2)² = **n / ln 2 ≈
 # 1.44 n**, whatever p: halving p costs 1.44 bits per item and one more hash function
-# (log₂(2/p) = log₂(1/p) + 1). Why p/2? When the first sub-filter is full
-# the next one gets p/4, then p/8, …: a key never inserted is a false positive if any sub-filter
-# says so, with probability at most p/2 + p/4 + … < p, so the whole chain keeps the promise p.
+# (log₂(2/p) = log₂(1/p) + 1). Why p/2? When the first sub-filter is full the next one gets
+# p/4, then p/8, …: a key never inserted is a false positive if any sub-filter says so, with
+# probability at most p/2 + p/4 + … < p, so the whole chain keeps the promise p (lesson 10
+# measured this rule on its scalable filter).
 #
-# **Predict:** for n = 100,000 click IDs at p = 0.001, how many more bits does `BF.RESERVE`
-# give its first sub-filter than lesson 07's `from_capacity` gives its filter, and how many
-# more hash functions?
+# **Predict:** using the derivation, compute for n = 100,000 click IDs at p = 0.001 how many more
+# bits `BF.RESERVE` gives its first sub-filter than lesson 07's `from_capacity` gives its filter,
+# and how many more hash functions. Then run the cell: what does the module add beyond n / ln 2?
 
 # %%
 n, p = 100_000, 0.001
@@ -133,7 +135,7 @@ assert server_info == model.info()
 # layout. `BF.ADD` answers 0 if any sub-filter holds the item; otherwise it adds it to the newest,
 # first opening a new one (twice the capacity, half the error) if the newest is full.
 #
-# **Predict:** a stream of 30,000 clicks (about 2% double clicks) goes into
+# **Predict:** a stream of 30,000 clicks (about 1.5% of them copies) goes into
 # `BF.RESERVE clicks 0.001 3000`. How many sub-filters will `BF.INFO` show at the end?
 
 # %%
@@ -207,8 +209,9 @@ print(f"false positives among 20,000 fresh IDs: {measured:.5f}; the chain's boun
 # difference of the two sums, t = d·b mod 2⁶⁴, is ≡ 0 (mod m), or ≡ 2⁶⁴ mod m when a wrap falls
 # between them. For a uniform b, t is a uniform multiple of 2^v, with v the number of factors 2
 # in d, so each case has probability 2^v/m (m has at least six factors 2, enough for d < 64). In
-# the first case *every* pair at distance d coincides: a key with d = 1 has a single position,
-# one with d = 2 has two. Summing over the gaps d = 1 … k − 1, the share of keys with fewer than
+# the first case the pairs at distance d with no wrap between them coincide (in the second case,
+# those with one): a key with t ≡ 0 at d = 1 keeps one distinct position more than it has wraps,
+# anywhere from 1 to k. Summing over the gaps d = 1 … k − 1, the share of keys with fewer than
 # k distinct positions lies between Σ 2^v(d) / m (the first case alone) and twice that (both).
 # Independent draws would give about C(k, 2)/m keys with a repeat, nearly all of them with k − 1
 # distinct positions.
@@ -235,7 +238,8 @@ print("distinct positions: keys  " + ", ".join(f"{d}: {int(counts[d])}" for d in
 # %% [markdown]
 # The measured share falls inside the derived range, and below the share independent draws
 # would give: the module's positions repeat *less* often than random ones, but when they repeat,
-# many go at once (a key above has 5 distinct positions of 18). Such a key is a false positive
+# many go at once. How few? In principle a single one (no wrap at all); the fewest among these
+# 200,000 keys is 5 distinct positions of 18. Such a key is a false positive
 # as soon as its few bits are set, with probability about f^5 instead of f^18 for a fraction f
 # of bits set. These keys are about one in ten thousand, so the rate holds on average; lesson
 # 06's mixing removes them.
@@ -321,9 +325,9 @@ for report in reports:
 #
 # Before measuring, the arithmetic. In-process, an insert is a few hundred nanoseconds of numpy
 # work per key. A command to Redis costs a round trip: the client writes, the server reads,
-# works about a microsecond, writes back, the client reads. On loopback with Python's client that
-# is tens of microseconds, so one `BF.ADD` per key is bounded by about 1 / round trip: tens of
-# thousands of keys per second. A pipeline sends many commands before reading the replies (and
+# works about a microsecond, writes back, the client reads. On loopback with Python's client
+# that is tens to hundreds of microseconds, so one `BF.ADD` per key is bounded by about
+# 1 / round trip: thousands to tens of thousands of keys per second. A pipeline sends many commands before reading the replies (and
 # `BF.MADD` puts many keys in one command), so the round trip is paid once per batch and what
 # remains is the server's work and the client's encoding.
 #
@@ -372,8 +376,8 @@ print(f"pipelined / one per key: {(piped[1] / piped[0]) / (one[1] / one[0]):.1f}
 # %% [markdown]
 # The timings vary from machine to machine (and with the load on it), the order does not:
 # bloomedu's BloomFilter in-process is fastest, one round trip per key is slowest by a wide
-# factor, and pipelining recovers most of the difference. The plain-Redis filter pays for its script: one
-# call per chunk of 2,048 keys, but inside it every one of the chunk's k bits per key is an
+# factor, and pipelining gains a factor of tens over one command per key, yet stays well below
+# in-process. The plain-Redis filter pays for its script: one call per chunk of 2,048 keys, but inside it every one of the chunk's k bits per key is an
 # operation of a `BITFIELD` command that Lua must build and Redis must parse; it is the price of
 # atomic add-if-absent on a server without the module.
 
@@ -472,8 +476,10 @@ check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=10
 # ## What comes next
 #
 # The filter now lives where the stream lives, and grows past one machine. What it still cannot
-# do is forget: a filter for the day keeps yesterday's clicks, which is the next question for
-# a deduplicator that runs for weeks.
+# do is forget, and lesson 10's structures answer that: a rotating or age-partitioned filter
+# could be kept in Redis the same way, one key per generation or slice. What it still costs is a
+# cache miss per hash function on a filter of gigabytes, the question of lesson 12
+# (`12_blocked_filters.ipynb`).
 #
 # *Where this lesson's code lives:* `bloomedu/compat/redisbloom.py`,
 # `bloomedu/compat/redisbloom_parts.py` and `bloomedu/compat/murmur64.py` (RedisBloom in

@@ -25,6 +25,7 @@ from bloomedu.compat.guava import GuavaBloomFilter
 from bloomedu.core import bits as bits_module
 from bloomedu.core import checks, theory
 from bloomedu.core.checks import MAX_HASHES, MAX_NUM_BITS, StorageTooLarge
+from bloomedu.variants import BlockedBloomFilter
 from bloomedu.teaching import experiments, explorer
 from bloomedu.teaching.exercises import check
 
@@ -186,6 +187,9 @@ def test_every_other_parameter_has_a_bound_that_names_it(make, name):
      r"capacity=1000000000, fpp=0.001, generations=4 \(4 generations of num_bits=\d+\) needs"),
     (lambda: AgePartitionedBloomFilter(10, 20, 10 ** 9),
      r"num_hashes=10, extra_slices=20, generation_size=1000000000 \(30 slices .*\) needs"),
+    (lambda: BlockedBloomFilter(2 ** 33), "num_bits=8589934592 needs 1.00 GiB"),
+    (lambda: BlockedBloomFilter.from_capacity(10 ** 10, 0.001),
+     r"expected_items=10000000000 at fpp=0.001 \(num_bits=\d+\) needs"),
     (lambda: ScalableBloomFilter(10 ** 10, 0.001),
      r"sub-filter 0 \(initial_capacity \* growth\*\*0 = 10000000000 keys .*\) needs"),
 ])

@@ -19,6 +19,9 @@ from bloomedu import (AgePartitionedBloomFilter, BitArray, BitVector, BloomFilte
 from bloomedu.cli import size_report
 from bloomedu.compat.bip37 import Bip37Filter
 from bloomedu.compat.guava import MURMUR128_MITZ_32, GuavaBloomFilter
+from bloomedu.compat.parquet import ParquetBloomFilter
+from bloomedu.variants import BlockedBloomFilter
+from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.steps.expiry import ExpiringIds
 from bloomedu.services.blacklist import BlacklistCache, BlacklistDatabase, LookupStats, create_database
 from bloomedu.teaching import classroom
@@ -43,6 +46,8 @@ def filled(stage, keys=KEYS):
 
 
 def _bits(stage) -> bytes | None:
+    if isinstance(stage, BlockedBloomFilter):
+        return stage.words.tobytes()
     bits = stage if isinstance(stage, BitArray) else getattr(stage, "bits", None) or \
         getattr(stage, "_bits", None)
     return None if bits is None else bits.data.tobytes()
@@ -97,6 +102,9 @@ def stateful(blacklist):
         ("AgePartitionedBloomFilter", filled(AgePartitionedBloomFilter(3, 2, 2)), KEYS + ABSENT),
         ("StableBloomFilter", filled(StableBloomFilter(600, 3, 3, 2, seed=5)), KEYS + ABSENT),
         ("ExpiringIds", filled(ExpiringIds(3600)), KEYS + ABSENT),
+        ("KeyedBloomFilter", filled(KeyedBloomFilter(2000, 5, bytes(range(16)))), KEYS + ABSENT),
+        ("BlockedBloomFilter", filled(BlockedBloomFilter(2048)), KEYS + ABSENT),
+        ("ParquetBloomFilter", filled(ParquetBloomFilter(2048)), KEYS + ABSENT),
     ]
 
 
@@ -109,7 +117,8 @@ def test_every_public_class_with_state_is_listed(blacklist):
     assert names == {"BloomFilter", "SaltedBloomFilter", "BitVector", "BitArray", "GuavaBloomFilter",
                      "Bip37Filter", "SeenIds", "HashedIds", "BlacklistDatabase", "BlacklistCache",
                      "CountingBloomFilter", "ScalableBloomFilter", "RotatingBloomFilter",
-                     "AgePartitionedBloomFilter", "StableBloomFilter", "ExpiringIds"}
+                     "AgePartitionedBloomFilter", "StableBloomFilter", "ExpiringIds",
+                     "KeyedBloomFilter", "BlockedBloomFilter", "ParquetBloomFilter"}
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -25,6 +25,7 @@ from bloomedu import (AgePartitionedBloomFilter, BitVector, BloomFilter, Countin
 from bloomedu.compat.bip37 import Bip37Filter
 from bloomedu.compat.guava import GuavaBloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
+from bloomedu.variants import BlockedBloomFilter
 
 SIZES = {"staged": 200_000, "over 40 Mi bits": 3_000_000}  # from_capacity(n, 0.001)
 
@@ -174,6 +175,9 @@ OTHERS = {
     "GuavaBloomFilter put_many": (lambda: GuavaBloomFilter.create(20_000, 0.01), "put_many"),
     "Bip37Filter": (lambda: Bip37Filter(20_000, 0.01), "insert"),
     "KeyedBloomFilter": (lambda: KeyedBloomFilter(1 << 16, 4, bytes(16)), "add"),
+    "BlockedBloomFilter add": (lambda: BlockedBloomFilter(1 << 16), "add"),
+    "BlockedBloomFilter add_many": (lambda: BlockedBloomFilter(1 << 16), "add_many"),
+    "BlockedBloomFilter add_many_new": (lambda: BlockedBloomFilter(1 << 16), "add_many_new"),
 }
 
 
@@ -183,8 +187,8 @@ def test_other_filters_lose_no_key_to_concurrent_adds(make, method):
     as_bytes = isinstance(f, Bip37Filter)
     parts = [[f"{t}-{i}".encode() if as_bytes else f"{t}-{i}" for i in range(600)]
              for t in range(4)]
-    if method == "put_many":
-        jobs = [lambda part=part: [f.put_many(part[i:i + 50]) for i in range(0, 600, 50)]
+    if method in ("put_many", "add_many", "add_many_new"):
+        jobs = [lambda part=part: [getattr(f, method)(part[i:i + 50]) for i in range(0, 600, 50)]
                 for part in parts]
     else:
         jobs = [lambda part=part: [getattr(f, method)(key) for key in part] for part in parts]

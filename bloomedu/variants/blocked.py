@@ -33,9 +33,10 @@ import struct
 
 import numpy as np
 
-from ..core.checks import is_int, is_number
+from ..core.checks import check_storage, is_int, is_number
 from ..core.batch_hashing import hashed_chunks
 from ..core.hashing import hash128
+from ..core.locking import LockedWrites
 from ..core.pipeline import ordered_map
 from . import blocks
 
@@ -47,6 +48,8 @@ _MAX_BLOCKS = 1 << 32  # the block comes from 32 bits of the hash
 _HEADER = struct.Struct("<4sHHQ")  # magic, format version, hashing, number of blocks
 _MAGIC, _FORMAT_VERSION = b"BLMB", 1
 _CHUNK_KEYS = 1 << 15  # keys hashed per numpy call (and per job on a worker thread)
+_LINE = blocks.LINE_BYTES
+
 
 
 def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
@@ -97,7 +100,7 @@ def num_blocks_for(n: int, p: float) -> int:
     return low
 
 
-class BlockedBloomFilter:
+class BlockedBloomFilter(LockedWrites):
     """A split-block Bloom filter of ``num_bits`` bits (rounded up to 256-bit blocks), k = 8.
 
     >>> f = BlockedBloomFilter(num_bits=1024)
@@ -106,6 +109,9 @@ class BlockedBloomFilter:
     (True, False)
     >>> f.num_blocks, f.num_hashes, f.nbytes, len(f.bit_indices("123"))
     (4, 8, 128, 8)
+
+    Threads may share it as they share a :class:`~bloomedu.BloomFilter`: every write (``add``,
+    ``add_many``, ``add_many_new``, ``|=``) holds its lock, ``copy`` and ``to_bytes`` too.
     """
 
     HASHING = 1  # in to_bytes: h1 of MurmurHash3 x64 128 of key_to_bytes, Parquet's bit choice
@@ -116,7 +122,8 @@ class BlockedBloomFilter:
             raise ValueError(f"num_bits must be a positive int up to 2**40, got {num_bits!r}")
         self.num_blocks = -(-int(num_bits) // BLOCK_BITS)
         self.num_bits = self.num_blocks * BLOCK_BITS
-        self.words = np.zeros(self.num_blocks * 8, dtype="<u4")
+        check_storage(32 * self.num_blocks + _LINE, f"num_bits={num_bits}")
+        self.words = blocks.aligned_words(self.num_blocks * 8)  # no block straddles two lines
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BlockedBloomFilter":
@@ -126,7 +133,10 @@ class BlockedBloomFilter:
         >>> f.num_blocks, f.nbytes
         (65976, 2111232)
         """
-        return cls(num_blocks_for(expected_items, fpp) * BLOCK_BITS)
+        num_blocks = num_blocks_for(expected_items, fpp)
+        check_storage(32 * num_blocks + _LINE, f"expected_items={expected_items} at fpp={fpp} "
+                                               f"(num_bits={num_blocks * BLOCK_BITS})")
+        return cls(num_blocks * BLOCK_BITS)
 
     # --- one key at a time ------------------------------------------------------------
     def _hash(self, key) -> int:
@@ -159,8 +169,9 @@ class BlockedBloomFilter:
         8
         """
         block, masks = self.block_and_masks(key)
-        for w, mask in enumerate(masks):
-            self.words[block * 8 + w] |= np.uint32(mask)
+        with self._lock:
+            for w, mask in enumerate(masks):
+                self.words[block * 8 + w] |= np.uint32(mask)
 
     def __contains__(self, key) -> bool:
         """True if the key's 8 bits are set: inserted, or a false positive.
@@ -208,8 +219,9 @@ class BlockedBloomFilter:
         >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
         True
         """
-        for batch in self._prepared(keys, self._batch):
-            blocks.apply(self.words, batch, report=False)
+        for batch in self._prepared(keys, self._batch):  # hashed on workers, written here
+            with self._lock:
+                blocks.apply(self.words, batch, report=False)
 
     def add_many_new(self, keys) -> np.ndarray:
         """Add many keys; True for each key that was new (as ``k not in f`` just before
@@ -218,8 +230,10 @@ class BlockedBloomFilter:
         >>> BlockedBloomFilter(4096).add_many_new(["a", "b", "a"]).tolist()
         [True, True, False]
         """
-        answers = [~blocks.apply(self.words, batch, report=True)
-                   for batch in self._prepared(keys, self._batch)]
+        answers = []
+        for batch in self._prepared(keys, self._batch):
+            with self._lock:  # the answers and the writes of a batch, together
+                answers.append(~blocks.apply(self.words, batch, report=True))
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def contains_many(self, keys) -> np.ndarray:
@@ -285,7 +299,11 @@ class BlockedBloomFilter:
         >>> a |= b; "y" in a
         True
         """
-        np.bitwise_or(self.words, self._check_compatible(other).words, out=self.words)
+        theirs = self._check_compatible(other)
+        with theirs._lock:  # a snapshot of theirs, then ours under our lock: never both locks
+            words = theirs.words.copy()
+        with self._lock:
+            np.bitwise_or(self.words, words, out=self.words)
         return self
 
     def __or__(self, other: "BlockedBloomFilter") -> "BlockedBloomFilter":
@@ -304,7 +322,8 @@ class BlockedBloomFilter:
         False
         """
         new = type(self)(self.num_bits)
-        new.words[:] = self.words
+        with self._lock:
+            new.words[:] = self.words
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -327,7 +346,8 @@ class BlockedBloomFilter:
         (48, True)
         """
         header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_blocks)
-        return header + self.words.tobytes()
+        with self._lock:
+            return header + self.words.tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BlockedBloomFilter":

@@ -25,8 +25,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["SALTS", "Batch", "block_index", "masks", "apply", "contains", "popcount",
-           "mean_block_rate"]
+__all__ = ["SALTS", "Batch", "aligned_words", "block_index", "masks", "apply", "contains",
+           "popcount", "mean_block_rate"]
 
 SALTS = np.array([0x47B6137B, 0x44974D91, 0x8824AD5B, 0xA2B7289D,
                   0x705495C7, 0x2DF1424B, 0x9EFC4947, 0x5C6BFB31], dtype=np.uint32)
@@ -35,6 +35,22 @@ _TAG_SLOTS = 1 << 18  # 1 MiB of tags: at 32,768 keys a chunk, 1 in 8 shares a s
 _THIRTY_TWO, _TWENTY_SEVEN = np.uint64(32), np.uint32(27)
 _THREAD = threading.local()  # one tag table per thread (batches are built on worker threads)
 _BIT_COUNTS = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
+
+LINE_BYTES = 64  # a cache line
+
+
+def aligned_words(count: int) -> np.ndarray:
+    """``count`` zeroed little-endian uint32 words whose first byte starts a cache line.
+
+    numpy aligns its arrays to 16 bytes only; a 32-byte block at offset 48 of a line would
+    touch two lines.
+
+    >>> aligned_words(16).ctypes.data % 64
+    0
+    """
+    raw = np.zeros(count + LINE_BYTES // 4, dtype="<u4")
+    skip = (-raw.ctypes.data % LINE_BYTES) // 4
+    return raw[skip:skip + count]
 
 
 def block_index(h: np.ndarray, num_blocks: int) -> np.ndarray:

@@ -55,8 +55,8 @@ check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
 # ## 10.2 (predict)
 #
 # Per insert a cell is set with chance K/m and decremented without being set with chance
-# (P/m)(1 − K/m); the chance that the event before a setting is a decrement is
-# q = 1/(1 + 1/(P(1/K − 1/m))). A cell is 0 when its last Max events were all decrements: q^Max.
+# (P/m)(1 − K/m); the chance that an event touching the cell is a decrement rather than a
+# setting is q = 1/(1 + 1/(P(1/K − 1/m))). A cell is 0 when its last Max events were all decrements: q^Max.
 
 # %%
 m, k, top, decrements = 1_000_000, 4, 3, 60
