@@ -102,7 +102,8 @@ positions = blocked.bit_indices(keys[0])
 print("positions:", positions, "-> lines", sorted({p // LINE_BITS for p in positions}))
 
 # %% [markdown]
-# Eight positions, one line. A block is half a line, and blocks start at multiples of 32 bytes,
+# Eight positions, one line. A block is half a line, and blocks start at multiples of 32 bytes
+# from the start of the words, which the filter aligns to 64 bytes (numpy alone aligns to 16),
 # so a block never straddles two lines.
 
 # %% [markdown]
@@ -114,8 +115,8 @@ print("positions:", positions, "-> lines", sorted({p // LINE_BITS for p in posit
 # it is doing, so they are not checked when the tests run this notebook; `make bench` (workload
 # W4) and `make bench-day` measure them properly, against other libraries.
 #
-# **Predict:** which of the three operations should gain most from one miss per key, and which
-# least?
+# **Predict:** which of the three operations should gain from one miss per key, and which has
+# little to gain?
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -156,8 +157,8 @@ for f in (BloomFilter.from_capacity(20_000_000, 0.001), BlockedBloomFilter.from_
 # uneven blocks is above the rate of a block holding exactly λ keys: overfull blocks cost more than
 # underfull ones save.
 #
-# **Predict:** at 16 bits per key, is the blocked filter's rate above or below a plain filter's with
-# the same m and the same k = 8? By about how much?
+# **Predict:** at 16 bits per key, by about how much is the blocked filter's rate above a plain
+# filter's with the same m and the same k = 8: a few percent, or a factor?
 
 # %%
 n = 50_000
@@ -238,7 +239,7 @@ genuine = int((~is_copy).sum())
 predicted = sum(split_block_false_positive_rate(k, bulk.num_blocks) for k in range(genuine))
 print(f"{ids.size:,} messages, {int(is_copy.sum())} second copies of double clicks")
 print(f"dropped: {int((~new & is_copy).sum())} copies, {int((~new & ~is_copy).sum())} genuine clicks "
-      f"(predicted {predicted:.1f}: the rate after k keys, summed over the genuine clicks)")
+      f"(predicted {predicted:.1f}: the rate after j keys, summed over the genuine clicks)")
 
 # %% [markdown]
 # Every copy is dropped: its original's bits are all set. The few genuine clicks dropped are false
@@ -256,8 +257,8 @@ print(f"dropped: {int((~new & is_copy).sum())} copies, {int((~new & ~is_copy).su
 #   writes.
 # - **Impala**: the split-block design comes from Impala's runtime filters (its
 #   `block-bloom-filter`, whose comments cite Putze et al. and Broder and Mitzenmacher's survey,
-#   and which fixes 8 bits per key so that one AVX2 instruction tests a block); Kudu and Arrow
-#   share that code.
+#   and which fixes 8 bits per key so that one AVX2 instruction tests a block); Kudu took over
+#   that code, and Arrow's Parquet reader and writer implement the same layout.
 # - **RocksDB**: since `format_version=5` its SST files use a "fast local" Bloom filter that puts
 #   all of a key's probes in one 64-byte cache line (`FastLocalBloomImpl` in `util/bloom_impl.h`).
 # - **ClickHouse** reads Parquet's split-block filters to skip row groups when querying Parquet
