@@ -203,9 +203,9 @@ plt.show()
 
 # %% [markdown]
 # **Check your prediction:** the first column of bytes per ID (`SeenIds+IDs`) is the answer.
-# On the Python these lessons were executed with it sits between 105 and 125 bytes, about three
-# times the article's 36; other Python versions give a little more or less, which is why the
-# tests do not compare that table.
+# On the Python these lessons were executed with it is roughly three times the article's 36;
+# other Python versions give a little more or less, which is why the tests do not compare that
+# table.
 #
 # The cost grows in proportion to n: the bytes per ID stay roughly level. They move in steps
 # because a hash table grows in jumps, so its bytes per ID depend on where n falls between two
@@ -222,7 +222,7 @@ print(f"sys.getsizeof of that string  {sys.getsizeof(one_id):4d} bytes")
 print(f"measured on Python {sys.version.split()[0]}")
 
 # %% [markdown]
-# Dropping the useless `True` values hardly ever makes a set smaller than the dict: compare their
+# Dropping the useless `True` values need not make a set smaller than the dict: compare their
 # columns in the table. A set entry stores the key's hash beside the pointer, and a set grows
 # early (when 60% full) and, while small, by a factor of four. Since CPython 3.11 a dict whose
 # keys are all strings stores no hashes at all, since each string caches its own. Neither

@@ -154,7 +154,7 @@ plt.show()
 # In Python the saving from a set of hashes is much smaller than 36 bytes against 4. Each hash in
 # a set is a full Python `int` object, and the set adds a slot with a pointer and a copy of the
 # hash, plus spare room. Depending on where n falls between the set's resize points, a set of
-# hashes can even cost more per ID than lesson 01's dict of strings. The 4 bytes per ID that a
+# hashes saves far less than 36 bytes against 4 suggests. The 4 bytes per ID that a
 # 32-bit hash promises need a packed array of 32-bit numbers. That is what the last column
 # shows, and what the bit vector of the next lesson will give us in a form that is quick to
 # search.
@@ -314,8 +314,8 @@ for hash_bits in [16, 20, 24, 32]:
 # At the article's volume the 32-bit hash is no longer safe.
 #
 # **Predict:** over a whole day, 864,000,000 IDs, how many genuine clicks does a set of 32-bit
-# hashes drop? The table above lost 1 click in 100,000 at n = 100,000; the day holds 8,640
-# times as many IDs, and each new one faces more taken hashes than the last.
+# hashes drop? The table above lost 1 of the 98,169 genuine clicks in ten seconds of stream; the
+# day holds 8,640 times as many IDs, and each new one faces more taken hashes than the last.
 
 # %%
 lost_per_day = expected_collisions(ids_per_day, N32)

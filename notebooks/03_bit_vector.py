@@ -220,7 +220,7 @@ plt.show()
 # claimed exactly when its one bit is set.
 #
 # Every measured rate sits within a few standard deviations of the formula (the largest is
-# +2.00, at n = 40,000, about what one row in eight shows by chance), and it tracks the fraction
+# +2.00, at n = 40,000, about what the largest of eight rows reaches one time in three), and it tracks the fraction
 # of bits set: a fresh key simply samples one random bit. While n is small compared to m the rate
 # is close to n/m; by n ≈ m it is near 1 − 1/e. The filter never says "full": it just drops more
 # and more genuine clicks.

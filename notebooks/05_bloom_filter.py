@@ -181,13 +181,12 @@ plt.show()
 # IDs most new keys are reported present: a filter this small is only good for a few dozen IDs.
 
 # %% [markdown]
-# ## Property 3: more hash functions, more time, and p first falls then rises
+# ## Property 3: more hash functions, more time, and p?
 #
 # The article says more hash functions lower the chance of a wrong answer and make the filter
 # slower. The second half is plain: each extra function is one more MurmurHash2 of a longer
-# string per add and per query. The first half is only true up to a point: with m and n fixed,
-# every extra function also sets more bits, and beyond k = (m/n) ln 2 the vector fills faster
-# than the extra check helps.
+# string per add and per query. The first half deserves a check: with m and n fixed, every extra
+# function is one more bit a false positive must find set, but it also sets more bits.
 #
 # The experiment: m = 2**14 bits, n = 2,000 random IDs inserted (m/n = 8.2 bits per ID), 5,000
 # other IDs queried, for k = 1, 2, 4, 6, 8 and 12.
@@ -406,9 +405,9 @@ print(f"another million fresh keys: {other_p:.5f}, (meas-theory)/sd {(other_p - 
 # The filter is exactly as full as the formula expects; it was the first million queries that
 # happened to draw a rare excess, and a fresh million lands back near the formula.
 #
-# One hash per key also softens property 3: the general filter's cost grows much more slowly
+# One hash per key also softens property 3: the general filter's cost should grow more slowly
 # with k, because the 128-bit hash is computed once and each extra position costs only a
-# multiply, a modulo and a bit write. Time per key on this machine:
+# multiply-add, an `fmix64`, a modulo and a bit write. Time per key on this machine:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -443,7 +442,7 @@ for k, salted_add, _ in timings:
 #
 # **Predict:** which loses more genuine clicks over the day, the article's filter at its largest
 # or lesson 02's set of 32-bit hashes (81 million)? And the filter sized for the day: does it
-# lose millions, thousands or hundreds?
+# lose millions, hundreds of thousands, or thousands?
 
 # %%
 sized_bits = num_bits_for(IDS_PER_DAY, 0.001)  # computed, not allocated: 1.55 GB
@@ -462,14 +461,14 @@ print(f"{'lesson 02: set of 32-bit hashes':30} {'':15} {'':3} {4 * IDS_PER_DAY /
 
 # %% [markdown]
 # (The last row's memory is the packed 4 bytes per hash; lesson 02 measured a Python set at
-# 74 bytes per ID.)
+# many times that.)
 #
 # Those are expectations. To see them happen, the day is scaled down 4,096 times: 210,938
 # random click IDs, the article's design on 2**32 / 4,096 = 2**20 bits, and the sized filter on
 # 1/4,096 of its bits. Every design keeps its bits per ID, so every rate, and the share of clicks
 # lost, is the same as on the full day. (The positions come from bloomedu's `BloomFilter` for
 # both designs: the article's salted MurmurHash2 runs here in pure Python, several µs a call,
-# and property 3 showed that the two give the same rates. Double clicks are left out: a copy
+# and the general filter's section above showed that the two give the same rates. Double clicks are left out: a copy
 # sets no new bit, so it changes no genuine click's fate.) `dropped_messages` finds, for the whole stream at once,
 # the IDs a dedup stage would drop; on the first 3,000 it agrees with `deduplicate` itself:
 

@@ -355,7 +355,7 @@ print(f"lower bound:  {lower_bound_bits_per_item(0.001) * 1e6 / 8 / 2**20:.3f} M
 # The grid: m in 2^14, 2^16, 2^18; k from 1 to 8; 10 values of n from m/64 to m/2. That is
 # 240 filters and 4.8 million absent queries. For each (m, k), `sweep` inserts the keys once, in
 # order of growing n, and queries at every n (section 4's ten rows for m = 2^16, k = 4 are ten of
-# these). It runs in well under a second:
+# these). It runs in seconds on the bulk path:
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -435,8 +435,9 @@ for how, seconds in timings.items():
 # %% [markdown]
 # What the timings say (they vary from machine to machine; the query counts above do not):
 # this SQLite file sits on the local disk, in the operating system's cache, so a single query
-# costs only a few microseconds, the same order as a filter lookup in pure Python. One URL at a
-# time, the filter barely helps here; in bulk it wins by a wide margin. So far the article's
+# costs only microseconds, the same order as a filter lookup in pure Python. One URL at a time,
+# the pure-Python filter lookup can cost about as much as the query it saves, or more; in bulk
+# the filter wins by a wide margin. So far the article's
 # premise, a *slow* database, is only argued: this one is not slow.
 #
 # ### A latency knob: the database behind a network
@@ -512,7 +513,7 @@ decorate(ax, xlabel="latency of one round trip (ms)", ylabel="time for 100,000 v
 plt.show()
 
 # %% [markdown]
-# At zero latency the two strategies cost about the same, as measured above. As the latency
+# At zero latency the filter saves nothing and may cost a little, as measured above. As the latency
 # grows the waiting takes over: at 1 ms a round trip the database alone spends 100 s waiting
 # where the filter's 1,103 maybes spend 1.1 s, and the saving tends to 100,000 / 1,103, about
 # 91 times, once the waiting dwarfs the few microseconds of local work per visit (the second
@@ -655,8 +656,7 @@ print(f"round trips at 1 ms each:            {trips['database alone'] * 1e-3:.1f
 # The filter's errors are rare only for URLs that nobody chose. bloomedu's `BloomFilter`, like
 # Guava's, hashes with a public function (MurmurHash3, seed 0), and many blacklists are public
 # feeds. An attacker who knows the blacklist can therefore rebuild the filter bit for bit, search
-# offline for URLs of their own that it wrongly claims, and then visit only those: every visit a
-# database query, the cache defeated. The attack, on the first 100,000 URLs of the blacklist (the
+# offline for URLs of their own that it wrongly claims, and then visit only those. The attack, on the first 100,000 URLs of the blacklist (the
 # same works on the million, only slower to show):
 
 # %%

@@ -422,8 +422,8 @@ plt.show()
 # holds nearly the wallet's whole address list. At p = 0.01 the 20 real ones hide among about a
 # thousand decoys, and at p = 0.1 among more than ten thousand, which the wallet pays for in
 # bandwidth. The counts follow the formula for the m and k that Bitcoin Core actually picks; it
-# lies above the dashed line where Core's integer arithmetic gives fewer hash functions than
-# the textbook (p = 0.1: k = 2 instead of 3). At p = 0.5 the filter has no hash function at all
+# lies above the dashed line at every p, because Core truncates m to whole bytes and k downwards,
+# most at p = 0.1 (k = 2 instead of 3). At p = 0.5 the filter has no hash function at all
 # and matches everything: total privacy, and no filtering.
 #
 # ### 2.5 Why hiding among decoys is not enough

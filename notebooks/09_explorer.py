@@ -118,7 +118,7 @@ print(f"at n = 1000: uint64 keys {result.measured:.5f}, URL keys {by_n.measured:
 # %% [markdown]
 # **Check your prediction:** the same within the noise. A good hash makes both kinds of key look
 # uniformly random to the filter, so both rates land within two standard deviations of the exact
-# 0.01182: URL keys 0.01215 (0.4 standard deviations above it), integer keys 0.01325 (1.7
+# 0.01182: URL keys 0.01215 (0.4 standard deviations above it), integer keys 0.01325 (about 1.8
 # above). The filter does not care what the keys are.
 
 # %%
