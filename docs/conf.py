@@ -58,6 +58,7 @@ python_display_short_literal_types = True
 html_theme = "sphinx_book_theme"
 html_title = "bloomedu: Bloom filters, step by step"
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"  # else a browser asks the server for /favicon.ico: a 404
 html_js_files = ["bloomedu-search.js"]  # search from file:// without fetching pages
 html_context = {"default_mode": "auto"}  # light or dark, as the reader's system is
 html_last_updated_fmt = None

@@ -46,7 +46,7 @@ import time
 import numpy as np
 
 from bloomedu import BloomFilter, click_stream
-from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs
+from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs, info_reply
 from bloomedu.services.redis_dedup import GROUP, SharedDeduplicator
 from bloomedu.services.redis_filter import RedisBackedFilter, positions_of
 from bloomedu.services.redis_server import RedisCluster, RedisServer
@@ -117,7 +117,7 @@ print(f"NONSCALING sizes for p itself: {RedisBloomFilter(p, n, nonscaling=True).
 
 # %%
 r.execute_command(*model.reserve_args("day"))
-server_info = {name.decode(): value for name, value in r.execute_command("BF.INFO", "day").items()}
+server_info = info_reply(r.execute_command("BF.INFO", "day"))  # a dict, whatever redis-py returns
 print("BF.INFO day:   ", server_info)
 print("model.info():  ", model.info())
 assert server_info == model.info()

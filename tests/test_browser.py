@@ -436,6 +436,8 @@ def site_page(chromium_browser):
     page.requests, page.remote, page.errors = [], [], []
     page.on("request", lambda request: page.requests.append(request.url))
     page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("response", lambda response: page.errors.append(f"{response.status} {response.url}")
+            if response.status >= 400 else None)  # names what the console's 404 does not
     page.on("console", lambda message: page.errors.append(message.text)
             if message.type == "error" else None)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bloomedu.compat.redisbloom import RedisBloomError, RedisBloomFilter, encode_item
+from bloomedu.compat.redisbloom import RedisBloomError, RedisBloomFilter, encode_item, info_reply
 from redis_support import bloom_client, bloom_server, mixed_items  # noqa: F401  (fixtures)
 
 # (error rate, capacity, expansion, nonscaling): defaults, tiny and huge rates, tiny
@@ -49,9 +49,7 @@ def server_dump(client, key) -> list[tuple[int, bytes]]:
 
 
 def server_info(client, key) -> dict:
-    reply = client.execute_command("BF.INFO", key)  # redis-py makes a dict of it, or not
-    pairs = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2])
-    return {name.decode() if isinstance(name, bytes) else name: value for name, value in pairs}
+    return info_reply(client.execute_command("BF.INFO", key))  # a dict or a list, by redis-py
 
 
 def madd(client, key, items, chunk=500) -> list[int]:

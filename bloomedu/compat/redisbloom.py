@@ -45,9 +45,10 @@ from ..core.checks import is_int, is_number
 from .redisbloom_parts import (CHAIN_BYTES, ENTS_IS_BITS, FORCE64, LINK, LINK_BYTES, LN2,
                                MAX_CHUNK, NO_SCALING, NOROUND, TIGHTENING, RedisBloomError,
                                SubFilter, encode_item, encode_items, first_setters, hash_pair,
-                               hash_pairs)
+                               hash_pairs, info_reply)
 
-__all__ = ["RedisBloomFilter", "RedisBloomError", "SubFilter", "encode_item", "hash_pair"]
+__all__ = ["RedisBloomFilter", "RedisBloomError", "SubFilter", "encode_item", "hash_pair",
+           "info_reply"]
 
 _HEADER = struct.Struct("<QIII")  # size, number of sub-filters, options, expansion
 _MASK64 = (1 << 64) - 1

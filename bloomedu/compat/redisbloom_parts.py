@@ -22,7 +22,7 @@ from ..core.checks import is_int
 from .murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
 
 __all__ = ["RedisBloomError", "SubFilter", "bits_per_entry", "encode_item", "encode_items",
-           "hash_pair", "hash_pairs", "LN2", "LN2_SQUARED", "TIGHTENING", "MAX_CHUNK"]
+           "hash_pair", "hash_pairs", "info_reply", "LN2", "LN2_SQUARED", "TIGHTENING", "MAX_CHUNK"]
 
 LN2 = 0.693147180559945           # the module's ln 2, as written in deps/bloom/bloom.c
 LN2_SQUARED = 0.480453013918201   # and its (ln 2)^2
@@ -46,6 +46,20 @@ def bits_per_entry(error: float) -> float:
     """
     bpe = -(math.log(error) / LN2_SQUARED)
     return -bpe if bpe < 0 else bpe
+
+
+def info_reply(reply) -> dict:
+    """``BF.INFO``'s reply as ``{field: value}``, in the module's order, to compare with
+    ``RedisBloomFilter.info()``: redis-py 5.0 returns the flat list the server sends, later
+    versions a dict (with bytes or str names, as the client decodes).
+
+    >>> info_reply([b"Capacity", 100, b"Number of filters", 1])
+    {'Capacity': 100, 'Number of filters': 1}
+    >>> info_reply({b"Capacity": 100}) == info_reply({"Capacity": 100}) == {"Capacity": 100}
+    True
+    """
+    pairs = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2])
+    return {name.decode() if isinstance(name, bytes) else name: value for name, value in pairs}
 
 
 def encode_item(item) -> bytes:
