@@ -80,6 +80,15 @@ class CounterArray:
         values &= (1 << self.width) - 1
         return values
 
+    def all_nonzero(self, cells: np.ndarray) -> np.ndarray:
+        """For each column of ``cells`` (a (k, n) array: a key's k cells), whether none is 0.
+
+        >>> cells = CounterArray(8); cells.set(5, 9)
+        >>> cells.all_nonzero(np.array([[5, 5], [5, 0]])).tolist()
+        [True, False]
+        """
+        return (self.take(cells) > 0).all(axis=0)
+
     def put(self, cells: np.ndarray, values: np.ndarray) -> None:
         """Write ``values`` into ``cells``, which must be distinct (``np.unique`` output).
 

@@ -152,8 +152,8 @@ class CountingBloomFilter(Shared):
     @locked
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether all k of its counters are non-zero (a bool array)."""
-        answers = [(self.counters.take(positions(h1, h2, self.num_hashes, self.num_cells)) > 0)
-                   .all(axis=0) for h1, h2 in hashed_batches(keys, self.num_hashes)]
+        answers = [self.counters.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
+                   for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     # --- what it holds -------------------------------------------------------------------

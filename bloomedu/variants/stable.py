@@ -155,8 +155,8 @@ class StableBloomFilter(Shared):
     @locked
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether all K of its cells are non-zero."""
-        answers = [(self.cells.take(positions(h1, h2, self.num_hashes, self.num_cells)) > 0)
-                   .all(axis=0) for h1, h2 in hashed_batches(keys, self.num_hashes)]
+        answers = [self.cells.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
+                   for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     # --- what it holds -----------------------------------------------------------------------
