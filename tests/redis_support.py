@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bloomedu.services.redis_server import RedisCluster, RedisServer, RedisUnavailable, required
+from bloomedu.services.redis_cluster import RedisCluster
+from bloomedu.services.redis_server import RedisServer, RedisUnavailable, required
 
 
 def start(kind=RedisServer, **options):

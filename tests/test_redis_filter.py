@@ -107,11 +107,11 @@ def test_single_key_methods_and_names(plain_client):
         RedisBackedFilter.open(plain_client, "nothing")
     for bad in ["", "a{b}", 3]:
         with pytest.raises(ValueError, match="name must be"):
-            RedisBackedFilter(plain_client, bad, 64, 1)
+            RedisBackedFilter(plain_client, bad, 64, 1, uid="u")
     with pytest.raises(ValueError, match="part_bits must be a multiple of 64"):
-        RedisBackedFilter(plain_client, "p", 64, 1, part_bits=100)
+        RedisBackedFilter(plain_client, "p", 64, 1, part_bits=100, uid="u")
     with pytest.raises(ValueError, match="part_bits must be a multiple of 64"):
-        RedisBackedFilter(plain_client, "p", 64, 1, part_bits=2**33)
+        RedisBackedFilter(plain_client, "p", 64, 1, part_bits=2**33, uid="u")
     shared.delete()
     assert not plain_client.exists("{one}:bits:0", "{one}:meta")
 
@@ -172,7 +172,7 @@ def test_past_two_to_the_32_bits_the_filter_spans_two_redis_strings(plain_client
     """A real filter of 2^32 + 2^24 bits: bits at and past 2^32 go to a second key (one Redis
     string refuses offset 2^32); part 0 is filled out to its last byte once (512 MiB)."""
     num_bits = 2 ** 32 + 2 ** 24
-    shared = RedisBackedFilter.create(plain_client, "big", num_bits, 2)
+    shared = RedisBackedFilter.create(plain_client, "big", num_bits, 2, part_bits=MAX_PART_BITS)
     assert shared.num_parts == 2
     bloom = BloomFilter(num_bits, 2)
     candidates = np.arange(1_500_000, dtype=np.uint64)

