@@ -99,3 +99,103 @@ def covered_by_others(positions: np.ndarray) -> np.ndarray:
     bits, owners = np.unique(np.stack([positions.ravel(), owners]), axis=1)  # (bit, key) once
     holders = dict(zip(*np.unique(bits, return_counts=True)))
     return np.array([all(holders[p] >= 2 for p in row) for row in positions.tolist()], dtype=bool)
+
+
+class DroppingProxy:
+    """A loopback TCP proxy in front of a server that can drop one connection mid-call.
+
+    ``arm("after_request", when=b"MULTI")``: the next time a client sends bytes holding
+    ``when``, they (and what follows) reach the server, and
+    the connection is closed before the server's reply comes back (the server did the work,
+    the client never hears of it).  ``arm("before_request")``: the bytes are dropped with the
+    connection (the server never sees them).  Either way the proxy disarms itself, so a
+    client that reconnects gets through.  Stopped by :meth:`close`; it sends only to loopback.
+    """
+
+    def __init__(self, port: int):
+        import socket
+        import threading
+
+        self.target, self.mode, self.when, self.dropped = port, None, b"", 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._lock, self._closing, self._sockets = threading.Lock(), False, []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def arm(self, mode: str, when: bytes = b"") -> None:
+        assert mode in ("after_request", "before_request")
+        with self._lock:
+            self.mode, self.when = mode, when
+
+    def _accept(self):
+        import socket
+        import threading
+
+        while not self._closing:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.target))
+            self._sockets += [client, server]
+            pair = {"drop_reply": False}
+            threading.Thread(target=self._up, args=(client, server, pair), daemon=True).start()
+            threading.Thread(target=self._down, args=(server, client, pair), daemon=True).start()
+
+    def _up(self, client, server, pair):
+        while True:
+            try:
+                data = client.recv(1 << 16)
+            except OSError:
+                return self._shut(client, server)
+            if not data:
+                return self._shut(client, server)
+            with self._lock:
+                mode = self.mode if self.when in data else None
+                if mode:
+                    self.mode = None
+            if mode == "before_request":
+                self.dropped += 1
+                return self._shut(client, server)
+            if mode == "after_request":
+                pair["drop_reply"] = True
+            server.sendall(data)
+
+    def _down(self, server, client, pair):
+        while True:
+            try:
+                data = server.recv(1 << 16)
+            except OSError:
+                return self._shut(client, server)
+            if not data:
+                return self._shut(client, server)
+            if pair["drop_reply"]:  # the server got the request: swallow its replies, then drop
+                server.settimeout(0.5)
+                try:
+                    while server.recv(1 << 16):
+                        pass
+                except OSError:
+                    pass
+                self.dropped += 1
+                return self._shut(client, server)
+            try:
+                client.sendall(data)
+            except OSError:
+                return self._shut(client, server)
+
+    @staticmethod
+    def _shut(*sockets):
+        import socket
+
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def close(self):
+        self._closing = True
+        self._listener.close()
+        self._shut(*self._sockets)

@@ -1,0 +1,237 @@
+"""Issue 19's faults, each against a real server on a loopback port: a connection dropped in the
+middle of a call, eight processes creating one filter, keys another program keeps, a server out
+of memory, passwords, a planted module; and issue 18's: keyed and scheme-1 filters, bytes-like
+batches, a filter far larger than this machine's memory.
+
+Each test failed on the code before issue 19 (the filter's Lua loop and HSETNX-then-HSET
+creation, the server helper's shared copy folder and its retries on a refused password).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import redis
+
+from bloomedu import BloomFilter
+from bloomedu.core.keyed import KeyedBloomFilter
+from bloomedu.services import redis_server
+from bloomedu.services.redis_filter import AnswersLost, FilterLost, RedisBackedFilter
+from bloomedu.services.redis_server import RedisAuthError, RedisServer, connect
+from redis_support import DroppingProxy, plain_client, plain_server, start  # noqa: F401
+
+
+# --- finding 2: a retry never answers "seen" for a key the same call made new -------------
+@pytest.mark.parametrize("mode", ["after_request", "before_request"])
+def test_a_dropped_connection_never_turns_new_keys_into_seen_ones(plain_server, mode):
+    plain_server.client().flushall()
+    proxy = DroppingProxy(plain_server.port)
+    try:
+        client = redis.Redis(host="127.0.0.1", port=proxy.port)  # redis-py's own retries, as a user's
+        shared = RedisBackedFilter.create(client, "retry", 200_000, 7)
+        keys = [f"new-{i}" for i in range(10_000)]
+        shared.add_many(["warm-up"])
+        proxy.arm(mode, when=b"MULTI")  # the drop hits one of add_many's transactions
+        if mode == "after_request":  # applied, reply lost: an error that says so, never "seen"
+            with pytest.raises(AnswersLost, match="which of them were new was lost"):
+                shared.add_many(keys)
+            assert shared.contains_many(keys[:4096]).all()
+        else:                        # never reached the server: sent again, answers exact
+            assert shared.add_many(keys).all()
+        assert proxy.dropped == 1
+        assert shared.add_many(keys[:4096]).sum() == 0  # the chunk really is in, once
+        client.close()
+    finally:
+        proxy.close()
+
+
+# --- finding 3: create is one atomic step ---------------------------------------------------
+def _create_many(port, start_event, results):
+    client = redis.Redis(host="127.0.0.1", port=port)
+    start_event.wait()
+    uids = []
+    for _ in range(35):
+        try:
+            uids.append(RedisBackedFilter.create(client, "race", 4096, 3).uid)
+        except Exception as error:  # collected: the parent shows every failure
+            uids.append(f"{type(error).__name__}: {error}")
+    results.put(uids)
+
+
+def test_eight_processes_creating_one_name_all_get_the_same_filter(plain_server):
+    plain_server.client().flushall()
+    context = multiprocessing.get_context("spawn")
+    start_event, results = context.Event(), context.Queue()
+    workers = [context.Process(target=_create_many, args=(plain_server.port, start_event, results))
+               for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    start_event.set()
+    uids = [uid for _ in workers for uid in results.get(timeout=120)]
+    for worker in workers:
+        worker.join(60)
+    assert len(uids) == 280 and len(set(uids)) == 1, sorted(set(uids))[:3]
+    assert RedisBackedFilter.open(plain_server.client(), "race").uid == uids[0]
+
+
+# --- finding 4: keys another program keeps are refused and left unchanged -------------------
+def test_a_string_another_program_keeps_is_refused_and_unchanged(plain_client):
+    theirs = bytes(range(256)) * 16
+    plain_client.set("{clicks}:bits:0", theirs)
+    with pytest.raises(ValueError, match=r"\{clicks\}:bits:0 holds a string that is not this"):
+        RedisBackedFilter.create(plain_client, "clicks", 10_000, 4)
+    assert plain_client.get("{clicks}:bits:0") == theirs
+    assert not plain_client.exists("{clicks}:meta")
+
+
+def test_a_description_of_another_program_is_refused(plain_client):
+    plain_client.hset("{other}:meta", mapping={"owner": "someone else"})
+    plain_client.lpush("{listy}:meta", "x")
+    for name in ("other", "listy"):
+        with pytest.raises(ValueError, match="is not (a|this)"):
+            RedisBackedFilter.create(plain_client, name, 10_000, 4)
+        with pytest.raises(ValueError):
+            RedisBackedFilter.open(plain_client, name)
+    assert plain_client.hgetall("{other}:meta") == {b"owner": b"someone else"}
+
+
+def test_a_filter_deleted_or_made_again_under_its_name_is_an_error_not_absent(plain_client):
+    first = RedisBackedFilter.create(plain_client, "again", 10_000, 4)
+    first.add_many(["a", "b"])
+    first.delete()
+    with pytest.raises(FilterLost, match="is gone"):
+        first.contains_many(["a"])
+    RedisBackedFilter.create(plain_client, "again", 10_000, 4)
+    with pytest.raises(FilterLost, match="another filter's"):
+        "a" in first  # noqa: B015
+    with pytest.raises(FilterLost):
+        first.add("c")
+
+
+# --- finding 5: reads work at maxmemory under noeviction --------------------------------------
+def test_reads_work_when_the_server_is_full_and_writes_change_nothing():
+    server = start(extra_args=("--maxmemory", "8mb", "--maxmemory-policy", "noeviction"))
+    try:
+        client = server.client()
+        shared = RedisBackedFilter.create(client, "full", 400_000, 5)  # 4 parts, read both ways
+        keys = [f"k{i}" for i in range(3000)]
+        shared.add_many(keys)
+        with pytest.raises(redis.exceptions.OutOfMemoryError):  # small keys: really full
+            for i in range(100_000):
+                client.set(f"filler-{i}", b"x" * 1000)
+        before = shared.to_bytes()
+        assert shared.contains_many(keys).all() and "k1" in shared
+        probes = [f"absent-{i}" for i in range(2000)]
+        bloom = BloomFilter.from_bytes(before)
+        assert shared.contains_many(probes).tolist() == bloom.contains_many(probes).tolist()
+        with pytest.raises(redis.exceptions.OutOfMemoryError, match="no key of this chunk"):
+            shared.add_many(probes)
+        assert shared.to_bytes() == before
+        client.close()
+    finally:
+        server.close()
+
+
+# --- finding 6: passwords and URLs, and a fast clear failure on a wrong one -----------------
+def test_a_password_protected_server_and_a_wrong_password():
+    server = start(password="s3cret-pw")
+    try:
+        assert "s3cret-pw" not in " ".join(server.command())  # not on the command line (ps)
+        client = connect(server.url)
+        RedisBackedFilter.create(client, "locked", 1000, 3).add("x")
+        assert RedisBackedFilter.open(server.client(), "locked").add("x") is False
+        for wrong in (dict(port=server.port, password="nope"), dict(port=server.port)):
+            with pytest.raises(RedisAuthError, match=f"127.0.0.1:{server.port}.*password"):
+                connect(**wrong)
+        no_password = redis.Redis(host="127.0.0.1", port=server.port)
+        with pytest.raises(redis.AuthenticationError):
+            RedisBackedFilter.create(no_password, "locked", 1000, 3)
+        client.close()
+    finally:
+        server.close()
+
+
+def test_a_server_that_wants_another_password_fails_at_once_not_after_twenty_seconds(tmp_path):
+    """A server whose own password the helper does not know (set behind its back) used to be
+    retried as 'not up yet' until 'did not start'; now it is a RedisAuthError."""
+    with pytest.raises(RedisAuthError, match="refused this server's own password"):
+        RedisServer(extra_args=("--requirepass", "not-ours"), directory=tmp_path)
+
+
+# --- finding 7: the module copy goes into a private folder, never a shared one ---------------
+def test_a_module_copy_is_made_in_a_private_folder_and_a_planted_file_is_never_used(
+        tmp_path, monkeypatch):
+    module = tmp_path / "lib" / "redisbloom.so"
+    module.parent.mkdir()
+    module.write_bytes(b"\x7fELF the real module")
+    module.chmod(0o644)
+    shared_tmp = tmp_path / "tmp"
+    shared_tmp.mkdir()
+    planted = shared_tmp / f"bloomedu-{os.getuid()}-bin" / "redisbloom.so"  # the old fixed path
+    planted.parent.mkdir()
+    planted.write_bytes(b"\x7fELF a planted one!!")  # the same size, as the old check compared
+    planted.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(shared_tmp))
+    monkeypatch.setattr(redis_server, "_PRIVATE_FOLDER", [])
+    monkeypatch.setattr(redis_server, "_PRIVATE_COPIES", {})
+    monkeypatch.setattr(Path, "chmod", lambda self, mode: (_ for _ in ()).throw(PermissionError()))
+    usable = redis_server._executable(module)
+    assert usable.read_bytes() == b"\x7fELF the real module" and os.access(usable, os.X_OK)
+    folder = usable.parent
+    assert folder != planted.parent and folder.name.startswith("bloomedu-bin-")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.stat().st_uid == os.getuid()
+    assert redis_server._executable(module) == usable  # made once per process, then reused
+    os.chmod(folder, 0o777)  # someone opened it up: it is no longer used
+    with pytest.raises(redis_server.RedisUnavailable, match="no longer a private folder"):
+        redis_server._PRIVATE_COPIES.clear()
+        redis_server._executable(module)
+
+
+# --- finding 8 and issue 18: one rule for keys, the same bits as BloomFilter ------------------
+def test_an_int_and_its_string_are_two_keys_as_in_bloomfilter(plain_client):
+    shared = RedisBackedFilter.create(plain_client, "kinds", 100_000, 7)
+    bloom = BloomFilter(100_000, 7)
+    for f in (shared, bloom):
+        f.add(123)
+    assert (123 in shared, "123" in shared, b"123" in shared) == (True, False, False)
+    assert ("123" in bloom) is False
+    shared.add_many([np.uint16(7), "7", b"7", 2 ** 64 - 1])
+    bloom.add_many([np.uint16(7), "7", b"7", -1])  # -1 and 2**64 - 1: one key, as in numpy
+    assert shared.to_filter() == bloom
+
+
+def test_a_bytes_like_batch_is_refused_and_one_bytes_like_key_is_its_bytes(plain_client):
+    shared = RedisBackedFilter.create(plain_client, "bytes-like", 10_000, 4)
+    for batch in (bytearray(b"ab"), memoryview(b"ab"), b"ab", "ab", 97):
+        with pytest.raises(TypeError, match="keys must be an iterable of keys"):
+            shared.add_many(batch)
+    assert shared.to_filter().bits_set() == 0  # nothing was added: not the ints 97 and 98
+    assert shared.add(bytearray(b"ab")) and b"ab" in shared and 97 not in shared
+
+
+def test_keyed_and_scheme_1_filters_are_refused_by_from_filter(plain_client):
+    keyed = KeyedBloomFilter(4096, 3, secret=b"0123456789abcdef")
+    keyed.add("x")
+    old = BloomFilter(4096, 3)
+    old.HASHING = 1  # what from_bytes gives for bytes written by scheme 1
+    for bloom in (keyed, old):
+        with pytest.raises(TypeError, match="bloom must be a BloomFilter of hashing scheme 2"):
+            RedisBackedFilter.from_filter(plain_client, "moved", bloom)
+    assert not plain_client.exists("{moved}:meta")
+
+
+def test_a_filter_far_larger_than_memory_needs_no_local_copy_to_answer(plain_client):
+    """2^40 bits is 128 GiB: the old code built a local BloomFilter of that size to get
+    positions (refused for memory); positions come from core.positions now."""
+    huge = RedisBackedFilter.create(plain_client, "huge", 2 ** 40, 7)
+    assert huge.num_parts == 256
+    assert huge.contains_many(["a", "b", 3]).tolist() == [False, False, False]
+    assert plain_client.dbsize() == 1  # only the description: no part was allocated
