@@ -6,60 +6,94 @@ process takes batches of messages and runs one Lua script per batch that, messag
 after message, asks the shared filter whether the click ID is new and adds it
 (bloomedu's :class:`~bloomedu.services.redis_filter.RedisBackedFilter`, or a
 RedisBloom ``BF.ADD`` with ``mode="bf"``), appends the new ones to ``{name}:out``
-and acknowledges the message (``XACK``).  Because the filter's answer, the output
-and the acknowledgement are one atomic script:
+and acknowledges the message (``XACK``).
 
-- no duplicate passes twice: a click ID is new for exactly one message, whichever
-  consumer reads it;
-- a consumer killed mid-stream loses nothing: what it read but did not process is
-  still pending in the group, and the other consumers claim it with ``XAUTOCLAIM``
-  once it has been idle ``claim_idle_ms``; a message processed twice (claimed while
-  its first reader was only slow) is found by the filter and dropped the second time;
-- a Redis restart keeps the filter when the server persists (AOF, fsync on every
-  write, or RDB); consumers wait for the server and go on.
+**A click ID is a key as BloomFilter takes it**: a str, bytes or an int, hashed as
+``BloomFilter`` hashes it (an int by its 8-byte value), so ``Click(123)`` and
+``Click("123")`` are two clicks, and after ``Click(123)`` has passed, ``123 in filter``
+is True and ``"123" in filter`` False.  Each message carries the ID's kind beside it,
+and :meth:`SharedDeduplicator.passed_ids` gives the IDs back as they were published.
 
-Run a consumer as a process: ``python -m bloomedu.services.redis_dedup --port P
---name clicks --consumer c1``.  Taught in ``notebooks/11_one_filter_many_consumers.ipynb``;
-fault tests (kill -9 a consumer, restart the server) in ``tests/test_redis_dedup.py``.
+**What is guaranteed, to whom.**
+
+- *The producer*: a message is in the stream once ``XADD`` has answered, as durably as
+  the server keeps writes (with ``persistence="aof"``, fsync on every write: for good).
+- *The consumers*: every message is delivered at least once (what a consumer read but
+  did not acknowledge stays pending, and another claims it with ``XAUTOCLAIM`` once it
+  has been idle ``claim_idle_ms``).  Because the filter's answer, the output and the
+  acknowledgement are one atomic script, a message processed twice (claimed while its
+  first reader was only slow) is found by the filter and dropped the second time.
+- *A reader of the output*: **exactly once** while the server loses no write it
+  acknowledged (one server with AOF and fsync always, killed and restarted: tested):
+  each distinct click ID appears once in ``{name}:out``, and none is missing.
+  **At least once** when acknowledged writes are lost — a restart from an RDB snapshot
+  older than the last writes, an ``appendfsync everysec`` host crash, a failover to a
+  replica that had not received them: the work since is done again, and a reader that
+  had already read those output entries reads them again, with new stream IDs.  No
+  click is ever missing.  Each output entry carries its click ID (``id``, with ``kind``)
+  and the input message's stream ID (``message``): a reader that must apply each click
+  once applies it keyed by its click ID (:meth:`SharedDeduplicator.passed_once` does).
+  ``tests/test_redis_dedup.py`` shows both: exactly once through an AOF restart, at
+  least once through an RDB rollback, with a reader that tails the output throughout.
+
+A consumer waits for a server that went away (a restart) and for one that is full
+(``maxmemory`` with ``noeviction``: nothing of a refused batch was done), up to its
+patience; a refused password stops it at once with a clear message.
+
+Run a consumer as a process: ``python -m bloomedu.services.redis_dedup --url
+redis://127.0.0.1:P --name clicks --consumer c1`` (or ``$BLOOMEDU_REDIS_URL``, so a
+password in the URL stays off the command line).  Taught in
+``notebooks/11_one_filter_many_consumers.ipynb``; fault tests (kill -9 a consumer,
+restart the server, roll it back) in ``tests/test_redis_dedup.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
 
+from ..core.hashing import key_to_bytes
+from .redis_filter import FilterLost, RedisBackedFilter, positions_of, redis_offsets
+from .redis_server import RedisAuthError, auth_refused, connect
 
-from .redis_filter import RedisBackedFilter, positions_of, redis_offsets
-
-__all__ = ["SharedDeduplicator", "ConsumerStats", "DEDUP_SCRIPT", "main"]
+__all__ = ["SharedDeduplicator", "ConsumerStats", "DEDUP_SCRIPT", "URL_ENV", "main"]
 
 GROUP = "dedup"
+URL_ENV = "BLOOMEDU_REDIS_URL"  # the consumer's server, password included, off the command line
+_KINDS = {str: "str", int: "int", bytes: "bytes"}
 
-# KEYS: input stream, output stream, then the filter's keys (its parts, or the BF key).
-# ARGV: group, mode ("bits" or "bf"), k, part_bits, then per message its stream ID, its
-# click ID and (mode "bits") the k Redis bit offsets of the click ID, counted over the parts.
+# KEYS: input stream, output stream, then the filter's description and parts (or the BF key).
+# ARGV: group, mode ("bits" or "bf"), k, part_bits, the filter's uid, then per message its
+# stream ID, the click ID's bytes (mode "bf": what BF.ADD hashes), the ID as published and its
+# kind, and (mode "bits") the k Redis bit offsets of the click ID, counted over the parts.
 DEDUP_SCRIPT = """
 local group, mode = ARGV[1], ARGV[2]
 local k, part_bits = tonumber(ARGV[3]), tonumber(ARGV[4])
-local per = 2 + (mode == 'bits' and k or 0)
-local answers, arg = {}, 5
-for m = 1, (#ARGV - 4) / per do
-  local message, click = ARGV[arg], ARGV[arg + 1]
+if mode == 'bits' and redis.call('HGET', KEYS[3], 'uid') ~= ARGV[5] then
+  return redis.error_reply('FILTERLOST the filter description ' .. KEYS[3] .. ' is gone or another')
+end
+local per = 4 + (mode == 'bits' and k or 0)
+local answers, arg = {}, 6
+for m = 1, (#ARGV - 5) / per do
+  local message, hashed, id, kind = ARGV[arg], ARGV[arg + 1], ARGV[arg + 2], ARGV[arg + 3]
   local new = 0
   if mode == 'bf' then
-    new = redis.call('BF.ADD', KEYS[3], click)
+    new = redis.call('BF.ADD', KEYS[3], hashed)
   else
     for j = 1, k do
-      local at = tonumber(ARGV[arg + 1 + j])
+      local at = tonumber(ARGV[arg + 3 + j])
       local part = math.floor(at / part_bits)
-      if redis.call('SETBIT', KEYS[3 + part], at - part * part_bits, 1) == 0 then new = 1 end
+      if redis.call('SETBIT', KEYS[4 + part], at - part * part_bits, 1) == 0 then new = 1 end
     end
   end
-  if new == 1 then redis.call('XADD', KEYS[2], '*', 'id', click, 'message', message) end
+  if new == 1 then
+    redis.call('XADD', KEYS[2], '*', 'id', id, 'kind', kind, 'message', message)
+  end
   redis.call('XACK', KEYS[1], group, message)
   answers[m] = new
   arg = arg + per
@@ -68,15 +102,34 @@ return answers
 """
 
 
+def _kind(click_id) -> str:
+    """'str', 'int' or 'bytes': how a click ID is hashed (and given back)."""
+    for kind, name in _KINDS.items():
+        if isinstance(click_id, kind) and not isinstance(click_id, bool):
+            return name
+    key_to_bytes(click_id)  # a bytes-like or numpy integer: accepted as BloomFilter accepts it
+    return "int" if not isinstance(click_id, (bytearray, memoryview)) else "bytes"
+
+
+def _typed(text: bytes, kind: bytes | None):
+    """A click ID as it was published, from its stream fields."""
+    kind = (kind or b"str").decode()
+    if kind == "int":
+        return int(text)
+    return text if kind == "bytes" else text.decode()
+
+
 @dataclass
 class ConsumerStats:
-    """What one consumer did: messages processed (claimed ones included), passed, claimed."""
+    """What one consumer did: messages processed (claimed ones included), passed, claimed,
+    and how often it waited for its server (gone, or full)."""
 
     consumer: str
     processed: int = 0
     passed: int = 0
     claimed: int = 0
     reconnects: int = 0
+    full_waits: int = 0
 
 
 class SharedDeduplicator:
@@ -84,13 +137,13 @@ class SharedDeduplicator:
 
     >>> from bloomedu.services.redis_server import RedisServer
     >>> from bloomedu import Click
-    >>> article = [Click(id, user=0, ad=123, timestamp=0.0) for id in ["123", "456", "123", "789"]]
+    >>> article = [Click(id, user=0, ad=123, timestamp=0.0) for id in ["123", "456", "123", 789]]
     >>> with RedisServer() as server:
     ...     dedup = SharedDeduplicator.create(server.client(), "clicks", expected_items=1000, fpp=0.001)
     ...     dedup.publish(article, done=True)
     ...     stats = dedup.consume("only-one")
-    ...     stats.processed, stats.passed, dedup.passed_ids()
-    (4, 3, ['123', '456', '789'])
+    ...     stats.processed, stats.passed, dedup.passed_ids(), 789 in dedup.filter, "789" in dedup.filter
+    (4, 3, ['123', '456', 789], True, False)
     """
 
     def __init__(self, client, name: str, mode: str = "bits"):
@@ -101,14 +154,14 @@ class SharedDeduplicator:
                                                    f"{{{name}}}:done")
         if mode == "bits":
             self.filter = RedisBackedFilter.open(client, name)
-            self.filter_keys = self.filter.keys
+            self.filter_keys = [self.filter.meta_key, *self.filter.keys]
         else:
             self.filter, self.filter_keys = None, [f"{{{name}}}:bf"]
         self._script = client.register_script(DEDUP_SCRIPT)
 
     @classmethod
     def create(cls, client, name: str, expected_items: int, fpp: float, mode: str = "bits",
-               part_bits: int = 2 ** 32) -> "SharedDeduplicator":
+               part_bits: int | None = None) -> "SharedDeduplicator":
         """The stream, its consumer group and a filter sized for n = ``expected_items`` at p = ``fpp``
         (``BloomFilter.from_capacity``'s sizing, or ``BF.RESERVE`` with ``mode="bf"``)."""
         if mode == "bf":
@@ -120,11 +173,18 @@ class SharedDeduplicator:
 
     # --- the producer ----------------------------------------------------------------------
     def publish(self, clicks, done: bool = False, chunk: int = 1000) -> None:
-        """Append click messages to the stream (pipelined); ``done`` marks the end of the stream."""
+        """Append click messages to the stream (pipelined); ``done`` marks the end of the stream.
+
+        Each message keeps its click ID's kind (str, bytes or int): every kind is refused
+        or accepted, before anything is sent, as BloomFilter refuses or accepts it."""
+        kinds = [_kind(click.id) for click in clicks]
         for start in range(0, len(clicks), chunk):
             pipe = self.client.pipeline(transaction=False)
-            for click in clicks[start:start + chunk]:
-                pipe.xadd(self.stream, {"id": click.id, "user": click.user, "ad": click.ad})
+            for click, kind in zip(clicks[start:start + chunk], kinds[start:start + chunk]):
+                text = bytes(click.id) if kind == "bytes" else str(int(click.id)) \
+                    if kind == "int" else click.id
+                pipe.xadd(self.stream, {"id": text, "kind": kind, "user": click.user,
+                                        "ad": click.ad})
             pipe.execute()
         if done:
             self.client.set(self.done_key, 1)
@@ -133,15 +193,26 @@ class SharedDeduplicator:
     def _process(self, messages) -> int:
         """Run the script on a batch of (stream ID, fields) messages; how many passed."""
         ids = [message_id for message_id, _ in messages]
-        clicks = [fields[b"id"] for _, fields in messages]
+        texts = [fields[b"id"] for _, fields in messages]
+        kinds = [fields.get(b"kind", b"str") for _, fields in messages]
+        keys = [_typed(text, kind) for text, kind in zip(texts, kinds)]
         if self.mode == "bits":
-            offsets = redis_offsets(positions_of(self.filter.shape, clicks)).tolist()
-            per_message = [[m, c, *o] for m, c, o in zip(ids, clicks, offsets)]
-            k, part_bits = self.filter.num_hashes, self.filter.part_bits
+            offsets = redis_offsets(positions_of(self.filter, keys)).tolist()
+            per_message = [[m, "", t, kd, *o] for m, t, kd, o in zip(ids, texts, kinds, offsets)]
+            k, part_bits, uid = self.filter.num_hashes, self.filter.part_bits, self.filter.uid
         else:
-            per_message, k, part_bits = [[m, c] for m, c in zip(ids, clicks)], 0, 1
-        args = [GROUP, self.mode, k, part_bits] + [x for row in per_message for x in row]
-        answers = self._script(keys=[self.stream, self.output] + self.filter_keys, args=args)
+            per_message = [[m, key_to_bytes(key), t, kd]
+                           for m, key, t, kd in zip(ids, keys, texts, kinds)]
+            k, part_bits, uid = 0, 1, ""
+        args = [GROUP, self.mode, k, part_bits, uid] + [x for row in per_message for x in row]
+        import redis
+
+        try:
+            answers = self._script(keys=[self.stream, self.output] + self.filter_keys, args=args)
+        except redis.ResponseError as error:
+            if str(error).startswith("FILTERLOST"):
+                raise FilterLost(f"deduplicator {self.name!r}: {error}") from None
+            raise
         return int(sum(answers))
 
     def finished(self) -> bool:
@@ -158,10 +229,11 @@ class SharedDeduplicator:
         """Read, deduplicate and acknowledge until :meth:`finished`; first claim messages other
         consumers left idle for ``claim_idle_ms`` (they may have died).  ``hold_after``: stop
         processing after that many batches, holding the last one unacknowledged (fault tests).
-        Waits up to ``patience_s`` for a server that went away (a restart)."""
+        Waits up to ``patience_s`` for a server that went away (a restart) or is full; a
+        refused password raises :class:`~bloomedu.services.redis_server.RedisAuthError` at once."""
         import redis
 
-        stats, batches, lost_since = ConsumerStats(consumer), 0, None
+        stats, batches, trouble_since = ConsumerStats(consumer), 0, None
         while True:
             try:
                 _, claimed, *_ = self.client.xautoclaim(self.stream, GROUP, consumer,
@@ -182,32 +254,55 @@ class SharedDeduplicator:
                     stats.processed += len(messages)
                 elif self.finished():
                     return stats
-                lost_since = None
-            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
-                lost_since = lost_since or time.monotonic()
-                if time.monotonic() - lost_since > patience_s:
+                trouble_since = None
+            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError,
+                    redis.exceptions.OutOfMemoryError) as error:
+                if auth_refused(error):
+                    raise RedisAuthError(f"consumer {consumer}: the server refused the password "
+                                         f"({error})") from None
+                trouble_since = trouble_since or time.monotonic()
+                if time.monotonic() - trouble_since > patience_s:
                     raise
-                stats.reconnects += 1
-                time.sleep(0.05)
+                if isinstance(error, redis.exceptions.OutOfMemoryError):
+                    stats.full_waits += 1  # the script was refused whole: nothing was done
+                    time.sleep(0.2)
+                else:
+                    stats.reconnects += 1
+                    time.sleep(0.05)
 
     # --- what came out ----------------------------------------------------------------------
-    def passed_ids(self) -> list[str]:
-        """The click IDs that passed, in the order they passed."""
-        return [fields[b"id"].decode() for _, fields in self.client.xrange(self.output)]
+    def passed_ids(self, after: str = "-") -> list:
+        """The click IDs that passed, in the order they passed (as published: str, bytes or
+        int); ``after``: only those after that output stream ID (exclusive, ``"("`` form)."""
+        return [_typed(fields[b"id"], fields.get(b"kind"))
+                for _, fields in self.client.xrange(self.output, min=after)]
 
-    def spawn(self, port: int, consumer: str, **options) -> subprocess.Popen:
-        """Start a consumer as a separate process (``python -m bloomedu.services.redis_dedup``)."""
-        command = [sys.executable, "-m", "bloomedu.services.redis_dedup", "--port", str(port),
-                   "--name", self.name, "--mode", self.mode, "--consumer", consumer]
+    def passed_once(self) -> list:
+        """What a reader that applies each click keyed by its ID applies: the IDs that passed,
+        each once, in the order they first passed (the same as :meth:`passed_ids` while the
+        server loses no acknowledged write; see the module's guarantees)."""
+        return list(dict.fromkeys(self.passed_ids()))
+
+    def spawn(self, server, consumer: str, **options) -> subprocess.Popen:
+        """Start a consumer as a separate process (``python -m bloomedu.services.redis_dedup``).
+
+        ``server``: a loopback port, or a ``redis://`` URL (a password in it travels in the
+        child's environment, never on its command line)."""
+        url = server if isinstance(server, str) else f"redis://127.0.0.1:{int(server)}/0"
+        command = [sys.executable, "-m", "bloomedu.services.redis_dedup", "--name", self.name,
+                   "--mode", self.mode, "--consumer", consumer]
         for option, value in options.items():
             command += [f"--{option.replace('_', '-')}", str(value)]
-        return subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, env={**os.environ, URL_ENV: url})
 
 
 def main(argv: list[str] | None = None) -> int:
     """One consumer process: prints its :class:`ConsumerStats` as JSON when the stream is done."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, required=True)
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--url", help=f"redis://[:password@]host:port/db (default: ${URL_ENV})")
+    where.add_argument("--port", type=int, help="a server on 127.0.0.1 without a password")
     parser.add_argument("--name", required=True)
     parser.add_argument("--consumer", required=True)
     parser.add_argument("--mode", default="bits", choices=["bits", "bf"])
@@ -215,12 +310,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claim-idle-ms", type=int, default=1000)
     parser.add_argument("--hold-after", type=int, default=None)
     args = parser.parse_args(argv)
-    import redis
-
-    client = redis.Redis(host="127.0.0.1", port=args.port)
-    dedup = SharedDeduplicator(client, args.name, args.mode)
-    stats = dedup.consume(args.consumer, batch=args.batch, claim_idle_ms=args.claim_idle_ms,
-                          hold_after=args.hold_after)
+    url = args.url or (f"redis://127.0.0.1:{args.port}/0" if args.port else os.environ.get(URL_ENV))
+    if not url:
+        parser.error(f"name the server: --url, --port or ${URL_ENV}")
+    try:
+        client = connect(url)
+        dedup = SharedDeduplicator(client, args.name, args.mode)
+        stats = dedup.consume(args.consumer, batch=args.batch, claim_idle_ms=args.claim_idle_ms,
+                              hold_after=args.hold_after)
+    except RedisAuthError as refused:
+        print(f"consumer {args.consumer}: {refused}", file=sys.stderr)
+        return 2
     print(json.dumps(asdict(stats)), flush=True)
     return 0
 

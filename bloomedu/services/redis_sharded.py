@@ -11,6 +11,13 @@ n / shards at the same p, named with a hash tag whose slot lies in range j, so t
 with as many shards as nodes each node holds one shard: the shard of the IDs that
 node would hold if they were keys.  Each shard is a plain BloomFilter, byte for byte.
 
+A key's slot is CRC16 of the bytes BloomFilter hashes (``key_to_bytes``: a str's UTF-8, an
+int's 8-byte value), so ``123`` and ``"123"`` are two keys here as everywhere.  A shard
+whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
+``FilterLost`` if the node came back without its data), never "absent"; on a cluster with
+replicas, ``replicas=1`` makes every write wait until a replica holds it, so a failover
+loses nothing (lesson 11 shows both).
+
 Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested on a real 3-node
 cluster in ``tests/test_redis_cluster.py``.
 """
@@ -23,8 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.batch_hashing import check_batch
 from ..core.filter import BloomFilter
-from .redis_filter import MAX_PART_BITS, RedisBackedFilter
+from ..core.hashing import key_to_bytes
+from .redis_filter import MAX_PART_BITS, RedisBackedFilter, default_part_bits
 
 __all__ = ["ShardedFilter", "ShardLayout", "day_layout", "key_slot", "slot_ranges"]
 
@@ -77,7 +86,8 @@ class ShardLayout:
 
     @property
     def keys_per_shard(self) -> int:
-        return -(-self.bits_per_shard // MAX_PART_BITS)
+        """Redis strings of bits per shard (its description is one key more)."""
+        return -(-self.bits_per_shard // default_part_bits(self.bits_per_shard))
 
     @property
     def bytes_per_shard(self) -> int:
@@ -85,6 +95,7 @@ class ShardLayout:
 
     @property
     def keys_per_node(self) -> int:
+        """Redis strings of bits per node (each shard's description is one key more)."""
         return self.keys_per_shard * -(-self.shards // self.nodes)
 
     @property
@@ -110,7 +121,7 @@ def day_layout(n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardL
 class ShardedFilter:
     """One filter for n items at rate p, as ``shards`` BloomFilters on a (cluster) client.
 
-    >>> from bloomedu.services.redis_server import RedisCluster
+    >>> from bloomedu.services.redis_cluster import RedisCluster
     >>> with RedisCluster(3) as cluster:
     ...     f = ShardedFilter.create(cluster.client(), "day", expected_items=30_000, fpp=0.001)
     ...     f.add_many(["123", "456", "123"]).tolist(), [cluster.node_of_slot(s) for s in f.shard_slots]
@@ -123,11 +134,19 @@ class ShardedFilter:
 
     @classmethod
     def create(cls, client, name: str, expected_items: int, fpp: float, shards: int = 3,
-               part_bits: int = MAX_PART_BITS) -> "ShardedFilter":
-        """Shards sized as ``BloomFilter.from_capacity(ceil(n / shards), p)``, shard j in slot range j."""
-        shape = BloomFilter.from_capacity(math.ceil(expected_items / shards), fpp)
-        return cls([RedisBackedFilter.create(client, _tag_in(first, last, f"{name}-shard{j}"),
-                                             shape.num_bits, shape.num_hashes, part_bits)
+               part_bits: int | None = None, **options) -> "ShardedFilter":
+        """Shards sized as ``BloomFilter.from_capacity(ceil(n / shards), p)``, shard j in slot
+        range j; ``options`` (``replicas``, ``retry_s``) go to each shard."""
+        n = math.ceil(expected_items / shards)
+        return cls([RedisBackedFilter.from_capacity(client, _tag_in(first, last, f"{name}-shard{j}"),
+                                                    n, fpp, part_bits, **options)
+                    for j, (first, last) in enumerate(slot_ranges(shards))])
+
+    @classmethod
+    def open(cls, client, name: str, shards: int = 3, **options) -> "ShardedFilter":
+        """The sharded filter another process created under ``name`` with ``shards`` shards."""
+        return cls([RedisBackedFilter.open(client, _tag_in(first, last, f"{name}-shard{j}"),
+                                           **options)
                     for j, (first, last) in enumerate(slot_ranges(shards))])
 
     @property
@@ -136,12 +155,20 @@ class ShardedFilter:
         return [key_slot(shard.meta_key.encode()) for shard in self.shards]
 
     def shard_of(self, keys: list) -> np.ndarray:
-        """Each key's shard: the slot range its CRC16 slot falls in."""
-        slots = np.fromiter((key_slot(k if isinstance(k, bytes) else str(k).encode()) for k in keys),
+        """Each key's shard: the slot range the CRC16 slot of its bytes falls in.
+
+        >>> from bloomedu.services.redis_server import RedisServer
+        >>> with RedisServer() as server:  # one node can hold every shard too
+        ...     f = ShardedFilter.create(server.client(), "s", expected_items=300, fpp=0.01)
+        ...     f.shard_of(["8", b"8", 8]).tolist()   # slots 14171, 14171 and 7898
+        [2, 2, 1]
+        """
+        slots = np.fromiter((key_slot(key_to_bytes(k)) for k in keys),
                             dtype=np.int64, count=len(keys))
         return np.searchsorted(self.starts, slots, side="right") - 1
 
     def _by_shard(self, method: str, keys) -> np.ndarray:
+        check_batch(keys)  # a str or bytes-like value is one key, not a batch
         keys = list(keys)
         which = self.shard_of(keys)
         answers = np.zeros(len(keys), dtype=bool)
@@ -152,7 +179,7 @@ class ShardedFilter:
         return answers
 
     def add_many(self, keys) -> np.ndarray:
-        """Add str/bytes keys, each to its shard; for each, True if it was new."""
+        """Add keys, each to its shard; for each, True if it was new."""
         return self._by_shard("add_many", keys)
 
     def contains_many(self, keys) -> np.ndarray:
