@@ -1,17 +1,22 @@
 """The sharded filter on a real 3-node Redis Cluster (loopback ports), driven by redis-py's
-cluster client: each shard's keys on one node, each shard a BloomFilter byte for byte."""
+cluster client: each shard's keys on one node, each shard a BloomFilter byte for byte; and
+the cluster under faults: a node killed and restarted (with and without its append-only
+file), a primary failed over to its replica, a node that does not answer."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pytest
+import redis
 
 from bloomedu import BloomFilter
-from bloomedu.services.redis_filter import RedisBackedFilter
+from bloomedu.services.redis_cluster import RedisCluster
+from bloomedu.services.redis_filter import FilterLost, NotReplicated, RedisBackedFilter
 from bloomedu.services.redis_sharded import ShardedFilter, day_layout, key_slot, slot_ranges
 from bloomedu.workloads.clicks import uuid4_strings
-from redis_support import cluster  # noqa: F401  (fixture)
+from redis_support import cluster, start  # noqa: F401  (fixture)
 
 
 def test_slots_and_ranges_are_the_clusters(cluster):
@@ -65,7 +70,89 @@ def test_a_shard_split_over_parts_stays_on_its_node(cluster):
 
 def test_the_days_layout_fits_one_string_per_node():
     layout = day_layout(864_000_000, 0.001, nodes=3)
-    assert layout.shards == 3 and layout.keys_per_node == 1
+    assert layout.shards == 3 and layout.keys_per_node == 1  # one string of bits (and its meta)
     assert layout.bits_per_shard == BloomFilter.from_capacity(288_000_000, 0.001).num_bits
     assert layout.bits_per_shard * 3 > 12.4e9 and layout.bytes_per_shard * 8 <= 2 ** 32
     assert day_layout(864_000_000, 0.0001, nodes=3).shards == 6  # 4 Gbit more per node: two strings
+
+
+def _day(client, **options):
+    sharded = ShardedFilter.create(client, "day", 9000, 0.001, **options)
+    ids = uuid4_strings(9000, np.random.default_rng(19))
+    assert sharded.add_many(ids).sum() >= 8990
+    return sharded, ids
+
+
+def test_a_node_restarted_without_persistence_is_an_error_never_a_false_negative():
+    """Finding 1: the node came back empty; the old filter answered 'absent' for its shard."""
+    with start(RedisCluster, nodes=3) as cluster:
+        client = cluster.client()
+        sharded, ids = _day(client, retry_s=20)
+        victim = cluster.primaries[1]
+        victim.kill()
+        victim.start()  # empty: no AOF, no replica (it keeps its nodes.conf, so it rejoins)
+        cluster.wait_until_ok()
+        with pytest.raises(FilterLost, match="is gone"):
+            sharded.contains_many(ids)
+        with pytest.raises(FilterLost):
+            sharded.add_many(ids[:10])
+        client.close()
+
+
+def test_a_node_restarted_from_its_aof_loses_nothing():
+    with start(RedisCluster, nodes=3, persistence="aof") as cluster:
+        client = cluster.client()
+        sharded, ids = _day(client, retry_s=20)
+        before = [shard.to_filter() for shard in sharded.shards]
+        victim = cluster.primaries[1]
+        victim.kill()
+        victim.start()
+        cluster.wait_until_ok()
+        assert sharded.contains_many(ids).all()
+        assert [shard.to_filter() for shard in sharded.shards] == before
+        client.close()
+
+
+def test_a_node_that_does_not_answer_is_an_error_never_absent():
+    with start(RedisCluster, nodes=3) as cluster:
+        client = cluster.client()
+        sharded, ids = _day(client, retry_s=1.0)
+        shard = sharded.shards[2]
+        cluster.primaries[2].pause()  # SIGSTOP: holds its port, answers nothing
+        try:
+            with pytest.raises(redis.ConnectionError, match="cannot say whether a key is in it"):
+                shard.contains_many(ids[:100])
+        finally:
+            cluster.primaries[2].resume()
+        cluster.wait_until_ok()  # the others may have marked it failed meanwhile
+        assert sharded.contains_many(ids).all()
+        client.close()
+
+
+def test_a_failover_to_the_replica_loses_nothing_the_filter_acknowledged():
+    """One replica per primary; the filter waits for it (WAIT 1) before add_many returns, so
+    when a primary is killed and its replica promoted, every key added is still found.  The
+    promoted node has no replica until the old one is back: a write there says so
+    (NotReplicated) instead of pretending it would survive a second failure."""
+    with start(RedisCluster, nodes=3, replicas=1, persistence="aof") as cluster:
+        client = cluster.client()
+        sharded, ids = _day(client, replicas=1, retry_s=30)
+        slot = key_slot(sharded.shards[0].meta_key.encode())
+        victim, promoted = cluster.fail(slot)
+        assert promoted in cluster.replicas_of(0) and victim.pid is None
+        assert sharded.contains_many(ids).all()
+        with pytest.raises(NotReplicated, match="0 of 1 replicas"):
+            sharded.shards[0].add_many(["after the failover"])
+        victim.start()  # back from its AOF, now a replica of the promoted node
+        cluster.wait_until_ok()
+        cluster.wait_for_replicas()
+        more = uuid4_strings(3000, np.random.default_rng(20))
+        local = [shard.to_filter() for shard in sharded.shards]  # what the answers must be
+        which, expected = sharded.shard_of(more), np.zeros(len(more), dtype=bool)
+        for j, bloom in enumerate(local):
+            mine = np.flatnonzero(which == j)
+            expected[mine] = bloom.add_many_new([more[i] for i in mine])
+        assert sharded.add_many(more).tolist() == expected.tolist()
+        assert sharded.contains_many(ids + more).all()
+        assert "after the failover" in sharded.shards[0]  # on the primary, as NotReplicated said
+        client.close()

@@ -178,6 +178,28 @@ class RedisCluster:
             time.sleep(0.05)
         raise RedisUnavailable(f"the cluster did not report cluster_state:ok in {timeout_s:.0f} s")
 
+    def _online_replicas(self, server: RedisServer) -> int:
+        info = self._call(server, "INFO", "replication")
+        return sum(1 for key, value in info.items() if key.startswith("slave") and
+                   isinstance(value, dict) and value.get("state") == "online")
+
+    def wait_for_replicas(self, timeout_s: float = _READY_S) -> float:
+        """Wait until every primary serving slots has ``replicas`` replicas online (after a
+        failover, once the old primary is back as a replica); the seconds it took."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout_s:
+            try:
+                live = next(server for server in self.servers if server.pid is not None)
+                ports = {int(entry[2][1]) for entry in self._call(live, "CLUSTER", "SLOTS")}
+                serving = [server for server in self.servers if server.port in ports]
+                if all(self._online_replicas(server) >= self.replicas for server in serving):
+                    return time.monotonic() - started
+            except (_redis_py().RedisError, StopIteration):
+                pass
+            time.sleep(0.05)
+        raise RedisUnavailable(f"the primaries did not get {self.replicas} replicas each in "
+                               f"{timeout_s:.0f} s")
+
     # --- faults -----------------------------------------------------------------------------
     def fail(self, slot: int) -> tuple[RedisServer, RedisServer]:
         """Kill (SIGKILL) the node serving ``slot`` and wait until a replica serves it instead.

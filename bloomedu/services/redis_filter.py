@@ -99,8 +99,20 @@ class AnswersLost(RuntimeError):
 
 
 class NotReplicated(RuntimeError):
-    """A write reached the primary but not the replicas asked for in time: a failover now
-    could lose it."""
+    """A write reached the primary (it is in the filter there) but not the replicas asked
+    for in time: a failover now could lose it."""
+
+
+def _redirected(reply) -> bool:
+    """True for a reply that asks for the command again, elsewhere or later (MOVED, ASK,
+    TRYAGAIN, CLUSTERDOWN, LOADING): nothing was done."""
+    import redis.exceptions as errors
+
+    kinds = tuple(getattr(errors, name) for name in ("MovedError", "AskError", "TryAgainError",
+                                                     "ClusterDownError", "BusyLoadingError")
+                  if hasattr(errors, name))
+    return isinstance(reply, kinds) or isinstance(reply, Exception) and str(reply).startswith(
+        ("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN", "LOADING"))
 
 
 def _text(value) -> str:
@@ -311,7 +323,7 @@ class RedisBackedFilter:
                 raise _Redirected("the marker changed under WATCH")
             if isinstance(done, Exception):  # EXECABORT: nothing of this chunk was applied
                 refused = next((r for r in replies[1:1 + queued] if isinstance(r, Exception)), done)
-                if str(refused).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN")):
+                if _redirected(refused) or _redirected(replies[0]):
                     raise _Redirected(str(refused))
                 raise type(refused)(f"filter {self.name!r}: {refused} (no key of this chunk was "
                                     "added)")
@@ -329,8 +341,7 @@ class RedisBackedFilter:
         def attempt_once(attempt: int):
             with held(self._node()) as connection:
                 replies = exchange(connection, body, len(body))
-            moved = [r for r in replies if isinstance(r, Exception)
-                     and str(r).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))]
+            moved = [r for r in replies if _redirected(r)]
             if moved:
                 raise _Redirected(str(moved[0]))
             self._check(replies[0], replies[1:])
