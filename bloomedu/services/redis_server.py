@@ -492,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         with RedisServer(module=True) as server:
             client = server.client()
             info = client.info("server")
-            added = client.execute_command("BF.ADD", "check", "123")
+            added = int(client.execute_command("BF.ADD", "check", "123"))
             client.close()
     except RedisUnavailable as missing:
         print(f"Redis for lesson 11 and its tests: {missing}", file=sys.stderr)
