@@ -1,6 +1,6 @@
 """``make bench``: run every library on W1 to W4, print and save the tables.
 
-    python -m benchmarks [--rounds 5] [--large-rounds 3] [--out benchmarks/results/latest.md]
+    python -m benchmarks [--rounds 5] [--large-rounds 3] [--redis-rounds 3] [--out benchmarks/results/latest.md]
 
 Each run is a fresh process.  Round r runs the libraries in a rotated order
 (A B C, then B C A, ...), so a burst of load on this shared machine does not
@@ -9,6 +9,8 @@ library over the rounds are compared.  pybloom-live runs one round only (one
 run takes about half a minute) and is not in the targets.  W4 and W4-day (a
 filter far larger than the cache, and the one article 1's day needs) run
 ``--large-rounds`` rounds (0 skips them; a W4-day run of rbloom takes about a minute).
+The Redis part (:mod:`benchmarks.redis_bench`: bloomedu's filter in plain Redis strings
+against RedisBloom's ``BF.MADD``, on a server of its own) runs ``--redis-rounds`` rounds.
 """
 
 from __future__ import annotations
@@ -248,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--large-rounds", type=int, default=3, help="rounds of W4 (0: none)")
+    parser.add_argument("--redis-rounds", type=int, default=3,
+                        help="rounds of the Redis part (0: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.md")
     parser.add_argument("--strict", action="store_true", help="exit 1 unless every target is met")
     args = parser.parse_args(argv)
@@ -267,13 +271,20 @@ def main(argv: list[str] | None = None) -> int:
         print("the lock's cost", file=sys.stderr, flush=True)
         locking = subprocess.run([sys.executable, "-m", "benchmarks.locking", directory],
                                  cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
+    redis_part = []
+    if args.redis_rounds:
+        print("Redis: add_many against BF.MADD", file=sys.stderr, flush=True)
+        redis_part = subprocess.run(
+            [sys.executable, "-m", "benchmarks.redis_bench", "--rounds", str(args.redis_rounds)],
+            cwd=ROOT, capture_output=True, text=True, timeout=1800, check=True).stdout.splitlines()
     results = {pair: best_of(r) for pair, r in runs.items()}
     ratio_lines, all_pass = ratios(results)
     elapsed = time.perf_counter() - started
     report = [
         "## Benchmarks: bloomedu against rbloom, fastbloom-rs and pybloom-live", "",
         f"- measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC with `make bench` "
-        f"(`python -m benchmarks --rounds {args.rounds} --large-rounds {args.large_rounds}`) "
+        f"(`python -m benchmarks --rounds {args.rounds} --large-rounds {args.large_rounds} "
+        f"--redis-rounds {args.redis_rounds}`) "
         f"in {elapsed:.0f} s",
         *machine(),
         f"- each run a fresh process; {args.rounds} rounds, libraries rotated each round, best "
@@ -287,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         "(`BLOOMEDU_WORKERS=1 make bench` for none)",
         "- peak memory: the process's peak resident set above its size with the keys loaded", "",
         *ratio_lines, *tables(results), *large_tables(results), *steps.stdout.splitlines(), "",
-        *locking.stdout.splitlines(), "", *NOTES]
+        *locking.stdout.splitlines(), "", *redis_part, "", *NOTES]
     text = "\n".join(report)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
