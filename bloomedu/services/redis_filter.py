@@ -358,6 +358,13 @@ class RedisBackedFilter:
         plans = self._plans(keys, write=True)
         marker = f"{{{self.name}}}:call:{secrets.token_hex(8)}"
         answers = [self._write(plan, marker, index) for index, plan in enumerate(plans)]
+        if plans:  # every reply arrived: no retry needs the marker (it expires anyway)
+            import redis
+
+            try:
+                self._node().delete(marker)
+            except redis.RedisError:
+                pass
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def contains_many(self, keys) -> np.ndarray:
