@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bloomedu import BloomFilter
-from bloomedu.services import redis_filter as redis_filter_module
+from bloomedu.services import redis_bits, redis_filter as redis_filter_module
+from bloomedu.services.redis_load import run_load
 from bloomedu.services.redis_filter import MAX_PART_BITS, RedisBackedFilter, positions_of, redis_offsets
 from redis_support import covered_by_others, mixed_items, plain_client, plain_server  # noqa: F401
 
@@ -70,7 +71,7 @@ def test_many_chunks_and_many_bitfield_calls_answer_as_keys_one_after_another(pl
         assert shared.contains_many(probes).tolist() == bloom.contains_many(probes).tolist()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(keys=st.lists(st.one_of(st.binary(max_size=30), st.text(max_size=10),
                                st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=60),
        num_hashes=st.integers(1, 12), parts=st.integers(1, 5))
@@ -199,3 +200,34 @@ def test_past_two_to_the_32_bits_the_filter_spans_two_redis_strings(plain_client
     with pytest.raises(Exception, match="bit offset is not an integer or out of range"):
         plain_client.setbit("one-string", 2 ** 32, 1)
     shared.delete()
+
+
+@pytest.mark.parametrize("way", ["dense", "sparse", "chosen"])
+def test_both_ways_of_touching_a_part_answer_as_keys_one_after_another(plain_client, monkeypatch, way):
+    """Each part is read and ORed whole (dense) or touched bit by bit with BITFIELD (sparse);
+    forced either way, and mixed as the cost model picks, the answers, the bits and the
+    lookups are BloomFilter's, duplicates inside a chunk and across chunks included."""
+    if way != "chosen":
+        monkeypatch.setattr(redis_bits, "dense", lambda bits, size, write: way == "dense")
+    monkeypatch.setattr(redis_filter_module, "_CHUNK_KEYS", 500)
+    base = keys_of_every_kind(1200, seed=31)
+    keys = base + base[::5] + base[:30]
+    shared = RedisBackedFilter.create(plain_client, f"ways-{way}", 50_000, 6, part_bits=64 * 100)
+    bloom = BloomFilter(50_000, 6)
+    assert shared.add_many(keys).tolist() == sequential_answers(bloom, keys)
+    assert shared.to_bytes() == bloom.to_bytes()
+    probes = keys_of_every_kind(1500, seed=32) + keys[:100]
+    assert shared.contains_many(probes).tolist() == bloom.contains_many(probes).tolist()
+
+
+def test_the_load_runner_counts_every_key_and_the_servers_cpu(plain_server):
+    client = plain_server.client()
+    shared = RedisBackedFilter.create(client, "load", 100_000, 7)
+    keys = [f"load-{i}" for i in range(3000)]
+    result = run_load(plain_server.url, client, "add_many", "load", keys, clients=2)
+    assert (result.path, result.clients, result.keys) == ("add_many", 2, 3000)
+    assert result.server_cpu_s > 0 and result.keys_per_s > 0 and result.server_us_per_key > 0
+    assert shared.contains_many(keys).all()
+    with pytest.raises(ValueError, match="path must be one of"):
+        run_load(plain_server.url, client, "SETBIT", "load", keys)
+    client.close()
