@@ -16,7 +16,7 @@ def pytest_collection_modifyitems(config, items):
     if not redis_doctests:
         return
     import pytest
-    from bloomedu.services.redis_server import required, unavailable_reason
+    from bloomedu.services.redis_parts import required, unavailable_reason
 
     reason = unavailable_reason()
     if reason and not required():

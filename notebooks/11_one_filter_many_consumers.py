@@ -640,10 +640,11 @@ check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=10
 #
 # *Where this lesson's code lives:* `bloomedu/compat/redisbloom.py`,
 # `bloomedu/compat/redisbloom_parts.py` and `bloomedu/compat/murmur64.py` (RedisBloom in
-# Python), `bloomedu/services/redis_server.py` and `bloomedu/services/redis_cluster.py`
-# (starting servers and clusters), `bloomedu/services/redis_filter.py`,
-# `bloomedu/services/redis_bits.py` and `bloomedu/services/redis_wire.py` (bloomedu's filter in
-# Redis strings), `bloomedu/services/redis_dedup.py` (the consumers),
+# Python), `bloomedu/services/redis_parts.py`, `bloomedu/services/redis_server.py`,
+# `bloomedu/services/redis_connect.py` and `bloomedu/services/redis_cluster.py` (finding,
+# starting and reaching servers and clusters), `bloomedu/services/redis_filter.py`,
+# `bloomedu/services/redis_bits.py`, `bloomedu/services/redis_calls.py` and
+# `bloomedu/services/redis_wire.py` (bloomedu's filter in Redis strings), `bloomedu/services/redis_dedup.py` (the consumers),
 # `bloomedu/services/redis_sharded.py` (the sharded filter), `bloomedu/services/redis_load.py`
 # (the throughput measurements); its tests: `tests/test_redisbloom.py`,
 # `tests/test_redisbloom_model.py`, `tests/test_redis_filter.py`, `tests/test_redis_faults.py`,

@@ -23,9 +23,10 @@ import redis
 
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
-from bloomedu.services import redis_server
+from bloomedu.services import redis_parts
 from bloomedu.services.redis_filter import AnswersLost, FilterLost, RedisBackedFilter
-from bloomedu.services.redis_server import RedisAuthError, RedisServer, connect
+from bloomedu.services.redis_connect import RedisAuthError, connect
+from bloomedu.services.redis_server import RedisServer
 from redis_support import DroppingProxy, plain_client, plain_server, start  # noqa: F401
 
 
@@ -180,19 +181,19 @@ def test_a_module_copy_is_made_in_a_private_folder_and_a_planted_file_is_never_u
     planted.write_bytes(b"\x7fELF a planted one!!")  # the same size, as the old check compared
     planted.chmod(0o755)
     monkeypatch.setattr(tempfile, "tempdir", str(shared_tmp))
-    monkeypatch.setattr(redis_server, "_PRIVATE_FOLDER", [])
-    monkeypatch.setattr(redis_server, "_PRIVATE_COPIES", {})
+    monkeypatch.setattr(redis_parts, "_PRIVATE_FOLDER", [])
+    monkeypatch.setattr(redis_parts, "_PRIVATE_COPIES", {})
     monkeypatch.setattr(Path, "chmod", lambda self, mode: (_ for _ in ()).throw(PermissionError()))
-    usable = redis_server._executable(module)
+    usable = redis_parts._executable(module)
     assert usable.read_bytes() == b"\x7fELF the real module" and os.access(usable, os.X_OK)
     folder = usable.parent
     assert folder != planted.parent and folder.name.startswith("bloomedu-bin-")
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.stat().st_uid == os.getuid()
-    assert redis_server._executable(module) == usable  # made once per process, then reused
+    assert redis_parts._executable(module) == usable  # made once per process, then reused
     os.chmod(folder, 0o777)  # someone opened it up: it is no longer used
-    with pytest.raises(redis_server.RedisUnavailable, match="no longer a private folder"):
-        redis_server._PRIVATE_COPIES.clear()
-        redis_server._executable(module)
+    with pytest.raises(redis_parts.RedisUnavailable, match="no longer a private folder"):
+        redis_parts._PRIVATE_COPIES.clear()
+        redis_parts._executable(module)
 
 
 # --- finding 8 and issue 18: one rule for keys, the same bits as BloomFilter ------------------

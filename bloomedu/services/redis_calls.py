@@ -1,0 +1,157 @@
+"""One chunk of a Redis-backed filter on the wire: its transaction, its checks and its retries.
+
+:class:`~bloomedu.services.redis_filter.RedisBackedFilter` sends each chunk of ``add_many``
+as one ``MULTI``/``EXEC`` transaction: the filter's ``uid`` read from its description, the
+chunk's commands (:class:`~bloomedu.services.redis_bits.ChunkPlan`), a bit of the call's
+marker set, and ``WAIT`` for the replicas asked.  What each failure means, and what is done:
+
+- the description's ``uid`` is missing or another: :class:`FilterLost` (the node lost its
+  data, or the filter was deleted or made again), never answers from what is left;
+- the connection dropped: reconnect and look at the marker under ``WATCH``; not set, the
+  chunk was never applied and is sent again (the ``WATCH`` makes a late first copy abort
+  the second); set, :class:`AnswersLost`;
+- ``MOVED``, ``ASK``, ``TRYAGAIN``, ``CLUSTERDOWN``, ``LOADING`` (nothing was done): ask the
+  cluster again who holds the slot, and send again;
+- a command refused as the transaction was queued (``OOM`` at ``maxmemory``): nothing of
+  the chunk was applied, and the error says so;
+- fewer replicas than asked acknowledged: :class:`NotReplicated`;
+- no answer for ``retry_s`` seconds: a ``ConnectionError`` saying the filter cannot tell.
+
+A lookup is the same without the transaction and the marker: only read-only commands, so a
+full server serves it.  Used by ``bloomedu/services/redis_filter.py``; tested in
+``tests/test_redis_faults.py`` and ``tests/test_redis_cluster.py``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .redis_bits import ChunkPlan
+from .redis_connect import auth_refused
+from .redis_wire import command, exchange, held
+
+__all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
+           "retrying", "MARKER_MS"]
+
+MARKER_MS = 600_000          # a call's marker outlives any retry of it
+
+
+class FilterLost(RuntimeError):
+    """The filter's description is gone or changed: its node lost its data, or another
+    process deleted the filter or made a new one under its name.  Its answers would be
+    false negatives, so there are none."""
+
+
+class AnswersLost(RuntimeError):
+    """The connection dropped after the server applied a chunk of ``add_many``: its keys are
+    in the filter, but which of them were new went with the lost reply."""
+
+
+class NotReplicated(RuntimeError):
+    """A write reached the primary (it is in the filter there) but not the replicas asked
+    for in time: a failover now could lose it."""
+
+
+def _redirected(reply) -> bool:
+    """True for a reply that asks for the command again, elsewhere or later (MOVED, ASK,
+    TRYAGAIN, CLUSTERDOWN, LOADING): nothing was done."""
+    import redis.exceptions as errors
+
+    kinds = tuple(getattr(errors, name) for name in ("MovedError", "AskError", "TryAgainError",
+                                                     "ClusterDownError", "BusyLoadingError")
+                  if hasattr(errors, name))
+    return isinstance(reply, kinds) or isinstance(reply, Exception) and str(reply).startswith(
+        ("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN", "LOADING"))
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def check(self, uid, replies) -> None:
+    if uid is None or _text(uid) != self.uid:
+        state = "gone" if uid is None else "another filter's"
+        raise FilterLost(f"filter {self.name!r}: its description {self.meta_key} is {state}; "
+                         "the node that holds it lost its data, or the filter was deleted "
+                         "or made again")
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise ValueError(f"filter {self.name!r}: a part is not a string of this filter's "
+                             f"({reply})") from reply
+
+def retrying(self, attempt_once):
+    """Call ``attempt_once(attempt)`` until it returns, through dropped connections and
+    cluster redirections, for up to ``retry_s`` seconds; then a clear ConnectionError."""
+    import redis
+
+    started, attempt = time.monotonic(), 0
+    while True:
+        try:
+            return attempt_once(attempt)
+        except (redis.ConnectionError, redis.TimeoutError, _Redirected) as error:
+            if auth_refused(error):
+                raise
+            if time.monotonic() - started > self.retry_s:
+                raise redis.ConnectionError(
+                    f"filter {self.name!r}: no answer from the node holding it for "
+                    f"{self.retry_s:.0f} s ({error}); it cannot say whether a key is in "
+                    "it, so it says nothing") from error
+            attempt += 1
+            self._refresh()
+            time.sleep(min(0.5, 0.02 * 2 ** attempt))
+
+def write_chunk(self, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
+    body = [command("MULTI"), command("HGET", self.meta_key, "uid"), *plan.commands,
+            command("SETBIT", marker, index, 1), command("PEXPIRE", marker, MARKER_MS),
+            command("EXEC")]
+    if self.replicas:
+        body.append(command("WAIT", self.replicas, self.replica_timeout_ms))
+    queued = len(body) - 2 - bool(self.replicas)
+
+    def attempt_once(attempt: int):
+        with held(self._node()) as connection:
+            if attempt:  # was it applied before the connection dropped?
+                _, applied = exchange(connection, [command("WATCH", marker),
+                                                   command("GETBIT", marker, index)], 2)
+                if applied == 1:
+                    exchange(connection, [command("UNWATCH")], 1)
+                    raise AnswersLost(f"filter {self.name!r}: the connection dropped after "
+                                      f"the server added a chunk of {plan.keys} keys; which "
+                                      "of them were new was lost with its reply")
+            replies = exchange(connection, body, len(body))
+        done = replies[1 + queued]
+        if done is None:  # WATCH fired: the first send was applied after all
+            raise _Redirected("the marker changed under WATCH")
+        if isinstance(done, Exception):  # EXECABORT: nothing of this chunk was applied
+            refused = next((r for r in replies[1:1 + queued] if isinstance(r, Exception)), done)
+            if _redirected(refused) or _redirected(replies[0]):
+                raise _Redirected(str(refused))
+            raise type(refused)(f"filter {self.name!r}: {refused} (no key of this chunk was "
+                                "added)")
+        check(self, done[0], done[1:])
+        if self.replicas and replies[-1] < self.replicas:
+            raise NotReplicated(f"filter {self.name!r}: {replies[-1]} of {self.replicas} "
+                                f"replicas acknowledged in {self.replica_timeout_ms} ms")
+        return plan.answers(done[1:1 + len(plan.commands)])
+
+    return retrying(self, attempt_once)
+
+def read_chunk(self, plan: ChunkPlan) -> np.ndarray:
+    body = [command("HGET", self.meta_key, "uid"), *plan.commands]
+
+    def attempt_once(attempt: int):
+        with held(self._node()) as connection:
+            replies = exchange(connection, body, len(body))
+        moved = [r for r in replies if _redirected(r)]
+        if moved:
+            raise _Redirected(str(moved[0]))
+        check(self, replies[0], replies[1:])
+        return plan.answers(replies[1:])
+
+    return retrying(self, attempt_once)
+
+
+class _Redirected(Exception):
+    """A reply that asks for the same command again elsewhere or later (MOVED, a WATCH fired)."""
