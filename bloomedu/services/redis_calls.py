@@ -111,7 +111,7 @@ def write_chunk(self, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
     queued = len(body) - 2 - bool(self.replicas)
 
     def attempt_once(attempt: int):
-        with held(self._node()) as connection:
+        with held(self._node(), self.io_timeout_s) as connection:
             if attempt:  # was it applied before the connection dropped?
                 _, applied = exchange(connection, [command("WATCH", marker),
                                                    command("GETBIT", marker, index)], 2)
@@ -142,7 +142,7 @@ def read_chunk(self, plan: ChunkPlan) -> np.ndarray:
     body = [command("HGET", self.meta_key, "uid"), *plan.commands]
 
     def attempt_once(attempt: int):
-        with held(self._node()) as connection:
+        with held(self._node(), self.io_timeout_s) as connection:
             replies = exchange(connection, body, len(body))
         moved = [r for r in replies if _redirected(r)]
         if moved:

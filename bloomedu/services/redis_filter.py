@@ -139,6 +139,7 @@ class RedisBackedFilter:
         self.replica_timeout_ms = whole_number(replica_timeout_ms, "replica_timeout_ms", 1)
         self.client, self.name, self.part_bits, self.uid = client, name, int(part_bits), uid
         self.retry_s = float(retry_s)
+        self.io_timeout_s = max(1.0, min(self.retry_s, 10.0))  # the longest one read may wait
         self.nbytes = 8 * -(-self.num_bits // 64)  # BloomFilter's storage: whole 64-bit words
         self.num_parts = -(-self.nbytes * 8 // self.part_bits)
         self.keys = [f"{{{name}}}:bits:{j}" for j in range(self.num_parts)]

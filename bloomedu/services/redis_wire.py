@@ -102,12 +102,21 @@ def connection_of(client):
 
 
 @contextmanager
-def held(client):
+def held(client, timeout_s: float | None = None):
     """One connection of ``client``'s pool for a few exchanges (a ``WATCH`` and its ``MULTI``
-    must share one), given back after; closed if anything went wrong on it."""
+    must share one), given back after; closed if anything went wrong on it.
+
+    ``timeout_s``: the longest a read may wait, whatever the client was made with (a node
+    paused by ``SIGSTOP`` keeps its connections open and never answers; a client without a
+    socket timeout would wait for it forever)."""
     connection = connection_of(client)
     try:
+        if timeout_s is not None:
+            connection.connect()  # nothing if connected already
+            connection._sock.settimeout(timeout_s)
         yield connection
+        if timeout_s is not None and connection._sock is not None:
+            connection._sock.settimeout(connection.socket_timeout)
     except BaseException:
         connection.disconnect()
         raise
