@@ -266,6 +266,11 @@ print("distinct positions: keys  " + ", ".join(f"{d}: {int(counts[d])}" for d in
 # script runs alone on the server, so an ID is new for exactly one message whoever reads it, and
 # a message is acknowledged only together with its answer.
 #
+# A click ID is a key as `BloomFilter` takes it, on every path of this lesson: a str is hashed
+# as its UTF-8 bytes, an int as its 8-byte value, so `Click(123)` and `Click("123")` are two
+# different clicks; each message carries its ID's kind, and the output gives the IDs back as
+# they were published.
+#
 # To check the outcome exactly, the filter is sized so that no ID of this stream can be a false
 # positive (no ID's bits are all bits of other IDs, whatever the order): then the output must be
 # exactly the distinct IDs.
