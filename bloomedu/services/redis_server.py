@@ -98,8 +98,11 @@ class RedisServer:
         if self.persistence == "aof":
             args += ["--appendfsync", "always"]  # every acknowledged write is on disk
         if self.cluster:
+            # validity factor 0: a replica always stands for election when its primary fails,
+            # however long a loaded machine kept it from hearing from the primary
             args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                     "--cluster-node-timeout", str(self.cluster_node_timeout_ms)]
+                     "--cluster-node-timeout", str(self.cluster_node_timeout_ms),
+                     "--cluster-replica-validity-factor", "0"]
         if self.module_path:
             args += ["--loadmodule", self.module_path]
         return args + list(self.extra_args)
