@@ -212,7 +212,7 @@ class RedisServer:
     # --- clients ------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        """``redis://[:password@]127.0.0.1:port/0``: what :func:`connect` and the consumer CLI take."""
+        """``redis://[:password@]127.0.0.1:port/0``: what :func:`~bloomedu.services.redis_connect.connect` and the consumer CLI take."""
         auth = f":{quote(self.password, safe='')}@" if self.password else ""
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
