@@ -118,7 +118,9 @@ class RedisCuckooFilter(LockedWrites):
 
         Raises :class:`RedisBloomError` where the server answers an error: "Filter is full"
         (the evictions failed and ``expansion`` is 0; the filter is unchanged) or "Maximum
-        expansions reached" (32 sub-filters).
+        expansions reached" (32 sub-filters).  A growth this machine cannot hold (or the
+        module could not run) raises ``ValueError`` instead of the server's abort, the filter
+        unchanged.
 
         >>> f = RedisCuckooFilter(4, 2, expansion=0)   # "a"'s two buckets are one here
         >>> f.add("a"), f.add("a")
@@ -463,7 +465,7 @@ def _check_buckets(buckets: int, bucket_size: int, what: str, loaded: bool = Fal
     if loaded and buckets == 0:
         raise ValueError(f"{what} has 0 buckets (an expansion of 0 with more than one "
                          "sub-filter): the module would divide by zero")
+    check_storage(buckets * bucket_size, what)
     if buckets >= _EVICTION_LIMIT:
         raise ValueError(f"{what} needs {buckets} buckets: RedisBloom's evictions hold the "
                          "bucket count in 32 bits and divide by zero from 2**32 on")
-    check_storage(buckets * bucket_size, what)
