@@ -29,7 +29,7 @@ from .core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
 from .steps.dedup import HashedIds, SeenIds, deduplicate
 from .steps.salted import BitVector, SaltedBloomFilter
 from .variants import (AgePartitionedBloomFilter, BlockedBloomFilter, CountingBloomFilter,
-                       RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
+                       CuckooFilter, RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
 from .workloads.clicks import Click, click_stream, score
 
 _moved.install(__name__)  # old paths such as bloomedu.theory still import (see _moved.MOVED)
@@ -40,6 +40,6 @@ __all__ = [
     "BitArray", "BitVector", "BloomFilter", "Click", "HashedIds", "SaltedBloomFilter",
     "SeenIds", "click_stream", "deduplicate", "murmur3_32", "murmurhash2",
     "n_bit_hash_function", "score",
-    "AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter",
+    "AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter", "CuckooFilter",
     "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter",
 ]

@@ -30,9 +30,10 @@ True
 from .age_partitioned import AgePartitionedBloomFilter
 from .blocked import BlockedBloomFilter
 from .counting import CountingBloomFilter
+from .cuckoo import CuckooFilter
 from .rotating import RotatingBloomFilter
 from .scalable import ScalableBloomFilter
 from .stable import StableBloomFilter
 
-__all__ = ["AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter",
+__all__ = ["AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter", "CuckooFilter",
            "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter"]
