@@ -224,10 +224,10 @@ def test_forged_chunks_are_refused_before_a_large_allocation(chunks, message):
 
 def test_a_loaded_sub_filter_of_2_to_the_32_buckets_is_refused_in_32_bits():
     """The bytes for it (4 GiB) are not made here: the check the loader runs is called alone."""
-    from bloomedu.compat.redisbloom_cuckoo import _check_buckets
+    from bloomedu.compat.redisbloom_cuckoo_parts import check_buckets
     with pytest.raises(ValueError, match="32 bits"):
-        _check_buckets(2 ** 32, 1, "chunks[0]'s sub-filter 0", loaded=True)
-    _check_buckets(2 ** 31, 1, "chunks[0]'s sub-filter 0", loaded=True)  # 2 GiB: allowed
+        check_buckets(2 ** 32, 1, "chunks[0]'s sub-filter 0", loaded=True)
+    check_buckets(2 ** 31, 1, "chunks[0]'s sub-filter 0", loaded=True)  # 2 GiB: allowed
 
 
 def test_chunks_may_come_in_any_order_and_pieces_as_loadchunk_takes_them():

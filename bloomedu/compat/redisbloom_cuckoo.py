@@ -26,7 +26,7 @@ its answers and its dump are the server's, byte for byte:
   the module's default ``CF_MAX_EXPANSIONS``);
 - ``CF.SCANDUMP``: a 38-byte header (items, buckets, deletes, sub-filters, bucket size,
   max iterations, expansion), then each sub-filter's bytes in pieces of at most 16 MiB; a
-  filter with no items dumps nothing.
+  filter with no items dumps nothing (:mod:`bloomedu.compat.redisbloom_cuckoo_dump`).
 
 Items are what redis-py sends: ``str`` as UTF-8, bytes as they are, an int as its decimal
 digits.  Where the module would crash the server (a sub-filter of 2**32 buckets or more,
@@ -42,19 +42,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.checks import check_storage, is_int, whole_number
+from ..core.checks import whole_number
 from ..core.locking import LockedWrites, locked
+from . import redisbloom_cuckoo_dump
 from .redisbloom_cuckoo_parts import (FILTER_BYTES, HEADER, MAX_BUCKET_SIZE, MAX_EXPANSION,
-                                      MAX_FILTERS, MAX_ITERATIONS, MAX_NUM_BUCKETS,
-                                      SUBFILTER_BYTES, SubCuckoo, alt_index, item_hash,
-                                      item_hashes, lookup, next_power_of_two)
-from .redisbloom_parts import MAX_CHUNK, RedisBloomError
+                                      MAX_FILTERS, MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo,
+                                      alt_index, check_buckets, item_hash, item_hashes, lookup,
+                                      next_power_of_two)
+from .redisbloom_parts import RedisBloomError
 
 __all__ = ["RedisCuckooFilter", "RedisBloomError"]
 
 _MASK32, _MASK64 = (1 << 32) - 1, (1 << 64) - 1
 _MAX_CAPACITY = (1 << 63) - 1  # CF.RESERVE reads the capacity as a long long
-_EVICTION_LIMIT = 1 << 32      # the module's evictions hold the bucket count in 32 bits
 
 
 class RedisCuckooFilter(LockedWrites):
@@ -98,7 +98,7 @@ class RedisCuckooFilter(LockedWrites):
 
     def _grow(self, what: str) -> None:
         buckets = self._next_buckets()
-        _check_buckets(buckets, self.bucket_size, what)
+        check_buckets(buckets, self.bucket_size, what)
         self.filters.append(SubCuckoo(buckets, self.bucket_size, what))
 
     def reserve_args(self, key: str) -> list:
@@ -308,20 +308,9 @@ class RedisCuckooFilter(LockedWrites):
         return sum(sub.nbytes for sub in self.filters)
 
     # --- dumps --------------------------------------------------------------------------------
-    def _header(self) -> bytes:
-        return HEADER.pack(self.num_items, self.num_buckets, self.num_deletes, len(self.filters),
-                           self.bucket_size, self.max_iterations, self.expansion)
-
     def _chunks(self) -> list[tuple[int, bytes]]:
         """The header and every piece ``CF_GetEncodedChunk`` returns, each after its iterator."""
-        chunks, position = [(1, self._header())], 1
-        for sub in self.filters:
-            size = sub.nbytes
-            for start in range(0, size, MAX_CHUNK):
-                piece = bytes(sub.data[start:start + MAX_CHUNK])
-                position += len(piece)
-                chunks.append((position, piece))
-        return chunks
+        return redisbloom_cuckoo_dump.chunks(self)
 
     @locked
     def scandump(self) -> list[tuple[int, bytes]]:
@@ -341,62 +330,15 @@ class RedisCuckooFilter(LockedWrites):
         """The filter ``CF.LOADCHUNK`` rebuilds from (iterator, data) pairs, the header first.
 
         Refused with a ``ValueError`` where the module answers an error, and before anything
-        is allocated where the header asks for more bytes than the chunks carry.
+        is allocated where the header asks for more bytes than the chunks carry
+        (:mod:`bloomedu.compat.redisbloom_cuckoo_dump`).
 
         >>> f = RedisCuckooFilter(8); f.add("x")
         True
         >>> RedisCuckooFilter.loadchunks(f.scandump()).exists("x")
         True
         """
-        chunks = [_chunk(pair, i) for i, pair in enumerate(chunks)]
-        if not chunks or chunks[0][0] != 1:
-            raise ValueError("chunks must start with the header, (1, data): CF.LOADCHUNK "
-                             "answers 'ERR not found' to a chunk for a key that has no filter")
-        header = chunks[0][1]
-        if len(header) != HEADER.size:
-            raise ValueError(f"chunks[0] is {len(header)} bytes: a header is {HEADER.size} "
-                             "(CF.LOADCHUNK: Invalid header)")
-        new = cls.__new__(cls)
-        (new.num_items, new.num_buckets, new.num_deletes, num_filters, new.bucket_size,
-         new.max_iterations, new.expansion) = HEADER.unpack(header)
-        num_filters &= 0xFFFF  # the module keeps the count in 16 bits
-        _check_header(new, num_filters)
-        carried = sum(len(data) for _, data in chunks[1:])
-        sizes, total, buckets = [], 0, new.num_buckets
-        for i in range(num_filters):  # sub-filter i: num_buckets * expansion ** i buckets
-            sizes.append(buckets)
-            total += buckets * new.bucket_size
-            if total > carried:  # stop before the numbers grow: a forged header asks for 2**1000
-                break
-            buckets *= new.expansion
-        if carried != total or len(sizes) != num_filters:
-            asked = f"{total} bytes" if len(sizes) == num_filters else f"over {carried} bytes"
-            raise ValueError(f"the header asks for {num_filters} sub-filter(s) of {asked} in "
-                             f"all, and the chunks after it carry {carried}")
-        for i, buckets in enumerate(sizes):
-            _check_buckets(buckets, new.bucket_size, f"chunks[0]'s sub-filter {i}", loaded=True)
-        check_storage(total, "chunks[0] (the header)")
-        new.filters = [SubCuckoo(buckets, new.bucket_size) for buckets in sizes]
-        for i, (position, data) in enumerate(chunks[1:], 1):
-            new._load_chunk(position, data, i)
-        return new
-
-    def _load_chunk(self, position: int, data: bytes, i: int) -> None:
-        """``CF_LoadEncodedChunk``: copy ``data`` to where its iterator says it ends."""
-        refused = ValueError(f"chunks[{i}] = ({position}, {len(data)} bytes) does not fit the "
-                             "filter (CF.LOADCHUNK: Couldn't load chunk!)")
-        if position == 1:
-            raise ValueError(f"chunks[{i}] is a second header (CF.LOADCHUNK: item exists)")
-        if not data or position <= 0 or position - 1 < len(data):
-            raise refused
-        offset = position - len(data) - 1
-        for sub in self.filters:
-            if offset < sub.nbytes:
-                break
-            offset -= sub.nbytes
-        if offset + len(data) > sub.nbytes:
-            raise refused
-        sub.data[offset:offset + len(data)] = data
+        return redisbloom_cuckoo_dump.load(cls, chunks)
 
     # --- copies, equality, pickling -----------------------------------------------------------
     def __reduce__(self):
@@ -429,43 +371,3 @@ class RedisCuckooFilter(LockedWrites):
         return (f"RedisCuckooFilter(num_buckets={self.num_buckets}, bucket_size={self.bucket_size}, "
                 f"max_iterations={self.max_iterations}, expansion={self.expansion}, "
                 f"filters={len(self.filters)})")
-
-
-def _chunk(pair, i: int) -> tuple[int, bytes]:
-    """One (iterator, data) pair, checked for its types."""
-    try:
-        position, data = pair
-    except (TypeError, ValueError):
-        raise TypeError(f"chunks[{i}] must be an (iterator, data) pair, not "
-                        f"{type(pair).__name__}") from None
-    if not is_int(position):
-        raise TypeError(f"chunks[{i}]'s iterator must be an int, not {type(position).__name__}")
-    if position == 0:
-        raise ValueError(f"chunks[{i}]'s iterator is 0 (CF.LOADCHUNK: Invalid position)")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"chunks[{i}]'s data must be bytes, not {type(data).__name__}")
-    return int(position), bytes(data)
-
-
-def _check_header(new: RedisCuckooFilter, num_filters: int) -> None:
-    """``CuckooFilter_ValidateIntegrity``: what CF.LOADCHUNK refuses in a header."""
-    problems = [(not 1 <= new.bucket_size <= MAX_BUCKET_SIZE, f"bucket size {new.bucket_size}"),
-                (not 1 <= new.num_buckets <= MAX_NUM_BUCKETS
-                 or new.num_buckets & (new.num_buckets - 1), f"{new.num_buckets} buckets"),
-                (num_filters == 0, "0 sub-filters (mod 2**16)"),
-                (new.max_iterations == 0, "max iterations 0")]
-    for bad, what in problems:
-        if bad:
-            raise ValueError(f"chunks[0] is a header of {what} (CF.LOADCHUNK: Couldn't create filter!)")
-
-
-def _check_buckets(buckets: int, bucket_size: int, what: str, loaded: bool = False) -> None:
-    """Refuse a sub-filter the module cannot run (its 32-bit evictions divide by zero at
-    2**32 buckets or more; 0 buckets, from a loaded expansion of 0) or this machine cannot hold."""
-    if loaded and buckets == 0:
-        raise ValueError(f"{what} has 0 buckets (an expansion of 0 with more than one "
-                         "sub-filter): the module would divide by zero")
-    check_storage(buckets * bucket_size, what)
-    if buckets >= _EVICTION_LIMIT:
-        raise ValueError(f"{what} needs {buckets} buckets: RedisBloom's evictions hold the "
-                         "bucket count in 32 bits and divide by zero from 2**32 on")

@@ -30,8 +30,8 @@ from .murmur64 import murmurhash64a, murmurhash64a_many, pack_items
 from .redisbloom_parts import encode_item, encode_items
 
 __all__ = ["ALT_MULTIPLIER", "HEADER", "MAX_BUCKET_SIZE", "MAX_EXPANSION", "MAX_FILTERS",
-           "MAX_ITERATIONS", "SubCuckoo", "alt_index", "item_hash", "item_hashes", "lookup",
-           "next_power_of_two"]
+           "MAX_ITERATIONS", "SubCuckoo", "alt_index", "check_buckets", "item_hash", "item_hashes",
+           "lookup", "next_power_of_two"]
 
 ALT_MULTIPLIER = 0x5BD1E995  # the fingerprint's multiplier in the second bucket
 MAX_BUCKET_SIZE = 255        # CF.RESERVE's limits (CF_MAX_BUCKET_SIZE, ...)
@@ -44,6 +44,7 @@ FILTER_BYTES, SUBFILTER_BYTES = 40, 16  # sizeof(CuckooFilter), sizeof(SubCF): i
 # then bucket size, max iterations, expansion (u16 each)
 HEADER = struct.Struct("<QQQQHHH")
 _MASK32, _MASK64 = (1 << 32) - 1, (1 << 64) - 1
+_EVICTION_LIMIT = 1 << 32  # the module's evictions hold the bucket count in 32 bits
 
 
 def next_power_of_two(n: int) -> int:
@@ -93,6 +94,24 @@ def lookup(h: int) -> tuple[int, int, int]:
     """
     fingerprint = h % 255 + 1
     return fingerprint, h, alt_index(fingerprint, h)
+
+
+def check_buckets(buckets: int, bucket_size: int, what: str, loaded: bool = False) -> None:
+    """Refuse a sub-filter the module cannot run (its 32-bit evictions divide by zero at
+    2**32 buckets or more; 0 buckets, from a loaded expansion of 0) or this machine cannot hold.
+
+    >>> check_buckets(1024, 2, "sub-filter 0")
+    >>> check_buckets(0, 2, "chunks[0]'s sub-filter 1", loaded=True)
+    Traceback (most recent call last):
+    ValueError: chunks[0]'s sub-filter 1 has 0 buckets (an expansion of 0 with more than one sub-filter): the module would divide by zero
+    """
+    if loaded and buckets == 0:
+        raise ValueError(f"{what} has 0 buckets (an expansion of 0 with more than one "
+                         "sub-filter): the module would divide by zero")
+    check_storage(buckets * bucket_size, what)
+    if buckets >= _EVICTION_LIMIT:
+        raise ValueError(f"{what} needs {buckets} buckets: RedisBloom's evictions hold the "
+                         "bucket count in 32 bits and divide by zero from 2**32 on")
 
 
 class SubCuckoo:
