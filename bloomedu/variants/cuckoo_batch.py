@@ -38,14 +38,20 @@ _FIRST_WINDOW, _MAX_WINDOW, _MIN_WINDOW = 1024, 1 << 15, 64
 def insert_one(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> bool:
     """Store one fingerprint: an empty slot of i1, else of i2, else a walk (:func:`kick`)."""
     flat, b = f.table.reshape(-1), f.bucket_size
-    for bucket in (i1, i2):
-        row = flat[bucket * b:(bucket + 1) * b].tolist()
-        if 0 in row:
-            at = bucket * b + row.index(0)
-            journal.append((at, 0))
-            flat[at] = fingerprint
-            return True
+    if _put_in_empty(flat, i1, b, fingerprint, journal) or _put_in_empty(flat, i2, b, fingerprint, journal):
+        return True
     return kick(f, fingerprint, i1, i2, h1, journal) >= 0
+
+
+def _put_in_empty(flat: np.ndarray, bucket: int, b: int, fingerprint: int, journal: list) -> bool:
+    """Write the fingerprint into the bucket's first empty slot, if it has one."""
+    row = flat[bucket * b:(bucket + 1) * b].tolist()
+    if 0 not in row:
+        return False
+    at = bucket * b + row.index(0)
+    journal.append((at, 0))
+    flat[at] = fingerprint
+    return True
 
 
 def kick(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> int:
@@ -62,11 +68,7 @@ def kick(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> int:
         journal.append((at, victim))
         flat[at] = fingerprint
         fingerprint, bucket = victim, f._other(victim, bucket)
-        row = flat[bucket * b:(bucket + 1) * b].tolist()
-        if 0 in row:
-            at = bucket * b + row.index(0)
-            journal.append((at, 0))
-            flat[at] = fingerprint
+        if _put_in_empty(flat, bucket, b, fingerprint, journal):
             return bucket
     undo(f, journal, mark)
     return -1
