@@ -244,9 +244,11 @@ def tables(results: dict[str, dict]) -> list[str]:
         lines.append(
             f"| {name} | {r['runs']} | {_rate(r['keys'], r['build_s'])} | "
             f"{_rate(r['queried'], r['query_s'])} | {8 * r['storage_bytes'] / r['keys']:.3f} | "
-            f"{r['false_positive_rate']:.5f} | {expected:.5f} ({(r['false_positive_rate'] - expected) / sigma:+.1f} sigma)"
+            f"{r['false_positive_rate']:.5f} | {expected:.5f} "
+            f"({(r['false_positive_rate'] - expected) / sigma:+.1f} sigma)"
             f" | {r['false_negatives']} of {r['keys']:,} | {r['peak_bytes'] / 2 ** 20:.1f} |")
-    lines += ["", "| bloomedu against | build keys/s ratio | query keys/s ratio | bits a key, ours / theirs |",
+    lines += ["", "| bloomedu against | build keys/s ratio | query keys/s ratio "
+              "| bits a key, ours / theirs |",
               "|---|---:|---:|---:|"]
     for name, r in results.items():
         peer = getattr(LIBRARIES[name], "peer", None)
@@ -315,7 +317,8 @@ def figures(count: int = 1_000_000, seed: int = 20_240_611) -> list[str]:
             rate, p = float(np.mean(f.contains_many(absent))), 2.0 ** -bits
             sigma = (rate - p) / math.sqrt(p * (1 - p) / count)
             lines.append(f"| {name} | {bits} | {f.bits_per_key:.4f} | {f.bits_per_key / bits:.4f} | "
-                         f"{rate:.6f} | {p:.6f} | {sigma:+.2f} | {count - int(f.contains_many(inserted).sum())} |")
+                         f"{rate:.6f} | {p:.6f} | {sigma:+.2f} | "
+                         f"{count - int(f.contains_many(inserted).sum())} |")
     lines += ["", f"Cuckoo filters sized for {count:,} keys, filled with them:", "",
               "| f | b | load | rate | 1-(1-1/(2^f-1))^(2ba) | sigma | 2b/2^f | false negatives |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|"]

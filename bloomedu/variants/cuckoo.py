@@ -281,8 +281,9 @@ class CuckooFilter(Shared):
         >>> CuckooFilter.from_bytes(f.to_bytes()) == f
         True
         """
+        little = self.table.astype(self.table.dtype.newbyteorder("<"))
         return _HEADER.pack(self.capacity, self.num_buckets, self.fingerprint_bits,
-                            self.bucket_size) + self.table.astype(self.table.dtype.newbyteorder("<")).tobytes()
+                            self.bucket_size) + little.tobytes()
 
     @classmethod
     def from_bytes(cls, data) -> "CuckooFilter":

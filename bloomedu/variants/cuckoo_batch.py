@@ -38,7 +38,7 @@ _FIRST_WINDOW, _MAX_WINDOW, _MIN_WINDOW = 1024, 1 << 15, 64
 def insert_one(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> bool:
     """Store one fingerprint: an empty slot of i1, else of i2, else a walk (:func:`kick`)."""
     flat, b = f.table.reshape(-1), f.bucket_size
-    if _put_in_empty(flat, i1, b, fingerprint, journal) or _put_in_empty(flat, i2, b, fingerprint, journal):
+    if any(_put_in_empty(flat, bucket, b, fingerprint, journal) for bucket in (i1, i2)):
         return True
     return kick(f, fingerprint, i1, i2, h1, journal) >= 0
 
@@ -82,7 +82,8 @@ def undo(f, journal: list, mark: int = 0) -> None:
         flat[at] = old
 
 
-def earlier_counts(target: np.ndarray, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def earlier_counts(target: np.ndarray, first: np.ndarray,
+                   second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each j: how many k < j have ``target[k] == first[j]``, and ``== second[j]``
     (a target of -1 is none).
 
