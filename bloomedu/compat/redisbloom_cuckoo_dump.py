@@ -51,9 +51,10 @@ def chunks(f) -> list[tuple[int, bytes]]:
 
 
 def load(cls, chunks):
-    """What :meth:`RedisCuckooFilter.loadchunks` returns: the header checked as
-    ``CuckooFilter_ValidateIntegrity`` checks it, its sizes against the bytes the chunks
-    carry (before anything is allocated), then each chunk copied where its iterator says.
+    """What :meth:`~bloomedu.compat.redisbloom_cuckoo.RedisCuckooFilter.loadchunks` returns:
+    the header checked as ``CuckooFilter_ValidateIntegrity`` checks it, its sizes against the
+    bytes the chunks carry (before anything is allocated), then each chunk copied where its
+    iterator says.
 
     >>> from bloomedu.compat.redisbloom_cuckoo import RedisCuckooFilter
     >>> load(RedisCuckooFilter, [(1, bytes(38))])
