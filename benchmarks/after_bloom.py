@@ -147,10 +147,11 @@ class RedisBloomCuckoo:
 
     name, peer = "redisbloom-cf", None
 
-    def prepare(self, keys):
-        from bloomedu.services.redis_server import RedisServer
-        self.server = RedisServer(module=True)
-        self.client = self.server.client()
+    def prepare(self, keys):  # called for the inserted and the absent keys: one server for both
+        if not hasattr(self, "server"):
+            from bloomedu.services.redis_server import RedisServer
+            self.server = RedisServer(module=True)
+            self.client = self.server.client()
         return keys.tolist()
 
     def _batches(self, command, keys):
@@ -186,6 +187,7 @@ class RedisBloomCuckoo:
     def close(self, f) -> None:
         self.client.close()
         self.server.close()
+        del self.client, self.server
 
 
 LIBRARIES = {lib.name: lib for lib in (

@@ -49,3 +49,25 @@ def test_a_bloomedu_run_counts_no_false_negative(tmp_path, name):
     result = after_bloom.run(after_bloom.LIBRARIES[name], tmp_path)
     assert result["false_negatives"] == 0 and result["keys"] == result["queried"] == 2000
     assert result["false_positive_rate"] < 0.05 and result["storage_bytes"] > 2000
+
+
+def test_the_redisbloom_run_starts_one_server_and_stops_it(tmp_path, monkeypatch):
+    """Its keys are prepared twice (inserted, absent): a server started each time leaked one."""
+    from bloomedu.services import redis_server
+    from redis_support import start
+    start(module=True).close()  # fails under `make test`, skips without the redis extra, if none
+    started = []
+    real = redis_server.RedisServer
+
+    class Recorded(real):
+        def __init__(self, **options):
+            super().__init__(**options)
+            started.append(self)
+
+    monkeypatch.setattr(redis_server, "RedisServer", Recorded)
+    keys = uint64_keys(400, seed=3)
+    np.save(tmp_path / "W2_inserted.npy", keys[:200])
+    np.save(tmp_path / "W2_absent.npy", keys[200:])
+    result = after_bloom.run(after_bloom.RedisBloomCuckoo(), tmp_path)
+    assert result["false_negatives"] == 0 and result["filters"] == 1
+    assert len(started) == 1 and started[0].pid is None
