@@ -1,6 +1,7 @@
-"""``make bench``: run every library on W1 to W4, print and save the tables.
+"""``make bench``: run every library on W1 to W5, print and save the tables.
 
-    python -m benchmarks [--rounds 5] [--large-rounds 3] [--redis-rounds 3] [--out benchmarks/results/latest.md]
+    python -m benchmarks [--rounds 5] [--large-rounds 3] [--redis-rounds 3] [--after-rounds 3]
+                         [--out benchmarks/results/latest.md]
 
 Each run is a fresh process.  Round r runs the libraries in a rotated order
 (A B C, then B C A, ...), so a burst of load on this shared machine does not
@@ -11,6 +12,8 @@ filter far larger than the cache, and the one article 1's day needs) run
 ``--large-rounds`` rounds (0 skips them; a W4-day run of rbloom takes about a minute).
 The Redis part (:mod:`benchmarks.redis_bench`: bloomedu's filter in plain Redis strings
 against RedisBloom's ``BF.MADD``, on a server of its own) runs ``--redis-rounds`` rounds.
+W5 (:mod:`benchmarks.after_bloom`: xor, binary fuse and cuckoo filters against pyfusefilter
+and RedisBloom's CF) runs ``--after-rounds`` rounds (0 skips it).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 
 from bloomedu.core.pipeline import WORKERS
 
+from . import after_bloom
 from .libraries import LARGE_LIBRARIES, LIBRARIES, version
 from .workloads import LARGE_WORKLOADS, SWEEP_QUERIES, WORKLOADS, write_keys, write_large_keys
 
@@ -252,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large-rounds", type=int, default=3, help="rounds of W4 (0: none)")
     parser.add_argument("--redis-rounds", type=int, default=3,
                         help="rounds of the Redis part (0: none)")
+    parser.add_argument("--after-rounds", type=int, default=3,
+                        help="rounds of W5, the filters after Bloom (0: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.md")
     parser.add_argument("--strict", action="store_true", help="exit 1 unless every target is met")
     args = parser.parse_args(argv)
@@ -265,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         for i, (workload, name) in enumerate(pairs, 1):
             print(f"[{i}/{len(pairs)}] {workload} {name}", file=sys.stderr, flush=True)
             runs.setdefault((workload, name), []).append(run(workload, name, directory))
+        after = after_bloom.run_all(args.after_rounds, directory,
+                                    lambda line: print(line, file=sys.stderr, flush=True))
         print("bloomedu step by step", file=sys.stderr, flush=True)
         steps = subprocess.run([sys.executable, "-m", "benchmarks.breakdown", directory],
                                cwd=ROOT, capture_output=True, text=True, timeout=600, check=True)
@@ -284,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         "## Benchmarks: bloomedu against rbloom, fastbloom-rs and pybloom-live", "",
         f"- measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC with `make bench` "
         f"(`python -m benchmarks --rounds {args.rounds} --large-rounds {args.large_rounds} "
-        f"--redis-rounds {args.redis_rounds}`) "
+        f"--redis-rounds {args.redis_rounds} --after-rounds {args.after_rounds}`) "
         f"in {elapsed:.0f} s",
         *machine(),
         f"- each run a fresh process; {args.rounds} rounds, libraries rotated each round, best "
@@ -298,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
         "(`BLOOMEDU_WORKERS=1 make bench` for none)",
         "- peak memory: the process's peak resident set above its size with the keys loaded", "",
         *ratio_lines, *tables(results), *large_tables(results), *steps.stdout.splitlines(), "",
-        *locking.stdout.splitlines(), "", *redis_part, "", *NOTES]
+        *locking.stdout.splitlines(), "", *redis_part, "", *NOTES,
+        *(after_bloom.section(after, args.after_rounds, "in the same run") if after else [])]
     text = "\n".join(report)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

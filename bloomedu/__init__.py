@@ -10,7 +10,7 @@ The library behind the lessons in ``notebooks/``, in one folder per part:
 - ``bloomedu.workloads``: the seeded click stream and URL sets;
 - ``bloomedu.teaching``: plots, experiments, demos and exercises for the lessons;
 - ``bloomedu.variants``: filters that delete, grow and forget (counting, scalable,
-  rotating, age-partitioned, stable).
+  rotating, age-partitioned, stable), and what came after Bloom (cuckoo, xor, binary fuse).
 
 Each module names the article step it implements; the README's table maps steps to
 modules, lessons and tests.
@@ -28,8 +28,9 @@ from .core.filter import BloomFilter
 from .core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
 from .steps.dedup import HashedIds, SeenIds, deduplicate
 from .steps.salted import BitVector, SaltedBloomFilter
-from .variants import (AgePartitionedBloomFilter, BlockedBloomFilter, CountingBloomFilter,
-                       RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
+from .variants import (AgePartitionedBloomFilter, BinaryFuseFilter, BlockedBloomFilter,
+                       CountingBloomFilter, CuckooFilter, RotatingBloomFilter, ScalableBloomFilter,
+                       StableBloomFilter, XorFilter)
 from .workloads.clicks import Click, click_stream, score
 
 _moved.install(__name__)  # old paths such as bloomedu.theory still import (see _moved.MOVED)
@@ -40,6 +41,6 @@ __all__ = [
     "BitArray", "BitVector", "BloomFilter", "Click", "HashedIds", "SaltedBloomFilter",
     "SeenIds", "click_stream", "deduplicate", "murmur3_32", "murmurhash2",
     "n_bit_hash_function", "score",
-    "AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter",
-    "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter",
+    "AgePartitionedBloomFilter", "BinaryFuseFilter", "BlockedBloomFilter", "CountingBloomFilter",
+    "CuckooFilter", "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter", "XorFilter",
 ]

@@ -13,7 +13,13 @@ every dedup stage and numpy bulk paths (``add_many``/``contains_many``):
 - :mod:`~bloomedu.variants.stable`: :class:`StableBloomFilter` (Deng and Rafiei 2006), fading;
 - :mod:`~bloomedu.variants.blocked`: :class:`BlockedBloomFilter`, the split-block filter of Impala
   and Parquet: a key's bits in one 256-bit block, one cache miss per key (lesson 12);
-- :mod:`~bloomedu.variants.theory`: their formulas.
+- :mod:`~bloomedu.variants.cuckoo`: :class:`CuckooFilter` (Fan et al. 2014), fingerprints that
+  move between two buckets, deletes, a rate set by the fingerprint's bits;
+- :mod:`~bloomedu.variants.xor` and :mod:`~bloomedu.variants.binary_fuse`: :class:`XorFilter`
+  (Graf and Lemire 2020) and :class:`BinaryFuseFilter` (2022), static filters built once from
+  a key set by peeling (:mod:`~bloomedu.variants.peeling`), at 1.23 and 1.13 times the bound;
+- :mod:`~bloomedu.variants.theory`: their formulas (:mod:`~bloomedu.variants.space`: bits per key
+  against the lower bound log2(1/p)).
 
 They share :mod:`bloomedu.core`: hashing and positions, bit and counter storage, argument
 checks, versioned bytes and a per-filter lock.  Taught in
@@ -28,11 +34,15 @@ True
 """
 
 from .age_partitioned import AgePartitionedBloomFilter
+from .binary_fuse import BinaryFuseFilter
 from .blocked import BlockedBloomFilter
 from .counting import CountingBloomFilter
+from .cuckoo import CuckooFilter
 from .rotating import RotatingBloomFilter
 from .scalable import ScalableBloomFilter
 from .stable import StableBloomFilter
+from .xor import XorFilter
 
-__all__ = ["AgePartitionedBloomFilter", "BlockedBloomFilter", "CountingBloomFilter",
-           "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter"]
+__all__ = ["AgePartitionedBloomFilter", "BinaryFuseFilter", "BlockedBloomFilter", "CountingBloomFilter",
+           "CuckooFilter", "RotatingBloomFilter", "ScalableBloomFilter", "StableBloomFilter",
+           "XorFilter"]
