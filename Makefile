@@ -24,7 +24,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab test bench bench-day html clean chromium redis
+.PHONY: env env-oldest lab test bench bench-day html clean chromium redis slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -104,6 +104,13 @@ bench-day: $(STAMP)
 # The lessons, solutions and API reference as a static site in build/html/ (open index.html).
 html: $(STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
+
+# A reveal.js deck and a PDF handout per lesson, solution and deeper notebook in build/slides/,
+# served from the machine: reveal.js and require.js by npm (tools/slides/package-lock.json, installed
+# into build/npm/ once), MathJax from the docs extra, the handouts printed by headless Chromium.
+# After editing a lesson, re-mark its slides first: .venv/bin/python -m tools.slide_marks
+slides: $(STAMP) chromium
+	$(BIN)/python -m tools.slides --out build/slides
 
 clean:
 	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks .pytest_cache .hypothesis

@@ -100,9 +100,26 @@ def mark(path: Path) -> bool:
     settings["cell_metadata_filter"] = FILTER
     nbformat.write(nb, str(path))
     twin = path.with_suffix(".py")
-    if twin.exists():  # the header gains the filter; the cells are written as they were
-        jupytext.write(nb, str(twin), fmt="py:percent")
+    if twin.exists():
+        add_filter_to_twin(twin, nb)
     return True
+
+
+def add_filter_to_twin(twin: Path, nb) -> None:
+    """The twin's header gains ``cell_metadata_filter: -slideshow``; its cells stay as written.
+
+    Only that line is added (jupytext keeps the keys of its section sorted, and this one comes
+    first), so the header's other lines, its jupytext version among them, are kept.
+    """
+    text = twin.read_text(encoding="utf-8")
+    line = f"#     cell_metadata_filter: {FILTER}\n"
+    if line in text.split("# ---", 2)[1]:
+        return
+    marker = "#   jupytext:\n"
+    if text.startswith("# ---\n") and marker in text.split("# ---", 2)[1]:
+        twin.write_text(text.replace(marker, marker + line, 1), encoding="utf-8")
+    else:  # no jupytext section to extend: let jupytext write the header
+        jupytext.write(nb, str(twin), fmt="py:percent")
 
 
 def main(argv: list[str] | None = None) -> int:
