@@ -13,6 +13,8 @@ PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
+# nbgrader (bloomedu[instructor]) needs JupyterLab >= 4.2: installed into .venv only, never .venv-oldest.
+INSTRUCTOR_STAMP := $(VENV)/.installed-instructor
 # The site is built by Sphinx; any warning fails it (tests/test_site.py builds with these flags too).
 SPHINX_FLAGS := -W --keep-going -b html
 
@@ -104,6 +106,19 @@ bench-day: $(STAMP)
 # The lessons, solutions and API reference as a static site in build/html/ (open index.html).
 html: $(STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
+
+$(INSTRUCTOR_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,instructor]'
+	touch $(INSTRUCTOR_STAMP)
+
+# The nbgrader course in build/nbgrader/ (nbgrader_config.py, source/, release/): one assignment per
+# lesson with exercises, its worked solutions as solution regions and its checks as graded tests.
+assignments: $(INSTRUCTOR_STAMP)
+	$(BIN)/python -m tools.assignments --out build/nbgrader
+
+# make test runs the nbgrader test in .venv: there a missing nbgrader fails instead of skipping.
+test: $(INSTRUCTOR_STAMP)
+test: export BLOOMEDU_NBGRADER_VENV := $(abspath $(VENV))
 
 # A reveal.js deck and a PDF handout per lesson, solution and deeper notebook in build/slides/,
 # served from the machine: reveal.js and require.js by npm (tools/slides/package-lock.json, installed
