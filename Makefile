@@ -128,4 +128,4 @@ slides: $(STAMP) chromium
 	$(BIN)/python -m tools.slides --out build/slides
 
 clean:
-	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks docs/instructors .pytest_cache .hypothesis

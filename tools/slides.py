@@ -127,8 +127,11 @@ def deck_path(notebook: Path, out: Path) -> Path:
     >>> deck_path(ROOT / "notebooks/solutions/03_bit_vector_solutions.ipynb", Path("/o")).as_posix()
     '/o/solutions/03_bit_vector_solutions.slides.html'
     """
-    relative = notebook.resolve().relative_to(lesson_cells.NOTEBOOKS)
-    return out / relative.parent / f"{notebook.stem}.slides.html"
+    try:
+        folder = notebook.resolve().parent.relative_to(lesson_cells.NOTEBOOKS)
+    except ValueError:  # a notebook from elsewhere: at the top
+        folder = Path()
+    return out / folder / f"{notebook.stem}.slides.html"
 
 
 def handout_path(deck: Path) -> Path:
@@ -194,18 +197,18 @@ def chromium():
             browser.close()
 
 
-def open_deck(browser, deck: Path, query: str = ""):
-    """A page showing ``deck`` once reveal.js is ready and MathJax has typeset it.
-
-    Every request is recorded in ``page.requests``; one for another machine is refused and
-    recorded in ``page.remote``; script errors go to ``page.errors``.
-    """
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+def recorded_page(browser, width: int = 1280, height: int = 800):
+    """A page in a context of its own that records every request in ``page.requests``, refuses
+    and records in ``page.remote`` any for another machine, and keeps script and console errors
+    and HTTP failures in ``page.errors``."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.requests, page.remote, page.errors = [], [], []
     page.on("request", lambda request: page.requests.append(request.url))
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     page.on("console", lambda message: page.errors.append(message.text) if message.type == "error" else None)
+    page.on("response", lambda response: page.errors.append(f"{response.status} {response.url}")
+            if response.status >= 400 else None)
 
     def guard(route):
         if is_local(route.request.url):
@@ -215,6 +218,12 @@ def open_deck(browser, deck: Path, query: str = ""):
             route.abort()
 
     context.route("**/*", guard)
+    return page
+
+
+def open_deck(browser, deck: Path, query: str = ""):
+    """A page (:func:`recorded_page`) showing ``deck`` once reveal.js is ready and MathJax has typeset it."""
+    page = recorded_page(browser)
     page.goto(deck.resolve().as_uri() + query, wait_until="load")
     page.wait_for_function("() => document.querySelector('.reveal.ready') && "
                            "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
