@@ -4,7 +4,7 @@ Headless Debian Chromium (``tests/browser_support.py``), every request recorded 
 another machine refused and reported:
 
 - the toy page's ``window.bloomedu.positions(key, m, k)`` equals the library's
-  ``BloomFilter(m, k).bit_indices(key)`` on 3,000 keys (empty, ASCII, accented, CJK, emoji,
+  ``BloomFilter(m, k).bit_indices(key)`` on 3,000 keys and the empty key at every m and k (empty, ASCII, accented, CJK, emoji,
   every length mod 16, up to 5,000 characters) over m from 1 to 2**63 - 1 and k up to 1024, and
   refuses what the library refuses; the page itself lights a typed key's bits, adds it, finds the
   first false positive the library agrees is one, and redraws when m changes;
@@ -71,6 +71,14 @@ def toy_keys(count: int = TOY_KEYS) -> list[str]:
     return keys[:count]
 
 
+def toy_cases(count: int = TOY_KEYS) -> list[tuple[str, int, int]]:
+    """(key, m, k) for ``count`` keys, cycling through every m and k; and the empty key, whose h2 is
+    0 (so its step is spread), the article's "123" and an emoji with every m and every k."""
+    cases = [(key, M_VALUES[i % len(M_VALUES)], K_VALUES[(i // len(M_VALUES)) % len(K_VALUES)])
+             for i, key in enumerate(toy_keys(count))]
+    return cases + [(key, m, k) for key in ("", "123", "😀") for m in M_VALUES for k in K_VALUES]
+
+
 def js_positions(page, cases: list[tuple[str, int, int]]) -> list[list[int]]:
     """``window.bloomedu.positions`` of each (key, m, k), m passed as a BigInt when a Number would round it."""
     out = page.evaluate("""(cases) => cases.map(([key, m, k]) => {
@@ -83,9 +91,8 @@ def js_positions(page, cases: list[tuple[str, int, int]]) -> list[list[int]]:
 def test_the_toy_computes_exactly_the_librarys_positions(site, page):
     page.goto((site / "toy.html").as_uri(), wait_until="load")
     page.wait_for_function("() => window.bloomedu && window.bloomedu.positions")
-    keys = toy_keys()
-    cases = [(key, M_VALUES[i % len(M_VALUES)], K_VALUES[(i // len(M_VALUES)) % len(K_VALUES)])
-             for i, key in enumerate(keys)]
+    cases = toy_cases()
+    keys = [key for key, _, _ in cases]
     expected = [key_positions(key, k, m) for key, m, k in cases]
     assert js_positions(page, cases) == expected
     small = [(key, m, k) for key, m, k in cases[:600] if m <= 65_537]

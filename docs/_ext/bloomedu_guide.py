@@ -57,7 +57,8 @@ def prediction_text(cell) -> str:
     if cell.cell_type == "markdown":
         for paragraph in re.split(r"\n\s*\n", cell.source):
             if lesson_cells.PREDICT.search(paragraph):
-                return " ".join(lesson_cells.PREDICT.split(paragraph, 1)[1].lstrip(":*. ").split())
+                asked = " ".join(lesson_cells.PREDICT.split(paragraph, 1)[1].lstrip(":*. ").split())
+                return asked[:1].upper() + asked[1:]
         return ""
     try:
         for node in ast.walk(ast.parse(cell.source)):
