@@ -729,3 +729,19 @@ def test_every_hand_written_guide_note_belongs_to_a_lesson():
     stems = {p.stem for p in LESSONS} | {p.stem for p in (NOTEBOOKS / "deeper").glob("[0-9][0-9]_*.ipynb")}
     orphans = [p.name for p in notes.glob("*.md") if p.stem not in stems] if notes.is_dir() else []
     assert orphans == []
+
+
+def test_the_site_helpers_examples_run():
+    import bloomedu_guide
+    import bloomedu_pages
+    import bloomedu_signatures
+
+    for module in (bloomedu_guide, bloomedu_pages, bloomedu_signatures):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_sessions_group_consecutive_lessons_within_ninety_minutes():
+    from bloomedu_guide import sessions
+
+    assert sessions([("a", 90), ("b", 30), ("c", 30), ("d", 31), ("e", 120)]) == [["a"], ["b", "c"], ["d"], ["e"]]
+    assert sessions([]) == []
