@@ -223,17 +223,33 @@ def exercises(nb) -> list[Exercise]:
 
 
 def objectives(nb) -> str | None:
-    """The text under the lesson's ``## Objectives`` heading (that cell and any before the next heading)."""
-    for index, cell in enumerate(nb.cells):
-        found = heading(cell)
-        if found and found[1].strip().lower().startswith("objectives"):
-            parts = [cell.source.split("\n", 1)[1] if "\n" in cell.source else ""]
-            for after in nb.cells[index + 1:]:
-                if after.cell_type != "markdown" or heading(after):
-                    break
-                parts.append(after.source)
-            return "\n\n".join(part.strip() for part in parts if part.strip())
-    return None
+    r"""The text under the lesson's ``## Objectives`` heading, up to the next heading (in the same
+    cell, which may open with the lesson's title, or in the markdown cells after it).
+
+    >>> md = nbformat.v4.new_markdown_cell
+    >>> objectives(nbformat.v4.new_notebook(cells=[md("# 06 · Title\n\n## Objectives\n\n- one\n\nTime: 40 min"),
+    ...     md("More."), md("## Next")]))
+    '- one\n\nTime: 40 min\n\nMore.'
+    """
+    found, parts = False, []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            if found:
+                break
+            continue
+        lines = []
+        for line in cell.source.splitlines():
+            match = HEADING.match(line.strip())
+            if match and found:
+                parts.append("\n".join(lines))
+                return "\n\n".join(p.strip() for p in parts if p.strip()) or None
+            if match and match.group(2).strip().lower().startswith("objectives"):
+                found, lines = True, []
+                continue
+            lines.append(line)
+        if found:
+            parts.append("\n".join(lines))
+    return "\n\n".join(p.strip() for p in parts if p.strip()) or None if found else None
 
 
 def stated_minutes(text: str) -> list[tuple[str, int]]:
@@ -271,3 +287,15 @@ def replace_widgets(nb, note_html: str):
                 output["data"] = {"text/html": note_html}
                 output.get("metadata", {}).pop(WIDGET_VIEW, None)
     return nb
+
+
+def lesson_minutes(stated: list[tuple[str, int]]) -> int | None:
+    """A lesson's whole time from what it states: its "Time" (or "total"), else the sum of its parts.
+
+    >>> lesson_minutes([("Time", 45), ("teaching", 30), ("exercises", 15)]), lesson_minutes([("Teaching", 25), ("Exercises", 10)])
+    (45, 35)
+    """
+    if not stated:
+        return None
+    whole = [n for label, n in stated if label.lower() in ("time", "total", "duration", "")]
+    return whole[0] if whole else sum(n for _, n in stated)

@@ -124,7 +124,8 @@ def page(path: Path, notes: Path) -> str:
         lines += [objectives, ""]
         stated = lesson_cells.stated_minutes(objectives)
         if stated:
-            lines += ["Time the lesson states: " + ", ".join(f"{label or 'time'} {n} min" for label, n in stated) + "."]
+            lines += ["Time the lesson states: " + ", ".join(f"{(label or 'time').lower()} {n} min" for label, n in stated)
+                      + f"; {lesson_cells.lesson_minutes(stated)} minutes in all."]
     else:
         lines += ["The lesson does not open with an `## Objectives` section yet, so its objectives and the "
                   "time it takes are not stated here: this page shows them once the lesson does."]
@@ -206,7 +207,7 @@ class GuideTable(SphinxDirective):
             self.env.note_dependency(str(path))
             nb = lesson_cells.read(path)
             minutes = lesson_cells.stated_minutes(lesson_cells.objectives(nb) or "")
-            total = max((n for _, n in minutes), default=None)
+            total = lesson_cells.lesson_minutes(minutes)
             stated.append((path.stem, total))
             lines.append(f"| {{doc}}`/{GUIDE}/{path.stem}` | {len(nb.cells)} | "
                          f"{sum(map(lesson_cells.words, nb.cells)):,} | {sum(map(lesson_cells.is_prediction, nb.cells))} | "
