@@ -13,6 +13,8 @@ PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
+# nbgrader (bloomedu[instructor]) needs JupyterLab >= 4.2: installed into .venv only, never .venv-oldest.
+INSTRUCTOR_STAMP := $(VENV)/.installed-instructor
 # The site is built by Sphinx; any warning fails it (tests/test_site.py builds with these flags too).
 SPHINX_FLAGS := -W --keep-going -b html
 
@@ -24,7 +26,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab test bench bench-day html clean chromium redis
+.PHONY: env env-oldest lab test bench bench-day html clean chromium redis slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -103,5 +105,25 @@ bench-day: $(STAMP)
 html: $(STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
 
+$(INSTRUCTOR_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,instructor]'
+	touch $(INSTRUCTOR_STAMP)
+
+# The nbgrader course in build/nbgrader/ (nbgrader_config.py, source/, release/): one assignment per
+# lesson with exercises, its worked solutions as solution regions and its checks as graded tests.
+assignments: $(INSTRUCTOR_STAMP)
+	$(BIN)/python -m tools.assignments --out build/nbgrader
+
+# make test runs the nbgrader test in .venv: there a missing nbgrader fails instead of skipping.
+test: $(INSTRUCTOR_STAMP)
+test: export BLOOMEDU_NBGRADER_VENV := $(abspath $(VENV))
+
+# A reveal.js deck and a PDF handout per lesson, solution and deeper notebook in build/slides/,
+# served from the machine: reveal.js and require.js by npm (tools/slides/package-lock.json, installed
+# into build/npm/ once), MathJax from the docs extra, the handouts printed by headless Chromium.
+# After editing a lesson, re-mark its slides first: .venv/bin/python -m tools.slide_marks
+slides: $(STAMP) chromium
+	$(BIN)/python -m tools.slides --out build/slides
+
 clean:
-	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks docs/instructors .pytest_cache .hypothesis

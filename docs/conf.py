@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/lesson_cells.py, for the guide
 
 project = "bloomedu"
 author = "the bloomedu authors"
@@ -26,11 +27,15 @@ extensions = [
     "sphinx-mathjax-offline",  # MathJax 3 from its PyPI package, copied into _static/
     "bloomedu_api",
     "bloomedu_site",
+    "bloomedu_signatures",  # class signatures from __init__, not LockedWrites.__new__
+    "bloomedu_pages",  # {lesson}`topic` links, the sizing table
+    "bloomedu_guide",  # the instructors' guide, one page per lesson, in docs/instructors/
 ]
 
 root_doc = "index"
 include_patterns = ["index.md", "api/*.rst", "notebooks/[0-9][0-9]_*.ipynb",
-                    "notebooks/solutions/*.ipynb"]
+                    "notebooks/solutions/*.ipynb", "toy.md", "cheatsheet.md", "glossary.md", "faq.md",
+                    "instructors.md", "instructors/*.md"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 
 # Every reference must resolve; warnings fail the build (make html runs -W --keep-going).
@@ -59,7 +64,9 @@ html_theme = "sphinx_book_theme"
 html_title = "bloomedu: Bloom filters, step by step"
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"  # else a browser asks the server for /favicon.ico: a 404
-html_js_files = ["bloomedu-search.js"]  # search from file:// without fetching pages
+html_css_files = ["bloomedu.css"]  # wide blocks scroll visibly, long names wrap, the toy, printing
+html_js_files = ["bloomedu-search.js",  # search from file:// without fetching pages
+                 "bloomedu-site.js"]  # a shadow on the side of a wide block that has more
 html_context = {"default_mode": "auto"}  # light or dark, as the reader's system is
 html_last_updated_fmt = None
 html_theme_options = {

@@ -4,6 +4,7 @@
 #     summary: Deduplicate a stream of ad clicks exactly with a dict of seen IDs, and
 #       measure what a day of IDs costs in memory.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -4,6 +4,7 @@
 #     summary: 'Keep only a 32-bit hash of each ID: the memory it saves, and the genuine
 #       clicks its collisions drop, against the birthday bound.'
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

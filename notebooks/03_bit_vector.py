@@ -4,6 +4,7 @@
 #     summary: "One hash and one bit per possible value: the article's degenerate Bloom\
 #       \ filter and its false-positive rate 1 \u2212 (1 \u2212 1/m)^n."
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -4,6 +4,7 @@
 #     summary: 'Many hash functions out of one by salting the input: the article''s
 #       42 and 174 reproduced, and their independence measured.'
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

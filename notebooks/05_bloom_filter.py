@@ -4,6 +4,7 @@
 #     summary: The article's BloomFilter(k, n), each property in its list shown by a
 #       cell that runs, then a filter of any m and k.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -4,6 +4,7 @@
 #     summary: The rate and the best k derived in a few lines, the valley in k measured
 #       to its bottom, and (going deeper) hundreds of filters against the exact formula.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

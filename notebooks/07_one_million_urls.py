@@ -4,6 +4,7 @@
 #     summary: Size a filter from n and p, store a million URLs in under 2 MB, and put
 #       it in front of a real SQLite blacklist.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -4,6 +4,7 @@
 #     summary: Filters that match Guava bit for bit and Bitcoin's BIP37 byte for byte,
 #       and what a light wallet's false positives reveal.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

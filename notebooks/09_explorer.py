@@ -4,6 +4,7 @@
 #     summary: 'An interactive panel: move m, k and n and watch the measured false-positive
 #       rate follow the classic and exact formulas.'
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -4,6 +4,7 @@
 #     summary: Deduplicators that forget, delete and grow (rotating generations, age-partitioned,
 #       stable, counting and scalable filters) measured on a day of clicks.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

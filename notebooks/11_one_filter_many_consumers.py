@@ -4,6 +4,7 @@
 #     summary: The article's deduplicator on a real Redis, RedisBloom bit for bit, shared
 #       by several consumer processes and sharded over a 3-node cluster.
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -5,6 +5,7 @@
 #       bits in one cache line, one miss per key, for a measured rise in the false-positive
 #       rate.'
 #   jupytext:
+#     cell_metadata_filter: -slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import math
 import pkgutil
 import posixpath
 import re
@@ -484,3 +485,263 @@ def test_a_constant_does_not_borrow_its_types_docstring():
         lines = ["Parquet's eight salts."]  # a #: comment of its own stays
         _no_borrowed_docstring(None, "data", "X", value, {}, lines)
         assert lines == ["Parquet's eight salts."]
+
+
+# --- the site as a reader sees it: front page, signatures, the pages beside the lessons ---------
+
+DOCS = ROOT / "docs"
+ISSUE_TERMS = ["fill", "false positive", "double hashing", "generation", "slice", "cache line",
+               "consumer group", "shard", "outpoint", "SPV"]
+SYSTEMS = ["npmjs.com/package/murmurhash", "github.com/google/guava", "bip-0037",
+           "github.com/RedisBloom/RedisBloom", "parquet-format"]
+
+
+def markdown_of(stem_page: str) -> str:
+    """The prose of the lesson behind a page such as ``notebooks/07_one_million_urls.html``."""
+    path = ROOT / stem_page.replace(".html", ".ipynb")
+    return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+
+
+def topics() -> dict:
+    return {k: v for k, v in json.loads((DOCS / "lesson_topics.json").read_text()).items()
+            if not k.startswith("_")}
+
+
+def test_the_front_page_opens_with_the_path_through_the_lessons_then_the_table(site):
+    text = (site / "index.html").read_text(encoding="utf-8")
+    tags = read(site, "index.html")
+    headings = [tags.text(h).rstrip("#").strip() for h in tags.find("h2", inside="bd-article")]
+    assert headings[0] == "The path through the lessons"
+    assert headings.index("The path through the lessons") < headings.index("Article step → module → lesson → test")
+    assert text.index('bloomedu-lessons') < text.index("<table")
+    assert tags.find("ol", class_="bloomedu-lessons")  # numbered: a reading order
+
+
+def test_the_front_page_names_both_articles_and_links_the_systems_the_lessons_match(site):
+    tags = read(site, "index.html")
+    article = " ".join(tags.text(p) for p in tags.find("p", inside="bd-article") + tags.find("li", inside="bd-article"))
+    for title in ("Filtro di Bloom: un elemento appartiene all'insieme?",
+                  "Bloom Filter: come memorizzare 1 Milione di stringhe in meno di 2MB?"):
+        assert title in article
+    hrefs = [a["href"] for a in tags.find("a", inside="bd-article") if "href" in a]
+    for system in SYSTEMS:
+        assert any(system in href for href in hrefs), system
+    items = [li for li in tags.find("li", inside="bd-article")
+             if any(s in tags.text(li) for s in ("Guava", "BIP37", "RedisBloom", "Parquet"))]
+    assert len(items) >= 4
+    for page in ("toy.html", "cheatsheet.html", "glossary.html", "faq.html", "instructors.html"):
+        assert page in {resolve("index.html", h) for h in hrefs}, page
+    assert "Where the articles are wrong or loose" in " ".join(tags.text(h) for h in tags.find("h2"))
+
+
+def signature_of(tags: Elements, anchor: str) -> str:
+    found = [attrs for name, attrs, _ in tags.tags if name == "dt" and attrs.get("id") == anchor]
+    assert found, anchor
+    return tags.text(found[0])
+
+
+def test_classes_show_the_signatures_their_constructors_declare(site):
+    """No class shows ``(*args, **kwargs)`` (autodoc read the lock's ``__new__``): each shows the
+    parameters of its ``__init__``."""
+    import inspect
+
+    names = inventory(site)
+    checked = 0
+    for name, uri in names.items():
+        module_name, _, attr = name.rpartition(".")
+        if not module_name.startswith("bloomedu"):
+            continue
+        try:
+            cls = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError):
+            continue
+        if not inspect.isclass(cls) or not uri.startswith("api/"):
+            continue
+        page, _, anchor = uri.partition("#")
+        shown = signature_of(read(site, page), anchor)
+        assert "*args, **kwargs" not in shown, (name, shown)
+        init = getattr(cls, "__init__")
+        if inspect.isfunction(init) and not getattr(cls, "_is_protocol", False):  # a Protocol has no constructor
+            for parameter in list(inspect.signature(init).parameters)[1:]:
+                assert parameter in shown, (name, parameter, shown)
+            checked += 1
+    assert checked >= 15
+    assert "num_bits" in signature_of(read(site, "api/bloomedu.core.filter.html"), "bloomedu.core.filter.BloomFilter")
+
+
+def test_every_page_loads_the_sites_styles_and_script_from_its_own_folder(site):
+    for path in [site / "index.html", site / "toy.html", site / page_of(LESSONS[-1])]:
+        page = path.relative_to(site).as_posix()
+        tags = Elements(path.read_text(encoding="utf-8"))
+        sheets = [resolve(page, a["href"]).split("?")[0] for a in tags.find("link") if "href" in a]
+        scripts = [resolve(page, a["src"]).split("?")[0] for a in tags.find("script") if "src" in a]
+        assert "_static/bloomedu.css" in sheets and "_static/bloomedu-site.js" in scripts, page
+    css = (site / "_static" / "bloomedu.css").read_text()
+    assert "overflow-x: auto" in css and "overflow-wrap: anywhere" in css
+
+
+def test_the_toy_page_runs_its_own_script_and_links_the_lesson(site):
+    tags = read(site, "toy.html")
+    assert tags.find("div", class_="bloomedu-toy-page")
+    scripts = [a["src"] for a in tags.find("script") if "src" in a]
+    assert "_static/bloomedu-toy.js" in scripts and (site / "_static" / "bloomedu-toy.js").is_file()
+    hrefs = {resolve("toy.html", a["href"]) for a in tags.find("a", inside="bd-article") if "href" in a}
+    assert f"notebooks/{topics()['toy']}.html" in hrefs
+    for role in ("key", "m", "k", "add", "probe", "grid", "verdict"):
+        assert any(a.get("data-toy") == role for _, a, _ in tags.tags), role
+
+
+def test_the_widget_note_on_a_lesson_page_links_the_toy(site):
+    with_widgets = [path for path in LESSONS if outputs(path, WIDGET_VIEW)]
+    for path in with_widgets:
+        page = page_of(path)
+        notes = [a for a in read(site, page).find("a", inside="bloomedu-widget-note")]
+        assert notes and all(resolve(page, a["href"]) == "toy.html" for a in notes), page
+
+
+def test_the_glossary_has_the_courses_terms_each_linked_to_the_lesson_that_introduces_it(site):
+    tags = read(site, "glossary.html")
+    terms = [(a["id"], tags.text(a)) for a in tags.find("dt") if a.get("id", "").startswith("term-")]
+    assert len(terms) >= 15
+    names = [text.rstrip("¶#").strip() for _, text in terms]
+    lowered = [n.lower() for n in names]
+    for wanted in ISSUE_TERMS:
+        assert wanted.lower() in lowered, wanted
+    text = (site / "glossary.html").read_text(encoding="utf-8")
+    definitions = re.findall(r'<dt id="term-[^"]*">(.*?)</dt>\s*<dd>(.*?)</dd>', text, re.S)
+    assert len(definitions) == len(terms)
+    for term_html, body in definitions:
+        term = re.sub(r"<[^>]+>", "", term_html).rstrip("¶#").strip()
+        lessons = [resolve("glossary.html", h) for h in re.findall(r'href="(notebooks/[^"#]+)"', body)]
+        assert lessons, term
+        assert (site / lessons[-1]).is_file()
+        assert term.lower() in markdown_of(lessons[-1]).lower(), (term, lessons[-1])
+
+
+def test_the_lesson_topics_name_existing_lessons_and_cover_every_link_the_pages_make():
+    mapping = topics()
+    for topic, stem in mapping.items():
+        assert re.fullmatch(r"[a-z0-9-]+", topic), topic
+        assert (NOTEBOOKS / f"{stem}.ipynb").exists() or (NOTEBOOKS / "deeper" / f"{stem}.ipynb").exists(), stem
+    used = set()
+    for page in DOCS.glob("*.md"):
+        for role in re.findall(r"\{lesson\}`([^`]+)`", page.read_text(encoding="utf-8")):
+            used.add(re.fullmatch(r"(?s)(?:.*?<)?([\w-]+)>?", role).group(1))
+    assert used and used <= set(mapping), used - set(mapping)
+
+
+def test_a_topic_naming_a_missing_lesson_stops_the_build(tmp_path):
+    from bloomedu_pages import load_topics
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_a.ipynb").write_text("{}")
+    (tmp_path / "docs" / "lesson_topics.json").write_text('{"a": "01_a", "b": "02_gone"}')
+    with pytest.raises(ValueError, match="b: 02_gone"):
+        load_topics(tmp_path / "docs")
+    (tmp_path / "docs" / "lesson_topics.json").write_text('{"_comment": "x", "a": "01_a"}')
+    assert load_topics(tmp_path / "docs") == {"a": "notebooks/01_a"}
+
+
+def test_the_cheat_sheet_has_the_four_formulas_and_a_sizing_table_computed_by_the_library(site):
+    from bloomedu import BloomFilter
+
+    text = (site / "cheatsheet.html").read_text(encoding="utf-8")
+    tags = Elements(text)
+    assert text.count('class="math notranslate nohighlight"') >= 4  # the four display formulas
+    for wanted in ("The rate", "The best k", "m from n and p", "Bits per key against the lower bound"):
+        assert wanted in tags.text(tags.find("article")[0])
+    rows = [[tags.text(td) for td in cells] for cells in _table_rows(tags, "bloomedu-sizing")]
+    header, floor, body = rows[0], rows[1], rows[2:]
+    ps = [float(p) for p in header[1:]]
+    for p, cell in zip(ps, floor[1:]):
+        assert cell == f"{-math.log2(p) / math.log(2):.2f} ({-math.log2(p):.2f})"
+    assert len(body) >= 5 and len(ps) >= 4
+    for row in body:
+        n = int(row[0].replace(",", ""))
+        for p, cell in zip(ps, row[1:]):
+            m = math.ceil(-n * math.log(p) / math.log(2) ** 2)
+            k = max(1, round(m / n * math.log(2)))
+            if n <= 100_000:  # the library itself, where a filter is small enough to make
+                f = BloomFilter.from_capacity(n, p)
+                assert (f.num_bits, f.num_hashes, f.nbytes) == (m, k, 8 * -(-m // 64))
+            assert cell.endswith(f"k = {k}"), (n, p, cell)
+            value, unit = re.fullmatch(r"([\d.]+) (B|KiB|MiB|GiB), k = \d+", cell).groups()
+            scale = {"B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30}[unit]
+            nbytes = 8 * -(-m // 64)
+            assert abs(float(value) * scale - nbytes) <= 0.005 * nbytes, (n, p, cell)  # 3 digits
+            assert 1 <= nbytes / scale < 1024 or unit == "B", (n, p, cell)  # the unit that fits
+
+
+def _table_rows(tags: Elements, table_class: str) -> list[list[dict]]:
+    tables = [attrs for attrs in tags.find("table") if table_class in attrs.get("class", "").split()]
+    assert tables, table_class
+    rows, current = [], None
+    for name, attrs, ancestors in tags.tags:
+        if not any(a is tables[0] for _, a in ancestors):
+            continue
+        if name == "tr":
+            current = []
+            rows.append(current)
+        elif name in ("td", "th") and current is not None:
+            current.append(attrs)
+    return rows
+
+
+def test_the_faq_answers_what_instructors_are_asked(site):
+    tags = read(site, "faq.html")
+    questions = " | ".join(tags.text(h) for h in tags.find("h2", inside="bd-article"))
+    for wanted in ("ln", "cryptographic hash", "store the hashes", "never changes", "deleted"):
+        assert wanted in questions, wanted
+    hrefs = {resolve("faq.html", a["href"]) for a in tags.find("a", inside="bd-article") if "href" in a}
+    assert sum(h.startswith("notebooks/") for h in hrefs) >= 4
+
+
+def test_the_guide_has_a_page_per_lesson_read_from_the_lesson(site):
+    sys.path.insert(0, str(ROOT))
+    from tools import lesson_cells
+
+    overview = read(site, "instructors.html")
+    listed = {resolve("instructors.html", a["href"]) for a in overview.find("a", inside="bd-article") if "href" in a}
+    for path in LESSONS:
+        page = f"instructors/{path.stem}.html"
+        assert page in listed, page
+        tags = read(site, page)
+        text = tags.text(tags.find("article")[0])
+        nb = nbformat.read(path, as_version=4)
+        for exercise in lesson_cells.exercises(nb):
+            assert f"check.{exercise.checker}" in text, (page, exercise.checker)
+        varying = sum(lesson_cells.machine_dependent(c) for c in nb.cells)
+        section = text.split("Cells whose output depends on the machine", 1)[1].split("The slowest cells", 1)[0]
+        assert section.count("cell ") == varying, page
+        hrefs = {resolve(page, a["href"]) for a in tags.find("a", inside="bd-article") if "href" in a}
+        assert page_of(path) in hrefs
+        asked = text.split("Predictions to ask", 1)[1].split("Exercises", 1)[0]
+        predictions = sum(lesson_cells.is_prediction(c) for c in nb.cells)
+        items = [li for li in tags.find("li", inside="bd-article") if tags.text(li) and tags.text(li) in asked]
+        assert len(items) == predictions, (page, predictions)
+        parts = [h for h in tags.find("tr", inside="bd-article")]
+        assert len(parts) >= 3  # the header, a part, the whole lesson
+
+
+def test_every_hand_written_guide_note_belongs_to_a_lesson():
+    notes = DOCS / "guide_notes"
+    stems = {p.stem for p in LESSONS} | {p.stem for p in (NOTEBOOKS / "deeper").glob("[0-9][0-9]_*.ipynb")}
+    orphans = [p.name for p in notes.glob("*.md") if p.stem not in stems] if notes.is_dir() else []
+    assert orphans == []
+
+
+def test_the_site_helpers_examples_run():
+    import bloomedu_guide
+    import bloomedu_pages
+    import bloomedu_signatures
+
+    for module in (bloomedu_guide, bloomedu_pages, bloomedu_signatures):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_sessions_group_consecutive_lessons_within_ninety_minutes():
+    from bloomedu_guide import sessions
+
+    assert sessions([("a", 90), ("b", 30), ("c", 30), ("d", 31), ("e", 120)]) == [["a"], ["b", "c"], ["d"], ["e"]]
+    assert sessions([]) == []

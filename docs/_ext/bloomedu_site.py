@@ -33,12 +33,14 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from bloomedu_names import resolve
+from tools.lesson_cells import replace_widgets  # conf.py puts the project's root on sys.path
 
 NOTEBOOKS = ("[0-9][0-9]_*.ipynb", "solutions/[0-9][0-9]_*.ipynb")  # under notebooks/
 LESSONS = "notebooks/" + NOTEBOOKS[0]
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_NOTE = ("<p class=\"bloomedu-widget-note\"><em>An interactive widget is shown here when the "
-               "lesson runs in Jupyter (<code>make lab</code>); a static page cannot run it.</em></p>")
+               "lesson runs in Jupyter (<code>make lab</code>); a static page cannot run it. The "
+               "<a href=\"bloomedu-root:toy.html\">toy without a kernel</a> runs in this browser: type "
+               "a key, change m and k, and watch its bits.</em></p>")
 
 
 def sync_folder(folder: Path, contents: dict[str, bytes], pattern: str) -> list[str]:
@@ -98,14 +100,7 @@ def modules_named_by_lessons(notebooks: Path) -> dict[str, list[str]]:
 
 def read_notebook(text: str, **_) -> nbformat.NotebookNode:
     """A committed notebook, its widget outputs replaced by a note (no widget scripts needed)."""
-    nb = nbformat.reads(text, as_version=4)
-    nb.metadata.pop("widgets", None)
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            if WIDGET_VIEW in output.get("data", {}):
-                output["data"] = {"text/html": WIDGET_NOTE}
-                output.get("metadata", {}).pop(WIDGET_VIEW, None)
-    return nb
+    return replace_widgets(nbformat.reads(text, as_version=4), WIDGET_NOTE)
 
 
 def readme_section(readme: str, heading: str) -> str:
@@ -147,7 +142,7 @@ class LessonIndex(MarkdownDirective):
         lessons = sorted(srcdir.glob(LESSONS))
         if not lessons:
             raise self.error(f"no lessons matching {LESSONS} in {srcdir}")
-        listing = nodes.bullet_list(classes=["bloomedu-lessons"])
+        listing = nodes.enumerated_list(classes=["bloomedu-lessons"], enumtype="arabic", prefix="", suffix=".")
         for path in lessons:
             self.env.note_dependency(str(path))
             metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})

@@ -1,0 +1,209 @@
+"""The nbgrader course made from the lessons' exercises (``make assignments``: ``tools/assignments.py``).
+
+Cheap checks, everywhere: each lesson with exercises gives an assignment of one point per
+exercise; with its solution region replaced by nbgrader's stub, each answer cell is exactly the
+lesson's exercise cell (students keep ``check``'s instant feedback); the regions hold the
+worked solutions' code and each test asserts the lesson's own check.
+
+The ``nbgrader`` tier runs real nbgrader end to end in a temporary course: ``generate_assignment``
+for every lesson, three students' submissions (the worked solutions, the untouched release, a
+half-done one), ``nbgrader autograde``, ``nbgrader export``: full marks, zero, and in between.
+nbgrader needs JupyterLab >= 4.2, so only ``.venv`` has it (``bloomedu[instructor]``); elsewhere
+this tier skips saying so, but where ``make test`` names the environment
+(``BLOOMEDU_NBGRADER_VENV``) a missing nbgrader fails.
+"""
+
+from __future__ import annotations
+
+import csv
+import doctest
+import importlib.util
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tools import assignments, lesson_cells
+
+LESSONS = [p for p in lesson_cells.notebooks("lessons") + lesson_cells.notebooks("deeper")
+           if lesson_cells.exercises(lesson_cells.read(p))]
+STUDENTS = ("solved", "untouched", "half")
+
+
+def region(source: str) -> list[str]:
+    lines = source.splitlines()
+    return lines[lines.index(assignments.BEGIN) + 1:lines.index(assignments.END)]
+
+
+def released(source: str) -> str:
+    """What nbgrader's ClearSolutions makes of an answer cell with this project's stub."""
+    lines = source.splitlines()
+    return "\n".join(lines[:lines.index(assignments.BEGIN)] + [assignments.STUB]
+                     + lines[lines.index(assignments.END) + 1:])
+
+
+def cells_of(nb, kind: str) -> list:
+    wanted = {"answer": lambda m: m["solution"], "test": lambda m: m["grade"]}[kind]
+    return [c for c in nb.cells if wanted(c.metadata["nbgrader"])]
+
+
+def test_every_lesson_with_exercises_is_an_assignment(tmp_path):
+    assert LESSONS, "no lesson has exercises"
+    made = assignments.write_source(tmp_path)
+    assert [a.name for a in made] == [p.stem for p in LESSONS]
+    for found, lesson in zip(made, LESSONS):
+        path = tmp_path / "source" / found.name / f"{found.name}.ipynb"
+        nb = nbformat.read(str(path), as_version=4)
+        tests = cells_of(nb, "test")
+        assert found.points == len(tests) == len(lesson_cells.exercises(lesson_cells.read(lesson)))
+        assert sum(c.metadata["nbgrader"]["points"] for c in tests) == found.points
+        assert all(c.metadata["nbgrader"]["locked"] for c in tests)
+        ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells]
+        assert len(set(ids)) == len(ids)
+    assert "code_stub" in (tmp_path / "nbgrader_config.py").read_text()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_a_released_answer_cell_is_the_lessons_own_exercise_cell(lesson):
+    nb = lesson_cells.read(lesson)
+    found = assignments.assignment(lesson)
+    answers, tests = cells_of(found.notebook, "answer"), cells_of(found.notebook, "test")
+    exercises = lesson_cells.exercises(nb)
+    assert [released(c.source) for c in answers] == [nb.cells[e.cell].source for e in exercises]
+    for cell, exercise in zip(tests, exercises):
+        lines = cell.source.splitlines()
+        hidden = lines[lines.index(assignments.BEGIN_HIDDEN) + 1:lines.index(assignments.END_HIDDEN)]
+        assert len(hidden) == 1 and hidden[0].startswith(f"assert {exercise.check_source}, ")
+    questions = [c.source for c in found.notebook.cells if "question" in c.metadata["nbgrader"]["grade_id"]]
+    assert questions == [nb.cells[i].source for e in exercises for i in e.question]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_the_solution_regions_hold_the_worked_solutions_code(lesson):
+    solutions = lesson_cells.read(lesson_cells.solutions_of(lesson))
+    worked = [line for c in solutions.cells if c.cell_type == "code" for line in c.source.splitlines()]
+    found = assignments.assignment(lesson)
+    code = [line for c in cells_of(found.notebook, "answer") for line in region(c.source)
+            if not line.startswith("#") and line.strip()]
+    assert code and all(line in worked for line in code)
+    setup = found.notebook.cells[1].source
+    assert "import" in setup and setup.splitlines()[0] in worked
+
+
+def test_a_lesson_whose_exercise_has_no_worked_solution_is_an_error(tmp_path):
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    lesson = tmp_path / "01_toy.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        md("# 01 · Toy"), md("**01.1 (compute).** k?"),
+        code("answer = None  # replace None with your answer\ncheck.optimal_k(answer, m=80, n=10)")]), str(lesson))
+    with pytest.raises(ValueError, match="no worked solutions"):
+        assignments.assignment(lesson)
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        md("# Solutions · 01"), code("from bloomedu.teaching.exercises import check"),
+        md("## 01.1 (compute)"), code("answer = 6"), code("check.optimal_k(answer, m=80, n=11)")]),
+        str(tmp_path / "solutions" / "01_toy_solutions.ipynb"))
+    with pytest.raises(ValueError, match="no cell of the worked solutions holds"):
+        assignments.assignment(lesson)
+
+
+def test_the_tools_examples_run():
+    assert doctest.testmod(assignments).failed == 0
+
+
+# --- real nbgrader, end to end ----------------------------------------------------------------
+
+def nbgrader_required() -> bool:
+    named = os.environ.get("BLOOMEDU_NBGRADER_VENV")
+    return bool(named) and Path(named).resolve() == Path(sys.prefix).resolve()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    if importlib.util.find_spec("nbgrader") is None:
+        message = ("nbgrader is not installed here: it comes with bloomedu[instructor] "
+                   "(make assignments installs it into .venv; it needs JupyterLab >= 4.2)")
+        if nbgrader_required():
+            pytest.fail(message + "; make test requires it in this environment")
+        pytest.skip(message)
+    out = tmp_path_factory.mktemp("nbgrader")
+    made = assignments.write_source(out)
+    assignments.release(out, made)
+    return out, made
+
+
+def nbgrader(out: Path, *args: str) -> str:
+    run = assignments.nbgrader(out, *args)
+    return run.stdout + run.stderr
+
+
+def submit(out: Path, found, student: str) -> None:
+    """The release, answered: every exercise (solved), none (untouched) or the first half."""
+    release = nbformat.read(str(out / "release" / found.name / f"{found.name}.ipynb"), as_version=4)
+    source = nbformat.read(str(out / "source" / found.name / f"{found.name}.ipynb"), as_version=4)
+    worked = {c.metadata["nbgrader"]["grade_id"]: c.source for c in cells_of(source, "answer")}
+    answer_cells = cells_of(release, "answer")
+    answered = {"solved": len(answer_cells), "untouched": 0, "half": math.ceil(len(answer_cells) / 2)}[student]
+    for cell in answer_cells[:answered]:
+        lines = worked[cell.metadata["nbgrader"]["grade_id"]].splitlines()
+        cell.source = "\n".join(line for line in lines if line not in (assignments.BEGIN, assignments.END))
+    folder = out / "submitted" / student / found.name
+    folder.mkdir(parents=True)
+    nbformat.write(release, str(folder / f"{found.name}.ipynb"))
+
+
+@pytest.mark.nbgrader
+def test_the_release_is_the_source_with_solutions_and_hidden_tests_removed(course):
+    out, made = course
+    for found in made:
+        release = nbformat.read(str(out / "release" / found.name / f"{found.name}.ipynb"), as_version=4)
+        text = nbformat.writes(release)
+        assert assignments.BEGIN not in text and assignments.BEGIN_HIDDEN not in text and "assert " not in text
+        lesson = lesson_cells.read({p.stem: p for p in LESSONS}[found.name])
+        assert [c.source for c in cells_of(release, "answer")] == \
+            [lesson.cells[e.cell].source for e in lesson_cells.exercises(lesson)]
+
+
+@pytest.mark.nbgrader
+def test_autograde_gives_the_worked_solutions_full_marks_the_release_zero_and_half_done_between(course):
+    out, made = course
+    for student in STUDENTS:
+        nbgrader(out, "db", "student", "add", student)
+        for found in made:
+            submit(out, found, student)
+    log = nbgrader(out, "autograde", "*", "--force")
+    nbgrader(out, "export", "--to", str(out / "grades.csv"))
+    with open(out / "grades.csv", newline="") as handle:
+        grades = {(row["student_id"], row["assignment"]): (float(row["score"]), float(row["max_score"]))
+                  for row in csv.DictReader(handle)}
+    for found in made:
+        assert grades[("solved", found.name)] == (found.points, found.points), (found.name, log[-3000:])
+        assert grades[("untouched", found.name)] == (0, found.points), found.name
+        half, top = grades[("half", found.name)]
+        assert 0 < half < top, (found.name, half)
+    # the students saw check's verdicts under their cells, as in the lesson
+    graded = nbformat.read(str(out / "autograded" / "untouched" / made[0].name / f"{made[0].name}.ipynb"),
+                           as_version=4)
+    shown = [o.get("text", "") for c in cells_of(graded, "answer") for o in c.get("outputs", [])]
+    assert shown and all(text.startswith("Not answered yet") for text in shown)
+    solved = nbformat.read(str(out / "autograded" / "solved" / made[0].name / f"{made[0].name}.ipynb"),
+                           as_version=4)
+    assert all(any("Correct:" in o.get("text", "") for o in c.get("outputs", [])) for c in cells_of(solved, "answer"))
+
+
+@pytest.mark.nbgrader
+def test_make_assignments_command_line_writes_the_course(course, tmp_path):
+    out = tmp_path / "course"
+    run = subprocess.run([sys.executable, "-m", "tools.assignments", "--out", str(out)],
+                         cwd=assignments.ROOT, capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, PATH="/usr/bin:/bin"))  # alembic found without the venv on PATH
+    assert run.returncode == 0, run.stderr[-3000:]
+    for name in [p.stem for p in LESSONS]:
+        assert (out / "release" / name / f"{name}.ipynb").is_file()
+    assert (out / "gradebook.db").is_file() and (out / "nbgrader_config.py").is_file()
+    shutil.rmtree(out)

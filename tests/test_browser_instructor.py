@@ -1,0 +1,349 @@
+"""The instructor's kit in a real browser: the kernel-less toy, a slide deck, the site as a reader sees it.
+
+Headless Debian Chromium (``tests/browser_support.py``), every request recorded and any for
+another machine refused and reported:
+
+- the toy page's ``window.bloomedu.positions(key, m, k)`` equals the library's
+  ``BloomFilter(m, k).bit_indices(key)`` on 3,000 keys and the empty key at every m and k (empty, ASCII, accented, CJK, emoji,
+  every length mod 16, up to 5,000 characters) over m from 1 to 2**63 - 1 and k up to 1024, and
+  refuses what the library refuses; the page itself lights a typed key's bits, adds it, finds the
+  first false positive the library agrees is one, and redraws when m changes;
+- a lesson's deck opens from its files, is stepped through to its last slide and fragment by the
+  keyboard, and a deck with formulas shows them typeset by the local MathJax;
+- on the site, lesson 10's 94-character table scrolls inside its column and says so, and no
+  page's text runs past its column; the front page shows the path through the lessons above the
+  module table; the cheat sheet prints on one A4 page.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import nbformat
+import pytest
+
+from bloomedu import BloomFilter
+from bloomedu.core.hashing import spread_step
+from bloomedu.core.positions import key_positions
+from tests.browser_support import assert_stayed_on_this_machine, guarded_page, launch
+from tools import lesson_cells, slide_marks, slides
+
+pytestmark = pytest.mark.browser
+
+TOY_KEYS = 3000
+M_VALUES = [1, 2, 3, 5, 8, 31, 32, 64, 100, 1000, 1024, 65_537, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1,
+            2 ** 32, 2 ** 32 + 1, 2 ** 33 + 7, 10 ** 12, 2 ** 53 - 1, 2 ** 53 + 1, 2 ** 62, 2 ** 63 - 1]
+K_VALUES = [1, 2, 3, 4, 7, 10, 16, 33, 64, 255, 1024]
+ALPHABETS = ["abcdefghijklmnopqrstuvwxyz0123456789-_/.:", "àèéìòùçñßøåæœ", "日本語中文한국어",
+             "абвгдежзийклмнопрст", "😀🎉🚀🌍🧪👩‍🔬", "\x00\x01\t\n "]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = guarded_page(browser)
+    yield page
+    page.context.close()
+
+
+def toy_keys(count: int = TOY_KEYS) -> list[str]:
+    """Keys of every kind, seeded: the empty key, every length 0..47, long ones, every alphabet."""
+    rng = random.Random(21)
+    keys = ["", "123", "lime", "città", "😀", "a" * 5000]
+    keys += ["x" * length for length in range(48)]
+    while len(keys) < count:
+        alphabet = "".join(rng.sample(ALPHABETS, rng.randint(1, 3)))
+        length = rng.choice([rng.randint(1, 40), rng.randint(41, 300), rng.randint(301, 3000)])
+        keys.append("".join(rng.choice(alphabet) for _ in range(length)))
+    return keys[:count]
+
+
+def toy_cases(count: int = TOY_KEYS) -> list[tuple[str, int, int]]:
+    """(key, m, k) for ``count`` keys, cycling through every m and k; and the empty key, whose h2 is
+    0 (so its step is spread), the article's "123" and an emoji with every m and every k."""
+    cases = [(key, M_VALUES[i % len(M_VALUES)], K_VALUES[(i // len(M_VALUES)) % len(K_VALUES)])
+             for i, key in enumerate(toy_keys(count))]
+    return cases + [(key, m, k) for key in ("", "123", "😀") for m in M_VALUES for k in K_VALUES]
+
+
+def js_positions(page, cases: list[tuple[str, int, int]]) -> list[list[int]]:
+    """``window.bloomedu.positions`` of each (key, m, k), m passed as a BigInt when a Number would round it."""
+    out = page.evaluate("""(cases) => cases.map(([key, m, k]) => {
+        const bits = BigInt(m) > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(m) : Number(m);
+        return window.bloomedu.positions(key, bits, k).map(String);
+    })""", [[key, str(m), k] for key, m, k in cases])
+    return [[int(x) for x in row] for row in out]
+
+
+def test_the_toy_computes_exactly_the_librarys_positions(site, page):
+    page.goto((site / "toy.html").as_uri(), wait_until="load")
+    page.wait_for_function("() => window.bloomedu && window.bloomedu.positions")
+    cases = toy_cases()
+    keys = [key for key, _, _ in cases]
+    expected = [key_positions(key, k, m) for key, m, k in cases]
+    assert js_positions(page, cases) == expected
+    small = [(key, m, k) for key, m, k in cases[:600] if m <= 65_537]
+    assert small and all(BloomFilter(m, k).bit_indices(key) == key_positions(key, k, m) for key, m, k in small)
+    assert {m for _, m, _ in cases} == set(M_VALUES) and {k for _, _, k in cases} == set(K_VALUES)
+    assert any(len(key) >= 5000 for key in keys) and "" in keys
+    assert any(ord(c) > 0xFFFF for key in keys for c in key)  # astral characters: UTF-16 pairs in JS
+    halves = page.evaluate("() => window.bloomedu.hash128('città').map(String)")
+    from bloomedu.core.hashing import hash128
+    assert [int(x) for x in halves] == list(hash128("città"))
+    assert_stayed_on_this_machine(page)
+
+
+def test_the_toys_step_spreading_is_the_librarys(site, page):
+    page.goto((site / "toy.html").as_uri(), wait_until="load")
+    steps = [0, 1, 2, 2 ** 54, 2 ** 55, 2 ** 60, 2 ** 61, 2 ** 62, 2 ** 63, 12345, 2 ** 64 - 2]
+    cases = [(h2, k) for h2 in steps for k in (1, 2, 3, 4, 5, 8, 9, 512, 513, 1024)]
+    got = page.evaluate("(cases) => cases.map(([h2, k]) => String(window.bloomedu.spreadStep(BigInt(h2), k)))",
+                        [[str(h2), k] for h2, k in cases])
+    assert [int(x) for x in got] == [spread_step(h2, k) for h2, k in cases]
+
+
+def test_the_toy_refuses_what_the_library_refuses(site, page):
+    page.goto((site / "toy.html").as_uri(), wait_until="load")
+    refused = page.evaluate("""() => {
+        const tries = [["\\ud800x", 8, 2], ["x\\udc00", 8, 2], ["ok", 0, 2], ["ok", 8, 0], ["ok", 8, 1025],
+                       ["ok", 2n ** 63n, 2], ["ok", 1.5, 2], ["ok", 2 ** 60, 2], [42, 8, 2], [null, 8, 2]];
+        return tries.map(([key, m, k]) => {
+            try { window.bloomedu.positions(key, m, k); return "accepted"; }
+            catch (error) { return error.name; }
+        });
+    }""")
+    assert refused == ["TypeError", "TypeError", "RangeError", "RangeError", "RangeError", "RangeError",
+                       "TypeError", "TypeError", "TypeError", "TypeError"]
+    with pytest.raises(UnicodeEncodeError):
+        BloomFilter(8, 2).bit_indices("\ud800x")
+    for m, k in [(0, 2), (8, 0), (8, 1025), (2 ** 63, 2), (1.5, 2)]:
+        with pytest.raises((ValueError, TypeError)):
+            BloomFilter(m, k)
+    assert page.evaluate("() => window.bloomedu.positions('ok', 2 ** 53 - 1, 2).every(Number.isInteger)")
+
+
+def test_the_toy_page_lights_a_key_adds_it_and_finds_a_false_positive(site, page):
+    page.goto((site / "toy.html").as_uri(), wait_until="load")
+    toy = page.locator("#bloomedu-toy")
+    page.wait_for_function("() => document.querySelectorAll('#bloomedu-toy .toy-bit').length === 32")
+    added = toy.get_attribute("data-keys").split(",")
+    box = toy.locator("[data-toy=key]")
+    box.fill("")
+    box.press_sequentially("plum", delay=30)
+    lit = [int(x) for x in toy.locator(".toy-bit.lit").evaluate_all("cells => cells.map(c => c.dataset.bit)")]
+    assert sorted(lit) == sorted(set(key_positions("plum", 3, 32)))
+    box.press("Enter")
+    added.append("plum")
+    union = {bit for key in added for bit in key_positions(key, 3, 32)}
+    shown = {int(x) for x in toy.locator(".toy-bit.set").evaluate_all("cells => cells.map(c => c.dataset.bit)")}
+    assert shown == union
+    assert "added" in toy.locator("[data-toy=verdict]").inner_text()
+    for bit in key_positions("plum", 3, 32):
+        assert "plum" in toy.locator(f".toy-bit[data-bit='{bit}']").get_attribute("title")
+    toy.locator("[data-toy=probe]").click()
+    found = box.input_value()
+    tries = int(re.search(r"after (\d+) tr", toy.locator("[data-toy=tries]").inner_text()).group(1))
+    assert found == f"probe {tries}" and found not in added
+    assert set(key_positions(found, 3, 32)) <= union  # the library agrees: a false positive
+    assert all(not set(key_positions(f"probe {i}", 3, 32)) <= union for i in range(1, tries))  # the first one
+    verdict = toy.locator("[data-toy=verdict]")
+    assert "false positive" in verdict.inner_text() and "false-positive" in verdict.get_attribute("class")
+    page.screenshot(path=str(_screenshots() / "toy_false_positive.png"), full_page=True)
+    m = toy.locator("[data-toy=m]")
+    m.fill("64")
+    m.dispatch_event("change")
+    page.wait_for_function("() => document.querySelectorAll('#bloomedu-toy .toy-bit').length === 64")
+    shown = {int(x) for x in toy.locator(".toy-bit.set").evaluate_all("cells => cells.map(c => c.dataset.bit)")}
+    assert shown == {bit for key in added for bit in key_positions(key, 3, 64)}
+    assert_stayed_on_this_machine(page)
+
+
+def _screenshots():
+    folder = lesson_cells.ROOT / "build" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+# --- a deck, stepped through ------------------------------------------------------------------------
+
+MATH_NOTEBOOK = [
+    ("markdown", "# Formulas\n\nThe classic rate, $p \\approx \\left(1 - e^{-kn/m}\\right)^k$."),
+    ("markdown", "**Predict:** which k makes it smallest?"),
+    ("code", "best = 7"),
+    ("markdown", "## The best k\n\n$$k = \\frac{m}{n} \\ln 2$$"),
+]
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("decks")
+    cells = [nbformat.v4.new_markdown_cell(src) if kind == "markdown" else nbformat.v4.new_code_cell(src)
+             for kind, src in MATH_NOTEBOOK]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    for cell, kind in zip(nb.cells, slide_marks.slide_types(nb)):
+        cell.metadata["slideshow"] = {"slide_type": kind}
+    math_nb = folder / "formulas.ipynb"
+    nbformat.write(nb, str(math_nb))
+    lesson = max(lesson_cells.notebooks("lessons"),
+                 key=lambda p: slide_marks.slide_types(lesson_cells.read(p)).count("fragment"))
+    out = folder / "slides"
+    built = slides.build([lesson, math_nb], out=out, handouts=False)
+    return {"lesson": built[0], "math": built[1], "notebook": lesson}
+
+
+def step_through(page) -> dict:
+    """Press N (next: fragment, then the slide below, then the next column) until the deck ends."""
+    state = "() => { const d = window.bloomeduDeck; return {i: d.getIndices(), last: d.isLastSlide(), " \
+            "next: d.availableFragments().next, total: d.getTotalSlides()}; }"
+    seen, presses = set(), 0
+    current = page.evaluate(state)
+    seen.add((current["i"]["h"], current["i"]["v"]))
+    while not (current["last"] and not current["next"]):
+        page.keyboard.press("n")
+        presses += 1
+        current = page.evaluate(state)
+        seen.add((current["i"]["h"], current["i"]["v"]))
+        assert presses < 2000, "the deck never ended"
+    return {"seen": seen, "presses": presses, "total": current["total"]}
+
+
+def test_a_lesson_deck_opens_offline_and_steps_through_every_slide_and_fragment(browser, decks):
+    page = slides.open_deck(browser, decks["lesson"])
+    try:
+        walk = step_through(page)
+        types = slide_marks.slide_types(lesson_cells.read(decks["notebook"]))
+        screens = types.count("slide") + types.count("subslide")
+        assert walk["total"] == screens == len(walk["seen"])
+        assert walk["presses"] >= screens - 1 + types.count("fragment")
+        hidden = page.locator(".reveal .fragment:not(.visible)").count()
+        assert page.locator(".reveal .fragment").count() == types.count("fragment") and hidden == 0
+        formulas = sum(len(re.findall(r"\$[^$]+\$", c.source)) for c in lesson_cells.read(decks["notebook"]).cells
+                       if c.cell_type == "markdown")
+        assert page.locator("mjx-container").count() >= formulas
+        page.screenshot(path=str(_screenshots() / "deck_last_slide.png"))
+        assert page.remote == [] and page.errors == [], (page.remote, page.errors)
+        assert all(slides.is_local(url) for url in page.requests)
+    finally:
+        page.context.close()
+
+
+def test_a_deck_with_formulas_shows_them_typeset_by_the_local_mathjax(browser, decks):
+    page = slides.open_deck(browser, decks["math"])
+    try:
+        assert page.locator("mjx-container").count() == 2
+        assert page.locator("mjx-container[display='true']").count() == 1
+        assert "$" not in page.locator(".reveal .slides").inner_text()
+        loaded = [url for url in page.requests if "mathjax" in url.lower()]
+        assert loaded and all(url.startswith("file://") and "/_assets/mathjax/" in url for url in loaded)
+        walk = step_through(page)
+        assert walk["total"] == 3 and walk["presses"] == 3  # slide, fragment, its answer, next slide
+        assert page.remote == [] and page.errors == [], (page.remote, page.errors)
+    finally:
+        page.context.close()
+
+
+# --- the site as a reader sees it ---------------------------------------------------------------
+
+CUT_JS = """() => {
+  const article = document.querySelector('article.bd-article');
+  const right = article.getBoundingClientRect().right + 1;
+  const cut = [];
+  for (const el of article.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= right) continue;
+    let parent = el.parentElement, scrolls = false;
+    while (parent && parent !== article) {
+      const o = getComputedStyle(parent).overflowX;
+      if (o === 'auto' || o === 'scroll') { scrolls = true; break; }
+      parent = parent.parentElement;
+    }
+    if (!scrolls) cut.push(el.tagName + ' ' + (el.textContent || '').trim().slice(0, 40));
+  }
+  return cut;
+}"""
+
+
+# Measure once the page has its final layout: fonts loaded, MathJax done, two frames drawn.
+SETTLED_JS = """async () => {
+  await document.fonts.ready;
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
+def test_lesson_10s_wide_table_scrolls_inside_its_column_and_shows_that_it_does(site, page):
+    page.goto((site / "notebooks" / "10_forgetting_old_clicks.html").as_uri(), wait_until="load")
+    page.evaluate(SETTLED_JS)
+    pre = page.locator(".cell_output pre", has_text="memory, bytes").first
+    pre.scroll_into_view_if_needed()
+    info = pre.evaluate("p => ({sw: p.scrollWidth, cw: p.clientWidth, cls: p.className, ov: getComputedStyle(p).overflowX})")
+    assert info["sw"] > info["cw"] and info["ov"] in ("auto", "scroll"), info
+    assert "bloomedu-more-right" in info["cls"] and "bloomedu-more-left" not in info["cls"]
+    visible = """p => { const r = document.createRange(); const text = [...p.querySelectorAll('*'), p]
+        .flatMap(e => [...e.childNodes]).find(n => n.nodeType === 3 && n.textContent.includes('memory, bytes'));
+        const at = text.textContent.indexOf('memory, bytes') + 'memory, bytes'.length;
+        r.setStart(text, at - 1); r.setEnd(text, at);
+        const end = r.getBoundingClientRect(), box = p.getBoundingClientRect();
+        return end.right <= box.right + 0.5 && end.left >= box.left; }"""
+    assert not pre.evaluate(visible)  # "memory, bytes" runs past the column's edge at first
+    pre.evaluate("p => { p.scrollLeft = p.scrollWidth; }")
+    page.wait_for_function("p => p.classList.contains('bloomedu-more-left')", arg=pre.element_handle())
+    assert pre.evaluate(visible), "scrolled to its end, the whole header shows"
+    assert "bloomedu-more-right" not in pre.get_attribute("class")
+    assert page.evaluate(CUT_JS) == []
+    page.screenshot(path=str(_screenshots() / "site_wide_table_scrolled.png"))
+    assert_stayed_on_this_machine(page)
+
+
+def test_no_page_of_the_site_runs_past_its_column(site, browser):
+    pages = [p for p in sorted(site.rglob("*.html")) if "_static" not in p.parts
+             and p.name not in ("genindex.html", "search.html", "py-modindex.html")]
+    cut = {}
+    for width in (1280, 420):
+        page = guarded_page(browser, width=width)
+        try:
+            for path in pages:
+                page.goto(path.as_uri(), wait_until="load")
+                page.evaluate(SETTLED_JS)
+                found = page.evaluate(CUT_JS)
+                if found:
+                    cut[(width, path.relative_to(site).as_posix())] = found[:3]
+        finally:
+            page.context.close()
+    assert cut == {}
+
+
+def test_the_front_page_shows_the_lessons_above_the_module_table(site, page):
+    page.goto((site / "index.html").as_uri(), wait_until="load")
+    lessons = page.locator("ol.bloomedu-lessons").bounding_box()
+    table = page.locator("article table").first.bounding_box()
+    assert lessons["y"] + lessons["height"] <= table["y"]
+    assert page.locator("ol.bloomedu-lessons > li").count() == len(lesson_cells.notebooks("lessons"))
+    page.screenshot(path=str(_screenshots() / "site_front_page.png"))
+    assert_stayed_on_this_machine(page)
+
+
+def test_the_cheat_sheet_prints_on_one_page(site, page, tmp_path):
+    page.goto((site / "cheatsheet.html").as_uri(), wait_until="load")
+    page.wait_for_function("() => document.querySelectorAll('mjx-container').length >= 4")
+    pdf = tmp_path / "cheatsheet.pdf"
+    page.pdf(path=str(pdf), format="A4", print_background=True)
+    pages = re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes())
+    assert len(pages) == 1
+    page.emulate_media(media="print")
+    assert page.locator(".bd-sidebar-primary").is_hidden()
+    assert page.locator("table.bloomedu-sizing").is_visible()
+    assert json.dumps(page.remote) == "[]"

@@ -1,0 +1,216 @@
+"""Slides and handouts from the lessons, offline (``make slides``: ``tools/slide_marks.py``, ``tools/slides.py``).
+
+Cheap checks run everywhere: every lesson, solution and deeper notebook carries exactly the
+slide marks ``python -m tools.slide_marks`` would give it (so a lesson edited, split or
+renumbered without re-marking fails here, naming the command), the rules on small notebooks
+made here, and the npm packages pinned by a lock.  The ``slides`` tier builds every deck and
+handout into a temporary folder and reads them: each deck has one ``<section>`` per slide mark,
+its notes and fragments, and loads nothing from another machine (scripts, style sheets, fonts,
+images, every ``url()`` in its CSS); each handout is a PDF of at least one page per slide whose
+links are the deck's own.  ``tests/test_browser_instructor.py`` steps through a deck in Chromium.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin
+
+import nbformat
+import pytest
+
+from tools import lesson_cells, slide_marks, slides
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = lesson_cells.every_notebook()
+md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+URL_IN_CSS = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)|@import\s+['"]([^'"]+)['"]""")
+
+
+def test_there_are_notebooks_to_mark():
+    assert lesson_cells.notebooks("lessons") and lesson_cells.notebooks("solutions")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT / "notebooks").as_posix())
+def test_every_notebook_carries_the_slide_marks_its_structure_gives(notebook):
+    nb = lesson_cells.read(notebook)
+    assert slide_marks.current_types(nb) == slide_marks.slide_types(nb), \
+        f"stale slide marks in {notebook.name}: run .venv/bin/python -m tools.slide_marks"
+    assert nb.metadata["jupytext"]["cell_metadata_filter"] == "-slideshow"
+    twin = notebook.with_suffix(".py")
+    assert "slideshow" not in twin.read_text(encoding="utf-8").split("# ---", 2)[-1]  # cells unmarked
+
+
+def test_every_deck_opens_on_a_slide_and_every_lesson_has_several():
+    for path in lesson_cells.notebooks("lessons"):
+        types = slide_marks.slide_types(lesson_cells.read(path))
+        assert types[0] == "slide" and types.count("slide") >= 2, path.name
+
+
+def test_the_rules_on_a_small_lesson():
+    nb = nbformat.v4.new_notebook(cells=[
+        md("Some words before any heading."),                      # 0: a deck opens on a slide
+        md("## Part one\n\nIntro."),                                # 1: heading, slide
+        md("### A detail"),                                         # 2: deeper heading, subslide
+        md("**Predict:** how many bits will be set?"),              # 3: prediction, fragment
+        code("bits = 12\nprint(bits)"),                             # 4: its answer: a new screen
+        md("**Check your prediction:** twelve."),                   # 5: fragment
+        md(" ".join(["word"] * (slide_marks.NOTES_WORDS + 1))),     # 6: long prose, notes
+        code("plot()", outputs=[nbformat.v4.new_output(
+            "display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"})]),  # 7: figure
+        md("**01.1 (compute).** What is k?"),                       # 8: exercise question
+        code("answer = None  # replace None with your answer\ncheck.optimal_k(answer, m=8, n=1)"),
+        code('guess = predict("How many?", None)'),                 # 10: a committed prediction
+        code("measured = 3"),                                       # 11: new screen
+        code("guess.reveal(measured)"),                             # 12: fragment
+        code("x = 1"),                                              # 13
+    ])
+    assert slide_marks.slide_types(nb) == ["slide", "slide", "subslide", "fragment", "subslide",
+                                           "fragment", "notes", "subslide", "subslide", "-",
+                                           "fragment", "subslide", "fragment", "-"]
+
+
+def test_marking_changes_only_the_marks_and_is_idempotent(tmp_path):
+    lesson = lesson_cells.notebooks("lessons")[0]
+    for suffix in (".ipynb", ".py"):
+        shutil.copyfile(lesson.with_suffix(suffix), tmp_path / lesson.with_suffix(suffix).name)
+    copy = tmp_path / lesson.name
+    nb = nbformat.read(str(copy), as_version=4)
+    for cell in nb.cells:
+        cell.metadata.pop("slideshow", None)
+    nbformat.write(nb, str(copy))
+    twin_before = copy.with_suffix(".py").read_text(encoding="utf-8")
+    assert slide_marks.main(["--check", str(copy)]) == 1
+    assert slide_marks.mark(copy) is True and slide_marks.mark(copy) is False
+    assert slide_marks.main(["--check", str(copy)]) == 0
+    assert copy.read_bytes() == lesson.read_bytes()  # the committed lesson is exactly this
+    assert copy.with_suffix(".py").read_text(encoding="utf-8") == twin_before
+
+
+def test_the_tools_examples_run():
+    for module in (lesson_cells, slide_marks, slides):
+        assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0, module.__name__
+
+
+def test_the_npm_packages_are_pinned_by_a_lock_and_never_committed():
+    package = json.loads((slides.HERE / "package.json").read_text())
+    lock = json.loads((slides.HERE / "package-lock.json").read_text())
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", v) for v in package["dependencies"].values())
+    for name, wanted in package["dependencies"].items():
+        assert lock["packages"][f"node_modules/{name}"]["version"] == wanted
+        assert lock["packages"][f"node_modules/{name}"]["integrity"].startswith("sha512-")
+    assert package["dependencies"]["reveal.js"].split(".")[0] in ("4", "5")  # the dist/ layout nbconvert expects
+    assert "resolved" not in json.dumps(lock)
+    assert re.search(r"^build/$", (ROOT / ".gitignore").read_text(), re.M)  # build/npm/node_modules
+
+
+# --- the decks and handouts, built ---------------------------------------------------------------
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, and the text of every <style> block."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.styles, self._in_style = [], [], False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = {key: value or "" for key, value in attrs}
+        self.tags.append((tag, attrs))
+        self._in_style = tag == "style"
+        if "style" in attrs:
+            self.styles.append(attrs["style"])
+
+    def handle_endtag(self, tag):
+        self._in_style = False if tag == "style" else self._in_style
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.styles.append(data)
+
+
+def references(text: str) -> tuple[list[str], list[str]]:
+    """(what a page loads: src, link href, CSS url() and @import; where its <a> links go)."""
+    tags = Tags(text)
+    loads, links = [], []
+    for tag, attrs in tags.tags:
+        for key in ("src", "href", "data", "poster", "srcset"):
+            if key in attrs:
+                (links if tag == "a" and key == "href" else loads).append(attrs[key])
+    for style in tags.styles:
+        loads += [u for m in URL_IN_CSS.finditer(style) for u in m.groups() if u]
+    return loads, links
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("slides")
+    decks = slides.build(out=out)
+    return out, decks
+
+
+@pytest.mark.slides
+def test_make_slides_writes_a_deck_and_a_handout_per_notebook(built):
+    out, decks = built
+    assert [d.relative_to(out) for d in decks] == [slides.deck_path(p, out).relative_to(out) for p in NOTEBOOKS]
+    for deck in decks:
+        assert deck.is_file() and slides.handout_path(deck).is_file(), deck.name
+    index = (out / "index.html").read_text()
+    assert all(d.relative_to(out).as_posix() in index for d in decks)
+
+
+@pytest.mark.slides
+def test_each_deck_has_the_slides_fragments_and_notes_its_marks_say(built):
+    out, _ = built
+    for notebook in NOTEBOOKS:
+        types = slide_marks.slide_types(lesson_cells.read(notebook))
+        text = slides.deck_path(notebook, out).read_text(encoding="utf-8")
+        tags = Tags(text).tags
+        # a slide is a column (an outer <section>) holding its first screen; a subslide a screen below
+        sections = sum(t == "section" for t, _ in tags)
+        assert sections == 2 * types.count("slide") + types.count("subslide"), notebook.name
+        assert sum(t == "aside" and "notes" in a.get("class", "") for t, a in tags) == types.count("notes")
+        assert sum("fragment" in a.get("class", "").split() for _, a in tags) == types.count("fragment")
+
+
+@pytest.mark.slides
+def test_no_deck_loads_anything_from_another_machine(built):
+    out, decks = built
+    css = sorted((out / slides.ASSETS).rglob("*.css"))
+    assert css, "the reveal.js style sheets are copied beside the decks"
+    bad, missing = [], []
+    for deck in decks + [out / "index.html"]:
+        loads, links = references(deck.read_text(encoding="utf-8"))
+        assert loads or deck.name == "index.html", deck.name
+        bad += [(deck.name, url) for url in loads if not slides.is_local(url)]  # <a> links a reader follows
+        missing += [(deck.name, url) for url in loads + links if not url.startswith(("data:", "#"))
+                    and slides.is_local(url) and not (deck.parent / url.split("?")[0].split("#")[0]).exists()]
+    for sheet in css:
+        text = sheet.read_text(encoding="utf-8", errors="replace")
+        bad += [(sheet.name, u) for m in URL_IN_CSS.finditer(text) for u in m.groups()
+                if u and not slides.is_local(u)]
+    assert bad == [] and missing == []
+    scripts = [a["src"] for t, a in Tags(decks[0].read_text()).tags if t == "script" and "src" in a]
+    assert any(s.endswith("require.js") for s in scripts) and any(s.endswith("tex-chtml.js") for s in scripts)
+
+
+PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
+URI = re.compile(rb"/URI\s*\(([^)]*)\)")
+
+
+@pytest.mark.slides
+def test_each_handout_is_a_pdf_with_a_page_per_slide_and_only_the_decks_links(built):
+    out, decks = built
+    for notebook, deck in zip(NOTEBOOKS, decks):
+        data = slides.handout_path(deck).read_bytes()
+        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF"), deck.name
+        types = slide_marks.slide_types(lesson_cells.read(notebook))
+        screens = types.count("slide") + types.count("subslide")
+        assert len(PAGE.findall(data)) >= screens + types.count("notes"), deck.name
+        _, links = references(deck.read_text(encoding="utf-8"))
+        resolved = {urljoin(deck.as_uri(), link) for link in links}
+        assert {u.decode("latin-1") for u in URI.findall(data)} <= resolved, deck.name

@@ -1,0 +1,283 @@
+"""A reveal.js deck and a PDF handout per lesson, built from the lessons and served from the machine.
+
+    python -m tools.slides                  # make slides: every lesson, solution and deeper notebook
+    python -m tools.slides --no-handouts notebooks/05_bloom_filter.ipynb
+
+Each notebook becomes ``build/slides/<group>/NN_slug.slides.html`` (lessons at the top,
+``solutions/`` and ``deeper/`` below) by nbconvert's slides exporter, which reads the cell
+marks ``tools/slide_marks.py`` writes (slides, fragments, notes), with the template in
+``tools/slides/templates/bloomedu_reveal``: reveal.js and require.js from npm
+(``tools/slides/package.json`` and its lock, installed once into ``build/npm/``, never
+committed), MathJax 3 from the ``sphinx-mathjax-offline`` package of the docs extra, the
+theme ``white`` (the default ``simple`` loads Google Fonts), all copied into
+``build/slides/_assets/``.  Nothing is fetched when a deck opens, from its files or a server.
+
+The handout ``NN_slug.handout.pdf`` is the deck printed by headless Chromium (reveal.js's
+``?print-pdf`` layout, speaker notes on a page after their slide), driven by playwright with
+Debian's ``chromium``; a request for anything off the machine stops the build.
+``build/slides/index.html`` links every deck and handout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import html
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from tools import lesson_cells, slide_marks
+
+ROOT = lesson_cells.ROOT
+HERE = Path(__file__).resolve().parent / "slides"
+TEMPLATES = HERE / "templates"
+OUT = ROOT / "build" / "slides"
+NPM_CACHE = ROOT / "build" / "npm"
+ASSETS = "_assets"
+THEME = "white"  # reveal.js's default, simple, loads Google Fonts; white loads its font from beside it
+CHROMIUM = os.environ.get("BLOOMEDU_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WIDGET_NOTE = ("<p><em>An interactive widget is shown here when the lesson runs in Jupyter "
+               "(<code>make lab</code>); a slide cannot run it.</em></p>")
+LOCAL_SCHEMES = ("file", "data", "blob", "about")
+PRINT_TIMEOUT_MS = 120_000
+
+
+def is_local(url: str) -> bool:
+    """True for a URL that stays on this machine: a file, data or blob URL, or loopback.
+
+    >>> is_local("file:///tmp/deck.html"), is_local("https://unpkg.com/reveal.js"), is_local("//cdn.x/y.js")
+    (True, False, False)
+    """
+    parts = urlsplit(url.strip())
+    if parts.scheme in LOCAL_SCHEMES:
+        return True
+    if parts.scheme in ("http", "https", "ws") or parts.netloc:
+        return parts.hostname in ("127.0.0.1", "localhost", "::1")
+    return not parts.scheme  # a relative URL: beside the deck
+
+
+# --- the scripts: npm's reveal.js and require.js, the docs extra's MathJax ---------------------
+
+def npm_modules(cache: Path = NPM_CACHE) -> Path:
+    """``node_modules`` with exactly the lock's packages, installed by ``npm ci`` when the lock changes."""
+    cache.mkdir(parents=True, exist_ok=True)
+    lock = (HERE / "package-lock.json").read_bytes()
+    stamp = hashlib.sha256((HERE / "package.json").read_bytes() + lock).hexdigest()
+    with open(cache / ".lock", "w") as guard:  # one install at a time, across processes
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        done = cache / ".installed"
+        if not (done.exists() and done.read_text() == stamp and (cache / "node_modules").is_dir()):
+            for name in ("package.json", "package-lock.json"):
+                shutil.copyfile(HERE / name, cache / name)
+            npm = shutil.which("npm")
+            if npm is None:
+                raise RuntimeError("make slides needs npm (Debian: apt-get install npm) for reveal.js")
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
+                           cwd=cache, check=True)
+            done.write_text(stamp)
+    return cache / "node_modules"
+
+
+def mathjax_dir() -> Path:
+    """MathJax 3 as the ``sphinx-mathjax-offline`` package ships it (the docs extra)."""
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("make slides needs the docs extra's sphinx-mathjax-offline (make env)")
+    found = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax"
+    if not (found / "tex-chtml.js").is_file():
+        raise RuntimeError(f"no MathJax in {found}")
+    return found
+
+
+def copy_assets(out: Path, modules: Path) -> Path:
+    """reveal.js (the script, its styles, the white theme and its font, the notes plugin),
+    require.js and MathJax, under ``out/_assets``."""
+    assets = out / ASSETS
+    reveal, copied = modules / "reveal.js", assets / "reveal.js"
+    trees = {reveal / "plugin" / "notes": copied / "plugin" / "notes",
+             reveal / "dist" / "theme" / "fonts" / "source-sans-pro":
+                 copied / "dist" / "theme" / "fonts" / "source-sans-pro",  # the white theme's font
+             mathjax_dir(): assets / "mathjax"}
+    for source, target in trees.items():
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    files = {reveal / "dist" / name: copied / "dist" / name for name in ("reveal.js", "reveal.css", "reset.css")}
+    files[reveal / "dist" / "theme" / f"{THEME}.css"] = copied / "dist" / "theme" / f"{THEME}.css"
+    files[modules / "requirejs" / "require.js"] = assets / "require.js"
+    for source, target in files.items():
+        shutil.copyfile(source, target)
+    return assets
+
+
+# --- decks --------------------------------------------------------------------------------------
+
+def deck_path(notebook: Path, out: Path) -> Path:
+    """Where a notebook's deck goes: its folder under notebooks/, mirrored under ``out``.
+
+    >>> deck_path(ROOT / "notebooks/solutions/03_bit_vector_solutions.ipynb", Path("/o")).as_posix()
+    '/o/solutions/03_bit_vector_solutions.slides.html'
+    """
+    try:
+        folder = notebook.resolve().parent.relative_to(lesson_cells.NOTEBOOKS)
+    except ValueError:  # a notebook from elsewhere: at the top
+        folder = Path()
+    return out / folder / f"{notebook.stem}.slides.html"
+
+
+def handout_path(deck: Path) -> Path:
+    return deck.with_name(deck.name.replace(".slides.html", ".handout.pdf"))
+
+
+def exporter():
+    from nbconvert import SlidesExporter
+
+    return SlidesExporter(template_name="bloomedu_reveal", extra_template_basedirs=[str(TEMPLATES)],
+                          reveal_theme=THEME, reveal_transition="none")
+
+
+def write_deck(notebook: Path, out: Path, slides=None) -> Path:
+    """One notebook's deck, its scripts found at ``out/_assets`` by a relative path."""
+    nb = lesson_cells.replace_widgets(lesson_cells.read(notebook), WIDGET_NOTE)
+    target = deck_path(notebook, out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    assets = os.path.relpath(out / ASSETS, target.parent).replace(os.sep, "/")
+    resources = {"metadata": {"name": lesson_cells.title(nb)}, "bloomedu": {"assets": assets}}
+    slides = slides or exporter()
+    slides.reveal_url_prefix = f"{assets}/reveal.js"  # the theme's and reveal.css's links
+    body, _ = slides.from_notebook_node(nb, resources=resources)
+    target.write_text(NOTEBOOK_LINK.sub(r'href="\1.slides.html\2"', body), encoding="utf-8")
+    return target
+
+
+# A link between lessons (``[lesson 03](03_bit_vector.ipynb)``) goes to that lesson's deck.
+NOTEBOOK_LINK = re.compile(r'href="((?![a-z][a-z0-9+.-]*:)[^"#]*?)\.ipynb(#[^"]*)?"')
+
+
+def write_index(out: Path, decks: list[Path]) -> Path:
+    """``index.html``: every deck with its title, and its handout when there is one."""
+    rows = []
+    for deck in decks:
+        name = deck.relative_to(out).as_posix()
+        handout = handout_path(deck)
+        link = (f' · <a href="{html.escape(handout.relative_to(out).as_posix())}">handout (PDF)</a>'
+                if handout.exists() else "")
+        rows.append(f'<li><a href="{html.escape(name)}">{html.escape(name)}</a>{link}</li>')
+    page = out / "index.html"
+    page.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                    "<title>bloomedu slides</title></head><body><h1>bloomedu: slides and handouts</h1>"
+                    f"<ul>\n{chr(10).join(rows)}\n</ul></body></html>\n", encoding="utf-8")
+    return page
+
+
+# --- handouts -----------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def chromium():
+    """Headless Debian Chromium under playwright (no browser download)."""
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} not found: the handouts need Debian's chromium "
+                           "(apt-get install chromium; make test installs it when run as root)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def recorded_page(browser, width: int = 1280, height: int = 800):
+    """A page in a context of its own that records every request in ``page.requests``, refuses
+    and records in ``page.remote`` any for another machine, and keeps script and console errors
+    and HTTP failures in ``page.errors``."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.requests, page.remote, page.errors = [], [], []
+    page.on("request", lambda request: page.requests.append(request.url))
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("console", lambda message: page.errors.append(message.text) if message.type == "error" else None)
+    page.on("response", lambda response: page.errors.append(f"{response.status} {response.url}")
+            if response.status >= 400 else None)
+
+    def guard(route):
+        if is_local(route.request.url):
+            route.continue_()
+        else:
+            page.remote.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return page
+
+
+def open_deck(browser, deck: Path, query: str = ""):
+    """A page (:func:`recorded_page`) showing ``deck`` once reveal.js is ready and MathJax has typeset it."""
+    page = recorded_page(browser)
+    page.goto(deck.resolve().as_uri() + query, wait_until="load")
+    page.wait_for_function("() => document.querySelector('.reveal.ready') && "
+                           "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
+                           timeout=PRINT_TIMEOUT_MS)
+    return page
+
+
+def print_handout(browser, deck: Path) -> Path:
+    """The deck printed to PDF in reveal.js's print layout; fails if it asked for anything remote."""
+    page = open_deck(browser, deck, "?print-pdf")
+    try:
+        page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0",
+                               timeout=PRINT_TIMEOUT_MS)
+        page.evaluate("() => document.fonts.ready")
+        target = handout_path(deck)
+        page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
+        if page.remote or page.errors:
+            raise RuntimeError(f"{deck.name}: remote requests {page.remote}, errors {page.errors}")
+        return target
+    finally:
+        page.context.close()
+
+
+def build(notebooks: list[Path] | None = None, out: Path = OUT, handouts: bool = True,
+          npm_cache: Path = NPM_CACHE) -> list[Path]:
+    """Decks (and handouts) for ``notebooks`` (default: every one) into ``out``; returns the decks."""
+    notebooks = notebooks or lesson_cells.every_notebook()
+    stale = [p.name for p in notebooks if not slide_marks.is_marked(lesson_cells.read(p))]
+    if stale:
+        print(f"warning: stale slide marks in {', '.join(stale)}: run python -m tools.slide_marks",
+              file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    copy_assets(out, npm_modules(npm_cache))
+    slides = exporter()
+    decks = [write_deck(path, out, slides) for path in notebooks]
+    if handouts:
+        with chromium() as browser:
+            for deck in decks:
+                print_handout(browser, deck)
+    write_index(out, decks)
+    (out / "decks.json").write_text(json.dumps([d.relative_to(out).as_posix() for d in decks], indent=1))
+    return decks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--no-handouts", action="store_true")
+    args = parser.parse_args(argv)
+    decks = build([p.resolve() for p in args.notebooks] or None, args.out, not args.no_handouts)
+    print(f"{len(decks)} decks in {args.out}" + ("" if args.no_handouts else ", each with its handout"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
