@@ -11,7 +11,7 @@ Mitzenmacher, "Less hashing, same performance", ESA 2006), with the step h2 made
 odd for the few keys (the empty key among them) whose k values would repeat
 (:func:`spread_step`).  A batch of keys is hashed by
 :mod:`bloomedu.core.batch_hashing` (numpy integer arrays in numpy, by value,
-whatever their byte order); its names are importable from here too.
+whatever their byte order).
 
 Taught in ``notebooks/02_hashed_ids.ipynb`` (MurmurHash),
 ``notebooks/04_salted_hashes.ipynb`` (the article's salted functions) and
@@ -252,15 +252,3 @@ def spread_steps(h2: np.ndarray, num_hashes: int) -> None:
     kept = np.bitwise_and(h2, np.uint64(_step_mask(num_hashes)))  # 0: the k values repeat
     if not kept.all():
         np.bitwise_or(h2, np.uint64(1), out=h2, where=kept == 0)
-
-
-
-_BATCH_NAMES = {"check_batch", "fmix64_array", "hashed_chunks", "murmur3_128_uint64"}
-
-
-def __getattr__(name: str):
-    """The batch path's names, still readable from here (they moved to ``batch_hashing``)."""
-    if name in _BATCH_NAMES:
-        from . import batch_hashing
-        return getattr(batch_hashing, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
