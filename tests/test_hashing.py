@@ -262,12 +262,3 @@ def test_bit_indices_do_not_depend_on_pythonhashseed():
                              env=env, cwd=ROOT, capture_output=True, text=True, check=True).stdout
         runs.append(json.loads(out))
     assert len(runs) == 3 and all(run == expected for run in runs)
-
-
-def test_the_batch_names_are_still_read_from_hashing():
-    """They moved to batch_hashing; code written against hashing keeps working."""
-    from bloomedu.core import batch_hashing
-    for name in ("check_batch", "fmix64_array", "hashed_chunks", "murmur3_128_uint64"):
-        assert getattr(hashing, name) is getattr(batch_hashing, name)
-    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        hashing.nothing  # noqa: B018
