@@ -131,12 +131,8 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
         return SizeReport(n, m, k if k is not None else theory.optimal_num_hashes(m, n))
     p = probability(fpp, "fpp")
     asked = f"items={n} at fpp={p}" + (f" with hashes={k}" if k is not None else "")
-    if k is None:
-        m = theory.num_bits_for(n, p)
-        if round(m / n * theory.LN2) > MAX_HASHES:  # the k BloomFilter.from_capacity would take
-            raise ValueError(f"{asked} needs more than {MAX_HASHES} hash functions: fpp must be "
-                             f"at least about 2**-{MAX_HASHES}")
-        k = theory.optimal_num_hashes(m, n)
+    if k is None:  # the library's one sizing rule, as BloomFilter.from_capacity sizes
+        m, k = theory.size_for(n, p, asked)
     else:  # the fewest m with (1 - e^(-kn/m))^k <= p; ln(1 - p^(1/k)) kept exact near 0 and 1
         root = math.log(p) / k
         m = math.ceil(-k * n / (math.log1p(-math.exp(root)) if root < -1 else

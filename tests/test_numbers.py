@@ -43,6 +43,8 @@ THEORY = [
     (theory.false_positive_rate, [real(120), real(10), real(3)]),
     (theory.optimal_num_hashes, [real(120), real(10)]),
     (theory.num_bits_for, [real(100), real(0.25)]),
+    (theory.hashes_for, [real(120), real(10)]),
+    (theory.size_for, [real(100), real(0.25)]),
     (theory.estimate_count, [real(50), real(120), real(3)]),
     (theory.exact_false_positive_rate, [real(120), real(10), real(3)]),
     (theory.measured_rate_std, [real(120), real(10), real(3), real(100)]),

@@ -31,7 +31,7 @@ from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_
 from .hashing import bit_position, double_hash_indices
 from .locking import LockedWrites
 from .positions import hashed_batches, key_hashes
-from .theory import LN2, estimate_count, num_bits_for
+from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter"]
 
@@ -95,7 +95,9 @@ class BloomFilter(LockedWrites):
     def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":
         """Size a filter for n expected items at false-positive rate p.
 
-        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2) >= 1; too large is said in n and p.
+        m = ceil(-n ln p / (ln 2)^2) and the best whole k
+        (:func:`~bloomedu.core.theory.size_for`, the library's one sizing rule); too large is
+        said in n and p.
 
         >>> f = BloomFilter.from_capacity(1_000_000, 0.001)
         >>> f.num_bits, f.num_hashes, f.nbytes
@@ -106,14 +108,8 @@ class BloomFilter(LockedWrites):
         """
         n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
         p = probability(fpp, "fpp")
-        m = num_bits_for(n, p)
         asked = f"expected_items={n} at fpp={p}"
-        if m > MAX_NUM_BITS:
-            raise ValueError(f"{asked} needs {m} bits, more than the 2**63-1 a filter can hold")
-        k = max(1, round(m / n * LN2))
-        if k > MAX_HASHES:
-            raise ValueError(f"{asked} needs k = {k} hash functions, more than {MAX_HASHES}: fpp "
-                             f"must be at least about 2**-{MAX_HASHES} (k = log2(1/fpp))")
+        m, k = size_for(n, p, asked)
         check_storage(8 * -(-m // 64), f"{asked} (num_bits={m})")
         return cls(m, k)
 

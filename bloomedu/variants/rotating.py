@@ -25,8 +25,8 @@ from ..core.checks import check_storage, probability, whole_number
 from ..core.hashing import bit_position
 from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import num_bits_for
-from ._tables import Table, hashes_for
+from ..core.theory import size_for
+from ._tables import Table
 from .theory import generation_fpp
 
 __all__ = ["RotatingBloomFilter"]
@@ -52,9 +52,8 @@ class RotatingBloomFilter(Shared):
         self.fpp = probability(fpp, "fpp")
         self.generations = whole_number(generations, "generations", 2, 1024)
         self.generation_fpp = generation_fpp(self.fpp, self.generations)
-        self.num_bits = num_bits_for(self.capacity, self.generation_fpp)
-        self.num_hashes = hashes_for(self.num_bits, self.capacity,
-                                     f"capacity={self.capacity} at fpp={self.fpp}")
+        self.num_bits, self.num_hashes = size_for(self.capacity, self.generation_fpp,
+                                                  f"capacity={self.capacity} at fpp={self.fpp}")
         check_storage(self.generations * 8 * -(-self.num_bits // 64),
                       f"capacity={self.capacity}, fpp={self.fpp}, generations={self.generations} "
                       f"({self.generations} generations of num_bits={self.num_bits})")

@@ -33,8 +33,8 @@ import numpy as np
 from ..core.checks import check_storage, probability, whole_number
 from ..core.positions import hashed_batches, key_hashes, positions, step
 from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import num_bits_for
-from ._tables import Table, hashes_for
+from ..core.theory import size_for
+from ._tables import Table
 
 __all__ = ["ScalableBloomFilter"]
 
@@ -82,10 +82,10 @@ class ScalableBloomFilter(Shared):
         if n > MAX_CAPACITY or p < 1e-300:
             raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
                              "than 1e-300: start with a larger initial_capacity or tightening")
-        m = num_bits_for(n, p)
+        m, k = size_for(n, p, f"sub-filter {i} ({n} keys at fpp {p:.3g})")
         check_storage(8 * -(-m // 64), f"sub-filter {i} (initial_capacity * growth**{i} = {n} "
                                        f"keys at fpp {p:.3g}: num_bits={m})")
-        table = Table(m, hashes_for(m, n, f"sub-filter {i} ({n} keys at fpp {p:.3g})"))
+        table = Table(m, k)
         self.tables.append(table)
         return table
 
