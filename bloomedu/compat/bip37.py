@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, is_int, is_number
+from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.hashing import murmur3_32
 from ..core.locking import LockedWrites
 
@@ -132,7 +133,7 @@ def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
     return value, end
 
 
-class Bip37Filter(LockedWrites):
+class Bip37Filter(Filter, LockedWrites):
     """Bitcoin Core's ``CBloomFilter(nElements, nFPRate, nTweak, nFlags)``.
 
     ``insert``/``contains`` take bytes (a public-key hash, a txid, an outpoint);
@@ -153,6 +154,16 @@ class Bip37Filter(LockedWrites):
     """
 
     __slots__ = ("_bits", "n_hash_funcs", "tweak", "flags")
+    KEY_KINDS = frozenset({"bytes"})  # public-key hashes, txids, outpoints
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """``capacity`` elements at 1%, a tweak and BLOOM_UPDATE_ALL.
+
+        >>> Bip37Filter.example_arguments(1000)
+        {'n_elements': 1000, 'fp_rate': 0.01, 'tweak': 7, 'flags': 1}
+        """
+        return {"n_elements": capacity, "fp_rate": EXAMPLE_FPP, "tweak": 7, "flags": 1}
 
     def __init__(self, n_elements: int, fp_rate: float, tweak: int = 0, flags: int = 0):
         size = bip37_filter_bytes(n_elements, fp_rate)

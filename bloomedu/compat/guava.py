@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.bits import BitArray
 from ..core.checks import check_storage, probability, whole_number
+from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
@@ -98,7 +99,7 @@ def guava_num_hashes(n: int, m: int) -> int:
     return max(1, java_round(m / n * _LN2))
 
 
-class GuavaBloomFilter(LockedWrites):
+class GuavaBloomFilter(Filter, LockedWrites):
     """A filter of strings equal to Guava 31.1's, bit for bit and byte for byte.
 
     Made with :meth:`create` (like ``BloomFilter.create``) or :meth:`from_bytes`
@@ -118,6 +119,17 @@ class GuavaBloomFilter(LockedWrites):
     """
 
     __slots__ = ("bits", "num_hash_functions", "strategy")
+    KEY_KINDS = frozenset({"str"})  # Funnels.stringFunnel(UTF_8)
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """The words and k of ``create(capacity, 0.01)``.
+
+        >>> GuavaBloomFilter.example_arguments(1000)
+        {'num_words': 150, 'num_hash_functions': 7}
+        """
+        m = guava_num_bits(capacity, EXAMPLE_FPP)
+        return {"num_words": -(-m // 64), "num_hash_functions": guava_num_hashes(capacity, m)}
 
     def __init__(self, num_words: int, num_hash_functions: int,
                  strategy: int = MURMUR128_MITZ_64):

@@ -42,6 +42,8 @@ from typing import Iterable
 import numpy as np
 
 from ..core.checks import is_int, is_number
+from ..core.contract import EXAMPLE_FPP, Filter
+from ..core.locking import LockedWrites
 from .redisbloom_parts import (CHAIN_BYTES, ENTS_IS_BITS, FORCE64, LINK, LINK_BYTES, LN2,
                                MAX_CHUNK, NO_SCALING, NOROUND, TIGHTENING, RedisBloomError,
                                SubFilter, encode_item, encode_items, first_setters, hash_pair,
@@ -55,7 +57,7 @@ _MASK64 = (1 << 64) - 1
 _CHUNK_ITEMS = 1 << 15
 
 
-class RedisBloomFilter:
+class RedisBloomFilter(Filter, LockedWrites):
     """RedisBloom's scalable filter: what ``BF.RESERVE key error_rate capacity`` makes.
 
     >>> f = RedisBloomFilter(0.01, 2)
@@ -92,6 +94,15 @@ class RedisBloomFilter:
                              "sub-filter: BF.RESERVE answers 'ERR could not create filter'") from None
         self.links: list[SubFilter] = [first]
         self.size = 0
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """``BF.RESERVE key 0.01 capacity//4``: ``capacity`` items open three sub-filters.
+
+        >>> RedisBloomFilter.example_arguments(1000)
+        {'error_rate': 0.01, 'capacity': 250}
+        """
+        return {"error_rate": EXAMPLE_FPP, "capacity": max(1, capacity // 4)}
 
     @property
     def nonscaling(self) -> bool:

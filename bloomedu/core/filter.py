@@ -28,6 +28,7 @@ import numpy as np
 from . import bulk_query, filter_bytes, large
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
+from .contract import EXAMPLE_FPP, Filter
 from .hashing import bit_position, double_hash_indices
 from .locking import LockedWrites
 from .positions import hashed_batches, key_hashes
@@ -40,7 +41,7 @@ _BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 
 
-class BloomFilter(LockedWrites):
+class BloomFilter(Filter, LockedWrites):
     """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
 
     >>> f = BloomFilter(num_bits=1024, num_hashes=3)
@@ -90,6 +91,16 @@ class BloomFilter(LockedWrites):
         self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
         self.bits = BitArray(self.num_bits, word_bits=64)  # refuses what memory cannot hold
         self._m64 = np.uint64(self.num_bits)
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """m and k for ``capacity`` keys at 1% (:mod:`bloomedu.core.contract`).
+
+        >>> BloomFilter.example_arguments(1000)
+        {'num_bits': 9586, 'num_hashes': 7}
+        """
+        num_bits, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        return {"num_bits": num_bits, "num_hashes": num_hashes}
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":

@@ -80,6 +80,15 @@ class KeyedBloomFilter(BloomFilter):
         self._secret = _check_secret(secret)
 
     @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """BloomFilter's m and k, and a fixed 16-byte secret (:mod:`bloomedu.core.contract`)."""
+        return {**super().example_arguments(capacity), "secret": bytes(range(16))}
+
+    def from_bytes_arguments(self) -> dict:
+        """The secret, which the bytes do not hold: ``from_bytes(data, secret)``."""
+        return {"secret": self._secret}
+
+    @classmethod
     def from_capacity(cls, expected_items: int, fpp: float, secret: bytes) -> "KeyedBloomFilter":
         """Size a keyed filter for n items at rate p, as :meth:`BloomFilter.from_capacity` does.
 

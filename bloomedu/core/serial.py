@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 
+from .contract import Filter
 from .locking import LockedWrites, locked
 
 __all__ = ["Header", "Shared", "locked"]
@@ -66,7 +67,7 @@ def expect_length(payload: bytes, expected: int, kind: str) -> None:
                          f"its parameters need {expected}")
 
 
-class Shared(LockedWrites):
+class Shared(Filter, LockedWrites):
     """Base of the variant structures: the filters' lock, pickling through bytes, equality.
 
     Threads may share a structure, with the promise :class:`~bloomedu.BloomFilter` makes:
