@@ -28,10 +28,12 @@ import math
 import mmh3
 import numpy as np
 
+from ..core.batch_hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import check_storage, probability, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites
+from ..core.serial import as_bytes, expect_length
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -81,9 +83,11 @@ def java_utf8(text: str) -> bytes:
 def guava_num_bits(n: int, p: float) -> int:
     """Guava's ``optimalNumOfBits``: ``(long)(-n * ln p / (ln 2 * ln 2))``, truncated.
 
-    >>> guava_num_bits(10, 0.1), guava_num_bits(1_000_000, 0.03)
-    (47, 7298440)
+    >>> guava_num_bits(10, 0.1), guava_num_bits(1_000_000, 0.03), guava_num_bits(np.uint64(1000), 0.01)
+    (47, 7298440, 9585)
     """
+    n = whole_number(n, "n", 0, _LONG_MAX)
+    p = probability(p, "p")
     value = -n * math.log(p) / (_LN2 * _LN2)
     return min(int(value), _LONG_MAX)   # Java's (long) truncates toward 0, saturates
 
@@ -96,6 +100,8 @@ def guava_num_hashes(n: int, m: int) -> int:
     >>> guava_num_hashes(10, 47), guava_num_hashes(1_000_000, 7298440)
     (3, 5)
     """
+    n = whole_number(n, "n", 1, _LONG_MAX)
+    m = whole_number(m, "m", 0, _LONG_MAX)
     return max(1, java_round(m / n * _LN2))
 
 
@@ -238,11 +244,11 @@ class GuavaBloomFilter(Filter, LockedWrites):
     def _positions(self, texts) -> list[np.ndarray]:
         """The (len, k) bit positions of every string, chunk by chunk, in numpy.
 
-        Every string is encoded (and so checked) before any position is returned.
+        Every string is encoded (and so checked) before any position is returned; the batch
+        itself goes through the library's one way in for keys
+        (:func:`~bloomedu.core.batch_hashing.key_list`).
         """
-        if isinstance(texts, (str, bytes)):
-            raise TypeError("texts must be an iterable of str (use put/might_contain for one)")
-        encoded = [java_utf8(text) for text in texts]
+        encoded = [java_utf8(text) for text in key_list(texts)]
         k, size = self.num_hash_functions, np.uint64(self.bit_size)
         chunks = []
         for start in range(0, len(encoded), _CHUNK):
@@ -283,6 +289,8 @@ class GuavaBloomFilter(Filter, LockedWrites):
         """
         answers = [self.bits.get_many(p).all(axis=1) for p in self._positions(texts)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    add_many, contains_many = put_many, might_contain_many  # every filter's bulk names
 
     # --- Guava's estimates -------------------------------------------------------------
     def expected_fpp(self) -> float:
@@ -334,9 +342,7 @@ class GuavaBloomFilter(Filter, LockedWrites):
         >>> f.might_contain("città"), f.might_contain("roma")
         (True, False)
         """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        data = memoryview(data).cast("B")  # the words are read in place, not copied first
+        data = as_bytes(data)  # the words are read in place, not copied first
         if len(data) < _HEADER:
             raise ValueError(f"data is truncated: a Guava stream starts with a {_HEADER}-byte "
                              f"header, got {len(data)} bytes")
@@ -349,11 +355,7 @@ class GuavaBloomFilter(Filter, LockedWrites):
         if num_hashes == 0 or num_words <= 0:
             raise ValueError(f"invalid header: {num_hashes} hash functions and {num_words} "
                              "words; both must be positive")
-        expected = _HEADER + 8 * num_words
-        if len(data) != expected:
-            problem = "truncated" if len(data) < expected else "padded with trailing bytes"
-            raise ValueError(f"data is {problem}: the header announces {num_words} words, "
-                             f"{expected} bytes in all, got {len(data)}")
+        expect_length(data, _HEADER + 8 * num_words, f"a Guava stream of {num_words} words")
         new = cls(num_words, num_hashes, ordinal)
         new.bits.data.view("<u8")[:] = np.frombuffer(data, dtype=">u8", offset=_HEADER)
         return new

@@ -27,6 +27,16 @@ class SeenSet(Protocol):
     def __contains__(self, key) -> bool: ...
 
 
+def stored(key):
+    """The key a dict of IDs keeps: a ``memoryview`` as its bytes (it equals them, and hashes
+    alike, but it cannot be pickled and its buffer may change); any other key as it is.
+
+    >>> stored(memoryview(b"123")), stored("123")
+    (b'123', '123')
+    """
+    return bytes(key) if isinstance(key, memoryview) else key
+
+
 class SeenIds(Filter):
     """Step 1: a dict of processed IDs (the article's ``processedIds`` object). Exact.
 
@@ -47,7 +57,7 @@ class SeenIds(Filter):
         self.processed: dict[str, bool] = {}
 
     def add(self, key: str) -> None:
-        self.processed[key] = True
+        self.processed[stored(key)] = True
 
     def __contains__(self, key: str) -> bool:
         return key in self.processed

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.checks import real_number
+from ..core.batch_hashing import key_list
 from ..core.contract import KINDS, Filter
+from .dedup import stored
 from .sequential import keep_in_order
 
 __all__ = ["ExpiringIds", "WindowedRun", "deduplicate_windowed", "BYTES_PER_ENTRY"]
@@ -66,7 +68,7 @@ class ExpiringIds(Filter):
 
     def add(self, key, now: float | None = None) -> None:
         """Remember ``key`` as seen at ``now`` (default: the clock's time)."""
-        when = self.now if now is None else float(now)
+        when, key = self.now if now is None else float(now), stored(key)
         self.last_seen[key] = when
         self._queue.append((when, key))
 
@@ -80,11 +82,13 @@ class ExpiringIds(Filter):
 
     def contains_many(self, keys, times=None) -> np.ndarray:
         """For each key, whether it was seen within the window before its time (or the clock's)."""
+        keys = key_list(keys)
         times = [self.now] * len(keys) if times is None else times
         return np.fromiter((self.seen_at(k, t) for k, t in zip(keys, times)), dtype=bool,
                            count=len(keys))
 
     def add_many(self, keys, times=None) -> None:
+        keys = key_list(keys)
         for key, when in zip(keys, [self.now] * len(keys) if times is None else times):
             self.add(key, when)
 

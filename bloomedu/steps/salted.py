@@ -121,6 +121,19 @@ class SaltedBloomFilter(Filter, LockedWrites):
         """
         return all(self.bits[index] for index in self.bit_indices(key))
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when k, n, the hash function and every bit agree.
+
+        >>> SaltedBloomFilter(3, 8) == SaltedBloomFilter(3, 8), SaltedBloomFilter(3, 8) == BitVector(8)
+        (True, False)
+        """
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.num_hashes, self.hash_bits, self.hash_function) == \
+            (other.num_hashes, other.hash_bits, other.hash_function) and self.bits == other.bits
+
+    __hash__ = None  # mutable
+
     @property
     def nbytes(self) -> int:
         """Bytes of bit storage: 2**hash_bits / 8 (at least 1).

@@ -50,7 +50,7 @@ from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_storage, whole_number
 from ..core.hashing import bit_position
 from ..core.positions import hashed_batches, key_hashes, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.serial import Header, Shared, check_clear_beyond, locked
 from .theory import apbf_slice_bits, run_probability
 
 __all__ = ["AgePartitionedBloomFilter"]
@@ -58,6 +58,7 @@ __all__ = ["AgePartitionedBloomFilter"]
 # Version 2: the step h2 spread for the k + l values a key uses (the empty key's bits moved).
 _HEADER = Header(b"BLMA", 2, "HHQQHQQ")  # k, l, g, m, base, count, inserted
 MAX_GENERATION = 2 ** 36
+_MAX_COUNT = 2 ** 64 - 1  # inserted is written in 64 bits
 
 
 class AgePartitionedBloomFilter(Shared):
@@ -136,7 +137,7 @@ class AgePartitionedBloomFilter(Shared):
             index = bit_position(h1, h2, j, m)
             views[j][index >> 3] |= 1 << (index & 7)
         self.count += 1
-        self.inserted += 1
+        self.inserted = min(self.inserted + 1, _MAX_COUNT)  # a 64-bit count: it stops at its top
 
     @locked
     def __contains__(self, key) -> bool:
@@ -172,7 +173,7 @@ class AgePartitionedBloomFilter(Shared):
                 for j in self.order()[:self.num_hashes]:
                     self.slices[j].set_chunks([part[j]])
                 self.count += part.shape[1]
-                self.inserted += part.shape[1]
+                self.inserted = min(self.inserted + part.shape[1], _MAX_COUNT)
                 start += part.shape[1]
 
     @locked
@@ -223,20 +224,26 @@ class AgePartitionedBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "AgePartitionedBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (k, l, g, m, base, count, inserted), rest = _HEADER.unpack(data,
-                                                                  "AgePartitionedBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the slices the parameters make before any is allocated)."""
+        def payload(values):
+            k, l, g, m, base, count, inserted = values
+            k = whole_number(k, "num_hashes", 1, MAX_HASHES)
+            l = whole_number(l, "extra_slices", 1, 1024)
+            g = whole_number(g, "generation_size", 1, MAX_GENERATION)
+            bits = apbf_slice_bits(k, g)
+            if m != bits or not 0 <= base < k + l or count > g or inserted < count:
+                raise ValueError(f"corrupt header: m={m} (expected {bits}), base={base} "
+                                 f"(0..{k + l - 1}), count={count} (0..{g}), inserted={inserted}")
+            return (k + l) * 8 * -(-m // 64)
+
+        (k, l, g, m, base, count, inserted), rest = _HEADER.read(
+            data, "AgePartitionedBloomFilter", payload)
         new = cls(k, l, g)
-        if m != new.num_bits or not 0 <= base < new.num_slices or count > g or inserted < count:
-            raise ValueError(f"corrupt header: m={m} (expected {new.num_bits}), base={base} "
-                             f"(0..{new.num_slices - 1}), count={count} (0..{g}), "
-                             f"inserted={inserted}")
         size = new.slices[0].data.size
-        expect_length(rest, new.num_slices * size, "AgePartitionedBloomFilter")
         for i, s in enumerate(new.slices):
             s.data[:] = np.frombuffer(rest, dtype=np.uint8, count=size, offset=i * size)
-            if np.unpackbits(s.data, bitorder="little")[m:].any():
-                raise ValueError(f"corrupt data: bits set beyond num_bits={m} in slice {i}")
+            check_clear_beyond(s.data, m, f" in slice {i}")
         new.base, new.count, new.inserted = base, count, inserted
         return new
 

@@ -29,7 +29,7 @@ from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
 from ..core.hashing import bit_position
 from ..core.positions import hashed_batches, key_hashes, key_positions, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
 
 __all__ = ["CountingBloomFilter"]
@@ -196,25 +196,23 @@ class CountingBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "CountingBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (m, k, bits), payload = _HEADER.unpack(data, "CountingBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the header before anything is allocated)."""
+        def payload(values):
+            m, k, bits = values
+            m = whole_number(m, "num_cells", 1, MAX_CELLS)
+            whole_number(k, "num_hashes", 1, MAX_HASHES)
+            return CounterArray.storage_bytes(m, one_of(bits, "counter_bits", (4, 8)))
+
+        (m, k, bits), stored = _HEADER.read(data, "CountingBloomFilter", payload)
         new = cls(m, k, bits)
-        expect_length(payload, new.counters.data.size, "CountingBloomFilter")
-        new.counters.data[:] = np.frombuffer(payload, dtype=np.uint8)
-        if _padding_set(new.counters):
-            raise ValueError(f"corrupt data: counters set beyond num_cells={m}")
+        new.counters.data[:] = np.frombuffer(stored, dtype=np.uint8)
+        wrong = new.counters.corruption()
+        if wrong:
+            raise ValueError(f"corrupt data: {wrong}")
         return new
 
     def __repr__(self) -> str:
         return (f"CountingBloomFilter(num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
                 f"counter_bits={self.counter_bits})")
 
-
-def _padding_set(counters: CounterArray) -> bool:
-    """True if a byte's unused cells (past m) hold anything."""
-    per_byte = counters._per_byte
-    spare = counters.data.size * per_byte - counters.num_cells
-    if not spare:
-        return False
-    last = int(counters.data[-1])
-    return bool(last >> ((per_byte - spare) * counters.width))

@@ -24,7 +24,7 @@ import numpy as np
 from ..core.checks import check_storage, probability, whole_number
 from ..core.hashing import bit_position
 from ..core.positions import hashed_batches, key_hashes, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
 from ._tables import Table
 from .theory import generation_fpp
@@ -163,23 +163,29 @@ class RotatingBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "RotatingBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (capacity, fpp, g, m, k), rest = _HEADER.unpack(data, "RotatingBloomFilter")
-        new = cls(capacity, fpp, g)
-        if (m, k) != (new.num_bits, new.num_hashes):
-            raise ValueError(f"corrupt header: m={m}, k={k}, but these parameters give "
-                             f"m={new.num_bits}, k={new.num_hashes}")
-        size = new.tables[0].bits.data.size
-        expect_length(rest, 8 * g + g * size, "RotatingBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the generations the parameters make before any is allocated)."""
+        def payload(values):
+            capacity, fpp, g, m, k = values
+            capacity = whole_number(capacity, "capacity", 1, MAX_CAPACITY)
+            g = whole_number(g, "generations", 2, 1024)
+            shape = size_for(capacity, generation_fpp(probability(fpp, "fpp"), g))
+            if (m, k) != shape:
+                raise ValueError(f"corrupt header: m={m}, k={k}, but these parameters give "
+                                 f"m={shape[0]}, k={shape[1]}")
+            return 8 * g + g * 8 * -(-m // 64)
+
+        (capacity, fpp, g, m, k), rest = _HEADER.read(data, "RotatingBloomFilter", payload)
         counts = struct.unpack_from(f"<{g}Q", rest)
         if max(counts) > capacity:
             raise ValueError(f"corrupt data: a generation holds {max(counts)} keys, "
                              f"capacity is {capacity}")
+        new = cls(capacity, fpp, g)
+        size = new.tables[0].bits.data.size
         for i, (t, count) in enumerate(zip(new.tables, counts)):
             t.count = count
             t.bits.data[:] = np.frombuffer(rest, dtype=np.uint8, count=size, offset=8 * g + i * size)
-            if np.unpackbits(t.bits.data, bitorder="little")[m:].any():
-                raise ValueError(f"corrupt data: bits set beyond num_bits={m}")
+            check_clear_beyond(t.bits.data, m, f" in generation {i}")
         return new
 
     def __repr__(self) -> str:

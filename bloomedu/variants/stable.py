@@ -28,7 +28,7 @@ from ..core.counters import MAX_CELLS, CounterArray
 from ..core.batch_hashing import fmix64_array
 from ..core.hashing import bit_position, double_hash_indices, fmix64
 from ..core.positions import hashed_batches, key_hashes, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
 
 __all__ = ["StableBloomFilter"]
@@ -119,13 +119,19 @@ class StableBloomFilter(Shared):
         top = self.max_value
         for cell in double_hash_indices(h1, h2, self.num_hashes, self.num_cells):
             cells.set(cell, top)
-        self.inserted += 1
+        self.inserted = (self.inserted + 1) & _MASK64  # the insert number: counted modulo 2**64
 
     def _drops_of(self, insert: int) -> list[int]:
-        """:meth:`decrement_cells` of one insert, from a block computed in numpy at a time."""
+        """:meth:`decrement_cells` of one insert, from a block computed in numpy at a time.
+
+        The block doubles while inserts follow one another, up to 16,384 cells: a loop of
+        adds pays one numpy call per block, a single add on a fresh filter a small one.
+        """
         first, block = self._drops_block
         if not first <= insert < first + len(block):
-            size = max(1, (1 << 14) // self.decrements)
+            inserts = 2 * len(block) if insert == first + len(block) else 0  # the next block
+            cells = min(max(inserts * self.decrements, 64), 1 << 14)
+            size = max(1, cells // self.decrements)
             first, block = insert, self._decrement_array(insert, size).tolist()
             self._drops_block = (first, block)
         return block[insert - first]
@@ -164,7 +170,7 @@ class StableBloomFilter(Shared):
             taken = np.bincount(drop_at[later], minlength=cells.size)
             start = np.where(last >= 0, self.max_value, self.cells.take(cells).astype(np.int64))
             self.cells.put(cells, np.maximum(start - taken, 0))
-            self.inserted += count
+            self.inserted = (self.inserted + count) & _MASK64
 
     @locked
     def contains_many(self, keys) -> np.ndarray:
@@ -192,16 +198,20 @@ class StableBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "StableBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (m, k, d, p, seed, inserted), payload = _HEADER.unpack(data, "StableBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the header before anything is allocated)."""
+        def payload(values):
+            m, k, d = values[:3]
+            m = whole_number(m, "num_cells", 1, MAX_CELLS)
+            whole_number(k, "num_hashes", 1, MAX_HASHES)
+            return CounterArray.storage_bytes(m, whole_number(d, "bits_per_cell", 1, 8))
+
+        (m, k, d, p, seed, inserted), stored = _HEADER.read(data, "StableBloomFilter", payload)
         new = cls(m, k, d, p, seed)
-        expect_length(payload, new.cells.data.size, "StableBloomFilter")
-        new.cells.data[:] = np.frombuffer(payload, dtype=np.uint8)
-        width, spare = new.cells.width, new.cells.data.size * (8 // new.cells.width) - m
-        if spare and int(new.cells.data[-1]) >> ((8 // width - spare) * width):
-            raise ValueError(f"corrupt data: cells set beyond num_cells={m}")
-        if new.cells.histogram().sum() != m:
-            raise ValueError("corrupt data: a cell holds more than bits_per_cell allows")
+        new.cells.data[:] = np.frombuffer(stored, dtype=np.uint8)
+        wrong = new.cells.corruption()
+        if wrong:
+            raise ValueError(f"corrupt data: {wrong}")
         new.inserted = inserted
         return new
 
