@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.batch_hashing import key_list
 from ..core.bits import BitArray
-from ..core.checks import check_storage, probability, whole_number
+from ..core.checks import check_storage, one_of, probability, real_number, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites
 from ..core.serial import as_bytes, expect_length
@@ -58,6 +58,7 @@ def java_round(x: float) -> int:
     >>> java_round(2.5), java_round(-2.5), java_round(0.49999999999999994)
     (3, -2, 0)
     """
+    x = real_number(x, "x")  # Java rounds NaN to 0 and saturates infinities; nothing here asks
     floor = math.floor(x)
     return floor + 1 if x - floor >= 0.5 else floor
 
@@ -142,10 +143,8 @@ class GuavaBloomFilter(Filter, LockedWrites):
         # Guava's own limits: a Java long[] of at most 2**31-1 words, k stored in one byte.
         num_words = whole_number(num_words, "num_words", 1, _INT_MAX)
         self.num_hash_functions = whole_number(num_hash_functions, "num_hash_functions", 1, 255)
-        if strategy not in _STRATEGIES or isinstance(strategy, bool):
-            raise ValueError(f"strategy must be 0 (MURMUR128_MITZ_32) or 1 (MURMUR128_MITZ_64), "
-                             f"got {strategy!r}")
-        self.strategy = int(strategy)
+        self.strategy = one_of(strategy, "strategy (0: MURMUR128_MITZ_32, 1: MURMUR128_MITZ_64)",
+                               _STRATEGIES)
         check_storage(8 * num_words, f"num_words={num_words}")
         self.bits = BitArray(64 * num_words, word_bits=64)
 

@@ -139,8 +139,8 @@ class CounterArray:
         """Bytes that ``CounterArray(num_cells, bits_per_cell)`` stores, by arithmetic alone
         (a reader checks its input's length with it before allocating).
 
-        >>> CounterArray.storage_bytes(10, 4), CounterArray.storage_bytes(10, 3), CounterArray(10, 3).nbytes
-        (5, 5, 5)
+        >>> CounterArray.storage_bytes(10, 4), CounterArray(10, 3).nbytes
+        (5, 5)
         """
         width = next(w for w in (1, 2, 4, 8) if w >= bits_per_cell)
         return -(-num_cells // (8 // width))

@@ -29,7 +29,8 @@ from . import bulk_query, filter_bytes, large
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .contract import EXAMPLE_FPP, Filter
-from .hashing import bit_position, double_hash_indices
+from .hashing import _bit_position as bit_position
+from .hashing import _double_hash_indices as double_hash_indices
 from .locking import LockedWrites
 from .positions import hashed_batches, key_hashes
 from .theory import estimate_count, size_for

@@ -29,7 +29,9 @@ from typing import Iterator
 import numpy as np
 
 from .batch_hashing import fmix64_array, hashed_chunks
-from .hashing import double_hash_indices, hash128, spread_step, spread_steps
+from .hashing import _double_hash_indices as double_hash_indices
+from .hashing import _spread_step as spread_step
+from .hashing import hash128, spread_steps
 
 __all__ = ["key_hashes", "hashed_batches", "step", "key_positions", "positions", "CHUNK_KEYS"]
 

@@ -120,7 +120,8 @@ class Header:
         """
         data = as_bytes(data)
         if len(data) < self.size:
-            raise ValueError(f"data is truncated: {len(data)} bytes, the header alone is {self.size}")
+            raise ValueError(f"data is truncated: {len(data)} bytes, "
+                             f"the header alone is {self.size}")
         magic, version, *values = self.struct.unpack_from(data)
         if magic != self.magic:
             raise ValueError(f"not a bloomedu {kind}: magic {magic!r}, expected {self.magic!r}")
@@ -128,7 +129,8 @@ class Header:
             raise ValueError(f"unsupported format version {version} of a bloomedu {kind} "
                              f"(this reads {self.version})")
         expected = payload(tuple(values))
-        size, what = expected if isinstance(expected, tuple) else (expected, f"a {kind} of these parameters")
+        size, what = expected if isinstance(expected, tuple) else \
+            (expected, f"a {kind} of these parameters")
         expect_length(data, self.size + size, what)
         return tuple(values), data[self.size:]
 

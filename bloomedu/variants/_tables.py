@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.hashing import bit_position
+from ..core.hashing import _bit_position as bit_position
 
 __all__ = ["Table"]
 

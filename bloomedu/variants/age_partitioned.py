@@ -48,7 +48,7 @@ import numpy as np
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_storage, whole_number
-from ..core.hashing import bit_position
+from ..core.hashing import _bit_position as bit_position
 from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from .theory import apbf_slice_bits, run_probability

@@ -65,7 +65,7 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     0.00132
     """
     n = real_number(n, "n", 0.0, allowed="a non-negative number")
-    num_blocks = whole_number(num_blocks, "num_blocks", 1)
+    num_blocks = whole_number(num_blocks, "num_blocks", 1, _MAX_BLOCKS)
     mean = n / num_blocks
     if mean == 0:
         return 0.0

@@ -27,7 +27,7 @@ import numpy as np
 from ..core.checks import MAX_HASHES, one_of, whole_number
 from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.hashing import bit_position
+from ..core.hashing import _bit_position as bit_position
 from ..core.positions import hashed_batches, key_hashes, key_positions, positions
 from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for

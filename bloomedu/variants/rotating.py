@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
-from ..core.hashing import bit_position
+from ..core.hashing import _bit_position as bit_position
 from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for

@@ -26,7 +26,9 @@ from ..core.checks import MAX_HASHES, whole_number
 from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
 from ..core.batch_hashing import fmix64_array
-from ..core.hashing import bit_position, double_hash_indices, fmix64
+from ..core.hashing import _bit_position as bit_position
+from ..core.hashing import _double_hash_indices as double_hash_indices
+from ..core.hashing import _fmix64 as fmix64
 from ..core.positions import hashed_batches, key_hashes, positions
 from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
