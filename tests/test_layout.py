@@ -151,3 +151,52 @@ def test_no_module_of_the_package_imports_one_that_imports_it_back():
     assert sum(map(len, graph.values())) > 100  # the walk sees the imports
     assert graph["bloomedu.core.filter"] >= {"bloomedu.core.positions", "bloomedu.core.bits"}
     assert import_cycles(graph) == []
+
+
+# --- no module switches on the concrete filter classes ---------------------------------------
+def _class_names_tested(tree: ast.AST) -> list[list[str]]:
+    """For each isinstance/issubclass call and ``type(x) is C`` test: the class names tested."""
+    def names(node) -> list[str]:
+        if isinstance(node, ast.Tuple):
+            return [name for element in node.elts for name in names(element)]
+        if isinstance(node, ast.Attribute):
+            return [node.attr]
+        return [node.id] if isinstance(node, ast.Name) else []
+
+    tested = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "issubclass") \
+                and len(node.args) == 2:
+            tested.append(names(node.args[1]))
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) \
+                and getattr(node.left.func, "id", None) == "type":
+            tested.append([name for c in node.comparators for name in names(c)])
+    return tested
+
+
+def test_no_module_switches_on_the_concrete_filter_classes():
+    """A module may check that an argument is of its own kind (a BloomFilter to combine with),
+    never branch on which of several filters it was given: each structure answers for itself
+    (steps/sequential.py asks segment_writes, bloomedu/core/segments.py)."""
+    from bloomedu.core.contract import filters
+    import conformance_support
+    filter_names = {cls.__name__ for cls in conformance_support.discover()} | \
+        {cls.__name__ for cls in filters()}
+    switching = {}
+    for name, path in module_names().items():
+        tree = ast.parse(path.read_text())
+        own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+        foreign = {n for group in _class_names_tested(tree) for n in group
+                   if n in filter_names and n not in own}
+        if len(foreign) > 1:
+            switching[name] = sorted(foreign)
+    assert switching == {}
+
+
+def test_the_sequential_loop_reads_no_private_field_of_a_structure():
+    for path in (ROOT / "bloomedu" / "steps").glob("*.py"):
+        private = [node.attr for node in ast.walk(ast.parse(path.read_text()))
+                   if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                   and not node.attr.startswith("__")
+                   and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+        assert private == [], (path.name, private)

@@ -25,14 +25,14 @@ from typing import Iterator
 
 import numpy as np
 
-from . import bulk_query, filter_bytes, large
+from . import bulk_query, filter_bytes, large, segments
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .contract import EXAMPLE_FPP, Filter
 from .hashing import _bit_position as bit_position
 from .hashing import _double_hash_indices as double_hash_indices
 from .locking import LockedWrites
-from .positions import hashed_batches, key_hashes
+from .positions import hashed_batches, joined, key_hashes, positions
 from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter"]
@@ -220,6 +220,23 @@ class BloomFilter(Filter, LockedWrites):
         """
         return bulk_query.contains_many(self.bits, self._hashed_chunks(keys), self.num_hashes,
                                         self._m64, _CHUNK_KEYS)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    def inserts_before_change(self) -> None:
+        """None: a Bloom filter never changes shape (:mod:`bloomedu.core.segments`)."""
+        return None
+
+    def segment_writes(self, keys) -> segments.Writes:
+        """The bits each key's ``add`` sets and which are set now (:mod:`bloomedu.core.segments`).
+
+        >>> f = BloomFilter(64, 2); f.add("a")
+        >>> w = f.segment_writes(["a", "b"]); w.seen.tolist(), w.now_set.all(axis=1).tolist()
+        ([True, False], [True, False])
+        """
+        h1, h2 = joined(self._hashed_chunks(keys))  # the filter's own hashing: tags, schemes
+        cells = positions(h1, h2, self.num_hashes, self.num_bits)
+        now_set = self.bits.get_unchecked(cells)
+        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
 
     # --- what the filter holds ----------------------------------------------------
     @property

@@ -49,7 +49,8 @@ import numpy as np
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_storage, whole_number
 from ..core.hashing import _bit_position as bit_position
-from ..core.positions import hashed_batches, key_hashes, positions
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from .theory import apbf_slice_bits, run_probability
 
@@ -190,6 +191,26 @@ class AgePartitionedBloomFilter(Shared):
                 found |= runs >= k
             answers.append(found)
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    @locked
+    def inserts_before_change(self) -> int:
+        """Inserts before the next shift (0: the next insert shifts first)."""
+        return self.generation_size - self.count
+
+    @locked
+    def segment_writes(self, keys) -> segments.RunWrites:
+        """Each slice's bit of each key (newest first), and the bits an insert sets in the k
+        newest slices (slice j, bit b: cell j m + b); found on a run of k set slices."""
+        h1, h2 = joined(hashed_batches(keys, self.num_slices))
+        every = positions(h1, h2, self.num_slices, self.num_bits)
+        order = self.order()
+        hits = np.array([self.slices[j].get_unchecked(every[j]) for j in order]).reshape(
+            len(order), h1.size)
+        newest = np.array(order[:self.num_hashes], dtype=np.int64)
+        cells = (every[newest] + newest[:, None] * self.num_bits).T
+        return segments.RunWrites(segments.runs(hits, self.num_hashes), cells,
+                                  hits[:self.num_hashes].T, hits=hits, k=self.num_hashes)
 
     # --- what it holds -----------------------------------------------------------------------
     @property

@@ -28,7 +28,8 @@ from ..core.checks import MAX_HASHES, one_of, whole_number
 from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
 from ..core.hashing import _bit_position as bit_position
-from ..core.positions import hashed_batches, key_hashes, key_positions, positions
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, key_positions, positions
 from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
 
@@ -167,6 +168,19 @@ class CountingBloomFilter(Shared):
         answers = [self.counters.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    def inserts_before_change(self) -> None:
+        """None: a counting filter never changes shape (:mod:`bloomedu.core.segments`)."""
+        return None
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The counters each key's ``add`` raises and which are non-zero now."""
+        h1, h2 = joined(hashed_batches(keys, self.num_hashes))
+        cells = positions(h1, h2, self.num_hashes, self.num_cells)
+        now_set = self.counters.take(cells) > 0
+        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
 
     # --- what it holds -------------------------------------------------------------------
     @property

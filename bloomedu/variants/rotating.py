@@ -23,7 +23,8 @@ import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
 from ..core.hashing import _bit_position as bit_position
-from ..core.positions import hashed_batches, key_hashes, positions
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
 from ._tables import Table
@@ -146,6 +147,24 @@ class RotatingBloomFilter(Shared):
                 found |= t.has_positions(pos)
             answers.append(found)
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    @locked
+    def inserts_before_change(self) -> int:
+        """Inserts before the next rotation (0: the next insert rotates first)."""
+        return max(0, self.capacity - self.tables[-1].count)
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The bits each key's ``add`` sets in the newest generation, the only one an insert
+        changes; found or not, in any generation."""
+        h1, h2 = joined(hashed_batches(keys, self.num_hashes))
+        cells = positions(h1, h2, self.num_hashes, self.num_bits)
+        now_set = self.tables[-1].bits.get_unchecked(cells)
+        seen = np.zeros(h1.size, dtype=bool)
+        for t in self.tables:
+            seen |= t.has_positions(cells)
+        return segments.Writes(seen, cells.T, now_set.T)
 
     # --- what it holds ---------------------------------------------------------------------
     @property

@@ -31,7 +31,8 @@ import struct
 import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
-from ..core.positions import hashed_batches, key_hashes, positions, step
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions, step
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
 from ._tables import Table
@@ -152,6 +153,21 @@ class ScalableBloomFilter(Shared):
         """For each key, whether some sub-filter might hold it."""
         answers = [self._found(h1, h2) for h1, h2 in hashed_batches(keys, None)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    @locked
+    def inserts_before_change(self) -> int:
+        """Inserts before the next sub-filter opens (0: the next insert opens it first)."""
+        return max(0, self.capacity(len(self.tables) - 1) - self.tables[-1].count)
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The bits each key's ``add`` sets in the newest sub-filter, the only one an insert
+        changes; found or not, in any sub-filter."""
+        h1, h2 = joined(hashed_batches(keys, None))  # unspread: each sub-filter spreads its own
+        table = self.tables[-1]
+        cells = positions(h1, step(h2, table.num_hashes), table.num_hashes, table.num_bits)
+        return segments.Writes(self._found(h1, h2), cells.T, table.bits.get_unchecked(cells).T)
 
     # --- what it holds ---------------------------------------------------------------------
     @property

@@ -29,7 +29,8 @@ from ..core.batch_hashing import fmix64_array
 from ..core.hashing import _bit_position as bit_position
 from ..core.hashing import _double_hash_indices as double_hash_indices
 from ..core.hashing import _fmix64 as fmix64
-from ..core.positions import hashed_batches, key_hashes, positions
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions
 from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
 
@@ -180,6 +181,31 @@ class StableBloomFilter(Shared):
         answers = [self.cells.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    def inserts_before_change(self) -> None:
+        """None: the cells never change shape (each insert decrements, see ``may_lose``)."""
+        return None
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The cells each key's ``add`` sets to Max and which are non-zero now; and, since
+        every insert first decrements P cells, which keys found now may be lost at their turn:
+        one of their cells holds 1..d, d the decrements the inserts before them could make it."""
+        h1, h2 = joined(hashed_batches(keys, self.num_hashes))
+        cells = positions(h1, h2, self.num_hashes, self.num_cells)
+        values = self.cells.take(cells).astype(np.int64)
+        n, w = h1.size, self.num_hashes
+        drops = self._decrement_array(self.inserted, n)  # row t: insert t of the segment
+        span = n + 1
+        tagged = np.sort((drops * span + np.arange(n)[:, None]).ravel())  # cell, then row
+        base = cells.T.ravel() * span
+        before = np.searchsorted(tagged, base + np.repeat(np.arange(n), w)) - \
+            np.searchsorted(tagged, base)  # decrements of the cell in rows 0..j-1
+        flat = values.T.ravel()
+        fragile = ((flat > 0) & (flat <= before)).reshape(n, w).any(axis=1)
+        now_set = values > 0
+        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T, may_lose=fragile)
 
     # --- what it holds -----------------------------------------------------------------------
     @property
