@@ -164,3 +164,119 @@ def test_forged_bytes_are_refused_before_anything_large_is_allocated(cls, servic
 @pytest.mark.parametrize("cls", params((cls,) for cls in CLASSES if declared(cls)))
 def test_bad_numbers_are_refused_naming_the_argument(cls, services):
     check_numbers(cls, services)
+
+
+# --- a class added to the package is tested: a broken one fails, a correct static one passes --
+PLANTED = '''"""Planted in bloomedu.variants by tests/test_conformance.py, for one test."""
+import numpy as np
+
+from bloomedu.core.batch_hashing import key_list
+from bloomedu.core.contract import Filter
+from bloomedu.core.filter import BloomFilter
+from bloomedu.core.hashing import hash128
+from bloomedu.core.serial import Header
+
+__all__ = ["LeakyFilter", "HashSet", "Unjoined"]
+
+_HEADER = Header(b"HSET", 1, "Q")
+
+
+class LeakyFilter(BloomFilter):
+    """Three defects: loses the last key of a batch, builds what a header says before reading
+    it, and takes any number int() takes."""
+
+    def __init__(self, num_bits: int, num_hashes: int):
+        super().__init__(int(num_bits), int(num_hashes))
+
+    def add_many(self, keys):
+        super().add_many(list(keys)[:-1])
+
+    @classmethod
+    def from_bytes(cls, data):
+        cls(max(1, min(int.from_bytes(bytes(data[8:16]), "little"), 2 ** 33)), 1)
+        return super().from_bytes(data)
+
+
+class HashSet(Filter):
+    """A correct static filter: the 128-bit hashes of the keys it was built from, sorted."""
+
+    BUILT_FROM_KEYS = True
+
+    @classmethod
+    def example_arguments(cls, capacity, keys=(), **services):
+        return {"keys": keys}
+
+    def __init__(self, keys):
+        self.hashes = frozenset(hash128(key) for key in key_list(keys))
+
+    def __contains__(self, key):
+        return hash128(key) in self.hashes
+
+    def contains_many(self, keys):
+        return np.array([hash128(key) in self.hashes for key in key_list(keys)], dtype=bool)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self.hashes == other.hashes
+
+    def to_bytes(self):
+        ordered = sorted(self.hashes)
+        return _HEADER.pack(len(ordered)) + b"".join(
+            h1.to_bytes(8, "little") + h2.to_bytes(8, "little") for h1, h2 in ordered)
+
+    @classmethod
+    def from_bytes(cls, data):
+        (count,), payload = _HEADER.read(data, "HashSet", lambda values: 16 * values[0])
+        new = cls.__new__(cls)
+        words = np.frombuffer(payload, dtype="<u8").reshape(-1, 2).tolist()
+        new.hashes = frozenset(map(tuple, words))
+        return new
+
+    def __reduce__(self):
+        return type(self).from_bytes, (self.to_bytes(),)
+
+
+class Unjoined:
+    """Looks like a filter, never joined the contract."""
+
+    def add(self, key):
+        pass
+
+    def __contains__(self, key):
+        return False
+'''
+
+
+@pytest.fixture
+def planted(tmp_path):
+    """bloomedu.variants.planted, a module of the package for this test only, then removed."""
+    import bloomedu.variants
+
+    (tmp_path / "planted.py").write_text(PLANTED)
+    bloomedu.variants.__path__.append(str(tmp_path))
+    registered = list(contract._REGISTRY)
+    try:
+        yield
+    finally:
+        bloomedu.variants.__path__.remove(str(tmp_path))
+        sys.modules.pop("bloomedu.variants.planted", None)
+        contract._REGISTRY[:] = registered
+
+
+def test_a_broken_class_added_to_the_package_is_caught(planted):
+    found = {cls.__name__: cls for cls in discover()}
+    leaky, hash_set, unjoined = found["LeakyFilter"], found["HashSet"], found["Unjoined"]
+    assert CLASSES != discover() and leaky in contract.filters()
+    failures = (AssertionError, pytest.fail.Exception)
+    with pytest.raises(failures, match="does not subclass|does not take"):
+        test_every_class_that_looks_like_a_filter_joins_the_contract(unjoined)
+    with pytest.raises(failures, match="keys lost"):
+        check_no_false_negative(leaky, "str", "add_many", {})
+    with pytest.raises(failures, match="bytes allocated reading"):
+        check_forged_bytes(leaky, {})
+    with pytest.raises(failures):
+        check_numbers(leaky, {})
+    check_no_false_negative(leaky, "str", "add", {})  # what it does right still passes
+    for kind in ("str", "bytes", "int"):  # the static filter keeps every promise
+        check_no_false_negative(hash_set, kind, "built", {})
+    for check in (check_static_bad_keys, check_round_trips, check_forged_bytes, check_numbers):
+        check(hash_set, {})
