@@ -206,13 +206,16 @@ def bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
 
     >>> bit_position(10, 3, i=1, num_bits=8)
     5
-    >>> bit_position(10, 3, i=1, num_bits=0)
-    Traceback (most recent call last):
-    ValueError: num_bits must be an int in 1..2**63-1, got 0
     """
-    h1, h2 = whole_number(h1, "h1", 0, _MASK64), whole_number(h2, "h2", 0, _MASK64)
-    i = whole_number(i, "i", 0, MAX_HASHES + 1024)  # value i of a key: below k (+ l slices)
-    return _bit_position(h1, h2, i, whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS))
+    h1, h2, i, num_bits = _position_arguments(h1, h2, i, num_bits)
+    return fmix64((h1 + i * h2) & _MASK64) % num_bits
+
+
+def _position_arguments(h1, h2, i, num_bits, name: str = "i") -> tuple[int, int, int, int]:
+    """h1, h2 in 0..2**64-1, i (or k, as ``name``) at most k + l, m in 1..2**63-1, as ints."""
+    return (whole_number(h1, "h1", 0, _MASK64), whole_number(h2, "h2", 0, _MASK64),
+            whole_number(i, name, 0 if name == "i" else 1, MAX_HASHES + 1024),
+            whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS))
 
 
 def _bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
@@ -226,10 +229,8 @@ def double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> lis
     >>> double_hash_indices(10, 3, num_hashes=4, num_bits=8)
     [5, 5, 4, 1]
     """
-    h1, h2 = whole_number(h1, "h1", 0, _MASK64), whole_number(h2, "h2", 0, _MASK64)
-    num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES + 1024)
-    return _double_hash_indices(h1, h2, num_hashes,
-                                whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS))
+    h1, h2, num_hashes, num_bits = _position_arguments(h1, h2, num_hashes, num_bits, "num_hashes")
+    return _double_hash_indices(h1, h2, num_hashes, num_bits)
 
 
 def _double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> list[int]:
