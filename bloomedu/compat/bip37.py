@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.batch_hashing import key_list
 from ..core.bits import BitArray
-from ..core.checks import MAX_HASHES, is_int, is_number, real_number
+from ..core.checks import MAX_HASHES, is_int, is_number, real_number, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.hashing import murmur3_32
 from ..core.locking import LockedWrites
@@ -115,7 +115,8 @@ def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
     >>> read_compact_size(bytes.fromhex("fda08c"))
     (36000, 3)
     """
-    data = _check_data(data)
+    data = as_bytes(data)
+    offset = whole_number(offset, "offset", 0)
     if offset >= len(data):
         raise ValueError("data is truncated: no CompactSize length")
     first = data[offset]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.hashing import key_to_bytes
+from ..core.serial import as_bytes
 from ..variants.blocked import BLOCK_BITS, BlockedBloomFilter
 
 __all__ = ["ParquetBloomFilter", "xxh64", "xxh64_uint64"]
@@ -149,9 +150,7 @@ class ParquetBloomFilter(BlockedBloomFilter):
         Traceback (most recent call last):
         ValueError: a Parquet bitset is a whole number of 32-byte blocks, got 33 bytes
         """
-        if not isinstance(bitset, (bytes, bytearray, memoryview)):
-            raise TypeError(f"bitset must be bytes, not {type(bitset).__name__}")
-        bitset = bytes(bitset)
+        bitset = as_bytes(bitset, "bitset")  # read in place: the words are copied once, below
         if not bitset or len(bitset) % 32:
             raise ValueError("a Parquet bitset is a whole number of 32-byte blocks, "
                              f"got {len(bitset)} bytes")
