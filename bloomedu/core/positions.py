@@ -72,8 +72,8 @@ def hashed_batches(keys, num_hashes: int | None, chunk_keys: int = CHUNK_KEYS, *
 def joined(batches) -> tuple[np.ndarray, np.ndarray]:
     """Every (h1, h2) batch of :func:`hashed_batches` as one pair of arrays (a segment's keys).
 
-    >>> [a.tolist() for a in joined(hashed_batches(np.arange(3, dtype=np.uint64), 3, 2))][0] == \
-    ...     [key_hashes(i, 3)[0] for i in range(3)]
+    >>> h1, h2 = joined(hashed_batches(np.arange(3, dtype=np.uint64), 3, chunk_keys=2))
+    >>> h1.tolist() == [key_hashes(i, 3)[0] for i in range(3)]
     True
     """
     batches = list(batches)
