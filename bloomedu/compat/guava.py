@@ -30,10 +30,11 @@ import numpy as np
 
 from ..core.batch_hashing import key_list
 from ..core.bits import BitArray
-from ..core.checks import check_storage, one_of, probability, real_number, whole_number
+from ..core.checks import check_storage, one_of, probability, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites
 from ..core.serial import as_bytes, expect_length
+from .java import _signed32, java_round, java_utf8
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -48,37 +49,6 @@ _INT_MAX = (1 << 31) - 1          # Java arrays hold at most this many words
 _LN2 = math.log(2)
 _HEADER = 6                       # ordinal byte, k byte, int32 word count
 _CHUNK = 1 << 16                  # strings hashed per chunk in the bulk methods
-
-
-def java_round(x: float) -> int:
-    """Java's ``Math.round``: the nearest integer, ties toward positive infinity.
-
-    Exact, unlike ``floor(x + 0.5)`` (which rounds 0.49999999999999994 up).
-
-    >>> java_round(2.5), java_round(-2.5), java_round(0.49999999999999994)
-    (3, -2, 0)
-    """
-    x = real_number(x, "x")  # Java rounds NaN to 0 and saturates infinities; nothing here asks
-    floor = math.floor(x)
-    return floor + 1 if x - floor >= 0.5 else floor
-
-
-def java_utf8(text: str) -> bytes:
-    """The bytes Java's ``String.getBytes(UTF_8)`` gives: what Guava's string funnel hashes.
-
-    A Python ``str`` is code points and a Java ``String`` is UTF-16 units: a
-    surrogate pair becomes one character, and a lone surrogate becomes ``?``.
-
-    >>> java_utf8("città"), java_utf8("a\\ud800b"), java_utf8("\\ud83d\\ude00") == java_utf8("😀")
-    (b'citt\\xc3\\xa0', b'a?b', True)
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str (Guava's stringFunnel), not {type(text).__name__}")
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        units = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        return units.encode("utf-8", "replace")
 
 
 def guava_num_bits(n: int, p: float) -> int:
@@ -395,9 +365,3 @@ class GuavaBloomFilter(Filter, LockedWrites):
     def __repr__(self) -> str:
         return (f"GuavaBloomFilter(bit_size={self.bit_size}, "
                 f"num_hash_functions={self.num_hash_functions}, strategy={self.strategy})")
-
-
-def _signed32(value: int) -> int:
-    """The low 32 bits of an int, read as a Java (signed) int."""
-    value &= _MASK32
-    return value - (1 << 32) if value & 0x80000000 else value

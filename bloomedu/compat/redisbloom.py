@@ -35,26 +35,22 @@ running module in ``tests/test_redisbloom.py`` and on their own in
 
 from __future__ import annotations
 
-import math
-import struct
 from typing import Iterable
 
 import numpy as np
 
-from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
+from ..core.checks import MAX_NUM_BITS, probability, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites, locked
-from ..core.serial import as_bytes, expect_length
-from .redisbloom_parts import (CHAIN_BYTES, ENTS_IS_BITS, FORCE64, LINK, LINK_BYTES, LN2,
-                               MAX_CHUNK, NO_SCALING, NOROUND, TIGHTENING, RedisBloomError,
-                               SubFilter, bits_per_entry, encode_item, encode_items, first_setters,
-                               hash_pair, hash_pairs, info_reply, link_bytes)
+from . import redisbloom_dump
+from .redisbloom_parts import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
+                               TIGHTENING, RedisBloomError, SubFilter, encode_item, encode_items,
+                               first_setters, hash_pair, hash_pairs, info_reply)
 
 __all__ = ["RedisBloomFilter", "RedisBloomError", "SubFilter", "encode_item", "hash_pair",
            "info_reply"]
 
-_HEADER = struct.Struct("<QIII")  # size, number of sub-filters, options, expansion
-_MAX_LINKS = 1 << 16  # sub-filters a dump may announce: each growth at least doubles or adds
+_HEADER = redisbloom_dump.HEADER  # size, number of sub-filters, options, expansion
 _MASK64 = (1 << 64) - 1
 _CHUNK_ITEMS = 1 << 15
 
@@ -313,32 +309,13 @@ class RedisBloomFilter(Filter, LockedWrites):
     @classmethod
     def from_bytes(cls, data) -> "RedisBloomFilter":
         """Read what :meth:`to_bytes` wrote: the header is checked as the module checks it,
-        and the length it implies before anything is allocated.
+        and the length it implies before anything is allocated (:mod:`.redisbloom_dump`).
 
         >>> RedisBloomFilter.from_bytes(RedisBloomFilter(0.01, 100).to_bytes()[:-1])
         Traceback (most recent call last):
         ValueError: data is truncated: 216 bytes, a chain of 1 sub-filters takes 217
         """
-        data = as_bytes(data)
-        if len(data) < _HEADER.size:
-            raise ValueError(f"data is truncated: {len(data)} bytes, the header alone is "
-                             f"{_HEADER.size}")
-        count = _HEADER.unpack_from(data)[1]
-        if count > _MAX_LINKS:
-            raise ValueError(f"received bad data: {count} sub-filters (at most {_MAX_LINKS})")
-        head = _HEADER.size + LINK.size * count
-        if len(data) < head:
-            raise ValueError(f"data is truncated: {len(data)} bytes, the header of {count} "
-                             f"sub-filters alone is {head}")
-        fields = cls._read_header(data[:head])
-        expect_length(data, head + sum(link[0] for link in fields),
-                      f"a chain of {count} sub-filters")
-        new = cls._from_fields(data[:head], fields)
-        offset = head
-        for link in new.links:
-            link.data[:] = np.frombuffer(data, dtype=np.uint8, count=link.nbytes, offset=offset)
-            offset += link.nbytes
-        return new
+        return redisbloom_dump.read(cls, data)
 
     def __reduce__(self):
         """Pickle through :meth:`to_bytes`, at every protocol.
@@ -357,74 +334,14 @@ class RedisBloomFilter(Filter, LockedWrites):
 
         Bad data raises ``ValueError`` with the module's reason.  The header is checked, and
         the chunks must hold every byte of its sub-filters once, before anything the size of
-        the sub-filters is allocated (:meth:`from_bytes` then reads them).
+        the sub-filters is allocated (:mod:`.redisbloom_dump`).
 
         >>> f = RedisBloomFilter(0.01, 10); int(f.add_many(map(str, range(30))).sum())
         30
         >>> RedisBloomFilter.loadchunks(f.scandump()) == f
         True
         """
-        pairs = iter(pairs)
-        first = next(pairs, None)
-        if first is None or first[0] != 1:
-            raise ValueError("the first pair must be the header, with iterator 1")
-        header = bytes(first[1])
-        sizes = [fields[0] for fields in cls._read_header(header)]
-        pieces = sorted((_chunk_offset(iterator, len(data), sizes), bytes(data))
-                        for iterator, data in pairs)
-        covered = 0
-        for offset, data in pieces:
-            if offset != covered:
-                break
-            covered += len(data)
-        if covered != sum(sizes) or len(pieces) and pieces[-1][0] + len(pieces[-1][1]) != covered:
-            raise ValueError("received bad data: the chunks do not hold every byte of the "
-                             "sub-filters exactly once")
-        return cls.from_bytes(header + b"".join(data for _, data in pieces))
-
-    @staticmethod
-    def _read_header(header) -> list[tuple]:
-        """Each sub-filter's fields, checked as the module checks them (and each one's size
-        against its entries and error, which leaves no room for a forged k or size)."""
-        if len(header) < _HEADER.size or \
-                len(header) != _HEADER.size + LINK.size * _HEADER.unpack_from(header)[1]:
-            raise ValueError("received bad data: the header's length does not match its "
-                             "number of sub-filters")
-        size, count, options, _ = _HEADER.unpack_from(header)
-        if options & ~(NOROUND | ENTS_IS_BITS | FORCE64 | NO_SCALING):
-            raise ValueError(f"received bad data: unknown options {options:#x}")
-        if options & ~NO_SCALING != FORCE64 | NOROUND:
-            raise ValueError(f"options {options:#x}: this model reads the filters BF.RESERVE and "
-                             "BF.ADD make (FORCE64 | NOROUND, and NONSCALING); older layouts "
-                             "are not supported")
-        links = [LINK.unpack_from(header, _HEADER.size + index * LINK.size) for index in range(count)]
-        for index, (nbytes, bits, link_size, error, bpe, hashes, entries, n2) in enumerate(links):
-            if not 0 < error < 1 or bits == 0 or bits != nbytes * 8 or n2 != 0 or \
-                    bpe != bits_per_entry(error) or hashes != int(math.ceil(LN2 * bpe)) or \
-                    nbytes != link_bytes(entries, bpe) or link_size > entries:
-                raise ValueError(f"received bad data: sub-filter {index} fails the module's "
-                                 "integrity check")
-        if sum(link[2] for link in links) != size:
-            raise ValueError("received bad data: the sub-filters' sizes do not add up")
-        return links
-
-    @classmethod
-    def _from_fields(cls, header, links: list[tuple]) -> "RedisBloomFilter":
-        """A filter of the header's sub-filters, their bits all 0 (memory checked first)."""
-        check_storage(sum(link[0] for link in links), f"a chain of {len(links)} sub-filters")
-        size, _, options, expansion = _HEADER.unpack_from(header)
-        new = cls.__new__(cls)
-        new.options, new.expansion, new.size, new.links = options, expansion, size, []
-        for nbytes, bits, link_size, error, bpe, hashes, entries, n2 in links:
-            link = SubFilter()
-            link.nbytes, link.bits, link.size, link.error, link.bpe = nbytes, bits, link_size, error, bpe
-            link.hashes, link.entries, link.n2 = hashes, entries, n2
-            link.data = np.zeros(nbytes, dtype=np.uint8)
-            new.links.append(link)
-        first = new.links[0] if new.links else None
-        new.capacity = first.entries if first else 0
-        new.error_rate = first.error / (1.0 if new.nonscaling else TIGHTENING) if first else 0.0
-        return new
+        return redisbloom_dump.load_chunks(cls, pairs)
 
     def __eq__(self, other: object) -> bool:
         """Equal when their dumps are equal (header and every bit)."""
@@ -439,18 +356,3 @@ class RedisBloomFilter(Filter, LockedWrites):
         return (f"RedisBloomFilter(error_rate={self.error_rate!r}, capacity={self.capacity}, "
                 f"expansion={self.expansion}, nonscaling={self.nonscaling}): "
                 f"{len(self.links)} sub-filters, {self.size} items")
-
-
-def _chunk_offset(iterator: int, length: int, sizes: list[int]) -> int:
-    """Where a ``BF.LOADCHUNK`` piece of ``length`` bytes goes among sub-filters of ``sizes``
-    bytes, as the module finds it: its iterator is one past the piece's last byte."""
-    if iterator <= 0 or iterator < length:
-        raise ValueError(f"received bad data: iterator {iterator} for {length} bytes")
-    offset = start = iterator - length - 1
-    for size in sizes:
-        if offset < size:
-            if length > size - offset:
-                raise ValueError("invalid chunk - Too big for current filter")
-            return start
-        offset -= size
-    raise ValueError("invalid offset - no link found")

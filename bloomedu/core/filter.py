@@ -10,7 +10,7 @@ Article 2 sizes a filter from n and p; so does :meth:`BloomFilter.from_capacity`
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read; ``add_many``
 and ``contains_many`` do the same work on numpy arrays (:mod:`bloomedu.core.bulk_query`,
-:mod:`bloomedu.core.large`).  Union ``|``, intersection ``&``, ``copy``, bytes
+:mod:`bloomedu.core.large`).  Union ``|``, intersection ``&`` (:mod:`bloomedu.core.filter_sets`), ``copy``, bytes
 (:mod:`bloomedu.core.filter_bytes`), pickling and estimates read from the bits are here too.
 
 Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
@@ -29,6 +29,7 @@ from . import bulk_query, filter_bytes, large, segments
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .contract import EXAMPLE_FPP, Filter
+from .filter_sets import SetOperations
 from .hashing import _bit_position as bit_position
 from .hashing import _double_hash_indices as double_hash_indices
 from .locking import LockedWrites
@@ -37,12 +38,10 @@ from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter"]
 
-_BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its lock at a time
-
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 
 
-class BloomFilter(Filter, LockedWrites):
+class BloomFilter(Filter, SetOperations, LockedWrites):
     """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
 
     >>> f = BloomFilter(num_bits=1024, num_hashes=3)
@@ -291,7 +290,7 @@ class BloomFilter(Filter, LockedWrites):
         """
         return estimate_count(self.bits_set(), self.num_bits, self.num_hashes)
 
-    # --- set operations, copies, equality -----------------------------------------------
+    # --- set operations (bloomedu.core.filter_sets), copies, equality -----------------
     def _check_compatible(self, other: object) -> "BloomFilter":
         if not isinstance(other, BloomFilter):
             raise TypeError(f"can only combine with a BloomFilter, not {type(other).__name__}")
@@ -302,65 +301,6 @@ class BloomFilter(Filter, LockedWrites):
                                                     "bits; add one's keys to a new filter")
                 raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
-
-    def _combine(self, other: "BloomFilter", operation) -> "BloomFilter":
-        """``self.bits = operation(self.bits, other.bits)``, block by block, in place.
-
-        Each block of the other filter's bits is copied under its lock, then
-        combined into this one's under this one's lock: never both at once, so
-        ``a |= b`` and ``b |= a`` in two threads cannot deadlock, and at most
-        one block (1 MiB) is copied at a time.
-        """
-        theirs, mine = self._check_compatible(other).bits.data, self.bits.data
-        for start in range(0, mine.size, _BLOCK_BYTES):
-            with other._lock:
-                block = theirs[start:start + _BLOCK_BYTES].copy()
-            with self._lock:
-                target = mine[start:start + _BLOCK_BYTES]
-                operation(target, block, out=target)
-        return self
-
-    def __or__(self, other: "BloomFilter") -> "BloomFilter":
-        """The union: a filter holding every key of both (exactly the filter of all their keys).
-
-        >>> a, b = BloomFilter(1024, 3), BloomFilter(1024, 3)
-        >>> a.add("x"); b.add("y")
-        >>> "x" in a | b and "y" in a | b
-        True
-        >>> a | BloomFilter(2048, 3)
-        Traceback (most recent call last):
-        ValueError: num_bits differs: 1024 vs 2048
-        """
-        return self.copy().__ior__(other)
-
-    def __and__(self, other: "BloomFilter") -> "BloomFilter":
-        """The intersection: every key in both is still found (with more false positives than
-        a filter built from the common keys alone).
-
-        >>> a, b = BloomFilter(1024, 3), BloomFilter(1024, 3)
-        >>> a.add_many(["x", "y"]); b.add_many(["y", "z"])
-        >>> "y" in a & b
-        True
-        """
-        return self.copy().__iand__(other)
-
-    def __ior__(self, other: "BloomFilter") -> "BloomFilter":
-        """In-place union, ``a |= b``.
-
-        >>> a, b = BloomFilter(64, 2), BloomFilter(64, 2); b.add("y")
-        >>> a |= b; "y" in a
-        True
-        """
-        return self._combine(other, np.bitwise_or)
-
-    def __iand__(self, other: "BloomFilter") -> "BloomFilter":
-        """In-place intersection, ``a &= b``.
-
-        >>> a, b = BloomFilter(64, 2), BloomFilter(64, 2); a.add("y")
-        >>> a &= b; a.bits_set()
-        0
-        """
-        return self._combine(other, np.bitwise_and)
 
     def copy(self) -> "BloomFilter":
         """An independent filter with the same m, k, hashing scheme and bits (a snapshot).
