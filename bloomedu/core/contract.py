@@ -1,5 +1,8 @@
 """What every filter of bloomedu promises, and what a new one declares to be tested for it.
 
+The README's "What every part keeps": one interface for every filter and dedup stage of both
+articles (``add``, ``in``), and one set of promises behind it, checked on every class.
+
 Every filter and dedup stage of the library (the Bloom filter, its variants, the compatible
 filters of real systems, article 1's dict and hashed IDs) takes :class:`Filter` as a base.
 Subclassing it is all it takes to join the registry (:func:`filters`), and
