@@ -232,9 +232,15 @@ def test_the_walk_finds_the_helpers_that_once_raised_the_wrong_error():
 def test_every_public_function_meets_odd_numbers_with_a_value_or_type_error(name, function,
                                                                             arguments, parameter):
     """NaN, infinities, Decimal NaN, numbers beyond a float, numpy scalars, bools: a result or a
-    ValueError/TypeError, never ZeroDivisionError, decimal.InvalidOperation, OverflowError."""
+    ValueError/TypeError, never ZeroDivisionError, decimal.InvalidOperation, OverflowError; and
+    where the other arguments are fine, the error names the argument."""
+    try:
+        function(**arguments)
+        clean = True  # the other arguments are fine: an error is about this one
+    except (ValueError, TypeError):
+        clean = False
     for odd in ODD_NUMBERS:
         try:
             function(**{**arguments, parameter: odd})
-        except (ValueError, TypeError):
-            pass
+        except (ValueError, TypeError) as error:
+            assert not clean or parameter in str(error), f"{parameter}={odd!r}: {error}"

@@ -6,7 +6,7 @@ A dump is a packed header (the chain's size, number of sub-filters, options, exp
 2**32 - 1 with a bpe that agrees, or announce a gigabyte of bits in 73 bytes: here each
 sub-filter's bpe must be the one its error rate gives, its k and size follow from them, and
 the bits must all be there (:func:`read`; :func:`load_chunks` for ``BF.LOADCHUNK``'s pairs)
-before the filter is built (:func:`from_fields`).  Used by
+before the filter is built.  Used by
 :class:`bloomedu.compat.redisbloom.RedisBloomFilter`; tested in
 ``tests/test_redisbloom_model.py`` and ``tests/test_conformance.py``.
 
@@ -30,7 +30,7 @@ from ..core.serial import as_bytes, expect_length
 from .redisbloom_parts import (ENTS_IS_BITS, FORCE64, LINK, LN2, NO_SCALING, NOROUND, TIGHTENING,
                                SubFilter, bits_per_entry, link_bytes)
 
-__all__ = ["HEADER", "read", "load_chunks", "read_header", "from_fields", "chunk_offset"]
+__all__ = ["HEADER", "read", "load_chunks"]
 
 HEADER = struct.Struct("<QIII")  # size, number of sub-filters, options, expansion
 _MAX_LINKS = 1 << 16  # sub-filters a dump may announce: each growth at least doubles or adds
@@ -49,10 +49,10 @@ def read(cls, data):
     if len(data) < head:
         raise ValueError(f"data is truncated: {len(data)} bytes, the header of {count} "
                          f"sub-filters alone is {head}")
-    fields = read_header(data[:head])
+    fields = _read_header(data[:head])
     expect_length(data, head + sum(link[0] for link in fields),
                   f"a chain of {count} sub-filters")
-    new = from_fields(cls, data[:head], fields)
+    new = _from_fields(cls, data[:head], fields)
     offset = head
     for link in new.links:
         link.data[:] = np.frombuffer(data, dtype=np.uint8, count=link.nbytes, offset=offset)
@@ -67,8 +67,8 @@ def load_chunks(cls, pairs: Iterable[tuple[int, bytes]]):
     if first is None or first[0] != 1:
         raise ValueError("the first pair must be the header, with iterator 1")
     header = bytes(first[1])
-    sizes = [fields[0] for fields in read_header(header)]
-    pieces = sorted((chunk_offset(iterator, len(data), sizes), bytes(data))
+    sizes = [fields[0] for fields in _read_header(header)]
+    pieces = sorted((_chunk_offset(iterator, len(data), sizes), bytes(data))
                     for iterator, data in pairs)
     covered = 0
     for offset, data in pieces:
@@ -81,7 +81,7 @@ def load_chunks(cls, pairs: Iterable[tuple[int, bytes]]):
     return cls.from_bytes(header + b"".join(data for _, data in pieces))
 
 
-def read_header(header) -> list[tuple]:
+def _read_header(header) -> list[tuple]:
     """Each sub-filter's fields, checked as the module checks them (and each one's size
     against its entries and error, which leaves no room for a forged k or size)."""
     if len(header) < HEADER.size or \
@@ -107,7 +107,7 @@ def read_header(header) -> list[tuple]:
     return links
 
 
-def from_fields(cls, header, links: list[tuple]):
+def _from_fields(cls, header, links: list[tuple]):
     """A filter of the header's sub-filters, their bits all 0 (memory checked first)."""
     check_storage(sum(link[0] for link in links), f"a chain of {len(links)} sub-filters")
     size, _, options, expansion = HEADER.unpack_from(header)
@@ -125,7 +125,7 @@ def from_fields(cls, header, links: list[tuple]):
     return new
 
 
-def chunk_offset(iterator: int, length: int, sizes: list[int]) -> int:
+def _chunk_offset(iterator: int, length: int, sizes: list[int]) -> int:
     """Where a ``BF.LOADCHUNK`` piece of ``length`` bytes goes among sub-filters of ``sizes``
     bytes, as the module finds it: its iterator is one past the piece's last byte."""
     if iterator <= 0 or iterator < length:

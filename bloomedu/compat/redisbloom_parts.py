@@ -19,7 +19,7 @@ import struct
 import numpy as np
 
 from ..core.batch_hashing import key_chunks
-from ..core.checks import is_int, zeros
+from ..core.checks import is_int, real_number, zeros
 from .murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
 
 __all__ = ["RedisBloomError", "SubFilter", "bits_per_entry", "encode_item", "encode_items",
@@ -45,6 +45,8 @@ def bits_per_entry(error: float) -> float:
     >>> round(bits_per_entry(0.01), 6)
     9.585058
     """
+    error = real_number(error, "error", 0.0, 1.0, open_low=True, open_high=True,
+                        allowed="a number strictly between 0 and 1")
     bpe = -(math.log(error) / LN2_SQUARED)
     return -bpe if bpe < 0 else bpe
 

@@ -137,6 +137,8 @@ def real_number(value, name: str, low: float | None = None, high: float | None =
         allowed = " ".join(["a finite number"] + [" and ".join(part for part in parts if part)])
     if not is_number(value):
         raise TypeError(f"{name} must be {allowed.strip()}, not {type(value).__name__}")
+    if isinstance(value, Decimal) and value.is_nan():  # float() refuses a signaling NaN
+        raise ValueError(f"{name} must be {allowed.strip()}, got {value!r}")
     try:
         number = float(value)
     except OverflowError:

@@ -107,7 +107,7 @@ def click_stream(num_messages: int, rate: float = 10_000.0, double_click_rate: f
     num_users = _check_count(num_users, "num_users", minimum=1)
     num_ads = _check_count(num_ads, "num_ads", minimum=1)
     check_storage(64 * num_messages, f"num_messages={num_messages}")  # its arrays, before the list
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_check_count(seed, "seed"))
     genuine_rate = rate / (1.0 + double_click_rate)
     times = np.cumsum(rng.exponential(1.0 / genuine_rate, size=num_messages))
     ids = uuid4_strings(num_messages, rng)
@@ -221,7 +221,7 @@ def windowed_click_stream(hours: float, rate: float = 10_000.0, time_scale: floa
     if not (low_d <= high_d and low_r <= high_r and high_d < low_r * 3600):
         raise ValueError("double_gap and repeat_gap must be (low, high) pairs with every double "
                          "gap (seconds) shorter than every repeat gap (hours)")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_check_count(seed, "seed"))
     duration, per_second = hours * 3600, rate / time_scale
     genuine_rate = per_second / (1 + double_click_rate)
     expected = genuine_rate * duration
