@@ -37,7 +37,8 @@ _MAX_LINKS = 1 << 16  # sub-filters a dump may announce: each growth at least do
 
 
 def read(cls, data):
-    """:meth:`RedisBloomFilter.from_bytes`: the header, its length, then the bits."""
+    """:meth:`~bloomedu.compat.redisbloom.RedisBloomFilter.from_bytes`: the header, its
+    length, then the bits."""
     data = as_bytes(data)
     if len(data) < HEADER.size:
         raise ValueError(f"data is truncated: {len(data)} bytes, the header alone is "
@@ -61,7 +62,8 @@ def read(cls, data):
 
 
 def load_chunks(cls, pairs: Iterable[tuple[int, bytes]]):
-    """:meth:`RedisBloomFilter.loadchunks`: every pair read and checked, then one :func:`read`."""
+    """:meth:`~bloomedu.compat.redisbloom.RedisBloomFilter.loadchunks`: every pair read and
+    checked, then one :func:`read`."""
     pairs = iter(pairs)
     first = next(pairs, None)
     if first is None or first[0] != 1:
@@ -115,7 +117,8 @@ def _from_fields(cls, header, links: list[tuple]):
     new.options, new.expansion, new.size, new.links = options, expansion, size, []
     for nbytes, bits, link_size, error, bpe, hashes, entries, n2 in links:
         link = SubFilter()
-        link.nbytes, link.bits, link.size, link.error, link.bpe = nbytes, bits, link_size, error, bpe
+        link.nbytes, link.bits, link.size = nbytes, bits, link_size
+        link.error, link.bpe = error, bpe
         link.hashes, link.entries, link.n2 = hashes, entries, n2
         link.data = np.zeros(nbytes, dtype=np.uint8)
         new.links.append(link)
