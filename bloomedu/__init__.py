@@ -22,7 +22,6 @@ modules, lessons and tests.
 True
 """
 
-from . import _moved
 from .core.bits import BitArray
 from .core.filter import BloomFilter
 from .core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
@@ -32,8 +31,6 @@ from .variants import (AgePartitionedBloomFilter, BinaryFuseFilter, BlockedBloom
                        CountingBloomFilter, CuckooFilter, RotatingBloomFilter, ScalableBloomFilter,
                        StableBloomFilter, XorFilter)
 from .workloads.clicks import Click, click_stream, score
-
-_moved.install(__name__)  # old paths such as bloomedu.theory still import (see _moved.MOVED)
 
 __version__ = "0.1.0"
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -131,19 +132,15 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
         return SizeReport(n, m, k if k is not None else theory.optimal_num_hashes(m, n))
     p = probability(fpp, "fpp")
     asked = f"items={n} at fpp={p}" + (f" with hashes={k}" if k is not None else "")
-    if k is None:
-        m = theory.num_bits_for(n, p)
-        if round(m / n * theory.LN2) > MAX_HASHES:  # the k BloomFilter.from_capacity would take
-            raise ValueError(f"{asked} needs more than {MAX_HASHES} hash functions: fpp must be "
-                             f"at least about 2**-{MAX_HASHES}")
-        k = theory.optimal_num_hashes(m, n)
+    if k is None:  # the library's one sizing rule, as BloomFilter.from_capacity sizes
+        m, k = theory.size_for(n, p, asked)
     else:  # the fewest m with (1 - e^(-kn/m))^k <= p; ln(1 - p^(1/k)) kept exact near 0 and 1
         root = math.log(p) / k
-        m = math.ceil(-k * n / (math.log1p(-math.exp(root)) if root < -1 else
-                                math.log(-math.expm1(root))))
+        bits = -k * n / (math.log1p(-math.exp(root)) if root < -1 else math.log(-math.expm1(root)))
+        m = math.ceil(bits) if math.isfinite(bits) else MAX_NUM_BITS + 1  # past a float: too many
     if m > MAX_NUM_BITS:
-        raise ValueError(f"{asked} needs about {float(m):.3g} bits, more than a filter can "
-                         "hold (2**63-1)")
+        about = f"about {float(m):.3g}" if m <= 2 ** 1000 else "more"
+        raise ValueError(f"{asked} needs {about} bits, more than a filter can hold (2**63-1)")
     return SizeReport(n, m, k, p)
 
 
@@ -209,23 +206,38 @@ def _add_lessons_command(commands) -> None:
                          help="replace lessons already in FOLDER")
 
 
+def _say(text: str, stream=None) -> None:
+    """Print ``text``, with what the stream's encoding cannot write (a folder named in another
+    alphabet on an ASCII terminal, a file name that is not UTF-8) as backslash escapes."""
+    stream = sys.stdout if stream is None else stream
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), file=stream)
+
+
 def _lessons(args) -> int:
     from .teaching.lessons import copy_lessons
 
+    if not args.folder.strip():  # "" would be the current folder: never chosen by accident
+        _say(f"bloomedu lessons: FOLDER must name a folder, got {args.folder!r} (use '.' for "
+             "the current folder)", sys.stderr)
+        return 1
     try:
         written = copy_lessons(args.folder, solutions=not args.no_solutions,
                                overwrite=args.overwrite)
     except (OSError, ValueError) as error:
-        print(f"bloomedu lessons: {error}", file=sys.stderr)
+        _say(f"bloomedu lessons: {error}", sys.stderr)
         return 1
     solutions = sum(path.parent.name == "solutions" for path in written)
-    print(f"copied {len(written) - solutions} lessons and {solutions} solutions to {args.folder}")
-    print(f"open them with: jupyter lab {args.folder}")
+    _say(f"copied {len(written) - solutions} lessons and {solutions} solutions to {args.folder}")
+    _say(f"open them with: jupyter lab {args.folder}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (argparse exits with 2 on bad input).
+
+    When the reader of its output goes away (``bloomedu size ... | head -1``), it stops
+    quietly with status 0, as a Unix tool does: what was left to print had no reader.
 
     >>> main(["size", "--items", "1000", "--bits", "9586", "--hashes", "7"])
     items (n)             1,000
@@ -238,6 +250,18 @@ def main(argv: list[str] | None = None) -> int:
     lower bound           6.64 bits per item (log2(1/p)); this filter uses 1.44 times that
     0
     """
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The interpreter flushes stdout again at exit: point it at /dev/null first, so that
+        # flush meets no closed pipe either (the recipe of Python's signal documentation).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
+
+
+def _run(argv: list[str] | None) -> int:
     parser, size = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -250,5 +274,6 @@ def main(argv: list[str] | None = None) -> int:
         report = size_report(args.items, fpp=args.fpp, bits=args.bits, hashes=args.hashes)
     except ValueError as error:  # each flag is in range, but together they ask too much
         size.error(str(error))
-    print("\n".join(report.lines()))
+    _say("\n".join(report.lines()))
+    sys.stdout.flush()  # a closed pipe shows here, inside main, not at the interpreter's exit
     return 0

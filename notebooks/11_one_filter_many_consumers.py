@@ -97,8 +97,8 @@ print(info.get("valkey_version") or info["redis_version"], r.module_list()[0][b"
 #
 # * bits per entry bpe = −ln(p/2) / (ln 2)², bits = ⌊n · bpe⌋ rounded **up to whole 64-bit
 #   words**, and k = ⌈ln 2 · bpe⌉ = ⌈log₂(2/p)⌉ hash functions;
-# * lesson 07's `from_capacity` takes m = ⌈−n ln p / (ln 2)²⌉ and k = round((m/n) ln 2) ≈
-#   round(log₂(1/p)).
+# * lesson 07's `from_capacity` takes m = ⌈−n ln p / (ln 2)²⌉ and the better of the two whole
+#   numbers around (m/n) ln 2 ≈ log₂(1/p).
 #
 # The difference in bits: −n ln(p/2)/(ln 2)² − (−n ln p/(ln 2)²) = n ln 2/(ln 2)² = **n / ln 2 ≈
 # 1.44 n**, whatever p: halving p costs 1.44 bits per item and one more hash function

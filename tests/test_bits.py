@@ -153,8 +153,11 @@ def test_num_bits_must_be_a_positive_int(num_bits, error):
 
 
 def test_word_bits_must_be_a_machine_word():
-    with pytest.raises(ValueError, match="word_bits must be 8, 16, 32 or 64"):
+    with pytest.raises(ValueError, match="word_bits must be one of 8, 16, 32, 64, got 12"):
         BitArray(10, word_bits=12)
+    for bad in (True, 8.0, None):  # a bool or a float is not a word size: TypeError
+        with pytest.raises(TypeError, match="word_bits must be one of 8, 16, 32, 64"):
+            BitArray(10, word_bits=bad)
 
 
 def test_single_bit_index_is_checked():

@@ -8,6 +8,7 @@ code under test.
 import contextlib
 import io
 import math
+import os
 import re
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from bloomedu import BloomFilter
 from bloomedu.cli import human_bytes, main, size_report
+from bloomedu.teaching.lessons import copy_lessons
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -199,9 +201,11 @@ def test_any_arguments_give_a_report_or_a_usage_error(items, fpp, bits, hashes, 
     (["--items", "1000", "--fpp", "0.01", "--hashes", "1e17"], "--hashes must be a positive whole number up to 1024"),
     (["--items", "1e308", "--fpp", "0.01"], "--items must be a positive whole number up to 2**63-1"),
     (["--items", "1000", "--bits", "1e400"], "--bits must be a positive whole number up to 2**63-1"),
-    (["--items", "1000", "--fpp", "1e-320"], "needs more than 1024 hash functions"),
+    (["--items", "1000", "--fpp", "1e-320"], "hash functions, more than 1024"),
     (["--items", "1000", "--fpp", "1e-300", "--hashes", "3"], "more than a filter can hold"),
-    (["--items", str(2 ** 63 - 1), "--fpp", "0.5"], "more than a filter can hold"),
+    (["--items", "1000", "--fpp", "1e-320", "--hashes", "1"], "more than a filter can hold"),
+    (["--items", "10", "--fpp", "5e-324", "--hashes", "2"], "more than a filter can hold"),
+    (["--items", str(2 ** 63 - 1), "--fpp", "0.5"], "a filter can hold"),
     (["--items", "-5", "--fpp", "0.01"], "--items must be a positive whole number"),
     (["--items", "", "--fpp", "0.01"], "--items must be a positive whole number"),
     (["--items", "inf", "--fpp", "0.01"], "--items must be a positive whole number"),
@@ -219,3 +223,44 @@ def test_the_tiniest_rate_a_double_holds_is_still_sized(capsys):
     fields = _fields(capsys.readouterr().out)
     assert _number(fields["hash functions (k)"]) == 997
     assert _number(fields["exact rate"]) == pytest.approx(1e-300, rel=0.2)
+
+
+# --- the command in a pipeline and on any terminal (issue 18) ----------------------------------
+def _run_into_a_closed_pipe(argv):
+    """Run the console script with its output a pipe whose reader has already gone
+    (``bloomedu size ... | true``): every write meets EPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([str(Path(sys.executable).with_name("bloomedu")), *argv],
+                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("argv", [["size", "--items", "1000000", "--fpp", "0.001"],
+                                  ["size", "--items", "10", "--bits", "96", "--hashes", "3"]])
+def test_a_closed_output_pipe_ends_the_command_quietly(argv):
+    done = _run_into_a_closed_pipe(argv)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_folder_the_terminal_cannot_print_is_copied_and_named_without_a_traceback(tmp_path):
+    target = tmp_path / "classe di città \u2603"
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run([str(Path(sys.executable).with_name("bloomedu")), "lessons", str(target),
+                           "--no-solutions"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "citt\\xe0 \\u2603" in done.stdout and (target / "01_seen_ids.ipynb").is_file()
+    again = subprocess.run([str(Path(sys.executable).with_name("bloomedu")), "lessons", str(target),
+                            "--no-solutions"], capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 1 and "exists" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_an_empty_folder_name_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["lessons", ""]) == 1
+    assert "FOLDER must name a folder" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="target must name a folder"):
+        copy_lessons("")

@@ -148,7 +148,7 @@ def test_score_rejects_a_kept_message_not_in_the_stream():
 ])
 def test_bad_arguments_name_the_argument(arguments, name):
     kwargs = {"num_messages": 10, **arguments}
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises((ValueError, TypeError), match=name):  # a wrong type is a TypeError
         click_stream(**kwargs)
 
 

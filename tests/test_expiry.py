@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from bloomedu import (AgePartitionedBloomFilter, BloomFilter, CountingBloomFilter,
                       RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
+from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.steps.expiry import ExpiringIds, deduplicate_windowed
 from bloomedu.steps.sequential import keep_one_at_a_time
 from bloomedu.workloads.clicks import (DOUBLE, FIRST, REPEAT, WindowedClicks, click_stream,
@@ -73,7 +74,16 @@ STAGES = {
     "counting": lambda: CountingBloomFilter(30, 3),
     "scalable": lambda: ScalableBloomFilter(3, 0.3, growth=2, tightening=0.5),
     "bloom": lambda: BloomFilter(40, 2),
+    "keyed": lambda: KeyedBloomFilter(40, 2, bytes(range(16))),  # its positions: of the tags
+    "bloom, scheme 1": lambda: _scheme_one(BloomFilter(40, 2)),   # the step h2 as hashed
 }
+
+
+def _scheme_one(f):
+    """A filter read from the bytes of the older hashing scheme 1, which it keeps."""
+    data = bytearray(f.to_bytes())
+    data[6] = 1
+    return BloomFilter.from_bytes(bytes(data))
 
 
 @pytest.mark.parametrize("name", STAGES)

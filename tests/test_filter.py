@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bloomedu import BloomFilter
-from bloomedu.core.theory import exact_false_positive_rate
+from bloomedu.core.theory import exact_false_positive_rate, optimal_num_hashes
 
 keys_strategy = st.one_of(st.text(max_size=30), st.binary(max_size=30),
                           st.integers(-2 ** 63, 2 ** 64 - 1))
@@ -135,7 +135,7 @@ def test_from_capacity_one_million_urls_at_one_in_a_thousand():
 def test_from_capacity_follows_the_formulas(n, p):
     f = BloomFilter.from_capacity(n, p)
     m = math.ceil(-n * math.log(p) / math.log(2) ** 2)
-    assert f.num_bits == m and f.num_hashes == max(1, round(m / n * math.log(2)))
+    assert f.num_bits == m and f.num_hashes == optimal_num_hashes(m, n)  # the best whole k
 
 
 # --- bad input: a clear error, and the filter unchanged -----------------------------------

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bloomedu.compat.guava import (MURMUR128_MITZ_32, GuavaBloomFilter, guava_num_bits,
+from bloomedu.compat.guava import (MURMUR128_MITZ_32, GuavaBloomFilter, guava_num_bits, guava_num_hashes,
                                    java_round, java_utf8)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,7 +195,7 @@ def test_bad_keys_raise_and_leave_the_filter_unchanged():
             call(b"bytes")
     with pytest.raises(TypeError, match="text must be str"):
         f.put_many(["fine", "also fine", 7])
-    with pytest.raises(TypeError, match="iterable of str"):
+    with pytest.raises(TypeError, match="keys must be an iterable of keys"):  # every filter's words
         f.put_many("not a list")
     assert f.to_bytes() == before
 
@@ -241,3 +241,29 @@ def test_measured_false_positive_rate_is_within_4_sigma_of_expected_fpp():
     p = f.expected_fpp()
     assert abs(rate - p) <= 4 * math.sqrt(p * (1 - p) / trials)
     assert abs(p - 0.01) < 0.002   # sized for 1%, filled with what it was sized for
+
+
+def test_an_array_whose_element_ends_in_nul_is_refused_and_changes_nothing():
+    f = GuavaBloomFilter.create(100, 0.01)
+    f.put("kept")
+    before = f.to_bytes()
+    for method in (f.put_many, f.might_contain_many, f.add_many, f.contains_many):
+        with pytest.raises(ValueError, match="ends in NUL"):
+            method(np.array(["ab", "c"]))
+    assert f.to_bytes() == before
+    f.put_many(np.array(["ab", "cd"]))  # full-width elements are their own strings
+    assert f.might_contain("ab") and f.might_contain("cd")
+
+
+@pytest.mark.parametrize("n", [np.uint64(1000), np.int16(1000), np.uint32(1000)], ids=repr)
+def test_the_sizing_helpers_take_numpy_integers_as_their_values(n):
+    assert guava_num_bits(n, 0.01) == guava_num_bits(1000, 0.01) == 9585
+    assert guava_num_hashes(n, np.uint64(9585)) == guava_num_hashes(1000, 9585) == 7
+
+
+@pytest.mark.parametrize("call", [lambda: guava_num_bits(-1, 0.01), lambda: guava_num_bits(10, 0),
+                                  lambda: guava_num_hashes(0, 10), lambda: guava_num_bits(10, math.nan)],
+                         ids=["negative n", "p = 0", "n = 0", "NaN"])
+def test_the_sizing_helpers_refuse_what_guava_refuses(call):
+    with pytest.raises(ValueError, match=r"\b(n|p) must be"):
+        call()

@@ -264,10 +264,12 @@ def test_bit_indices_do_not_depend_on_pythonhashseed():
     assert len(runs) == 3 and all(run == expected for run in runs)
 
 
-def test_the_batch_names_are_still_read_from_hashing():
-    """They moved to batch_hashing; code written against hashing keeps working."""
-    from bloomedu.core import batch_hashing
-    for name in ("check_batch", "fmix64_array", "hashed_chunks", "murmur3_128_uint64"):
-        assert getattr(hashing, name) is getattr(batch_hashing, name)
-    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        hashing.nothing  # noqa: B018
+@pytest.mark.parametrize("arguments, name", [((10, 3, 1, 0), "num_bits"), ((-1, 3, 1, 8), "h1"),
+                                             ((10, 2 ** 64, 1, 8), "h2"), ((10, 3, 1.5, 8), "i"),
+                                             ((10, 3, 1, float("nan")), "num_bits")])
+def test_the_position_helpers_name_a_bad_argument(arguments, name):
+    """bit_position(..., num_bits=0) raised ZeroDivisionError (issue 18)."""
+    with pytest.raises((ValueError, TypeError), match=name):
+        hashing.bit_position(*arguments)
+    with pytest.raises((ValueError, TypeError), match=name.replace("i", "num_hashes") if name == "i" else name):
+        hashing.double_hash_indices(*arguments)

@@ -129,3 +129,25 @@ def test_a_bad_key_leaves_the_filter_unchanged():
     with pytest.raises(TypeError):
         f.add(2.5)
     assert f == before
+
+
+# --- issue 18: the keyed filter hashes its tags on every path ---------------------------------
+def test_add_many_new_stores_tags_so_every_added_key_is_found():
+    f = KeyedBloomFilter(1 << 12, 4, SECRET)
+    assert f.add_many_new(["a", "b"]).tolist() == [True, True]
+    assert "a" in f and "b" in f and f.contains_many(["a", "b"]).all()
+    loop = KeyedBloomFilter(1 << 12, 4, SECRET)
+    loop.add("a")
+    loop.add("b")
+    assert f == loop  # the same bits as add, key by key
+
+
+@pytest.mark.parametrize("keys", [np.array([b"ab", b"c"]), np.array(["ab", "c"])], ids=["S", "U"])
+def test_an_array_whose_element_ends_in_nul_is_refused_and_changes_nothing(keys):
+    f = KeyedBloomFilter(1 << 12, 4, SECRET)
+    f.add("kept")
+    before = f.to_bytes()
+    for method in (f.add_many, f.add_many_new, f.contains_many, f.tags):
+        with pytest.raises(ValueError, match="ends in NUL"):
+            method(keys)
+    assert f.to_bytes() == before

@@ -1,16 +1,12 @@
 """The library's folders are its parts, the README's table points at files that exist, and
-imports from before the split into folders still work."""
-import importlib
+no module imports, even lazily, one that imports it back."""
+import ast
 import pathlib
-import pickle
 import re
 import subprocess
 import sys
 
-import pytest
-
 import bloomedu
-from bloomedu._moved import MOVED
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -44,27 +40,6 @@ def test_the_readme_table_names_every_module_and_test_file():
     assert not unnamed
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_an_old_import_path_is_the_module_at_its_new_place(old):
-    moved = importlib.import_module(f"bloomedu.{old}")
-    assert moved is importlib.import_module(f"bloomedu.{MOVED[old]}")
-    assert moved.__name__ == moved.__spec__.name == f"bloomedu.{MOVED[old]}"
-
-
-def test_a_submodule_of_a_moved_package_is_loaded_once():
-    import bloomedu.exercises.filter_steps as old
-    import bloomedu.teaching.exercises.filter_steps as new
-    assert old is new
-
-
-def test_a_pickle_that_names_an_old_path_still_loads():
-    f = bloomedu.BloomFilter(64, 2)
-    f.add("x")
-    old = pickle.dumps(f, protocol=0).replace(b"bloomedu.core.filter", b"bloomedu.filter")
-    assert b"bloomedu.filter" in old
-    assert pickle.loads(old) == f
-
-
 def test_import_bloomedu_loads_no_plotting():
     code = "import sys, bloomedu; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -73,7 +48,7 @@ def test_import_bloomedu_loads_no_plotting():
 
 def test_no_module_is_left_at_the_top_but_the_command_line():
     top = sorted(p.name for p in (ROOT / "bloomedu").glob("*.py"))
-    assert top == ["__init__.py", "__main__.py", "_moved.py", "cli.py"]
+    assert top == ["__init__.py", "__main__.py", "cli.py"]
 
 
 def test_filters_get_a_keys_hashes_only_from_core_positions():
@@ -92,3 +67,136 @@ def test_filters_get_a_keys_hashes_only_from_core_positions():
         assert not re.search(r"\bhash128\(|\bmurmur3_128_uint64\(", text), path
         for line in re.findall(r".*\bhashed_chunks\(.*", text):
             assert "checking pass" in line, (path, line)  # BloomFilter.add_many's key check
+
+
+# --- no import circle ---------------------------------------------------------------------
+def module_names() -> dict[str, pathlib.Path]:
+    """Every module of the package by its dotted name (a package by its own name)."""
+    root = pathlib.Path(bloomedu.__file__).parent
+    names = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.with_suffix("").relative_to(root.parent).parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names
+
+
+def imported_modules(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
+    """The package's modules that ``name`` imports anywhere in its source, at the top or inside
+    a function (a lazy import is an edge of the graph too: it only hides the circle)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level \
+                else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            found |= {f"{target}.{alias.name}" if f"{target}.{alias.name}" in known else target
+                      for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return {module for module in found if module in known and module != name}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of an import graph: its strongly connected parts of two or more modules
+    (Tarjan's algorithm, written with a stack so deep graphs need no recursion)."""
+    index, low, on_stack, stack, cycles, counter = {}, {}, set(), [], [], 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    cycles.append(sorted(part))
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_circle_and_only_a_circle():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def test_no_module_of_the_package_imports_one_that_imports_it_back():
+    names = module_names()
+    graph = {name: imported_modules(name, path, set(names)) for name, path in names.items()}
+    assert sum(map(len, graph.values())) > 100  # the walk sees the imports
+    assert graph["bloomedu.core.filter"] >= {"bloomedu.core.positions", "bloomedu.core.bits"}
+    assert import_cycles(graph) == []
+
+
+# --- no module switches on the concrete filter classes ---------------------------------------
+def _class_names_tested(tree: ast.AST) -> list[list[str]]:
+    """For each isinstance/issubclass call and ``type(x) is C`` test: the class names tested."""
+    def names(node) -> list[str]:
+        if isinstance(node, ast.Tuple):
+            return [name for element in node.elts for name in names(element)]
+        if isinstance(node, ast.Attribute):
+            return [node.attr]
+        return [node.id] if isinstance(node, ast.Name) else []
+
+    tested = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "issubclass") \
+                and len(node.args) == 2:
+            tested.append(names(node.args[1]))
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) \
+                and getattr(node.left.func, "id", None) == "type":
+            tested.append([name for c in node.comparators for name in names(c)])
+    return tested
+
+
+def test_no_module_switches_on_the_concrete_filter_classes():
+    """A module may check that an argument is of its own kind (a BloomFilter to combine with),
+    never branch on which of several filters it was given: each structure answers for itself
+    (steps/sequential.py asks segment_writes, bloomedu/core/segments.py)."""
+    from bloomedu.core.contract import filters
+    import conformance_support
+    filter_names = {cls.__name__ for cls in conformance_support.discover()} | \
+        {cls.__name__ for cls in filters()}
+    switching = {}
+    for name, path in module_names().items():
+        tree = ast.parse(path.read_text())
+        own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+        foreign = {n for group in _class_names_tested(tree) for n in group
+                   if n in filter_names and n not in own}
+        if len(foreign) > 1:
+            switching[name] = sorted(foreign)
+    assert switching == {}
+
+
+def test_the_sequential_loop_reads_no_private_field_of_a_structure():
+    for path in (ROOT / "bloomedu" / "steps").glob("*.py"):
+        private = [node.attr for node in ast.walk(ast.parse(path.read_text()))
+                   if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                   and not node.attr.startswith("__")
+                   and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+        assert private == [], (path.name, private)

@@ -109,3 +109,15 @@ def test_parquet_hashing_is_its_own_format():
         f.add_many("abc")
     with pytest.raises(TypeError, match="bitset must be bytes"):
         ParquetBloomFilter.from_parquet_bitset("abc")
+
+
+@pytest.mark.parametrize("keys", [np.array([b"ab", b"c"]), np.array(["ab", "c"])], ids=["S", "U"])
+def test_an_array_whose_element_ends_in_nul_is_refused_and_changes_nothing(keys):
+    """b"c" in an S2 array is stored as b"c\\x00": it cannot be told from that key (issue 18)."""
+    f = ParquetBloomFilter(2048)
+    f.add("kept")
+    before = f.to_bytes()
+    for method in (f.add_many, f.add_many_new, f.contains_many):
+        with pytest.raises(ValueError, match="ends in NUL"):
+            method(keys)
+    assert f.to_bytes() == before

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
+import tracemalloc
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 from bloomedu.compat.murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
 from bloomedu.compat.redisbloom import RedisBloomError, RedisBloomFilter, encode_item
+from bloomedu.compat.redisbloom_parts import LINK, LN2
 from redis_support import mixed_items
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "redisbloom_vectors.json").read_text())
@@ -73,7 +77,7 @@ def test_encoding_is_what_redis_py_sends():
     ({"error_rate": 5e-324, "capacity": 5}, "could not create filter"),
 ])
 def test_bad_parameters_are_refused_by_name(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((ValueError, TypeError), match=message):  # a bool or a float: TypeError
         RedisBloomFilter(**kwargs)
 
 
@@ -82,7 +86,7 @@ def test_bad_items_change_nothing():
     f.add_many(["a", "b"])
     before = f.scandump()
     for bad, error in [(["c", 3.5], TypeError), (["d", True], TypeError), (["\ud800"], ValueError),
-                       ("abc", TypeError), (np.array(["x"]), TypeError)]:
+                       ("abc", TypeError), (np.array(["x", "yz"]), ValueError)]:  # "x" ends in NUL in a U2
         with pytest.raises(error):
             f.add_many(bad)
         assert f.scandump() == before
@@ -116,3 +120,85 @@ def test_a_full_nonscaling_filter_refuses_one_more_and_stays_as_it_was():
     with pytest.raises(RedisBloomError, match="non scaling filter is full"):
         f.add("c")
     assert f.scandump() == before and f.info()["Expansion rate"] is None
+
+
+# --- issue 18: a lock, pickles, and dumps that cannot make the model build what they say -------
+def test_writes_and_dumps_hold_the_models_lock():
+    f, held = RedisBloomFilter(0.01, 5), []
+
+    class Spy:  # a lock that records each time it is taken
+        def __enter__(self):
+            held.append(True)
+
+        def __exit__(self, *exc):
+            return False
+
+    f._lock = Spy()
+    for call in (lambda: f.add("x"), lambda: f.add_many(["y", "z"]), f.scandump, f.to_bytes,
+                 f.info, f.header):
+        before = len(held)
+        call()
+        assert len(held) == before + 1, call
+
+
+@pytest.mark.parametrize("protocol", range(6))
+def test_the_model_pickles_at_every_protocol(protocol):
+    f = RedisBloomFilter(0.01, 10)
+    f.add_many(map(str, range(40)))  # three sub-filters
+    twin = pickle.loads(pickle.dumps(f, protocol=protocol))
+    assert twin == f and twin.info() == f.info() and twin._lock is not f._lock
+    assert twin.exists_many(list(map(str, range(40)))).all()
+
+
+def forged_header(f: RedisBloomFilter, **fields) -> bytes:
+    """f's BF.SCANDUMP header with the first sub-filter's fields replaced."""
+    header = bytearray(f.header())
+    names = ["nbytes", "bits", "size", "error", "bpe", "hashes", "entries", "n2"]
+    values = dict(zip(names, LINK.unpack_from(header, 20)))
+    values.update(fields)
+    LINK.pack_into(header, 20, *(values[name] for name in names))
+    return bytes(header)
+
+
+def test_a_forged_k_is_refused():
+    """A header may set k (hashes) up to 2**32 - 1, with a bpe that agrees: each query then
+    builds k positions.  bpe must be the one the error rate gives, and k follows from it."""
+    f = RedisBloomFilter(0.01, 10)
+    k = 2 ** 32 - 1
+    header = forged_header(f, hashes=k, bpe=(k - 0.5) / LN2)
+    data = [(1, header), *f.scandump()[1:]]
+    with pytest.raises(ValueError, match="integrity check"):
+        RedisBloomFilter.loadchunks(data)
+    with pytest.raises(ValueError, match="integrity check"):
+        RedisBloomFilter.from_bytes(header + f.to_bytes()[len(header):])
+
+
+def test_a_forged_size_allocates_nothing_before_the_bits_arrive():
+    """A 73-byte header announcing a gigabyte: refused before a gigabyte is allocated."""
+    f = RedisBloomFilter(0.01, 10)
+    entries = 2 ** 30
+    nbytes = -(-int(entries * f.links[0].bpe) // 64) * 8
+    header = forged_header(f, entries=entries, nbytes=nbytes, bits=8 * nbytes)
+    tracemalloc.start()
+    try:
+        for read in (lambda: RedisBloomFilter.loadchunks([(1, header)]),
+                     lambda: RedisBloomFilter.from_bytes(header)):
+            tracemalloc.reset_peak()
+            with pytest.raises(ValueError, match="truncated|exactly once"):
+                read()
+            assert tracemalloc.get_traced_memory()[1] < 1 << 20
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_sub_filter_the_machine_cannot_hold_is_refused_clearly(monkeypatch):
+    from bloomedu.core import checks
+    monkeypatch.setattr(checks, "available_memory", lambda: 1 << 30)
+    with pytest.raises(ValueError, match="needs .* of bit storage; this machine has 1.00 GiB"):
+        RedisBloomFilter(0.01, 2 ** 31)
+
+
+@pytest.mark.parametrize("value", [Decimal("NaN"), Decimal("-Infinity"), Decimal("2")], ids=str)
+def test_a_decimal_rate_out_of_range_is_a_value_error(value):
+    with pytest.raises(ValueError, match="error_rate"):
+        RedisBloomFilter(value, 10)

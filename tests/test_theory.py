@@ -186,6 +186,32 @@ def test_num_bits_for_is_the_fewest_bits_and_matches_from_capacity():
         assert rate(m) <= p * (1 + 1e-12) and rate(m - 1) > p * (1 - 1e-12)
 
 
+# Where (m/n) ln 2 lies just below a half-way point, rounding it and taking the better of the
+# two whole k disagree: at p = 2**-10.495, (m/n) ln 2 = 10.495 rounds to 10, and k = 11 errs less.
+SPLIT_P = 2 ** -10.495
+
+
+def test_one_sizing_rule_and_one_best_k_for_the_command_line_and_every_class():
+    from bloomedu import RotatingBloomFilter, ScalableBloomFilter
+    from bloomedu.cli import size_report
+    from bloomedu.core.keyed import KeyedBloomFilter
+    from bloomedu.core.theory import size_for
+    from bloomedu.variants.theory import generation_fpp
+
+    m, k = size_for(1000, SPLIT_P)
+    assert (m, k) == (num_bits_for(1000, SPLIT_P), optimal_num_hashes(m, 1000)) and k == 11
+    assert (BloomFilter.from_capacity(1000, SPLIT_P).num_hashes, size_report(1000, fpp=SPLIT_P).num_hashes,
+            KeyedBloomFilter.from_capacity(1000, SPLIT_P, bytes(16)).num_hashes) == (k, k, k)
+    for g in (2, 3, 5):  # a generation's rate: sized by the same rule
+        rotating = RotatingBloomFilter(1000, SPLIT_P, g)
+        assert (rotating.num_bits, rotating.num_hashes) == size_for(1000, generation_fpp(SPLIT_P, g))
+    scalable = ScalableBloomFilter(1000, 0.01, first_fpp=SPLIT_P)
+    scalable.add_many(range(5000))
+    for i, table in enumerate(scalable.tables):
+        assert (table.num_bits, table.num_hashes) == size_for(scalable.capacity(i),
+                                                              SPLIT_P * 0.9 ** i)
+
+
 def test_bits_per_item_and_the_lower_bound():
     for p in (0.5, 0.01, 0.001, 1e-9):
         assert lower_bound_bits_per_item(p) == pytest.approx(math.log(1 / p, 2))

@@ -14,7 +14,6 @@ writes chunk by chunk.
 
 import pickle
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -26,6 +25,7 @@ from bloomedu.compat.bip37 import Bip37Filter
 from bloomedu.compat.guava import GuavaBloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.variants import BlockedBloomFilter
+from conformance_support import run_together
 
 SIZES = {"staged": 200_000, "over 40 Mi bits": 3_000_000}  # from_capacity(n, 0.001)
 
@@ -37,26 +37,6 @@ def switch_often():
     sys.setswitchinterval(1e-6)
     yield
     sys.setswitchinterval(interval)
-
-
-def run_together(jobs, timeout: float = 60.0) -> None:
-    """Run each job in its own thread, all released at once; fail on an error or a hang."""
-    barrier, errors = threading.Barrier(len(jobs)), []
-
-    def run(job):
-        barrier.wait()
-        try:
-            job()
-        except BaseException as error:  # reported below, in the test's thread
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(job,), daemon=True) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout)
-    assert not [t for t in threads if t.is_alive()], f"threads still running after {timeout} s"
-    assert not errors, errors
 
 
 def key_sets(seed: int, ints: int, strs: int):

@@ -26,10 +26,13 @@ import math
 
 import numpy as np
 
+from ..core.batch_hashing import key_list
 from ..core.bits import BitArray
-from ..core.checks import MAX_HASHES, is_int, is_number
+from ..core.checks import MAX_HASHES, is_int, is_number, real_number, whole_number
+from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.hashing import murmur3_32
 from ..core.locking import LockedWrites
+from ..core.serial import as_bytes, expect_length
 
 __all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
            "read_compact_size", "MAX_BLOOM_FILTER_SIZE", "MAX_HASH_FUNCS"]
@@ -67,9 +70,8 @@ def bip37_filter_bytes(n_elements: int, fp_rate: float) -> int:
     n = _check_int(n_elements, "n_elements", 1, _UINT32)
     if not is_number(fp_rate):
         raise TypeError(f"fp_rate must be a float, not {type(fp_rate).__name__}")
-    if not 0.0 < fp_rate <= 1.0:
-        raise ValueError(f"fp_rate must be in (0, 1], got {fp_rate!r}")
-    fp_rate = float(fp_rate)  # numpy scalars, Fraction and Decimal give what their value gives
+    # numpy scalars, Fraction and Decimal give what their value gives (Decimal NaN too)
+    fp_rate = real_number(fp_rate, "fp_rate", 0.0, 1.0, open_low=True, allowed="in (0, 1]")
     bits = -1 / LN2SQUARED * n * math.log(fp_rate)
     if bits >= 2 ** 32:
         # (unsigned int) of a double beyond 2^32 is undefined in C++: x86-64 wraps, ARM saturates.
@@ -113,7 +115,8 @@ def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
     >>> read_compact_size(bytes.fromhex("fda08c"))
     (36000, 3)
     """
-    data = _check_data(data)
+    data = as_bytes(data)
+    offset = whole_number(offset, "offset", 0)
     if offset >= len(data):
         raise ValueError("data is truncated: no CompactSize length")
     first = data[offset]
@@ -132,7 +135,7 @@ def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
     return value, end
 
 
-class Bip37Filter(LockedWrites):
+class Bip37Filter(Filter, LockedWrites):
     """Bitcoin Core's ``CBloomFilter(nElements, nFPRate, nTweak, nFlags)``.
 
     ``insert``/``contains`` take bytes (a public-key hash, a txid, an outpoint);
@@ -153,6 +156,16 @@ class Bip37Filter(LockedWrites):
     """
 
     __slots__ = ("_bits", "n_hash_funcs", "tweak", "flags")
+    KEY_KINDS = frozenset({"bytes"})  # public-key hashes, txids, outpoints
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """``capacity`` elements at 1%, a tweak and BLOOM_UPDATE_ALL.
+
+        >>> Bip37Filter.example_arguments(1000)
+        {'n_elements': 1000, 'fp_rate': 0.01, 'tweak': 7, 'flags': 1}
+        """
+        return {"n_elements": capacity, "fp_rate": EXAMPLE_FPP, "tweak": 7, "flags": 1}
 
     def __init__(self, n_elements: int, fp_rate: float, tweak: int = 0, flags: int = 0):
         size = bip37_filter_bytes(n_elements, fp_rate)
@@ -252,7 +265,7 @@ class Bip37Filter(LockedWrites):
         >>> f.contains_many([b"a", b"b", b"ab"]).tolist()
         [True, False, False]
         """
-        items = [_check_data(item) for item in items]
+        items = [_check_data(item) for item in key_list(items)]
         if self._bits is None or len({len(item) for item in items}) != 1:
             return np.fromiter(map(self.contains, items), dtype=bool, count=len(items))
         keys = np.frombuffer(b"".join(items), dtype=np.uint8).reshape(len(items), len(items[0]))
@@ -297,13 +310,9 @@ class Bip37Filter(LockedWrites):
         >>> f.n_hash_funcs, f.tweak, f.flags, f.contains(bytes.fromhex("19108ad8ed9bb6274d3980bab5a85c048f0950c8"))
         (5, 0, 1, False)
         """
-        data = _check_data(data)
+        data = as_bytes(data)
         size, offset = read_compact_size(data)
-        expected = offset + size + 9
-        if len(data) != expected:
-            problem = "truncated" if len(data) < expected else "followed by trailing bytes"
-            raise ValueError(f"data is {problem}: a filter of {size} bytes makes a payload of "
-                             f"{expected} bytes, got {len(data)}")
+        expect_length(data, offset + size + 9, f"the payload of a filter of {size} bytes")
         tail = data[offset + size:]
         n_hash_funcs = int.from_bytes(tail[:4], "little")
         if enforce_limits and (size > MAX_BLOOM_FILTER_SIZE or n_hash_funcs > MAX_HASH_FUNCS):
@@ -318,6 +327,9 @@ class Bip37Filter(LockedWrites):
         if size:
             new._bits.data[:] = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
         return new
+
+    to_bytes = serialize  # every filter's names for its bytes
+    from_bytes = deserialize
 
     def __reduce__(self):
         """Pickle as the ``filterload`` payload, at every protocol (limits not enforced).

@@ -28,9 +28,13 @@ import math
 import mmh3
 import numpy as np
 
+from ..core.batch_hashing import key_list
 from ..core.bits import BitArray
-from ..core.checks import check_storage, probability, whole_number
+from ..core.checks import check_storage, one_of, probability, whole_number
+from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites
+from ..core.serial import as_bytes, expect_length
+from .java import _signed32, java_round, java_utf8
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -47,42 +51,14 @@ _HEADER = 6                       # ordinal byte, k byte, int32 word count
 _CHUNK = 1 << 16                  # strings hashed per chunk in the bulk methods
 
 
-def java_round(x: float) -> int:
-    """Java's ``Math.round``: the nearest integer, ties toward positive infinity.
-
-    Exact, unlike ``floor(x + 0.5)`` (which rounds 0.49999999999999994 up).
-
-    >>> java_round(2.5), java_round(-2.5), java_round(0.49999999999999994)
-    (3, -2, 0)
-    """
-    floor = math.floor(x)
-    return floor + 1 if x - floor >= 0.5 else floor
-
-
-def java_utf8(text: str) -> bytes:
-    """The bytes Java's ``String.getBytes(UTF_8)`` gives: what Guava's string funnel hashes.
-
-    A Python ``str`` is code points and a Java ``String`` is UTF-16 units: a
-    surrogate pair becomes one character, and a lone surrogate becomes ``?``.
-
-    >>> java_utf8("città"), java_utf8("a\\ud800b"), java_utf8("\\ud83d\\ude00") == java_utf8("😀")
-    (b'citt\\xc3\\xa0', b'a?b', True)
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str (Guava's stringFunnel), not {type(text).__name__}")
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        units = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        return units.encode("utf-8", "replace")
-
-
 def guava_num_bits(n: int, p: float) -> int:
     """Guava's ``optimalNumOfBits``: ``(long)(-n * ln p / (ln 2 * ln 2))``, truncated.
 
-    >>> guava_num_bits(10, 0.1), guava_num_bits(1_000_000, 0.03)
-    (47, 7298440)
+    >>> guava_num_bits(10, 0.1), guava_num_bits(1_000_000, 0.03), guava_num_bits(np.uint64(1000), 0.01)
+    (47, 7298440, 9585)
     """
+    n = whole_number(n, "n", 0, _LONG_MAX)
+    p = probability(p, "p")
     value = -n * math.log(p) / (_LN2 * _LN2)
     return min(int(value), _LONG_MAX)   # Java's (long) truncates toward 0, saturates
 
@@ -95,10 +71,12 @@ def guava_num_hashes(n: int, m: int) -> int:
     >>> guava_num_hashes(10, 47), guava_num_hashes(1_000_000, 7298440)
     (3, 5)
     """
+    n = whole_number(n, "n", 1, _LONG_MAX)
+    m = whole_number(m, "m", 0, _LONG_MAX)
     return max(1, java_round(m / n * _LN2))
 
 
-class GuavaBloomFilter(LockedWrites):
+class GuavaBloomFilter(Filter, LockedWrites):
     """A filter of strings equal to Guava 31.1's, bit for bit and byte for byte.
 
     Made with :meth:`create` (like ``BloomFilter.create``) or :meth:`from_bytes`
@@ -118,16 +96,25 @@ class GuavaBloomFilter(LockedWrites):
     """
 
     __slots__ = ("bits", "num_hash_functions", "strategy")
+    KEY_KINDS = frozenset({"str"})  # Funnels.stringFunnel(UTF_8)
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """The words and k of ``create(capacity, 0.01)``.
+
+        >>> GuavaBloomFilter.example_arguments(1000)
+        {'num_words': 150, 'num_hash_functions': 7}
+        """
+        m = guava_num_bits(capacity, EXAMPLE_FPP)
+        return {"num_words": -(-m // 64), "num_hash_functions": guava_num_hashes(capacity, m)}
 
     def __init__(self, num_words: int, num_hash_functions: int,
                  strategy: int = MURMUR128_MITZ_64):
         # Guava's own limits: a Java long[] of at most 2**31-1 words, k stored in one byte.
         num_words = whole_number(num_words, "num_words", 1, _INT_MAX)
         self.num_hash_functions = whole_number(num_hash_functions, "num_hash_functions", 1, 255)
-        if strategy not in _STRATEGIES or isinstance(strategy, bool):
-            raise ValueError(f"strategy must be 0 (MURMUR128_MITZ_32) or 1 (MURMUR128_MITZ_64), "
-                             f"got {strategy!r}")
-        self.strategy = int(strategy)
+        self.strategy = one_of(strategy, "strategy (0: MURMUR128_MITZ_32, 1: MURMUR128_MITZ_64)",
+                               _STRATEGIES)
         check_storage(8 * num_words, f"num_words={num_words}")
         self.bits = BitArray(64 * num_words, word_bits=64)
 
@@ -226,11 +213,11 @@ class GuavaBloomFilter(LockedWrites):
     def _positions(self, texts) -> list[np.ndarray]:
         """The (len, k) bit positions of every string, chunk by chunk, in numpy.
 
-        Every string is encoded (and so checked) before any position is returned.
+        Every string is encoded (and so checked) before any position is returned; the batch
+        itself goes through the library's one way in for keys
+        (:func:`~bloomedu.core.batch_hashing.key_list`).
         """
-        if isinstance(texts, (str, bytes)):
-            raise TypeError("texts must be an iterable of str (use put/might_contain for one)")
-        encoded = [java_utf8(text) for text in texts]
+        encoded = [java_utf8(text) for text in key_list(texts)]
         k, size = self.num_hash_functions, np.uint64(self.bit_size)
         chunks = []
         for start in range(0, len(encoded), _CHUNK):
@@ -271,6 +258,8 @@ class GuavaBloomFilter(LockedWrites):
         """
         answers = [self.bits.get_many(p).all(axis=1) for p in self._positions(texts)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    add_many, contains_many = put_many, might_contain_many  # every filter's bulk names
 
     # --- Guava's estimates -------------------------------------------------------------
     def expected_fpp(self) -> float:
@@ -322,9 +311,7 @@ class GuavaBloomFilter(LockedWrites):
         >>> f.might_contain("città"), f.might_contain("roma")
         (True, False)
         """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        data = memoryview(data).cast("B")  # the words are read in place, not copied first
+        data = as_bytes(data)  # the words are read in place, not copied first
         if len(data) < _HEADER:
             raise ValueError(f"data is truncated: a Guava stream starts with a {_HEADER}-byte "
                              f"header, got {len(data)} bytes")
@@ -337,11 +324,7 @@ class GuavaBloomFilter(LockedWrites):
         if num_hashes == 0 or num_words <= 0:
             raise ValueError(f"invalid header: {num_hashes} hash functions and {num_words} "
                              "words; both must be positive")
-        expected = _HEADER + 8 * num_words
-        if len(data) != expected:
-            problem = "truncated" if len(data) < expected else "padded with trailing bytes"
-            raise ValueError(f"data is {problem}: the header announces {num_words} words, "
-                             f"{expected} bytes in all, got {len(data)}")
+        expect_length(data, _HEADER + 8 * num_words, f"a Guava stream of {num_words} words")
         new = cls(num_words, num_hashes, ordinal)
         new.bits.data.view("<u8")[:] = np.frombuffer(data, dtype=">u8", offset=_HEADER)
         return new
@@ -382,9 +365,3 @@ class GuavaBloomFilter(LockedWrites):
     def __repr__(self) -> str:
         return (f"GuavaBloomFilter(bit_size={self.bit_size}, "
                 f"num_hash_functions={self.num_hash_functions}, strategy={self.strategy})")
-
-
-def _signed32(value: int) -> int:
-    """The low 32 bits of an int, read as a Java (signed) int."""
-    value &= _MASK32
-    return value - (1 << 32) if value & 0x80000000 else value

@@ -26,11 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.hashing import key_to_bytes
+from ..core.serial import as_bytes
 from ..variants.blocked import BLOCK_BITS, BlockedBloomFilter
 
 __all__ = ["ParquetBloomFilter", "xxh64", "xxh64_uint64"]
 
-_CHUNK = 1 << 15  # hashes handed to the filter's kernels at a time
 _MASK = (1 << 64) - 1
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
 P4, P5 = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5
@@ -129,17 +129,10 @@ class ParquetBloomFilter(BlockedBloomFilter):
     def _hash_integers(self, keys: np.ndarray) -> np.ndarray:
         return xxh64_uint64(keys)
 
-    def _hash_chunks(self, keys) -> list[np.ndarray]:
-        """XXH64 of every key, one Python call each (a str or bytes key of any length)."""
-        if isinstance(keys, np.ndarray):
-            if keys.dtype.kind not in "OUS":
-                raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}")
-            keys = keys.ravel().tolist()
-        elif isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
-            raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
-                            f"not {type(keys).__name__}")
-        hashes = np.fromiter((xxh64(key_to_bytes(key)) for key in keys), dtype=np.uint64)
-        return [hashes[start:start + _CHUNK] for start in range(0, hashes.size, _CHUNK)]
+    def _hash_keys(self, keys: list) -> np.ndarray:
+        """XXH64 of every key of a chunk, one Python call each (a str or bytes key of any length)."""
+        return np.fromiter((xxh64(key_to_bytes(key)) for key in keys), dtype=np.uint64,
+                           count=len(keys))
 
     def to_parquet_bitset(self) -> bytes:
         """The filter's bytes as a Parquet file stores them after the filter's header.
@@ -157,9 +150,7 @@ class ParquetBloomFilter(BlockedBloomFilter):
         Traceback (most recent call last):
         ValueError: a Parquet bitset is a whole number of 32-byte blocks, got 33 bytes
         """
-        if not isinstance(bitset, (bytes, bytearray, memoryview)):
-            raise TypeError(f"bitset must be bytes, not {type(bitset).__name__}")
-        bitset = bytes(bitset)
+        bitset = as_bytes(bitset, "bitset")  # read in place: the words are copied once, below
         if not bitset or len(bitset) % 32:
             raise ValueError("a Parquet bitset is a whole number of 32-byte blocks, "
                              f"got {len(bitset)} bytes")

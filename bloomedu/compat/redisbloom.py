@@ -35,27 +35,27 @@ running module in ``tests/test_redisbloom.py`` and on their own in
 
 from __future__ import annotations
 
-import math
-import struct
 from typing import Iterable
 
 import numpy as np
 
-from ..core.checks import is_int, is_number
-from .redisbloom_parts import (CHAIN_BYTES, ENTS_IS_BITS, FORCE64, LINK, LINK_BYTES, LN2,
-                               MAX_CHUNK, NO_SCALING, NOROUND, TIGHTENING, RedisBloomError,
-                               SubFilter, encode_item, encode_items, first_setters, hash_pair,
-                               hash_pairs, info_reply)
+from ..core.checks import MAX_NUM_BITS, probability, whole_number
+from ..core.contract import EXAMPLE_FPP, Filter
+from ..core.locking import LockedWrites, locked
+from . import redisbloom_dump
+from .redisbloom_parts import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
+                               TIGHTENING, RedisBloomError, SubFilter, encode_item, encode_items,
+                               first_setters, hash_pair, hash_pairs, info_reply)
 
 __all__ = ["RedisBloomFilter", "RedisBloomError", "SubFilter", "encode_item", "hash_pair",
            "info_reply"]
 
-_HEADER = struct.Struct("<QIII")  # size, number of sub-filters, options, expansion
+_HEADER = redisbloom_dump.HEADER  # size, number of sub-filters, options, expansion
 _MASK64 = (1 << 64) - 1
 _CHUNK_ITEMS = 1 << 15
 
 
-class RedisBloomFilter:
+class RedisBloomFilter(Filter, LockedWrites):
     """RedisBloom's scalable filter: what ``BF.RESERVE key error_rate capacity`` makes.
 
     >>> f = RedisBloomFilter(0.01, 2)
@@ -69,13 +69,9 @@ class RedisBloomFilter:
 
     def __init__(self, error_rate: float, capacity: int, expansion: int = 2,
                  nonscaling: bool = False):
-        if not is_number(error_rate) or not 0.0 < error_rate < 1.0:
-            raise ValueError(f"error_rate must be a number strictly between 0 and 1 "
-                             f"(BF.RESERVE's range), got {error_rate!r}")
-        if not is_int(capacity) or not 1 <= capacity < 2 ** 63:
-            raise ValueError(f"capacity must be an int in 1..2**63-1, got {capacity!r}")
-        if not is_int(expansion) or not 1 <= expansion < 2 ** 63:
-            raise ValueError(f"expansion must be an int in 1..2**63-1, got {expansion!r}")
+        error_rate = probability(error_rate, "error_rate")  # BF.RESERVE's range
+        capacity = whole_number(capacity, "capacity", 1, MAX_NUM_BITS)
+        expansion = whole_number(expansion, "expansion", 1, MAX_NUM_BITS)
         if not isinstance(nonscaling, bool):
             raise TypeError(f"nonscaling must be a bool, not {type(nonscaling).__name__}")
         if nonscaling and expansion != 2:
@@ -93,6 +89,15 @@ class RedisBloomFilter:
         self.links: list[SubFilter] = [first]
         self.size = 0
 
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """``BF.RESERVE key 0.01 capacity//4``: ``capacity`` items open three sub-filters.
+
+        >>> RedisBloomFilter.example_arguments(1000)
+        {'error_rate': 0.01, 'capacity': 250}
+        """
+        return {"error_rate": EXAMPLE_FPP, "capacity": max(1, capacity // 4)}
+
     @property
     def nonscaling(self) -> bool:
         """True for a NONSCALING filter (it refuses new items once full)."""
@@ -108,6 +113,7 @@ class RedisBloomFilter:
         return args + (["NONSCALING"] if self.nonscaling else ["EXPANSION", self.expansion])
 
     # --- one item ------------------------------------------------------------------------
+    @locked
     def add(self, item) -> bool:
         """``BF.ADD``: True if the item was new (1), False if the filter says it is in (0).
 
@@ -120,7 +126,7 @@ class RedisBloomFilter:
         current = self._room_for_one()
         if current.set(a, b):
             current.size += 1
-            self.size += 1
+            self.size = (self.size + 1) & _MASK64  # a size_t, as on the server
             return True
         return False
 
@@ -182,6 +188,7 @@ class RedisBloomFilter:
             answer[start:start + a.size] = found
         return answer
 
+    @locked
     def add_many(self, items) -> np.ndarray:
         """``BF.MADD``, vectorised: a bool array of what BF.ADD would answer, item after item.
 
@@ -229,7 +236,7 @@ class RedisBloomFilter:
             done, kept = int(candidates[inserted[room]]), inserted[:room]
         current.set_many(positions[kept])
         current.size += kept.size
-        self.size += kept.size
+        self.size = (self.size + kept.size) & _MASK64
         answers[candidates[kept]] = True
         if done < a.size:
             try:
@@ -240,6 +247,7 @@ class RedisBloomFilter:
         return done
 
     # --- what BF.INFO reports --------------------------------------------------------------
+    @locked
     def info(self) -> dict:
         """``BF.INFO``'s five fields, in its order (Expansion rate None for NONSCALING).
 
@@ -256,15 +264,20 @@ class RedisBloomFilter:
                 "Expansion rate": None if self.nonscaling else self.expansion}
 
     # --- BF.SCANDUMP and BF.LOADCHUNK --------------------------------------------------------
+    @locked
     def header(self) -> bytes:
         """The bytes of ``BF.SCANDUMP key 0``: the chain's header and each sub-filter's.
 
         >>> len(RedisBloomFilter(0.01, 100).header())   # 20 + 53 per sub-filter
         73
         """
+        return self._header()
+
+    def _header(self) -> bytes:
         return _HEADER.pack(self.size, len(self.links), self.options, self.expansion) + \
             b"".join(link.header() for link in self.links)
 
+    @locked
     def scandump(self) -> list[tuple[int, bytes]]:
         """The (iterator, data) pairs ``BF.SCANDUMP`` returns, in order, without the final (0, b"").
 
@@ -273,7 +286,7 @@ class RedisBloomFilter:
         >>> [(iterator, len(data)) for iterator, data in f.scandump()]
         [(1, 73), (145, 144)]
         """
-        pairs, iterator = [(1, self.header())], 1
+        pairs, iterator = [(1, self._header())], 1
         for link in self.links:
             for offset in range(0, link.nbytes, MAX_CHUNK):
                 piece = link.data[offset:offset + MAX_CHUNK].tobytes()
@@ -281,72 +294,54 @@ class RedisBloomFilter:
                 pairs.append((iterator, piece))
         return pairs
 
+    @locked
+    def to_bytes(self) -> bytes:
+        """The dump as one string: ``BF.SCANDUMP``'s header, then every sub-filter's bits in
+        order (what the data of all its pairs joined make).
+
+        >>> f = RedisBloomFilter(0.01, 100); f.add("x")
+        True
+        >>> RedisBloomFilter.from_bytes(f.to_bytes()) == f, len(f.to_bytes())
+        (True, 217)
+        """
+        return b"".join([self._header(), *(link.data.tobytes() for link in self.links)])
+
+    @classmethod
+    def from_bytes(cls, data) -> "RedisBloomFilter":
+        """Read what :meth:`to_bytes` wrote: the header is checked as the module checks it,
+        and the length it implies before anything is allocated (:mod:`.redisbloom_dump`).
+
+        >>> RedisBloomFilter.from_bytes(RedisBloomFilter(0.01, 100).to_bytes()[:-1])
+        Traceback (most recent call last):
+        ValueError: data is truncated: 216 bytes, a chain of 1 sub-filters takes 217
+        """
+        return redisbloom_dump.read(cls, data)
+
+    def __reduce__(self):
+        """Pickle through :meth:`to_bytes`, at every protocol.
+
+        >>> import pickle
+        >>> f = RedisBloomFilter(0.01, 10); f.add("x")
+        True
+        >>> all(pickle.loads(pickle.dumps(f, protocol)) == f for protocol in range(6))
+        True
+        """
+        return type(self).from_bytes, (self.to_bytes(),)
+
     @classmethod
     def loadchunks(cls, pairs: Iterable[tuple[int, bytes]]) -> "RedisBloomFilter":
         """Rebuild a filter from ``BF.SCANDUMP`` pairs, as ``BF.LOADCHUNK`` replays them.
 
-        Bad data raises ``ValueError`` with the module's reason.
+        Bad data raises ``ValueError`` with the module's reason.  The header is checked, and
+        the chunks must hold every byte of its sub-filters once, before anything the size of
+        the sub-filters is allocated (:mod:`.redisbloom_dump`).
 
         >>> f = RedisBloomFilter(0.01, 10); int(f.add_many(map(str, range(30))).sum())
         30
         >>> RedisBloomFilter.loadchunks(f.scandump()) == f
         True
         """
-        pairs = iter(pairs)
-        first = next(pairs, None)
-        if first is None or first[0] != 1:
-            raise ValueError("the first pair must be the header, with iterator 1")
-        new = cls._from_header(bytes(first[1]))
-        for iterator, data in pairs:
-            new._load_chunk(iterator, bytes(data))
-        return new
-
-    @classmethod
-    def _from_header(cls, header: bytes) -> "RedisBloomFilter":
-        if len(header) < _HEADER.size or \
-                len(header) != _HEADER.size + LINK.size * _HEADER.unpack_from(header)[1]:
-            raise ValueError("received bad data: the header's length does not match its "
-                             "number of sub-filters")
-        size, count, options, expansion = _HEADER.unpack_from(header)
-        if options & ~(NOROUND | ENTS_IS_BITS | FORCE64 | NO_SCALING):
-            raise ValueError(f"received bad data: unknown options {options:#x}")
-        if options & ~NO_SCALING != FORCE64 | NOROUND:
-            raise ValueError(f"options {options:#x}: this model reads the filters BF.RESERVE and "
-                             "BF.ADD make (FORCE64 | NOROUND, and NONSCALING); older layouts "
-                             "are not supported")
-        new = cls.__new__(cls)
-        new.options, new.expansion, new.size, new.links = options, expansion, size, []
-        for index in range(count):
-            fields = LINK.unpack_from(header, _HEADER.size + index * LINK.size)
-            nbytes, bits, link_size, error, bpe, hashes, entries, n2 = fields
-            if not 0 < error < 1 or bits == 0 or bits != nbytes * 8 or n2 != 0 or \
-                    hashes != int(math.ceil(LN2 * bpe)):
-                raise ValueError(f"received bad data: sub-filter {index} fails the module's "
-                                 "integrity check")
-            link = SubFilter()
-            link.nbytes, link.bits, link.size, link.error, link.bpe = nbytes, bits, link_size, error, bpe
-            link.hashes, link.entries, link.n2 = hashes, entries, n2
-            link.data = np.zeros(nbytes, dtype=np.uint8)
-            new.links.append(link)
-        if sum(link.size for link in new.links) != size:
-            raise ValueError("received bad data: the sub-filters' sizes do not add up")
-        first = new.links[0] if new.links else None
-        new.capacity = first.entries if first else 0
-        new.error_rate = first.error / (1.0 if new.nonscaling else TIGHTENING) if first else 0.0
-        return new
-
-    def _load_chunk(self, iterator: int, data: bytes) -> None:
-        if iterator <= 0 or iterator < len(data):
-            raise ValueError(f"received bad data: iterator {iterator} for {len(data)} bytes")
-        offset = iterator - len(data) - 1
-        for link in self.links:
-            if offset < link.nbytes:
-                if len(data) > link.nbytes - offset:
-                    raise ValueError("invalid chunk - Too big for current filter")
-                link.data[offset:offset + len(data)] = np.frombuffer(data, dtype=np.uint8)
-                return
-            offset -= link.nbytes
-        raise ValueError("invalid offset - no link found")
+        return redisbloom_dump.load_chunks(cls, pairs)
 
     def __eq__(self, other: object) -> bool:
         """Equal when their dumps are equal (header and every bit)."""

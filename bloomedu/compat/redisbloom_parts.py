@@ -18,7 +18,8 @@ import struct
 
 import numpy as np
 
-from ..core.checks import is_int
+from ..core.batch_hashing import key_chunks
+from ..core.checks import is_int, real_number, zeros
 from .murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
 
 __all__ = ["RedisBloomError", "SubFilter", "bits_per_entry", "encode_item", "encode_items",
@@ -44,8 +45,24 @@ def bits_per_entry(error: float) -> float:
     >>> round(bits_per_entry(0.01), 6)
     9.585058
     """
+    error = real_number(error, "error", 0.0, 1.0, open_low=True, open_high=True,
+                        allowed="a number strictly between 0 and 1")
     bpe = -(math.log(error) / LN2_SQUARED)
     return -bpe if bpe < 0 else bpe
+
+
+def link_bytes(entries: int, bpe: float) -> int:
+    """The bytes of a sub-filter for ``entries`` at ``bpe`` bits per entry, as ``bloom_init``
+    sizes it with FORCE64 | NOROUND: floor(entries * bpe) bits (at least 1), in 64-bit words;
+    0 if that is 2**64 bits or more (the module cannot size it).
+
+    >>> link_bytes(100, bits_per_entry(0.005)), link_bytes(2**64 - 1, 20.0)
+    (144, 0)
+    """
+    wanted = float(entries) * bpe  # C: (uint64_t)(entries * bpe)
+    if not wanted < 2.0 ** 64:
+        return 0
+    return -(-max(1, int(wanted)) // 64) * 8
 
 
 def info_reply(reply) -> dict:
@@ -83,17 +100,21 @@ def encode_item(item) -> bytes:
 
 
 def encode_items(items) -> list[bytes]:
-    if isinstance(items, np.ndarray):
-        if items.dtype.kind in "iu":
-            return items.ravel().astype(bytes).tolist()  # decimal digits, as redis-py sends
-        if items.dtype.kind != "O":
-            raise TypeError(f"an items array must hold integers or objects, not {items.dtype} "
-                            "(fixed-width numpy strings drop trailing NUL bytes: pass a list)")
-        items = items.ravel().tolist()
-    elif isinstance(items, (str, bytes, bytearray, memoryview)) or is_int(items):
-        raise TypeError(f"items must be an iterable of items (use add/exists for one), "
-                        f"not {type(items).__name__}")
-    return [encode_item(item) for item in items]
+    """:func:`encode_item` of every item of a batch, read through the library's one way in for
+    keys (:func:`~bloomedu.core.batch_hashing.key_chunks`: an integer array's values, a
+    fixed-width array whose elements end in NUL refused).
+
+    >>> encode_items(np.array([7, -1], dtype=">i2")), encode_items(["a", b"b"])
+    ([b'7', b'-1'], [b'a', b'b'])
+    """
+    encoded: list[bytes] = []
+    for chunk in key_chunks(items, 1 << 15):
+        if isinstance(chunk, np.ndarray):  # decimal digits, as redis-py sends an int
+            encoded += chunk.astype(np.int64 if chunk.dtype.kind == "i" else np.uint64) \
+                .astype(bytes).tolist()
+        else:
+            encoded += [encode_item(item) for item in chunk]
+    return encoded
 
 
 def hash_pair(item) -> tuple[int, int]:
@@ -135,19 +156,13 @@ class SubFilter:
         link = cls()
         link.entries, link.error, link.size, link.n2 = int(entries), float(error), 0, 0
         link.bpe = bits_per_entry(error)
-        wanted = float(entries) * link.bpe  # C: (uint64_t)(entries * bpe)
-        if wanted >= 2.0 ** 64:
+        link.nbytes = link_bytes(entries, link.bpe)
+        if link.nbytes == 0:
             raise ValueError(f"a sub-filter of {entries} entries at error {error!r} needs "
-                             f"{wanted:.3g} bits, more than 2**64")
-        bits = max(1, int(wanted))
-        link.nbytes = -(-bits // 64) * 8
+                             f"{float(entries) * link.bpe:.3g} bits, more than 2**64")
         link.bits = link.nbytes * 8
         link.hashes = int(math.ceil(LN2 * link.bpe))
-        try:
-            link.data = np.zeros(link.nbytes, dtype=np.uint8)
-        except MemoryError:
-            raise ValueError(f"a sub-filter of {entries} entries at error {error!r} needs "
-                             f"{link.nbytes:,} bytes, more than this machine can allocate") from None
+        link.data = zeros(link.nbytes, f"a sub-filter of {entries} entries at error {error!r}")
         return link
 
     @classmethod

@@ -1,6 +1,8 @@
 """A batch of keys hashed at once: the bulk path of every filter.
 
-:func:`hashed_chunks` gives (h1, h2), the two 64-bit halves of
+The one way in for a batch of keys: :func:`key_chunks` checks a batch and hands it over a
+chunk at a time (every filter's bulk path reads its keys through it, whatever hash it then
+uses), and :func:`hashed_chunks` gives (h1, h2), the two 64-bit halves of
 :func:`~bloomedu.core.hashing.hash128`, for a batch of keys, a chunk at a time: a numpy
 integer array of any dtype and byte order is hashed in numpy, by value
 (:func:`murmur3_128_uint64`, MurmurHash3 x64 128 written out for 8-byte keys); str, bytes
@@ -15,7 +17,7 @@ Used in ``notebooks/07_one_million_urls.ipynb`` (a million crafted URLs hashed a
 
 from __future__ import annotations
 
-from itertools import chain, islice
+from itertools import islice
 from typing import Iterable, Iterator
 
 import mmh3
@@ -23,7 +25,8 @@ import numpy as np
 
 from .hashing import fmix64, hash128, key_to_bytes  # noqa: F401  (fmix64, hash128: doctests)
 
-__all__ = ["fmix64_array", "murmur3_128_uint64", "check_batch", "hashed_chunks"]
+__all__ = ["fmix64_array", "murmur3_128_uint64", "check_batch", "key_chunks", "key_list",
+           "hashed_chunks"]
 
 # --- MurmurHash3 x64 128 of 8-byte keys, vectorised ----------------------------
 # With 8 bytes of input there is no full 16-byte block: the key is the tail k1.
@@ -137,14 +140,66 @@ def check_batch(keys) -> None:
                         f"not {type(keys).__name__}")
 
 
+def key_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[np.ndarray | list]:
+    """The keys of a batch, checked, ``chunk_keys`` at a time: flat slices of an integer array
+    (each key is its value), lists of the Python keys of anything else.
+
+    Every bulk path of the library takes its keys from here, so what one filter refuses
+    every filter refuses: one key passed as a batch (a str is iterable, but it is not a
+    batch), an array of floats, bools or anything but integers, str, bytes and objects, and an
+    ``S``/``U`` array with an element that ends in NUL (:func:`_refuse_trailing_nul`, checked
+    over the whole array before the first chunk).  The keys themselves are checked by whoever
+    encodes them (:func:`~bloomedu.core.hashing.key_to_bytes` for bloomedu's own hash).
+
+    >>> [chunk.tolist() for chunk in key_chunks(np.arange(5, dtype=">u2"), 2)]
+    [[0, 1], [2, 3], [4]]
+    >>> list(key_chunks(np.array(["ab", "cd"]))), list(key_chunks(iter("xyz"), 2))
+    ([['ab', 'cd']], [['x', 'y'], ['z']])
+    >>> next(key_chunks(np.array([1.5])))
+    Traceback (most recent call last):
+    ...
+    TypeError: keys array must hold integers, str or bytes, not float64: ...
+    """
+    if not isinstance(keys, np.ndarray):
+        check_batch(keys)
+        yield from _chunked(keys, chunk_keys)
+        return
+    flat = keys.ravel() if keys.flags.c_contiguous else keys.flat  # no copy of the whole array
+    if _is_int_array(keys):
+        for start in range(0, keys.size, chunk_keys):
+            yield flat[start:start + chunk_keys]
+        return
+    if keys.dtype.kind not in "OUS":
+        raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}: "
+                        "add refuses float and bool keys too (convert whole numbers "
+                        "with keys.astype(np.int64))")
+    if keys.dtype.kind in "US":
+        _refuse_trailing_nul(keys, flat, chunk_keys)
+    for start in range(0, keys.size, chunk_keys):
+        yield flat[start:start + chunk_keys].tolist()
+
+
+def key_list(keys) -> list:
+    """Every key of a batch as a Python list, through :func:`key_chunks`'s checks (an integer
+    array's keys as Python ints): for filters that encode their keys one by one.
+
+    >>> key_list(np.array([1, 2], dtype=">i8")), key_list(("a", b"b"))
+    ([1, 2], ['a', b'b'])
+    """
+    out: list = []
+    for chunk in key_chunks(keys, 1 << 16):
+        out += chunk.tolist() if isinstance(chunk, np.ndarray) else chunk
+    return out
+
+
 def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(h1, h2) uint64 arrays of :func:`hash128`, for ``chunk_keys`` keys at a time.
 
     ``keys``: a numpy integer array of any dtype and byte order (hashed in
     numpy, by value), or any iterable of keys (str, bytes, int: one mmh3 call
-    each), or a numpy ``S``/``U``/object array of such keys.  A bad key raises
-    when its chunk is reached; an ``S`` or ``U`` array with an element that
-    ends in NUL raises before anything is hashed (:func:`_refuse_trailing_nul`).
+    each), or a numpy ``S``/``U``/object array of such keys, as :func:`key_chunks`
+    hands them over.  A bad key raises when its chunk is reached; a bad batch (an
+    ``S`` or ``U`` array with an element that ends in NUL) before anything is hashed.
 
     >>> chunks = list(hashed_chunks(["città", 1, b"x"], chunk_keys=2))
     >>> first_halves = [h1.tolist() for h1, h2 in chunks]
@@ -155,31 +210,11 @@ def hashed_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[tuple[np.ndarray,
     ...
     ValueError: keys[1] of the S2 array ends in NUL: ...
     """
-    if isinstance(keys, np.ndarray):  # read chunk by chunk: no copy of the whole array
-        flat = keys.ravel() if keys.flags.c_contiguous else keys.flat
-        if _is_int_array(keys):
-            for start in range(0, keys.size, chunk_keys):
-                yield murmur3_128_uint64(flat[start:start + chunk_keys])
-            return
-        if keys.dtype.kind not in "OUS":
-            raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}: "
-                            "add refuses float and bool keys too (convert whole numbers "
-                            "with keys.astype(np.int64))")
-        if keys.dtype.kind in "US":
-            _refuse_trailing_nul(keys, flat, chunk_keys)
-        keys = chain.from_iterable(flat[start:start + chunk_keys].tolist()
-                                   for start in range(0, keys.size, chunk_keys))
-    else:
-        check_batch(keys)
-    pieces, size = [], 0
-    for digests in _digest_pieces(keys, min(chunk_keys, _PIECE_KEYS)):  # their keys in cache
-        pieces.append(digests)
-        size += len(digests) // 16
-        if size >= chunk_keys:
-            yield _halves(pieces)
-            pieces, size = [], 0
-    if pieces:
-        yield _halves(pieces)
+    for chunk in key_chunks(keys, chunk_keys):
+        if isinstance(chunk, np.ndarray):
+            yield murmur3_128_uint64(chunk)
+        else:  # pieces of 4,096 keys: their objects stay in cache while they are hashed
+            yield _halves(list(_digest_pieces(chunk, min(chunk_keys, _PIECE_KEYS))))
 
 
 def _refuse_trailing_nul(keys: np.ndarray, flat, chunk_keys: int) -> None:

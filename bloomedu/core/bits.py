@@ -16,7 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .checks import MAX_NUM_BITS, is_int, whole_number, zeros
+from .checks import MAX_NUM_BITS, is_int, one_of, whole_number, zeros
 from .scatter import set_all
 
 __all__ = ["BitArray", "count_ones"]
@@ -70,11 +70,10 @@ class BitArray:
 
     def __init__(self, num_bits: int, word_bits: int = 64):
         num_bits = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
-        if word_bits not in (8, 16, 32, 64) or isinstance(word_bits, bool):
-            raise ValueError(f"word_bits must be 8, 16, 32 or 64, got {word_bits!r}")
+        word_bits = one_of(word_bits, "word_bits", (8, 16, 32, 64))
         self.num_bits = num_bits
-        num_words = -(-num_bits // int(word_bits))
-        self.data = zeros(num_words * int(word_bits) // 8, f"num_bits={num_bits}")
+        num_words = -(-num_bits // word_bits)
+        self.data = zeros(num_words * word_bits // 8, f"num_bits={num_bits}")
 
     # --- one bit at a time: what the lessons show ---------------------------------
     def _check(self, index: int) -> int:

@@ -137,6 +137,8 @@ def real_number(value, name: str, low: float | None = None, high: float | None =
         allowed = " ".join(["a finite number"] + [" and ".join(part for part in parts if part)])
     if not is_number(value):
         raise TypeError(f"{name} must be {allowed.strip()}, not {type(value).__name__}")
+    if isinstance(value, Decimal) and value.is_nan():  # float() refuses a signaling NaN
+        raise ValueError(f"{name} must be {allowed.strip()}, got {value!r}")
     try:
         number = float(value)
     except OverflowError:
@@ -190,12 +192,16 @@ def human_bytes(nbytes: int) -> str:
 
     >>> human_bytes(512), human_bytes(1_797_199), human_bytes(3 * 2**30), human_bytes(2**90)
     ('512 B', '1.71 MiB', '3.00 GiB', '1024 YiB')
+    >>> human_bytes(10**400)
+    '8.27e+375 YiB'
     """
-    if not is_int(nbytes) or nbytes < 0:
-        raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
-    value, unit = float(nbytes), 0
-    while value >= 1024 and unit < len(_UNITS) - 1:
-        value, unit = value / 1024, unit + 1
+    nbytes = whole_number(nbytes, "nbytes", 0)
+    unit = 0
+    while nbytes >= 1024 ** (unit + 1) and unit < len(_UNITS) - 1:
+        unit += 1
+    if nbytes >= 1024 ** unit * 10 ** 300:  # beyond a float: count the YiB in Decimal
+        return f"{Decimal(nbytes) / Decimal(1024) ** unit:.2e} {_UNITS[unit]}"
+    value = nbytes / 1024 ** unit
     if unit == 0:
         return f"{nbytes} B"
     digits = 2 if value < 10 else 1 if value < 100 else 0

@@ -134,6 +134,39 @@ class CounterArray:
             counts += np.bincount(chunk.values(), minlength=1 << self.width)[:self.max_value + 1]
         return counts
 
+    @staticmethod
+    def storage_bytes(num_cells: int, bits_per_cell: int) -> int:
+        """Bytes that ``CounterArray(num_cells, bits_per_cell)`` stores, by arithmetic alone
+        (a reader checks its input's length with it before allocating).
+
+        >>> CounterArray.storage_bytes(10, 4), CounterArray(10, 3).nbytes
+        (5, 5)
+        """
+        width = next(w for w in (1, 2, 4, 8) if w >= bits_per_cell)
+        return -(-num_cells // (8 // width))
+
+    def corruption(self) -> str | None:
+        """What in the stored bytes no sequence of writes could leave, or None: a cell past
+        ``num_cells`` that is not 0, or a cell above ``max_value`` (d bits stored at a wider
+        width).  Read a megabyte at a time, nothing unpacked.
+
+        >>> cells = CounterArray(3, 3); cells.corruption() is None
+        True
+        >>> cells.data[0] = 0x80; cells.corruption()   # cell 1 holds 8, more than 3 bits hold
+        'a cell holds more than bits_per_cell=3 allows'
+        """
+        per, width = self._per_byte, self.width
+        spare = self.data.size * per - self.num_cells
+        if spare and int(self.data[-1]) >> ((per - spare) * width):
+            return f"counters set beyond num_cells={self.num_cells}"
+        excess = ((1 << width) - 1) ^ self.max_value  # the stored bits a cell may not use
+        if excess:
+            mask = np.uint8(sum(excess << (c * width) for c in range(per)) & 0xFF)
+            for start in range(0, self.data.size, 1 << 20):
+                if np.bitwise_and(self.data[start:start + (1 << 20)], mask).any():
+                    return f"a cell holds more than bits_per_cell={self.bits_per_cell} allows"
+        return None
+
     @property
     def nbytes(self) -> int:
         """Bytes of storage: m cells at the stored width, rounded up to a byte."""

@@ -10,7 +10,7 @@ Article 2 sizes a filter from n and p; so does :meth:`BloomFilter.from_capacity`
 
 The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read; ``add_many``
 and ``contains_many`` do the same work on numpy arrays (:mod:`bloomedu.core.bulk_query`,
-:mod:`bloomedu.core.large`).  Union ``|``, intersection ``&``, ``copy``, bytes
+:mod:`bloomedu.core.large`).  Union ``|``, intersection ``&`` (:mod:`bloomedu.core.filter_sets`), ``copy``, bytes
 (:mod:`bloomedu.core.filter_bytes`), pickling and estimates read from the bits are here too.
 
 Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
@@ -25,22 +25,23 @@ from typing import Iterator
 
 import numpy as np
 
-from . import bulk_query, filter_bytes, large
+from . import bulk_query, filter_bytes, large, segments
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
-from .hashing import bit_position, double_hash_indices
+from .contract import EXAMPLE_FPP, Filter
+from .filter_sets import SetOperations
+from .hashing import _bit_position as bit_position
+from .hashing import _double_hash_indices as double_hash_indices
 from .locking import LockedWrites
-from .positions import hashed_batches, key_hashes
-from .theory import LN2, estimate_count, num_bits_for
+from .positions import hashed_batches, joined, key_hashes, positions
+from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter"]
-
-_BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its lock at a time
 
 _CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
 
 
-class BloomFilter(LockedWrites):
+class BloomFilter(Filter, SetOperations, LockedWrites):
     """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
 
     >>> f = BloomFilter(num_bits=1024, num_hashes=3)
@@ -92,10 +93,22 @@ class BloomFilter(LockedWrites):
         self._m64 = np.uint64(self.num_bits)
 
     @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """m and k for ``capacity`` keys at 1% (:mod:`bloomedu.core.contract`).
+
+        >>> BloomFilter.example_arguments(1000)
+        {'num_bits': 9586, 'num_hashes': 7}
+        """
+        num_bits, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        return {"num_bits": num_bits, "num_hashes": num_hashes}
+
+    @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":
         """Size a filter for n expected items at false-positive rate p.
 
-        m = ceil(-n ln p / (ln 2)^2) and k = round((m / n) ln 2) >= 1; too large is said in n and p.
+        m = ceil(-n ln p / (ln 2)^2) and the best whole k
+        (:func:`~bloomedu.core.theory.size_for`, the library's one sizing rule); too large is
+        said in n and p.
 
         >>> f = BloomFilter.from_capacity(1_000_000, 0.001)
         >>> f.num_bits, f.num_hashes, f.nbytes
@@ -106,14 +119,8 @@ class BloomFilter(LockedWrites):
         """
         n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
         p = probability(fpp, "fpp")
-        m = num_bits_for(n, p)
         asked = f"expected_items={n} at fpp={p}"
-        if m > MAX_NUM_BITS:
-            raise ValueError(f"{asked} needs {m} bits, more than the 2**63-1 a filter can hold")
-        k = max(1, round(m / n * LN2))
-        if k > MAX_HASHES:
-            raise ValueError(f"{asked} needs k = {k} hash functions, more than {MAX_HASHES}: fpp "
-                             f"must be at least about 2**-{MAX_HASHES} (k = log2(1/fpp))")
+        m, k = size_for(n, p, asked)
         check_storage(8 * -(-m // 64), f"{asked} (num_bits={m})")
         return cls(m, k)
 
@@ -213,6 +220,23 @@ class BloomFilter(LockedWrites):
         return bulk_query.contains_many(self.bits, self._hashed_chunks(keys), self.num_hashes,
                                         self._m64, _CHUNK_KEYS)
 
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    def inserts_before_change(self) -> None:
+        """None: a Bloom filter never changes shape (:mod:`bloomedu.core.segments`)."""
+        return None
+
+    def segment_writes(self, keys) -> segments.Writes:
+        """The bits each key's ``add`` sets and which are set now (:mod:`bloomedu.core.segments`).
+
+        >>> f = BloomFilter(64, 2); f.add("a")
+        >>> w = f.segment_writes(["a", "b"]); w.seen.tolist(), w.now_set.all(axis=1).tolist()
+        ([True, False], [True, False])
+        """
+        h1, h2 = joined(self._hashed_chunks(keys))  # the filter's own hashing: tags, schemes
+        cells = positions(h1, h2, self.num_hashes, self.num_bits)
+        now_set = self.bits.get_unchecked(cells)
+        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
+
     # --- what the filter holds ----------------------------------------------------
     @property
     def nbytes(self) -> int:
@@ -266,7 +290,7 @@ class BloomFilter(LockedWrites):
         """
         return estimate_count(self.bits_set(), self.num_bits, self.num_hashes)
 
-    # --- set operations, copies, equality -----------------------------------------------
+    # --- set operations (bloomedu.core.filter_sets), copies, equality -----------------
     def _check_compatible(self, other: object) -> "BloomFilter":
         if not isinstance(other, BloomFilter):
             raise TypeError(f"can only combine with a BloomFilter, not {type(other).__name__}")
@@ -277,65 +301,6 @@ class BloomFilter(LockedWrites):
                                                     "bits; add one's keys to a new filter")
                 raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
-
-    def _combine(self, other: "BloomFilter", operation) -> "BloomFilter":
-        """``self.bits = operation(self.bits, other.bits)``, block by block, in place.
-
-        Each block of the other filter's bits is copied under its lock, then
-        combined into this one's under this one's lock: never both at once, so
-        ``a |= b`` and ``b |= a`` in two threads cannot deadlock, and at most
-        one block (1 MiB) is copied at a time.
-        """
-        theirs, mine = self._check_compatible(other).bits.data, self.bits.data
-        for start in range(0, mine.size, _BLOCK_BYTES):
-            with other._lock:
-                block = theirs[start:start + _BLOCK_BYTES].copy()
-            with self._lock:
-                target = mine[start:start + _BLOCK_BYTES]
-                operation(target, block, out=target)
-        return self
-
-    def __or__(self, other: "BloomFilter") -> "BloomFilter":
-        """The union: a filter holding every key of both (exactly the filter of all their keys).
-
-        >>> a, b = BloomFilter(1024, 3), BloomFilter(1024, 3)
-        >>> a.add("x"); b.add("y")
-        >>> "x" in a | b and "y" in a | b
-        True
-        >>> a | BloomFilter(2048, 3)
-        Traceback (most recent call last):
-        ValueError: num_bits differs: 1024 vs 2048
-        """
-        return self.copy().__ior__(other)
-
-    def __and__(self, other: "BloomFilter") -> "BloomFilter":
-        """The intersection: every key in both is still found (with more false positives than
-        a filter built from the common keys alone).
-
-        >>> a, b = BloomFilter(1024, 3), BloomFilter(1024, 3)
-        >>> a.add_many(["x", "y"]); b.add_many(["y", "z"])
-        >>> "y" in a & b
-        True
-        """
-        return self.copy().__iand__(other)
-
-    def __ior__(self, other: "BloomFilter") -> "BloomFilter":
-        """In-place union, ``a |= b``.
-
-        >>> a, b = BloomFilter(64, 2), BloomFilter(64, 2); b.add("y")
-        >>> a |= b; "y" in a
-        True
-        """
-        return self._combine(other, np.bitwise_or)
-
-    def __iand__(self, other: "BloomFilter") -> "BloomFilter":
-        """In-place intersection, ``a &= b``.
-
-        >>> a, b = BloomFilter(64, 2), BloomFilter(64, 2); a.add("y")
-        >>> a &= b; a.bits_set()
-        0
-        """
-        return self._combine(other, np.bitwise_and)
 
     def copy(self) -> "BloomFilter":
         """An independent filter with the same m, k, hashing scheme and bits (a snapshot).

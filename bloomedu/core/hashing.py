@@ -11,7 +11,7 @@ Mitzenmacher, "Less hashing, same performance", ESA 2006), with the step h2 made
 odd for the few keys (the empty key among them) whose k values would repeat
 (:func:`spread_step`).  A batch of keys is hashed by
 :mod:`bloomedu.core.batch_hashing` (numpy integer arrays in numpy, by value,
-whatever their byte order); its names are importable from here too.
+whatever their byte order).
 
 Taught in ``notebooks/02_hashed_ids.ipynb`` (MurmurHash),
 ``notebooks/04_salted_hashes.ipynb`` (the article's salted functions) and
@@ -29,7 +29,7 @@ from typing import Callable
 import mmh3
 import numpy as np
 
-from .checks import is_int
+from .checks import MAX_HASHES, MAX_NUM_BITS, is_int, whole_number
 
 __all__ = [
     "murmurhash2",
@@ -182,6 +182,11 @@ def fmix64(x: int) -> int:
     >>> fmix64(0), fmix64(1)
     (0, 12994781566227106604)
     """
+    return _fmix64(whole_number(x, "x", 0, _MASK64))
+
+
+def _fmix64(x: int) -> int:
+    """:func:`fmix64` of a Python int known to be in 0..2**64-1 (the filters' own calls)."""
     x ^= x >> 33
     x = (x * 0xFF51AFD7ED558CCD) & _MASK64
     x ^= x >> 33
@@ -202,7 +207,20 @@ def bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
     >>> bit_position(10, 3, i=1, num_bits=8)
     5
     """
+    h1, h2, i, num_bits = _position_arguments(h1, h2, i, num_bits)
     return fmix64((h1 + i * h2) & _MASK64) % num_bits
+
+
+def _position_arguments(h1, h2, i, num_bits, name: str = "i") -> tuple[int, int, int, int]:
+    """h1, h2 in 0..2**64-1, i (or k, as ``name``) at most k + l, m in 1..2**63-1, as ints."""
+    return (whole_number(h1, "h1", 0, _MASK64), whole_number(h2, "h2", 0, _MASK64),
+            whole_number(i, name, 0 if name == "i" else 1, MAX_HASHES + 1024),
+            whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS))
+
+
+def _bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
+    """:func:`bit_position` of arguments known to be in range: every filter's per-key path."""
+    return _fmix64((h1 + i * h2) & _MASK64) % num_bits
 
 
 def double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> list[int]:
@@ -211,7 +229,13 @@ def double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> lis
     >>> double_hash_indices(10, 3, num_hashes=4, num_bits=8)
     [5, 5, 4, 1]
     """
-    return [bit_position(h1, h2, i, num_bits) for i in range(num_hashes)]
+    h1, h2, num_hashes, num_bits = _position_arguments(h1, h2, num_hashes, num_bits, "num_hashes")
+    return _double_hash_indices(h1, h2, num_hashes, num_bits)
+
+
+def _double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> list[int]:
+    """:func:`double_hash_indices` of arguments known to be in range."""
+    return [_bit_position(h1, h2, i, num_bits) for i in range(num_hashes)]
 
 
 def _step_mask(num_hashes: int) -> int:
@@ -237,6 +261,12 @@ def spread_step(h2: int, num_hashes: int) -> int:
     >>> spread_step(0, 7), spread_step(2**62, 7), spread_step(2**61, 7), spread_step(12345, 7)
     (1, 4611686018427387905, 2305843009213693952, 12345)
     """
+    return _spread_step(whole_number(h2, "h2", 0, _MASK64),
+                        whole_number(num_hashes, "num_hashes", 1, MAX_HASHES + 1024))
+
+
+def _spread_step(h2: int, num_hashes: int) -> int:
+    """:func:`spread_step` of arguments known to be in range."""
     return h2 | 1 if num_hashes > 1 and h2 & _step_mask(num_hashes) == 0 else h2
 
 
@@ -252,15 +282,3 @@ def spread_steps(h2: np.ndarray, num_hashes: int) -> None:
     kept = np.bitwise_and(h2, np.uint64(_step_mask(num_hashes)))  # 0: the k values repeat
     if not kept.all():
         np.bitwise_or(h2, np.uint64(1), out=h2, where=kept == 0)
-
-
-
-_BATCH_NAMES = {"check_batch", "fmix64_array", "hashed_chunks", "murmur3_128_uint64"}
-
-
-def __getattr__(name: str):
-    """The batch path's names, still readable from here (they moved to ``batch_hashing``)."""
-    if name in _BATCH_NAMES:
-        from . import batch_hashing
-        return getattr(batch_hashing, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

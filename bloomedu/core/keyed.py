@@ -31,6 +31,7 @@ from typing import Iterable
 import numpy as np
 
 from .filter import BloomFilter
+from .batch_hashing import key_list
 from .hashing import key_to_bytes
 
 __all__ = ["KeyedBloomFilter"]
@@ -45,17 +46,6 @@ def _check_secret(secret) -> bytes:
     if not 16 <= len(secret) <= 64:
         raise ValueError(f"secret must be 16 to 64 bytes long (BLAKE2b's key), got {len(secret)}")
     return bytes(secret)
-
-
-def _key_list(keys) -> list:
-    if isinstance(keys, np.ndarray):
-        if keys.dtype.kind == "b":
-            raise TypeError("keys array must hold integers, str or bytes, not bool")
-        return keys.ravel().tolist()
-    if isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
-        raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
-                        f"not {type(keys).__name__}")
-    return list(keys)
 
 
 class KeyedBloomFilter(BloomFilter):
@@ -78,6 +68,15 @@ class KeyedBloomFilter(BloomFilter):
     def __init__(self, num_bits: int, num_hashes: int, secret: bytes):
         super().__init__(num_bits, num_hashes)
         self._secret = _check_secret(secret)
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """BloomFilter's m and k, and a fixed 16-byte secret (:mod:`bloomedu.core.contract`)."""
+        return {**super().example_arguments(capacity), "secret": bytes(range(16))}
+
+    def from_bytes_arguments(self) -> dict:
+        """The secret, which the bytes do not hold: ``from_bytes(data, secret)``."""
+        return {"secret": self._secret}
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float, secret: bytes) -> "KeyedBloomFilter":
@@ -110,38 +109,30 @@ class KeyedBloomFilter(BloomFilter):
         """
         secret, blake2b = self._secret, hashlib.blake2b
         digests = b"".join([blake2b(key_to_bytes(key), key=secret, digest_size=_TAG_BYTES).digest()
-                            for key in _key_list(keys)])
+                            for key in key_list(keys)])
         return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
-    # --- the filter's operations, on tags ------------------------------------------
-    def bit_indices(self, key: str | bytes | int) -> list[int]:
-        """The k positions of the key's tag (BloomFilter's positions of that int).
+    # --- the one place BloomFilter turns keys into hashes, on tags --------------------
+    def _hash(self, key: str | bytes | int) -> tuple[int, int]:
+        """(h1, h2) of the key's tag: every per-key method (``add``, ``in``, ``bit_indices``)
+        of BloomFilter reads them here.
 
-        >>> len(KeyedBloomFilter(64, 3, bytes(16)).bit_indices("x"))
-        3
+        >>> f = KeyedBloomFilter(64, 3, bytes(16))
+        >>> f.bit_indices("x") == BloomFilter(64, 3).bit_indices(f.tag("x"))
+        True
         """
-        return BloomFilter.bit_indices(self, self.tag(key))
+        return super()._hash(self.tag(key))
 
-    def add(self, key: str | bytes | int) -> None:
-        """Insert a key (str, bytes or int): set the k bits of its tag (under the lock)."""
-        self._set_bits(self.bits, self.bit_indices(key))
+    def _hashed_chunks(self, keys):
+        """(h1, h2) of the keys' tags, a chunk at a time: ``add_many``, ``contains_many`` and
+        ``add_many_new`` all read them here; every key is tagged (and checked) first.
 
-    def __contains__(self, key: str | bytes | int) -> bool:
-        """True if the k bits of the key's tag are all set."""
-        return all(self.bits[index] for index in self.bit_indices(key))
-
-    def add_many(self, keys) -> None:
-        """Insert many keys; if one is rejected, no bit has changed (all are tagged first).
-
-        >>> f = KeyedBloomFilter(1024, 3, bytes(16)); f.add_many(["a", "b"])
-        >>> f.contains_many(["a", "b", "zzz"]).tolist()
+        >>> f = KeyedBloomFilter(1024, 3, bytes(16)); f.add_many_new(["a", "b", "a"]).tolist()
         [True, True, False]
+        >>> "a" in f, f.contains_many(["a", "b", "zzz"]).tolist()
+        (True, [True, True, False])
         """
-        super().add_many(self.tags(keys))
-
-    def contains_many(self, keys) -> np.ndarray:
-        """A bool array: for each key, whether the filter might contain it."""
-        return super().contains_many(self.tags(keys))
+        return super()._hashed_chunks(self.tags(keys))
 
     # --- what depends on the secret -------------------------------------------------
     def _check_compatible(self, other: object) -> "KeyedBloomFilter":

@@ -46,6 +46,8 @@ import math
 
 import numpy as np
 
+from .checks import MAX_HASHES, MAX_NUM_BITS, whole_number
+
 __all__ = ["covered", "occupancy_moments"]
 
 _FLOOR = -700.0  # exp() of less is set to 0 (subnormal floats are slow and inexact)
@@ -85,6 +87,9 @@ def covered(m: int, throws: int, most: int) -> np.ndarray:
     >>> covered(m=4, throws=3, most=2).round(6).tolist()   # r = 2: 1 - 2 (3/4)^3 + (1/2)^3
     [1.0, 0.578125, 0.28125]
     """
+    m = whole_number(m, "m", 1, MAX_NUM_BITS)
+    throws = whole_number(throws, "throws", 0, MAX_NUM_BITS * MAX_HASHES)  # k n of a filter
+    most = whole_number(most, "most", 0, 2 * MAX_HASHES)  # the highest moment asked for
     r = np.arange(most + 1, dtype=np.float64)
     if throws == 0:
         return (r == 0).astype(np.float64)

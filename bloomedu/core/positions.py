@@ -29,9 +29,12 @@ from typing import Iterator
 import numpy as np
 
 from .batch_hashing import fmix64_array, hashed_chunks
-from .hashing import double_hash_indices, hash128, spread_step, spread_steps
+from .hashing import _double_hash_indices as double_hash_indices
+from .hashing import _spread_step as spread_step
+from .hashing import hash128, spread_steps
 
-__all__ = ["key_hashes", "hashed_batches", "step", "key_positions", "positions", "CHUNK_KEYS"]
+__all__ = ["key_hashes", "hashed_batches", "joined", "step", "key_positions", "positions",
+           "CHUNK_KEYS"]
 
 CHUNK_KEYS = 1 << 15  # keys per numpy batch: bounds a bulk call's memory
 
@@ -64,6 +67,19 @@ def hashed_batches(keys, num_hashes: int | None, chunk_keys: int = CHUNK_KEYS, *
         if num_hashes is not None and spread:
             spread_steps(h2, num_hashes)
         yield h1, h2
+
+
+def joined(batches) -> tuple[np.ndarray, np.ndarray]:
+    """Every (h1, h2) batch of :func:`hashed_batches` as one pair of arrays (a segment's keys).
+
+    >>> h1, h2 = joined(hashed_batches(np.arange(3, dtype=np.uint64), 3, chunk_keys=2))
+    >>> h1.tolist() == [key_hashes(i, 3)[0] for i in range(3)]
+    True
+    """
+    batches = list(batches)
+    if not batches:
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+    return np.concatenate([h1 for h1, _ in batches]), np.concatenate([h2 for _, h2 in batches])
 
 
 def step(h2, num_hashes: int):

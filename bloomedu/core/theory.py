@@ -7,7 +7,9 @@ p false-positive rate.
 - The single-hash bit vector of article 1, step 3: 1 - (1 - 1/m)^n (lesson 03).
 - The classic Bloom rate (1 - e^(-kn/m))^k (Bloom 1970, as usually simplified),
   its optimum k = (m/n) ln 2 and the sizing m = -n ln p / (ln 2)^2 that article
-  2's Guava example uses.
+  2's Guava example uses: :func:`size_for` is the one sizing rule of the library (the
+  command line, ``BloomFilter.from_capacity`` and every variant's tables), with the best
+  whole k of :func:`optimal_num_hashes`.
 - The exact rate when the kn positions are independent and uniform (Bose et
   al. 2008; Christensen, Roginsky and Jimeno 2010), which the classic one only
   approaches from below, and the spread of a rate measured with q queries
@@ -38,6 +40,8 @@ __all__ = [
     "false_positive_rate",
     "optimal_num_hashes",
     "num_bits_for",
+    "hashes_for",
+    "size_for",
     "estimate_count",
     "exact_false_positive_rate",
     "measured_rate_std",
@@ -157,6 +161,50 @@ def num_bits_for(n: int, p: float) -> int:
     if not math.isfinite(bits):
         raise ValueError(f"n={n!r} at p={p!r} needs more bits than a float can count")
     return math.ceil(bits)
+
+
+def hashes_for(num_bits: int, n: int, asked: str | None = None) -> int:
+    """The k a filter of m bits for n keys takes: :func:`optimal_num_hashes`, the best whole k.
+
+    Where (m/n) ln 2 is beyond ``MAX_HASHES`` (a rate below about 2**-1024, the doubles'
+    end) a ValueError says what was ``asked`` (the caller's arguments) instead of capping k.
+
+    >>> hashes_for(9586, 1000), hashes_for(15142, 1000)   # 6.64 -> 7; 10.4954: 11 errs less than 10
+    (7, 11)
+    >>> hashes_for(10**9, 1, "n=1 at p=1e-320")
+    Traceback (most recent call last):
+    ValueError: n=1 at p=1e-320 needs k = 693147181 hash functions, more than 1024: the rate must be at least about 2**-1024 (k = log2(1/p))
+    """
+    m = _positive(num_bits, "num_bits")
+    n = _positive(n, "n")
+    best = m / n * LN2
+    if best > MAX_HASHES + 0.5:
+        asked = asked or f"num_bits={num_bits!r} for n={n!r}"
+        raise ValueError(f"{asked} needs k = {round(best)} hash functions, more than "
+                         f"{MAX_HASHES}: the rate must be at least about 2**-{MAX_HASHES} "
+                         "(k = log2(1/p))")
+    return optimal_num_hashes(m, n)
+
+
+def size_for(n: int, p: float, asked: str | None = None) -> tuple[int, int]:
+    """(m, k) of a filter for n keys at rate p: :func:`num_bits_for` and :func:`hashes_for`.
+
+    The one sizing rule of the library: ``BloomFilter.from_capacity``, the command line
+    (``bloomedu size``) and the tables of the rotating and scalable filters all size with
+    it.  ``asked`` names the caller's arguments in the errors (more than 2**63 - 1 bits or
+    1024 hash functions).
+
+    >>> size_for(1_000_000, 0.001)
+    (14377588, 10)
+    >>> size_for(2**62, 0.01, "expected_items=2**62 at fpp=0.01")
+    Traceback (most recent call last):
+    ValueError: expected_items=2**62 at fpp=0.01 needs 44203279704715722752 bits, more than the 2**63-1 a filter can hold
+    """
+    m = num_bits_for(n, p)
+    asked = asked or f"n={n!r} at p={p!r}"
+    if m > MAX_NUM_BITS:
+        raise ValueError(f"{asked} needs {m} bits, more than the 2**63-1 a filter can hold")
+    return m, hashes_for(m, n, asked)
 
 
 def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:

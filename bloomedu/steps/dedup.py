@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Protocol
 
 from ..core.checks import check_picklable
+from ..core.contract import KINDS, Filter
 from ..core.hashing import murmur3_32
 
 __all__ = ["SeenIds", "HashedIds", "SeenSet", "add_all", "deduplicate"]
@@ -26,7 +27,17 @@ class SeenSet(Protocol):
     def __contains__(self, key) -> bool: ...
 
 
-class SeenIds:
+def stored(key):
+    """The key a dict of IDs keeps: a ``memoryview`` as its bytes (it equals them, and hashes
+    alike, but it cannot be pickled and its buffer may change); any other key as it is.
+
+    >>> stored(memoryview(b"123")), stored("123")
+    (b'123', '123')
+    """
+    return bytes(key) if isinstance(key, memoryview) else key
+
+
+class SeenIds(Filter):
     """Step 1: a dict of processed IDs (the article's ``processedIds`` object). Exact.
 
     >>> seen = SeenIds()
@@ -35,11 +46,18 @@ class SeenIds:
     (True, False, 1)
     """
 
+    KEY_KINDS = KINDS  # any hashable key: a dict keeps the key itself
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """Nothing to choose: a dict holds any number of keys exactly."""
+        return {}
+
     def __init__(self) -> None:
         self.processed: dict[str, bool] = {}
 
     def add(self, key: str) -> None:
-        self.processed[key] = True
+        self.processed[stored(key)] = True
 
     def __contains__(self, key: str) -> bool:
         return key in self.processed
@@ -47,8 +65,16 @@ class SeenIds:
     def __len__(self) -> int:
         return len(self.processed)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when they hold the same keys."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.processed.keys() == other.processed.keys()
 
-class HashedIds:
+    __hash__ = None  # mutable
+
+
+class HashedIds(Filter):
     """Step 2: keep only a 32-bit hash of each ID (MurmurHash3 by default).
 
     Two IDs with the same hash are confused: the second is taken for a duplicate.
@@ -58,6 +84,13 @@ class HashedIds:
     >>> "123" in seen, seen.hashes
     (True, {2662625771})
     """
+
+    KEY_KINDS = frozenset({"str", "bytes"})  # what murmur3_32 hashes
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """The default hash: a set of 32-bit hashes holds any number of keys."""
+        return {}
 
     def __init__(self, hash_function: Callable[[str], int] = murmur3_32) -> None:
         if not callable(hash_function):
@@ -78,6 +111,14 @@ class HashedIds:
 
     def __len__(self) -> int:
         return len(self.hashes)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when they hash alike and hold the same hashes."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.hash_function == other.hash_function and self.hashes == other.hashes
+
+    __hash__ = None  # mutable
 
 
 def deduplicate(messages: Iterable, seen: SeenSet, key: Callable = lambda m: m.id) -> list:

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.checks import real_number
+from ..core.batch_hashing import key_list
+from ..core.contract import KINDS, Filter
+from .dedup import stored
 from .sequential import keep_in_order
 
 __all__ = ["ExpiringIds", "WindowedRun", "deduplicate_windowed", "BYTES_PER_ENTRY"]
@@ -25,7 +28,7 @@ __all__ = ["ExpiringIds", "WindowedRun", "deduplicate_windowed", "BYTES_PER_ENTR
 BYTES_PER_ENTRY = 36 + 8  # the article's 36-character ID, and an 8-byte time of last sight
 
 
-class ExpiringIds:
+class ExpiringIds(Filter):
     """An exact set of keys seen in the last ``window`` seconds of simulated time.
 
     >>> seen = ExpiringIds(window=3600)
@@ -37,6 +40,12 @@ class ExpiringIds:
     """
 
     timed = True  # deduplicate_windowed passes each message's time
+    KEY_KINDS = KINDS  # any hashable key: a dict keeps the key itself
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """An hour of simulated time, which no insert moves: every key is kept."""
+        return {"window": 3600.0}
 
     def __init__(self, window: float):
         self.window = real_number(window, "window", 0.0, open_low=True,
@@ -59,7 +68,7 @@ class ExpiringIds:
 
     def add(self, key, now: float | None = None) -> None:
         """Remember ``key`` as seen at ``now`` (default: the clock's time)."""
-        when = self.now if now is None else float(now)
+        when, key = self.now if now is None else float(now), stored(key)
         self.last_seen[key] = when
         self._queue.append((when, key))
 
@@ -73,16 +82,26 @@ class ExpiringIds:
 
     def contains_many(self, keys, times=None) -> np.ndarray:
         """For each key, whether it was seen within the window before its time (or the clock's)."""
+        keys = key_list(keys)
         times = [self.now] * len(keys) if times is None else times
         return np.fromiter((self.seen_at(k, t) for k, t in zip(keys, times)), dtype=bool,
                            count=len(keys))
 
     def add_many(self, keys, times=None) -> None:
+        keys = key_list(keys)
         for key, when in zip(keys, [self.now] * len(keys) if times is None else times):
             self.add(key, when)
 
     def __len__(self) -> int:
         return len(self.last_seen)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the window, the clock and every key's last sight agree."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.window, self.now, self.last_seen) == (other.window, other.now, other.last_seen)
+
+    __hash__ = None  # mutable
 
     @property
     def nbytes(self) -> int:

@@ -18,8 +18,10 @@ from typing import Callable
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_picklable, check_storage, whole_number
+from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.hashing import murmurhash2, n_bit_hash_function
 from ..core.locking import LockedWrites
+from ..core.theory import hashes_for, num_bits_for
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
 
@@ -30,7 +32,7 @@ def _check_key(key) -> str:
     return key
 
 
-class SaltedBloomFilter(LockedWrites):
+class SaltedBloomFilter(Filter, LockedWrites):
     """The article's Bloom filter: ``num_hashes`` salted ``hash_bits``-bit hashes.
 
     >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=8)
@@ -64,6 +66,18 @@ class SaltedBloomFilter(LockedWrites):
         check_storage(self.num_bits // 8, f"hash_bits={self.hash_bits}")
         self.hash_functions = self._make_hash_functions()
         self.bits = BitArray(self.num_bits, word_bits=8)
+
+    KEY_KINDS = frozenset({"str"})  # the article hashes text IDs
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """The smallest 2**n bits that hold ``capacity`` keys at 1%, and the best k for them.
+
+        >>> SaltedBloomFilter.example_arguments(1000)
+        {'num_hashes': 11, 'hash_bits': 14}
+        """
+        hash_bits = min(32, max(1, (num_bits_for(capacity, EXAMPLE_FPP) - 1).bit_length()))
+        return {"num_hashes": hashes_for(2 ** hash_bits, capacity), "hash_bits": hash_bits}
 
     def _make_hash_functions(self) -> list[Callable[[str], int]]:
         """The k salted functions, salts "0" to "k-1" (rebuilt, not pickled: they are closures)."""
@@ -107,6 +121,19 @@ class SaltedBloomFilter(LockedWrites):
         """
         return all(self.bits[index] for index in self.bit_indices(key))
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when k, n, the hash function and every bit agree.
+
+        >>> SaltedBloomFilter(3, 8) == SaltedBloomFilter(3, 8), SaltedBloomFilter(3, 8) == BitVector(8)
+        (True, False)
+        """
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.num_hashes, self.hash_bits, self.hash_function) == \
+            (other.num_hashes, other.hash_bits, other.hash_function) and self.bits == other.bits
+
+    __hash__ = None  # mutable
+
     @property
     def nbytes(self) -> int:
         """Bytes of bit storage: 2**hash_bits / 8 (at least 1).
@@ -134,6 +161,15 @@ class BitVector(SaltedBloomFilter):
 
     def __init__(self, hash_bits: int, hash_function: Callable[[str], int] = murmurhash2):
         super().__init__(1, hash_bits, hash_function)
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """One hash over the fewest 2**n bits that keep ``capacity`` keys' rate under 1%.
+
+        >>> BitVector.example_arguments(1000)
+        {'hash_bits': 17}
+        """
+        return {"hash_bits": min(32, max(1, (int(capacity / EXAMPLE_FPP) - 1).bit_length()))}
 
     def _make_hash_functions(self) -> list[Callable[[str], int]]:
         return [n_bit_hash_function(self.hash_bits, "", self.hash_function)]

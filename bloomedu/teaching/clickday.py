@@ -25,17 +25,11 @@ import math
 
 import numpy as np
 
-from ..core.checks import is_int
+from ..core.checks import MAX_HASHES, MAX_NUM_BITS, whole_number
 
 __all__ = ["IDS_PER_DAY", "expected_drops", "dropped_messages"]
 
 IDS_PER_DAY = 10_000 * 24 * 60 * 60  # the article's 864,000,000
-
-
-def _whole(value, name: str, minimum: int) -> int:
-    if not is_int(value) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def expected_drops(num_bits: int, num_hashes: int, n: int) -> float:
@@ -51,9 +45,9 @@ def expected_drops(num_bits: int, num_hashes: int, n: int) -> float:
     >>> abs(expected_drops(1000, 3, 300) - exact) < 0.5
     True
     """
-    m = _whole(num_bits, "num_bits", 1)
-    k = _whole(num_hashes, "num_hashes", 1)
-    n = _whole(n, "n", 0)
+    m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    n = whole_number(n, "n", 0, MAX_NUM_BITS)
     full = -math.expm1(-k * n / m)  # U, the share of bits set after the n IDs
     if full < 0.9:  # the tail of the series converges fast and has no cancellation
         term, total, j = full ** (k + 1), 0.0, k + 1
@@ -79,7 +73,7 @@ def dropped_messages(positions: np.ndarray, num_bits: int) -> np.ndarray:
     positions = np.asarray(positions)
     if positions.ndim != 2 or positions.dtype.kind not in "iu":
         raise ValueError("positions must be a 2-d integer array, one row of k positions a message")
-    m = _whole(num_bits, "num_bits", 1)
+    m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
     if positions.size and (positions.min() < 0 or positions.max() >= m):
         raise ValueError(f"positions must lie in 0..num_bits-1 = {m - 1}")
     count, k = positions.shape

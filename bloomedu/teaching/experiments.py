@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, is_int, is_number
+from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, real_number, whole_number
 from ..core.filter import BloomFilter
 from ..core.batch_hashing import fmix64_array, hashed_chunks, murmur3_128_uint64
 from ..core.hashing import spread_steps
@@ -47,17 +47,13 @@ _TOP = np.iinfo(np.uint64).max
 _ONE = np.uint64(1)
 
 
-_MOST = {"num_bits": MAX_NUM_BITS, "num_hashes": MAX_HASHES}  # the library's own limits
+_MOST = {"num_bits": MAX_NUM_BITS, "num_hashes": MAX_HASHES, "seed": None}  # the library's limits
 
 
 def _whole(value, name: str, minimum: int) -> int:
-    if not is_int(value):
-        raise TypeError(f"{name} must be an int >= {minimum}, not {type(value).__name__}")
-    most = _MOST.get(name)
-    if value < minimum or most is not None and value > most:
-        allowed = f">= {minimum}" if most is None else f"in {minimum}..{most}"
-        raise ValueError(f"{name} must be an int {allowed}, got {value!r}")
-    return int(value)
+    """An int in minimum..the library's limit for ``name`` (k <= 1024, every count < 2**63,
+    any seed)."""
+    return whole_number(value, name, minimum, _MOST.get(name, MAX_NUM_BITS))
 
 
 def _arguments(check, num_bits, num_hashes, num_items, num_queries, seed) -> tuple:
@@ -218,8 +214,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     successes = _whole(successes, "successes", 0)
     if successes > trials:
         raise ValueError(f"successes must be at most trials={trials}, got {successes}")
-    if not is_number(z) or not z > 0:
-        raise ValueError(f"z must be a positive number, got {z!r}")
+    z = real_number(z, "z", 0.0, open_low=True, allowed="a positive number")
     p = successes / trials
     z2 = z * z / trials
     centre = (p + z2 / 2) / (1 + z2)

@@ -20,9 +20,10 @@ Taught in ``notebooks/07_one_million_urls.ipynb`` (section 5); tested in
 
 from __future__ import annotations
 
+import threading
 import time
 
-from ..core.checks import is_number
+from ..core.checks import is_number, real_number
 from ..services.blacklist import BlacklistDatabase
 
 __all__ = ["DistantDatabase", "wait"]
@@ -36,6 +37,8 @@ def wait(seconds: float) -> None:
     >>> start = time.perf_counter(); wait(0.0002); time.perf_counter() - start >= 0.0002
     True
     """
+    seconds = real_number(seconds, "seconds", 0.0, threading.TIMEOUT_MAX,
+                          allowed=f"a number of seconds from 0 to {threading.TIMEOUT_MAX:.3g}")
     end = time.perf_counter() + seconds
     if seconds > _SPIN_S:
         time.sleep(seconds - _SPIN_S)

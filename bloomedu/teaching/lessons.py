@@ -53,6 +53,9 @@ def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> 
     if not isinstance(target, (str, os.PathLike)):
         raise TypeError(f"target must be a folder path (str or os.PathLike), not "
                         f"{type(target).__name__}")
+    if not os.fspath(target).strip():  # Path("") is the current folder: never a choice by accident
+        raise ValueError(f"target must name a folder, got {os.fspath(target)!r} (use '.' for "
+                         "the current folder)")
     source, target = lessons_folder(), Path(target)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"target {str(target)!r} exists and is not a folder")

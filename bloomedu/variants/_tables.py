@@ -11,25 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.checks import MAX_HASHES
-from ..core.hashing import bit_position
-from ..core.theory import LN2
+from ..core.hashing import _bit_position as bit_position
 
-__all__ = ["Table", "hashes_for"]
-
-
-def hashes_for(num_bits: int, capacity: int, asked: str) -> int:
-    """k = round((m / n) ln 2) >= 1 for a table of m bits and n keys, as ``from_capacity``;
-    above ``MAX_HASHES`` a ValueError that says what was ``asked``.
-
-    >>> hashes_for(9586, 1000, "capacity=1000")
-    7
-    """
-    k = max(1, round(num_bits / capacity * LN2))
-    if k > MAX_HASHES:
-        raise ValueError(f"{asked} needs k = {k} hash functions, more than {MAX_HASHES}: "
-                         f"the rate must be at least about 2**-{MAX_HASHES}")
-    return k
+__all__ = ["Table"]
 
 
 class Table:

@@ -48,9 +48,10 @@ import numpy as np
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_storage, whole_number
-from ..core.hashing import bit_position
-from ..core.positions import hashed_batches, key_hashes, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.hashing import _bit_position as bit_position
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions
+from ..core.serial import Header, Shared, check_clear_beyond, locked
 from .theory import apbf_slice_bits, run_probability
 
 __all__ = ["AgePartitionedBloomFilter"]
@@ -58,6 +59,7 @@ __all__ = ["AgePartitionedBloomFilter"]
 # Version 2: the step h2 spread for the k + l values a key uses (the empty key's bits moved).
 _HEADER = Header(b"BLMA", 2, "HHQQHQQ")  # k, l, g, m, base, count, inserted
 MAX_GENERATION = 2 ** 36
+_MAX_COUNT = 2 ** 64 - 1  # inserted is written in 64 bits
 
 
 class AgePartitionedBloomFilter(Shared):
@@ -89,10 +91,25 @@ class AgePartitionedBloomFilter(Shared):
         self.count = 0  # keys in the current generation
         self.inserted = 0
 
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """k = 4 and l = 4 slices, generations of ``capacity // 8`` keys: a window of
+        ``capacity // 2`` inserts, so a run of ``capacity`` inserts shifts.
+
+        >>> AgePartitionedBloomFilter.example_arguments(1000)
+        {'num_hashes': 4, 'extra_slices': 4, 'generation_size': 125}
+        """
+        return {"num_hashes": 4, "extra_slices": 4, "generation_size": max(1, capacity // 8)}
+
     @property
     def window(self) -> int:
         """Inserts a key survives at least: l g."""
         return self.extra_slices * self.generation_size
+
+    @property
+    def memory_inserts(self) -> int:
+        """The promise of :mod:`bloomedu.core.contract`: the :attr:`window`, with no :meth:`shift`."""
+        return self.window
 
     def order(self) -> list[int]:
         """The slices' places in memory, newest first."""
@@ -121,7 +138,7 @@ class AgePartitionedBloomFilter(Shared):
             index = bit_position(h1, h2, j, m)
             views[j][index >> 3] |= 1 << (index & 7)
         self.count += 1
-        self.inserted += 1
+        self.inserted = min(self.inserted + 1, _MAX_COUNT)  # a 64-bit count: it stops at its top
 
     @locked
     def __contains__(self, key) -> bool:
@@ -157,7 +174,7 @@ class AgePartitionedBloomFilter(Shared):
                 for j in self.order()[:self.num_hashes]:
                     self.slices[j].set_chunks([part[j]])
                 self.count += part.shape[1]
-                self.inserted += part.shape[1]
+                self.inserted = min(self.inserted + part.shape[1], _MAX_COUNT)
                 start += part.shape[1]
 
     @locked
@@ -174,6 +191,26 @@ class AgePartitionedBloomFilter(Shared):
                 found |= runs >= k
             answers.append(found)
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    @locked
+    def inserts_before_change(self) -> int:
+        """Inserts before the next shift (0: the next insert shifts first)."""
+        return self.generation_size - self.count
+
+    @locked
+    def segment_writes(self, keys) -> segments.RunWrites:
+        """Each slice's bit of each key (newest first), and the bits an insert sets in the k
+        newest slices (slice j, bit b: cell j m + b); found on a run of k set slices."""
+        h1, h2 = joined(hashed_batches(keys, self.num_slices))
+        every = positions(h1, h2, self.num_slices, self.num_bits)
+        order = self.order()
+        hits = np.array([self.slices[j].get_unchecked(every[j]) for j in order]).reshape(
+            len(order), h1.size)
+        newest = np.array(order[:self.num_hashes], dtype=np.int64)
+        cells = (every[newest] + newest[:, None] * self.num_bits).T
+        return segments.RunWrites(segments.runs(hits, self.num_hashes), cells,
+                                  hits[:self.num_hashes].T, hits=hits, k=self.num_hashes)
 
     # --- what it holds -----------------------------------------------------------------------
     @property
@@ -208,20 +245,26 @@ class AgePartitionedBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "AgePartitionedBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (k, l, g, m, base, count, inserted), rest = _HEADER.unpack(data,
-                                                                  "AgePartitionedBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the slices the parameters make before any is allocated)."""
+        def payload(values):
+            k, l, g, m, base, count, inserted = values
+            k = whole_number(k, "num_hashes", 1, MAX_HASHES)
+            l = whole_number(l, "extra_slices", 1, 1024)
+            g = whole_number(g, "generation_size", 1, MAX_GENERATION)
+            bits = apbf_slice_bits(k, g)
+            if m != bits or not 0 <= base < k + l or count > g or inserted < count:
+                raise ValueError(f"corrupt header: m={m} (expected {bits}), base={base} "
+                                 f"(0..{k + l - 1}), count={count} (0..{g}), inserted={inserted}")
+            return (k + l) * 8 * -(-m // 64)
+
+        (k, l, g, m, base, count, inserted), rest = _HEADER.read(
+            data, "AgePartitionedBloomFilter", payload)
         new = cls(k, l, g)
-        if m != new.num_bits or not 0 <= base < new.num_slices or count > g or inserted < count:
-            raise ValueError(f"corrupt header: m={m} (expected {new.num_bits}), base={base} "
-                             f"(0..{new.num_slices - 1}), count={count} (0..{g}), "
-                             f"inserted={inserted}")
         size = new.slices[0].data.size
-        expect_length(rest, new.num_slices * size, "AgePartitionedBloomFilter")
         for i, s in enumerate(new.slices):
             s.data[:] = np.frombuffer(rest, dtype=np.uint8, count=size, offset=i * size)
-            if np.unpackbits(s.data, bitorder="little")[m:].any():
-                raise ValueError(f"corrupt data: bits set beyond num_bits={m} in slice {i}")
+            check_clear_beyond(s.data, m, f" in slice {i}")
         new.base, new.count, new.inserted = base, count, inserted
         return new
 

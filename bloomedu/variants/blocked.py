@@ -29,15 +29,16 @@ timed by ``make bench`` (W4) and ``make bench-day``.
 from __future__ import annotations
 
 import math
-import struct
 
 import numpy as np
 
-from ..core.checks import check_storage, is_int, is_number
-from ..core.batch_hashing import hashed_chunks
+from ..core.checks import MAX_NUM_BITS, check_storage, probability, real_number, whole_number
+from ..core.contract import EXAMPLE_FPP, Filter
+from ..core.batch_hashing import hashed_chunks, key_chunks
 from ..core.hashing import hash128
 from ..core.locking import LockedWrites
 from ..core.pipeline import ordered_map
+from ..core.serial import Header
 from . import blocks
 
 __all__ = ["BlockedBloomFilter", "split_block_false_positive_rate", "num_blocks_for"]
@@ -45,8 +46,7 @@ __all__ = ["BlockedBloomFilter", "split_block_false_positive_rate", "num_blocks_
 BLOCK_BITS = 256
 SALTS = tuple(int(salt) for salt in blocks.SALTS)  # Parquet's BloomFilter.md
 _MAX_BLOCKS = 1 << 32  # the block comes from 32 bits of the hash
-_HEADER = struct.Struct("<4sHHQ")  # magic, format version, hashing, number of blocks
-_MAGIC, _FORMAT_VERSION = b"BLMB", 1
+_HEADER = Header(b"BLMB", 1, "HQ")  # hashing, number of blocks
 _CHUNK_KEYS = 1 << 15  # keys hashed per numpy call (and per job on a worker thread)
 _LINE = blocks.LINE_BYTES
 
@@ -64,10 +64,8 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     >>> round(split_block_false_positive_rate(1_000_000, 62_500), 5)  # 16 bits a key
     0.00132
     """
-    if not is_number(n) or not n >= 0:
-        raise ValueError(f"n must be a non-negative number, got {n!r}")
-    if not is_int(num_blocks) or num_blocks < 1:
-        raise ValueError(f"num_blocks must be a positive int, got {num_blocks!r}")
+    n = real_number(n, "n", 0.0, allowed="a non-negative number")
+    num_blocks = whole_number(num_blocks, "num_blocks", 1, _MAX_BLOCKS)
     mean = n / num_blocks
     if mean == 0:
         return 0.0
@@ -86,10 +84,8 @@ def num_blocks_for(n: int, p: float) -> int:
     >>> num_blocks_for(1_000_000, 0.001), round(num_blocks_for(1_000_000, 0.001) * 256 / 1e6, 2)
     (65976, 16.89)
     """
-    if not is_int(n) or not 0 < n < 2 ** 63:
-        raise ValueError(f"expected_items must be a positive int, got {n!r}")
-    if not is_number(p) or not 0 < p < 1:
-        raise ValueError(f"fpp must be a float strictly between 0 and 1, got {p!r}")
+    n = whole_number(n, "expected_items", 1, MAX_NUM_BITS)  # a Python int: no numpy overflow
+    p = probability(p, "fpp")
     low, high = 1, max(1, n // 32)  # start at 8 bits a key
     while split_block_false_positive_rate(n, high) > p:
         low, high = high, 2 * high
@@ -100,7 +96,7 @@ def num_blocks_for(n: int, p: float) -> int:
     return low
 
 
-class BlockedBloomFilter(LockedWrites):
+class BlockedBloomFilter(Filter, LockedWrites):
     """A split-block Bloom filter of ``num_bits`` bits (rounded up to 256-bit blocks), k = 8.
 
     >>> f = BlockedBloomFilter(num_bits=1024)
@@ -118,12 +114,20 @@ class BlockedBloomFilter(LockedWrites):
     num_hashes = 8
 
     def __init__(self, num_bits: int):
-        if not is_int(num_bits) or not 0 < num_bits <= _MAX_BLOCKS * BLOCK_BITS:
-            raise ValueError(f"num_bits must be a positive int up to 2**40, got {num_bits!r}")
-        self.num_blocks = -(-int(num_bits) // BLOCK_BITS)
+        num_bits = whole_number(num_bits, "num_bits", 1, _MAX_BLOCKS * BLOCK_BITS)
+        self.num_blocks = -(-num_bits // BLOCK_BITS)
         self.num_bits = self.num_blocks * BLOCK_BITS
         check_storage(32 * self.num_blocks + _LINE, f"num_bits={num_bits}")
         self.words = blocks.aligned_words(self.num_blocks * 8)  # no block straddles two lines
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """The blocks ``from_capacity(capacity, 0.01)`` takes, as ``num_bits``.
+
+        >>> BlockedBloomFilter.example_arguments(1000)
+        {'num_bits': 10752}
+        """
+        return {"num_bits": num_blocks_for(capacity, EXAMPLE_FPP) * BLOCK_BITS}
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BlockedBloomFilter":
@@ -193,15 +197,16 @@ class BlockedBloomFilter(LockedWrites):
             flat = keys.ravel()
             parts = (flat[start:start + _CHUNK_KEYS] for start in range(0, flat.size, _CHUNK_KEYS))
             return ordered_map(lambda part: make(self._hash_integers(part)), parts)
-        return ordered_map(make, self._hash_chunks(keys))
+        hashed = [self._hash_keys(chunk) for chunk in key_chunks(keys, _CHUNK_KEYS)]
+        return ordered_map(make, hashed)
 
     def _hash_integers(self, keys: np.ndarray) -> np.ndarray:
-        """The 64-bit hash of every key of an integer array (the library's: h1)."""
+        """The 64-bit hash of every key of a (non-empty) integer array (the library's: h1)."""
         return next(hashed_chunks(keys, keys.size))[0]
 
-    def _hash_chunks(self, keys) -> list[np.ndarray]:
-        """The 64-bit hashes of any other batch of keys, a chunk at a time."""
-        return [h1 for h1, _ in hashed_chunks(keys, _CHUNK_KEYS)]
+    def _hash_keys(self, keys: list) -> np.ndarray:
+        """The 64-bit hashes of a (non-empty) chunk of Python keys from ``key_chunks``."""
+        return next(hashed_chunks(keys, len(keys)))[0]
 
     def _query(self, h1: np.ndarray):
         return blocks.block_index(h1, self.num_blocks), blocks.masks(h1)
@@ -345,7 +350,7 @@ class BlockedBloomFilter(LockedWrites):
         >>> data = f.to_bytes(); len(data), BlockedBloomFilter.from_bytes(data) == f
         (48, True)
         """
-        header = _HEADER.pack(_MAGIC, _FORMAT_VERSION, self.HASHING, self.num_blocks)
+        header = _HEADER.pack(self.HASHING, self.num_blocks)
         with self._lock:
             return header + self.words.tobytes()
 
@@ -357,28 +362,17 @@ class BlockedBloomFilter(LockedWrites):
         Traceback (most recent call last):
         ValueError: data is truncated: 4 bytes, the header alone is 16
         """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"data must be bytes, not {type(data).__name__}")
-        data = memoryview(data).cast("B")
-        if len(data) < _HEADER.size:
-            raise ValueError(f"data is truncated: {len(data)} bytes, "
-                             f"the header alone is {_HEADER.size}")
-        magic, version, hashing, num_blocks = _HEADER.unpack_from(data)
-        if magic != _MAGIC:
-            raise ValueError(f"not a bloomedu blocked filter: magic {magic!r}, expected {_MAGIC!r}")
-        if version != _FORMAT_VERSION:
-            raise ValueError(f"unsupported format version {version} (this reads {_FORMAT_VERSION})")
-        if hashing != cls.HASHING:
-            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})")
-        if not 1 <= num_blocks <= _MAX_BLOCKS:
-            raise ValueError(f"corrupt header: {num_blocks} blocks (1..2**32)")
-        expected = _HEADER.size + 32 * num_blocks
-        if len(data) != expected:
-            state = "truncated" if len(data) < expected else "padded"
-            raise ValueError(f"data is {state}: {len(data)} bytes, a filter of {num_blocks} "
-                             f"blocks takes {expected}")
+        def payload(values):
+            hashing, num_blocks = values
+            if hashing != cls.HASHING:
+                raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})")
+            if not 1 <= num_blocks <= _MAX_BLOCKS:
+                raise ValueError(f"corrupt header: {num_blocks} blocks (1..2**32)")
+            return 32 * num_blocks, f"a filter of {num_blocks} blocks"
+
+        (_, num_blocks), words = _HEADER.read(data, "blocked filter", payload)
         new = cls(num_blocks * BLOCK_BITS)
-        new.words[:] = np.frombuffer(data, dtype="<u4", offset=_HEADER.size)
+        new.words[:] = np.frombuffer(words, dtype="<u4")
         return new
 
     def __reduce__(self):

@@ -25,6 +25,8 @@ import threading
 
 import numpy as np
 
+from ..core.checks import MAX_NUM_BITS, whole_number, zeros
+
 __all__ = ["SALTS", "Batch", "aligned_words", "block_index", "masks", "apply", "contains",
            "popcount", "mean_block_rate"]
 
@@ -48,7 +50,8 @@ def aligned_words(count: int) -> np.ndarray:
     >>> aligned_words(16).ctypes.data % 64
     0
     """
-    raw = np.zeros(count + LINE_BYTES // 4, dtype="<u4")
+    count = whole_number(count, "count", 0, MAX_NUM_BITS // 32)
+    raw = zeros(4 * count + LINE_BYTES, f"{count} words").view("<u4")
     skip = (-raw.ctypes.data % LINE_BYTES) // 4
     return raw[skip:skip + count]
 

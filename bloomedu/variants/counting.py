@@ -25,10 +25,13 @@ from collections import Counter
 import numpy as np
 
 from ..core.checks import MAX_HASHES, one_of, whole_number
+from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.hashing import bit_position
-from ..core.positions import hashed_batches, key_hashes, key_positions, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.hashing import _bit_position as bit_position
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, key_positions, positions
+from ..core.serial import Header, Shared, locked
+from ..core.theory import size_for
 
 __all__ = ["CountingBloomFilter"]
 
@@ -57,6 +60,16 @@ class CountingBloomFilter(Shared):
         bits = one_of(counter_bits, "counter_bits", (4, 8))
         self.num_cells, self.num_hashes, self.counter_bits = m, k, bits
         self.counters = CounterArray(m, bits)  # refuses what memory cannot hold
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """BloomFilter's m and k for ``capacity`` keys at 1%, as m counters of 4 bits.
+
+        >>> CountingBloomFilter.example_arguments(1000)
+        {'num_cells': 9586, 'num_hashes': 7}
+        """
+        num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        return {"num_cells": num_cells, "num_hashes": num_hashes}
 
     @property
     def max_count(self) -> int:
@@ -156,6 +169,19 @@ class CountingBloomFilter(Shared):
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    def inserts_before_change(self) -> None:
+        """None: a counting filter never changes shape (:mod:`bloomedu.core.segments`)."""
+        return None
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The counters each key's ``add`` raises and which are non-zero now."""
+        h1, h2 = joined(hashed_batches(keys, self.num_hashes))
+        cells = positions(h1, h2, self.num_hashes, self.num_cells)
+        now_set = self.counters.take(cells) > 0
+        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
+
     # --- what it holds -------------------------------------------------------------------
     @property
     def nbytes(self) -> int:
@@ -184,25 +210,23 @@ class CountingBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "CountingBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (m, k, bits), payload = _HEADER.unpack(data, "CountingBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the header before anything is allocated)."""
+        def payload(values):
+            m, k, bits = values
+            m = whole_number(m, "num_cells", 1, MAX_CELLS)
+            whole_number(k, "num_hashes", 1, MAX_HASHES)
+            return CounterArray.storage_bytes(m, one_of(bits, "counter_bits", (4, 8)))
+
+        (m, k, bits), stored = _HEADER.read(data, "CountingBloomFilter", payload)
         new = cls(m, k, bits)
-        expect_length(payload, new.counters.data.size, "CountingBloomFilter")
-        new.counters.data[:] = np.frombuffer(payload, dtype=np.uint8)
-        if _padding_set(new.counters):
-            raise ValueError(f"corrupt data: counters set beyond num_cells={m}")
+        new.counters.data[:] = np.frombuffer(stored, dtype=np.uint8)
+        wrong = new.counters.corruption()
+        if wrong:
+            raise ValueError(f"corrupt data: {wrong}")
         return new
 
     def __repr__(self) -> str:
         return (f"CountingBloomFilter(num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
                 f"counter_bits={self.counter_bits})")
 
-
-def _padding_set(counters: CounterArray) -> bool:
-    """True if a byte's unused cells (past m) hold anything."""
-    per_byte = counters._per_byte
-    spare = counters.data.size * per_byte - counters.num_cells
-    if not spare:
-        return False
-    last = int(counters.data[-1])
-    return bool(last >> ((per_byte - spare) * counters.width))

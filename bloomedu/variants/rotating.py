@@ -22,11 +22,12 @@ from collections import deque
 import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
-from ..core.hashing import bit_position
-from ..core.positions import hashed_batches, key_hashes, positions
-from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import num_bits_for
-from ._tables import Table, hashes_for
+from ..core.hashing import _bit_position as bit_position
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions
+from ..core.serial import Header, Shared, check_clear_beyond, locked
+from ..core.theory import size_for
+from ._tables import Table
 from .theory import generation_fpp
 
 __all__ = ["RotatingBloomFilter"]
@@ -52,13 +53,29 @@ class RotatingBloomFilter(Shared):
         self.fpp = probability(fpp, "fpp")
         self.generations = whole_number(generations, "generations", 2, 1024)
         self.generation_fpp = generation_fpp(self.fpp, self.generations)
-        self.num_bits = num_bits_for(self.capacity, self.generation_fpp)
-        self.num_hashes = hashes_for(self.num_bits, self.capacity,
-                                     f"capacity={self.capacity} at fpp={self.fpp}")
+        self.num_bits, self.num_hashes = size_for(self.capacity, self.generation_fpp,
+                                                  f"capacity={self.capacity} at fpp={self.fpp}")
         check_storage(self.generations * 8 * -(-self.num_bits // 64),
                       f"capacity={self.capacity}, fpp={self.fpp}, generations={self.generations} "
                       f"({self.generations} generations of num_bits={self.num_bits})")
         self.tables = deque(Table(self.num_bits, self.num_hashes) for _ in range(self.generations))
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """Three generations of ``capacity // 4`` keys at 1%: a key is kept for at least the
+        next ``capacity // 2`` inserts (:attr:`memory_inserts`), so a run of ``capacity``
+        inserts rotates.
+
+        >>> RotatingBloomFilter.example_arguments(1000)
+        {'capacity': 250, 'fpp': 0.01, 'generations': 3}
+        """
+        return {"capacity": max(1, capacity // 4), "fpp": 0.01, "generations": 3}
+
+    @property
+    def memory_inserts(self) -> int:
+        """Inserts after its own that a key survives for certain: (g - 1) * capacity (the last
+        key of a generation is dropped with it g - 1 generations later), with no :meth:`rotate`."""
+        return (self.generations - 1) * self.capacity
 
     @locked
     def rotate(self) -> None:
@@ -131,6 +148,24 @@ class RotatingBloomFilter(Shared):
             answers.append(found)
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    @locked
+    def inserts_before_change(self) -> int:
+        """Inserts before the next rotation (0: the next insert rotates first)."""
+        return max(0, self.capacity - self.tables[-1].count)
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The bits each key's ``add`` sets in the newest generation, the only one an insert
+        changes; found or not, in any generation."""
+        h1, h2 = joined(hashed_batches(keys, self.num_hashes))
+        cells = positions(h1, h2, self.num_hashes, self.num_bits)
+        now_set = self.tables[-1].bits.get_unchecked(cells)
+        seen = np.zeros(h1.size, dtype=bool)
+        for t in self.tables:
+            seen |= t.has_positions(cells)
+        return segments.Writes(seen, cells.T, now_set.T)
+
     # --- what it holds ---------------------------------------------------------------------
     @property
     def nbytes(self) -> int:
@@ -147,23 +182,29 @@ class RotatingBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "RotatingBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (capacity, fpp, g, m, k), rest = _HEADER.unpack(data, "RotatingBloomFilter")
-        new = cls(capacity, fpp, g)
-        if (m, k) != (new.num_bits, new.num_hashes):
-            raise ValueError(f"corrupt header: m={m}, k={k}, but these parameters give "
-                             f"m={new.num_bits}, k={new.num_hashes}")
-        size = new.tables[0].bits.data.size
-        expect_length(rest, 8 * g + g * size, "RotatingBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the generations the parameters make before any is allocated)."""
+        def payload(values):
+            capacity, fpp, g, m, k = values
+            capacity = whole_number(capacity, "capacity", 1, MAX_CAPACITY)
+            g = whole_number(g, "generations", 2, 1024)
+            shape = size_for(capacity, generation_fpp(probability(fpp, "fpp"), g))
+            if (m, k) != shape:
+                raise ValueError(f"corrupt header: m={m}, k={k}, but these parameters give "
+                                 f"m={shape[0]}, k={shape[1]}")
+            return 8 * g + g * 8 * -(-m // 64)
+
+        (capacity, fpp, g, m, k), rest = _HEADER.read(data, "RotatingBloomFilter", payload)
         counts = struct.unpack_from(f"<{g}Q", rest)
         if max(counts) > capacity:
             raise ValueError(f"corrupt data: a generation holds {max(counts)} keys, "
                              f"capacity is {capacity}")
+        new = cls(capacity, fpp, g)
+        size = new.tables[0].bits.data.size
         for i, (t, count) in enumerate(zip(new.tables, counts)):
             t.count = count
             t.bits.data[:] = np.frombuffer(rest, dtype=np.uint8, count=size, offset=8 * g + i * size)
-            if np.unpackbits(t.bits.data, bitorder="little")[m:].any():
-                raise ValueError(f"corrupt data: bits set beyond num_bits={m}")
+            check_clear_beyond(t.bits.data, m, f" in generation {i}")
         return new
 
     def __repr__(self) -> str:

@@ -31,10 +31,11 @@ import struct
 import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
-from ..core.positions import hashed_batches, key_hashes, positions, step
-from ..core.serial import Header, Shared, expect_length, locked
-from ..core.theory import num_bits_for
-from ._tables import Table, hashes_for
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions, step
+from ..core.serial import Header, Shared, check_clear_beyond, locked
+from ..core.theory import size_for
+from ._tables import Table
 
 __all__ = ["ScalableBloomFilter"]
 
@@ -67,6 +68,15 @@ class ScalableBloomFilter(Shared):
         self.tables: list[Table] = []
         self._grow()
 
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """A first sub-filter of ``capacity // 8`` keys at 1%: ``capacity`` keys make four.
+
+        >>> ScalableBloomFilter.example_arguments(1000)
+        {'initial_capacity': 125, 'fpp': 0.01}
+        """
+        return {"initial_capacity": max(1, capacity // 8), "fpp": 0.01}
+
     @property
     def bound(self) -> float:
         """The compound rate's limit, p0 / (1 - r) (the target ``fpp`` unless ``first_fpp``)."""
@@ -74,18 +84,10 @@ class ScalableBloomFilter(Shared):
 
     def _grow(self) -> Table:
         i = len(self.tables)
-        if i == _MAX_TABLES:
-            raise ValueError(f"the filter already has {_MAX_TABLES} sub-filters; "
-                             "start with a larger initial_capacity or growth")
-        n = self.initial_capacity * self.growth ** i
-        p = self.first_fpp * self.tightening ** i
-        if n > MAX_CAPACITY or p < 1e-300:
-            raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
-                             "than 1e-300: start with a larger initial_capacity or tightening")
-        m = num_bits_for(n, p)
+        n, p, m, k = _shape(self.initial_capacity, self.growth, self.first_fpp, self.tightening, i)
         check_storage(8 * -(-m // 64), f"sub-filter {i} (initial_capacity * growth**{i} = {n} "
                                        f"keys at fpp {p:.3g}: num_bits={m})")
-        table = Table(m, hashes_for(m, n, f"sub-filter {i} ({n} keys at fpp {p:.3g})"))
+        table = Table(m, k)
         self.tables.append(table)
         return table
 
@@ -152,6 +154,21 @@ class ScalableBloomFilter(Shared):
         answers = [self._found(h1, h2) for h1, h2 in hashed_batches(keys, None)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    @locked
+    def inserts_before_change(self) -> int:
+        """Inserts before the next sub-filter opens (0: the next insert opens it first)."""
+        return max(0, self.capacity(len(self.tables) - 1) - self.tables[-1].count)
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The bits each key's ``add`` sets in the newest sub-filter, the only one an insert
+        changes; found or not, in any sub-filter."""
+        h1, h2 = joined(hashed_batches(keys, None))  # unspread: each sub-filter spreads its own
+        table = self.tables[-1]
+        cells = positions(h1, step(h2, table.num_hashes), table.num_hashes, table.num_bits)
+        return segments.Writes(self._found(h1, h2), cells.T, table.bits.get_unchecked(cells).T)
+
     # --- what it holds ---------------------------------------------------------------------
     @property
     def nbytes(self) -> int:
@@ -173,32 +190,37 @@ class ScalableBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "ScalableBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (n0, fpp, growth, tightening, first, count), rest = _HEADER.unpack(data,
-                                                                          "ScalableBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the sub-filters the parameters make before any is allocated)."""
+        def payload(values):
+            n0, fpp, growth, tightening, first, count = values
+            n0 = whole_number(n0, "initial_capacity", 1, MAX_CAPACITY)
+            growth = whole_number(growth, "growth", 1, 64)
+            tightening, first = probability(tightening, "tightening"), probability(first, "first_fpp")
+            probability(fpp, "fpp")
+            if not 1 <= count <= _MAX_TABLES:
+                raise ValueError(f"corrupt header: {count} sub-filters (1..{_MAX_TABLES})")
+            shapes.extend(_shape(n0, growth, first, tightening, i) for i in range(count))
+            return count * _TABLE.size + sum(8 * -(-m // 64) for _, _, m, _ in shapes)
+
+        shapes: list = []
+        (n0, fpp, growth, tightening, first, count), rest = _HEADER.read(
+            data, "ScalableBloomFilter", payload)
+        for i, (n, _, m, k) in enumerate(shapes):  # the table of sub-filters, before their bits
+            stored = _TABLE.unpack_from(rest, i * _TABLE.size)
+            if stored[:2] != (m, k) or stored[2] > n or (i < count - 1 and stored[2] != n):
+                raise ValueError(f"corrupt data: sub-filter {i} has m={stored[0]}, "
+                                 f"k={stored[1]}, count={stored[2]}; these parameters give "
+                                 f"m={m}, k={k}, at most {n} keys")
         new = cls(n0, fpp, growth, tightening, first_fpp=first)
-        if not 1 <= count <= _MAX_TABLES:
-            raise ValueError(f"corrupt header: {count} sub-filters (1..{_MAX_TABLES})")
-        if len(rest) < count * _TABLE.size:
-            raise ValueError("ScalableBloomFilter data is truncated in its sub-filter table")
-        while len(new.tables) < count:
-            new._grow()
         offset = count * _TABLE.size
-        for i, table in enumerate(new.tables):
-            m, k, stored = _TABLE.unpack_from(rest, i * _TABLE.size)
-            if (m, k) != (table.num_bits, table.num_hashes) or stored > new.capacity(i) \
-                    or (i < count - 1 and stored != new.capacity(i)):
-                raise ValueError(f"corrupt data: sub-filter {i} has m={m}, k={k}, count={stored}; "
-                                 f"these parameters give m={table.num_bits}, k={table.num_hashes}")
-            table.count = stored
+        for i in range(count):
+            table = new.tables[i] if i < len(new.tables) else new._grow()
+            table.count = _TABLE.unpack_from(rest, i * _TABLE.size)[2]
             size = table.bits.data.size
-            chunk = rest[offset:offset + size]
-            expect_length(chunk, size, "ScalableBloomFilter")
-            table.bits.data[:] = np.frombuffer(chunk, dtype=np.uint8)
-            if np.unpackbits(table.bits.data, bitorder="little")[m:].any():
-                raise ValueError(f"corrupt data: bits set beyond num_bits={m} in sub-filter {i}")
+            table.bits.data[:] = np.frombuffer(rest[offset:offset + size], dtype=np.uint8)
+            check_clear_beyond(table.bits.data, table.num_bits, f" in sub-filter {i}")
             offset += size
-        expect_length(rest, offset, "ScalableBloomFilter")
         return new
 
     def __repr__(self) -> str:
@@ -207,3 +229,19 @@ class ScalableBloomFilter(Shared):
                 f"first_fpp={self.first_fpp:.6g}, sub_filters={len(self.tables)})")
 
 
+def _shape(n0: int, growth: int, p0: float, tightening: float, i: int) -> tuple[int, float, int, int]:
+    """Sub-filter i's (keys, rate, m, k) from the parameters, by arithmetic alone (a reader
+    checks its input's length with them before allocating); ValueError past the limits.
+
+    >>> _shape(100, 2, 0.001, 0.9, 2)
+    (400, 0.0008100000000000001, 5927, 10)
+    """
+    if i >= _MAX_TABLES:
+        raise ValueError(f"the filter already has {_MAX_TABLES} sub-filters; "
+                         "start with a larger initial_capacity or growth")
+    n, p = n0 * growth ** i, p0 * tightening ** i
+    if n > MAX_CAPACITY or p < 1e-300:
+        raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
+                         "than 1e-300: start with a larger initial_capacity or tightening")
+    m, k = size_for(n, p, f"sub-filter {i} ({n} keys at fpp {p:.3g})")
+    return n, p, m, k

@@ -23,11 +23,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.checks import MAX_HASHES, whole_number
+from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
 from ..core.batch_hashing import fmix64_array
-from ..core.hashing import bit_position, double_hash_indices, fmix64
-from ..core.positions import hashed_batches, key_hashes, positions
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.hashing import _bit_position as bit_position
+from ..core.hashing import _double_hash_indices as double_hash_indices
+from ..core.hashing import _fmix64 as fmix64
+from ..core import segments
+from ..core.positions import hashed_batches, joined, key_hashes, positions
+from ..core.serial import Header, Shared, locked
+from ..core.theory import size_for
 
 __all__ = ["StableBloomFilter"]
 
@@ -60,6 +65,18 @@ class StableBloomFilter(Shared):
         self.inserted = 0
         self._seed_mix = fmix64((self.seed + _SEED_SALT) & _MASK64)
         self._drops_block: tuple[int, list] = (0, [])
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """BloomFilter's m and k for ``capacity`` keys at 1%, 8-bit cells and one decrement an
+        insert: a key is kept for the next 254 inserts (:attr:`memory_inserts`).
+
+        >>> StableBloomFilter.example_arguments(1000)
+        {'num_cells': 9586, 'num_hashes': 7, 'bits_per_cell': 8, 'decrements': 1, 'seed': 3}
+        """
+        num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        return {"num_cells": num_cells, "num_hashes": num_hashes, "bits_per_cell": 8,
+                "decrements": 1, "seed": 3}
 
     @property
     def memory_inserts(self) -> int:
@@ -105,13 +122,19 @@ class StableBloomFilter(Shared):
         top = self.max_value
         for cell in double_hash_indices(h1, h2, self.num_hashes, self.num_cells):
             cells.set(cell, top)
-        self.inserted += 1
+        self.inserted = (self.inserted + 1) & _MASK64  # the insert number: counted modulo 2**64
 
     def _drops_of(self, insert: int) -> list[int]:
-        """:meth:`decrement_cells` of one insert, from a block computed in numpy at a time."""
+        """:meth:`decrement_cells` of one insert, from a block computed in numpy at a time.
+
+        The block doubles while inserts follow one another, up to 16,384 cells: a loop of
+        adds pays one numpy call per block, a single add on a fresh filter a small one.
+        """
         first, block = self._drops_block
         if not first <= insert < first + len(block):
-            size = max(1, (1 << 14) // self.decrements)
+            inserts = 2 * len(block) if insert == first + len(block) else 0  # the next block
+            cells = min(max(inserts * self.decrements, 64), 1 << 14)
+            size = max(1, cells // self.decrements)
             first, block = insert, self._decrement_array(insert, size).tolist()
             self._drops_block = (first, block)
         return block[insert - first]
@@ -150,7 +173,7 @@ class StableBloomFilter(Shared):
             taken = np.bincount(drop_at[later], minlength=cells.size)
             start = np.where(last >= 0, self.max_value, self.cells.take(cells).astype(np.int64))
             self.cells.put(cells, np.maximum(start - taken, 0))
-            self.inserted += count
+            self.inserted = (self.inserted + count) & _MASK64
 
     @locked
     def contains_many(self, keys) -> np.ndarray:
@@ -158,6 +181,31 @@ class StableBloomFilter(Shared):
         answers = [self.cells.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
+
+    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
+    def inserts_before_change(self) -> None:
+        """None: the cells never change shape (each insert decrements, see ``may_lose``)."""
+        return None
+
+    @locked
+    def segment_writes(self, keys) -> segments.Writes:
+        """The cells each key's ``add`` sets to Max and which are non-zero now; and, since
+        every insert first decrements P cells, which keys found now may be lost at their turn:
+        one of their cells holds 1..d, d the decrements the inserts before them could make it."""
+        h1, h2 = joined(hashed_batches(keys, self.num_hashes))
+        cells = positions(h1, h2, self.num_hashes, self.num_cells)
+        values = self.cells.take(cells).astype(np.int64)
+        n, w = h1.size, self.num_hashes
+        drops = self._decrement_array(self.inserted, n)  # row t: insert t of the segment
+        span = n + 1
+        tagged = np.sort((drops * span + np.arange(n)[:, None]).ravel())  # cell, then row
+        base = cells.T.ravel() * span
+        before = np.searchsorted(tagged, base + np.repeat(np.arange(n), w)) - \
+            np.searchsorted(tagged, base)  # decrements of the cell in rows 0..j-1
+        flat = values.T.ravel()
+        fragile = ((flat > 0) & (flat <= before)).reshape(n, w).any(axis=1)
+        now_set = values > 0
+        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T, may_lose=fragile)
 
     # --- what it holds -----------------------------------------------------------------------
     @property
@@ -178,16 +226,20 @@ class StableBloomFilter(Shared):
 
     @classmethod
     def from_bytes(cls, data) -> "StableBloomFilter":
-        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError``."""
-        (m, k, d, p, seed, inserted), payload = _HEADER.unpack(data, "StableBloomFilter")
+        """Read what :meth:`to_bytes` wrote; anything else raises ``ValueError`` (the length
+        checked against the header before anything is allocated)."""
+        def payload(values):
+            m, k, d = values[:3]
+            m = whole_number(m, "num_cells", 1, MAX_CELLS)
+            whole_number(k, "num_hashes", 1, MAX_HASHES)
+            return CounterArray.storage_bytes(m, whole_number(d, "bits_per_cell", 1, 8))
+
+        (m, k, d, p, seed, inserted), stored = _HEADER.read(data, "StableBloomFilter", payload)
         new = cls(m, k, d, p, seed)
-        expect_length(payload, new.cells.data.size, "StableBloomFilter")
-        new.cells.data[:] = np.frombuffer(payload, dtype=np.uint8)
-        width, spare = new.cells.width, new.cells.data.size * (8 // new.cells.width) - m
-        if spare and int(new.cells.data[-1]) >> ((8 // width - spare) * width):
-            raise ValueError(f"corrupt data: cells set beyond num_cells={m}")
-        if new.cells.histogram().sum() != m:
-            raise ValueError("corrupt data: a cell holds more than bits_per_cell allows")
+        new.cells.data[:] = np.frombuffer(stored, dtype=np.uint8)
+        wrong = new.cells.corruption()
+        if wrong:
+            raise ValueError(f"corrupt data: {wrong}")
         new.inserted = inserted
         return new
 

@@ -274,8 +274,11 @@ def apbf_average_false_positive_rate(num_hashes: int, extra_slices: int,
 
 # --- stable filters ---------------------------------------------------------------------------
 def _stable_args(num_cells, num_hashes, max_value, decrements):
-    return (whole_number(num_cells, "num_cells", 1, _BIG), whole_number(num_hashes, "num_hashes", 1, MAX_HASHES),
-            whole_number(max_value, "max_value", 1, 255), whole_number(decrements, "decrements", 1, _BIG))
+    m, k = whole_number(num_cells, "num_cells", 1, _BIG), whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    if k > m:  # K distinct cells an insert: the formulas' chance K/m of a cell
+        raise ValueError(f"num_hashes must be at most num_cells={m} (the formulas take K of the "
+                         f"m cells per insert), got {k}")
+    return m, k, whole_number(max_value, "max_value", 1, 255), whole_number(decrements, "decrements", 1, _BIG)
 
 
 def stable_zero_fraction(num_cells: int, num_hashes: int, max_value: int, decrements: int) -> float:
@@ -289,6 +292,8 @@ def stable_zero_fraction(num_cells: int, num_hashes: int, max_value: int, decrem
     '0.82397'
     """
     m, k, top, p = _stable_args(num_cells, num_hashes, max_value, decrements)
+    if k == m:  # every insert sets every cell to Max: none is ever 0
+        return 0.0
     return (1 / (1 + 1 / (p * (1 / k - 1 / m)))) ** top
 
 
@@ -313,6 +318,9 @@ def stable_decrements_for(num_cells: int, num_hashes: int, max_value: int, fpp: 
     """
     m, k, top, _ = _stable_args(num_cells, num_hashes, max_value, 1)
     p = probability(fpp, "fpp")
+    if k == m:
+        raise ValueError(f"with num_hashes = num_cells = {m} every insert sets every cell: the "
+                         f"rate is 1 for any number of decrements, never fpp={p}")
     q = (1 - p ** (1 / k)) ** (1 / top)
     return max(1, math.ceil(1 / ((1 / q - 1) * (1 / k - 1 / m)) - 1e-9))
 

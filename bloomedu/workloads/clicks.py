@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.checks import is_int, is_number
+from ..core.checks import MAX_NUM_BITS, check_storage, real_number, whole_number
 
 __all__ = ["Click", "DedupScore", "click_stream", "uuid4_bytes", "uuid4_strings", "uuid4_text",
            "score", "WindowedClicks", "WindowedScore", "windowed_click_stream", "score_windowed",
@@ -78,18 +78,12 @@ def uuid4_strings(count: int, rng: np.random.Generator) -> list[str]:
 
 
 def _check_count(value, name: str, minimum: int = 0) -> int:
-    if not is_int(value) or value < minimum:
-        kind = "a non-negative" if minimum == 0 else f"an int >= {minimum}, i.e. a positive"
-        raise ValueError(f"{name} must be {kind} int, got {value!r}")
-    return int(value)
+    return whole_number(value, name, minimum, MAX_NUM_BITS)
 
 
 def _check_rate(value, name: str, low: float, high: float | None) -> float:
-    if not is_number(value) \
-            or not (low <= value if high is None else low <= value <= high) or value != value:
-        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be a number {allowed}, got {value!r}")
-    return float(value)
+    allowed = f"a finite number >= {low}" if high is None else f"a number in [{low}, {high}]"
+    return real_number(value, name, low, high, allowed=allowed)
 
 
 def click_stream(num_messages: int, rate: float = 10_000.0, double_click_rate: float = 0.02,
@@ -112,7 +106,8 @@ def click_stream(num_messages: int, rate: float = 10_000.0, double_click_rate: f
     double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
     num_users = _check_count(num_users, "num_users", minimum=1)
     num_ads = _check_count(num_ads, "num_ads", minimum=1)
-    rng = np.random.default_rng(seed)
+    check_storage(64 * num_messages, f"num_messages={num_messages}")  # its arrays, before the list
+    rng = np.random.default_rng(_check_count(seed, "seed"))
     genuine_rate = rate / (1.0 + double_click_rate)
     times = np.cumsum(rng.exponential(1.0 / genuine_rate, size=num_messages))
     ids = uuid4_strings(num_messages, rng)
@@ -226,11 +221,17 @@ def windowed_click_stream(hours: float, rate: float = 10_000.0, time_scale: floa
     if not (low_d <= high_d and low_r <= high_r and high_d < low_r * 3600):
         raise ValueError("double_gap and repeat_gap must be (low, high) pairs with every double "
                          "gap (seconds) shorter than every repeat gap (hours)")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_check_count(seed, "seed"))
     duration, per_second = hours * 3600, rate / time_scale
     genuine_rate = per_second / (1 + double_click_rate)
     expected = genuine_rate * duration
-    times = np.cumsum(rng.exponential(1 / genuine_rate, size=int(expected + 10 * expected ** 0.5 + 10)))
+    if not expected < 2 ** 63:
+        raise ValueError(f"hours={hours} at rate={rate} and time_scale={time_scale} ask for "
+                         f"{expected:.3g} messages, more than any array holds")
+    size = int(expected + 10 * expected ** 0.5 + 10)
+    check_storage(48 * size, f"hours={hours} at rate={rate} and time_scale={time_scale} "
+                             f"({size:,} messages)")
+    times = np.cumsum(rng.exponential(1 / genuine_rate, size=size))
     times = times[times < duration]
     count = times.size
     keys = rng.integers(0, 2 ** 63, size=count, dtype=np.int64).astype(np.uint64) * np.uint64(2) \

@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ...core.checks import MAX_HASHES, is_number, whole_number
+from ...core.checks import MAX_HASHES, MAX_NUM_BITS, is_number, whole_number
 
 __all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "checker", "CHECKERS",
            "as_number", "bits_set_moments", "hash_count"]
@@ -104,7 +104,8 @@ def bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
     >>> [round(x, 2) for x in bits_set_moments(256, 150)]
     [113.68, 4.09]
     """
-    m = num_bits
+    m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+    throws = whole_number(throws, "throws", 0, MAX_NUM_BITS)
     empty1, empty2 = (1 - 1 / m) ** throws, (1 - 2 / m) ** throws
     mean = m * (1 - empty1)
     variance = m * empty1 + m * (m - 1) * empty2 - (m * empty1) ** 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ...core import theory
+from ...core.checks import MAX_NUM_BITS, whole_number
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES", "chain_loads"]
@@ -22,12 +23,22 @@ def _module_bits(entries: int, error: float, log=math.log, whole_words: bool = T
     return 64 * -(-bits // 64) if whole_words else bits
 
 
+_MOST_LINKS = 10_000  # sub-filters chain_loads lists: with expansion 2 a chain of 2**63 has 63
+
+
 def chain_loads(capacity: int, expansion: int, n: int) -> list[tuple[int, float, int]]:
     """(entries, error, items) of each sub-filter after n distinct items, none a false positive.
 
     >>> chain_loads(1000, 2, 5000)
     [(1000, 0.005, 1000), (2000, 0.0025, 2000), (4000, 0.00125, 2000)]
     """
+    capacity = whole_number(capacity, "capacity", 1, MAX_NUM_BITS)
+    expansion = whole_number(expansion, "expansion", 1, MAX_NUM_BITS)
+    n = whole_number(n, "n", 0, MAX_NUM_BITS)
+    if expansion == 1 and -(-n // capacity) > _MOST_LINKS:
+        raise ValueError(f"n={n} items in sub-filters of capacity={capacity} make "
+                         f"{-(-n // capacity):,} sub-filters, more than the {_MOST_LINKS:,} "
+                         "this table lists")
     loads, entries, error = [], capacity, 0.01 / 2
     while n > 0:
         loads.append((entries, error, min(n, entries)))
