@@ -10,7 +10,8 @@ import jupytext
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-LESSONS = sorted(NOTEBOOKS.rglob("[0-9][0-9]_*.ipynb"))
+# JupyterLab's autosave copies (.ipynb_checkpoints/) are not lessons and have no twins.
+LESSONS = sorted(p for p in NOTEBOOKS.rglob("[0-9][0-9]_*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def _cells(notebook):

@@ -12,6 +12,7 @@
 - :mod:`~bloomedu.teaching.vectors`: outputs of real systems the lessons check against.
 - :mod:`~bloomedu.teaching.lessons`: copies of the lessons for a class (``bloomedu lessons``).
 - :mod:`~bloomedu.teaching.exercises`: each lesson's exercises, with feedback.
+- :mod:`~bloomedu.teaching.predict`: predictions the student commits to before a cell reveals the answer.
 
 Nothing is imported here, so ``import bloomedu`` never loads matplotlib.
 """

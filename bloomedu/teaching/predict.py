@@ -1,0 +1,156 @@
+"""Predictions a student commits to before the cell that reveals the answer.
+
+A demonstration teaches when the student first commits to a prediction; watched
+alone it teaches little more than nothing (Crouch, Fagen, Callan and Mazur,
+*Classroom demonstrations: learning tools or entertainment?*, 2004).  A lesson
+asks in one cell, which the student edits::
+
+    guess = predict("How many of 1,000,000 safe URLs come back 'maybe'?", None)
+
+and, after the cell that measures it, compares::
+
+    guess.reveal(false_positives)
+
+``predict`` prints the question and whether a guess is recorded; ``reveal``
+prints the guess beside the answer and how far it was: the difference and, for
+two positive numbers, the factor between them (a guess of 300 for 940 is "3.1
+times too low").  A guess may also be one of a few ``choices`` (``"better"``
+or ``"worse"``), judged right or wrong.  With no guess (the committed lessons
+leave ``None``, so strict nbval sees the same text on every machine),
+``reveal`` says so, then shows the answer.
+
+>>> guess = predict("How many fresh IDs are tried before one is claimed?", 30)
+Predict: How many fresh IDs are tried before one is claimed?
+Your guess: 30. The answer comes further down: read on.
+>>> guess.reveal(34)
+Your guess: 30. Measured: 34.
+You were 4 too low (a factor of 1.13): close.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from numbers import Real
+
+import numpy as np
+
+__all__ = ["Prediction", "predict"]
+
+
+def _is_number(value) -> bool:
+    """A real number (numpy's, Fraction and Decimal included), but not a bool: a guess of True is not 1."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, (Real, np.number, Decimal))
+
+
+def _shown(value) -> str:
+    """A number as the lessons print it: thousands separators, at most 4 significant digits."""
+    if not _is_number(value):
+        return repr(value) if isinstance(value, str) else str(value)
+    number = float(value)
+    if not math.isfinite(number):
+        return str(number)
+    if number.is_integer() and abs(number) < 1e15:
+        return f"{int(number):,}"
+    if 1e-4 <= abs(number) < 1e6:
+        return f"{number:,.4g}" if abs(number) >= 1 else f"{number:.4g}"
+    return f"{number:.3g}"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A question, the student's guess (``None`` until they commit one) and, optionally,
+    the ``choices`` a guess must be one of.
+
+    >>> Prediction("Will k = 12 beat k = 6?", "worse", choices=("better", "worse")).reveal("worse")
+    Your guess: 'worse'. The answer: 'worse'.
+    Right.
+    """
+
+    question: str
+    guess: object = None
+    choices: tuple = ()
+
+    def reveal(self, answer, *, label: str = "Measured") -> None:
+        """Print the guess beside ``answer`` and how far it was.
+
+        ``label`` names where the answer comes from ("Measured", "Computed", ...);
+        for a choice it reads "The answer".
+
+        >>> predict("How many bits does the filter set?", None).reveal(79, label="Counted")
+        Predict: How many bits does the filter set?
+        Your guess: none yet. Replace None with your guess and run the cell before reading on.
+        No guess was recorded above: next time, commit to one before the answer.
+        Counted: 79.
+        >>> Prediction("p?", 0.01).reveal(0.0094)
+        Your guess: 0.01. Measured: 0.0094.
+        You were 0.0006 too high (a factor of 1.06): close.
+        """
+        if self.guess is None:
+            print("No guess was recorded above: next time, commit to one before the answer.")
+            print(f"{label if not self.choices else 'The answer'}: {_shown(answer)}.")
+            return
+        if self.choices or not (_is_number(self.guess) and _is_number(answer)):
+            print(f"Your guess: {_shown(self.guess)}. The answer: {_shown(answer)}.")
+            print("Right." if _same(self.guess, answer) else "Not this time: read why below.")
+            return
+        guess, value = float(self.guess), float(answer)
+        print(f"Your guess: {_shown(self.guess)}. {label}: {_shown(answer)}.")
+        print(_distance(guess, value))
+
+
+def _same(guess, answer) -> bool:
+    if isinstance(guess, str) and isinstance(answer, str):
+        return guess.strip().casefold() == answer.strip().casefold()
+    return guess == answer
+
+
+def _distance(guess: float, value: float) -> str:
+    """How far a numeric guess was: the difference, the factor, and a word for it."""
+    if guess == value:
+        return "Exactly right."
+    side = "too high" if guess > value else "too low"
+    text = f"You were {_shown(abs(guess - value))} {side}"
+    if guess > 0 and value > 0:
+        factor = max(guess, value) / min(guess, value)
+        word = "close" if factor < 1.25 else "the right order of magnitude" if factor < 10 else "far off"
+        return f"{text} (a factor of {factor:.3g}): {word}."
+    return f"{text}."
+
+
+def predict(question: str, guess=None, *, choices=()) -> Prediction:
+    """Record a guess to ``question`` before the answer is shown; returns a :class:`Prediction`.
+
+    The student replaces ``None`` with a number (or one of ``choices``) and runs the cell.
+
+    >>> guess = predict("Better or worse at k = 12?", "worse", choices=("better", "worse"))
+    Predict: Better or worse at k = 12? (one of 'better', 'worse')
+    Your guess: 'worse'. The answer comes further down: read on.
+    >>> predict("", None)
+    Traceback (most recent call last):
+    ...
+    ValueError: question must be a non-empty str, got ''
+    >>> predict("Which?", "maybe", choices=("yes", "no"))
+    Traceback (most recent call last):
+    ...
+    ValueError: guess must be None or one of 'yes', 'no', got 'maybe'
+    """
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"question must be a non-empty str, got {question!r}")
+    choices = tuple(choices)
+    if choices and guess is not None and not any(_same(guess, choice) for choice in choices):
+        raise ValueError(f"guess must be None or one of {', '.join(map(repr, choices))}, got {guess!r}")
+    if not choices and guess is not None and not _is_number(guess):
+        raise TypeError(f"guess must be None or a number, got {type(guess).__name__} {guess!r}")
+    if _is_number(guess) and not math.isfinite(float(guess)):
+        raise ValueError(f"guess must be a finite number, got {guess!r}")
+    offered = f" (one of {', '.join(map(repr, choices))})" if choices else ""
+    print(f"Predict: {question}{offered}")
+    if guess is None:
+        print("Your guess: none yet. Replace None with your guess and run the cell before reading on.")
+    else:
+        print(f"Your guess: {_shown(guess)}. The answer comes further down: read on.")
+    return Prediction(question, guess, choices)
