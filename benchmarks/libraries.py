@@ -39,7 +39,7 @@ class Bloomedu:
 class BloomeduBlocked(Bloomedu):
     """bloomedu's split-block filter (``BlockedBloomFilter``): one cache miss per key, k = 8.
 
-    Runs W4 only (its k is 8 by design, so lesson 06's sweep, which sets k, is not for it).
+    Runs W4 only (its k is 8 by design, so lesson 07's sweep, which sets k, is not for it).
     """
 
     name = "bloomedu-blocked"

@@ -24,7 +24,7 @@ LARGE_WORKLOADS = {
 
 
 def sweep_grid() -> list[tuple[int, int, int]]:
-    """Lesson 06's grid: (m, k, n) for m in 2^14, 2^16, 2^18, k in 1..8, 10 n from m/64 to m/2."""
+    """Lesson 07's grid: (m, k, n) for m in 2^14, 2^16, 2^18, k in 1..8, 10 n from m/64 to m/2."""
     grid = []
     for m in (2 ** 14, 2 ** 16, 2 ** 18):
         counts = np.unique(np.geomspace(m / 64, m / 2, 10).round().astype(int))

@@ -16,7 +16,7 @@ filter of a given size; ``--hashes K`` fixes k.
 
 Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
 
-Taught in ``notebooks/07_one_million_urls.ipynb`` (the same sizing); tested in
+Taught in ``notebooks/09_one_million_urls.ipynb`` (the same sizing); tested in
 ``tests/test_cli.py``.
 """
 

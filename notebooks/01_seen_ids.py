@@ -4,7 +4,7 @@
 #     summary: Deduplicate a stream of ad clicks exactly with a dict of seen IDs, and
 #       measure what a day of IDs costs in memory.
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -180,8 +180,7 @@ print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
 #
 # The exact bytes depend on the Python version, so the tests do not compare this cell's output.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000]
 rng = np.random.default_rng(SEED)
 with_ids, dict_only, set_only = [], [], []
@@ -215,8 +214,7 @@ plt.show()
 # entry holds at least a pointer to its key, and the table keeps spare room so that lookups stay
 # fast. One ID, as Python stores it:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 one_id = ids[0]
 print(f"characters in one ID          {len(one_id):4d}")
 print(f"sys.getsizeof of that string  {sys.getsizeof(one_id):4d} bytes")
@@ -231,8 +229,7 @@ print(f"measured on Python {sys.version.split()[0]}")
 #
 # Scaled to the article's day, using the bytes per ID measured at the largest n:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 per_id = with_ids[-1] / sizes[-1]
 print(f"measured bytes per ID (n = {sizes[-1]:,})  {per_id:8.1f}")
 print(f"times the article's 36 bytes          {per_id / 36:8.2f}")

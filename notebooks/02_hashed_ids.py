@@ -4,7 +4,7 @@
 #     summary: 'Keep only a 32-bit hash of each ID: the memory it saves, and the genuine
 #       clicks its collisions drop, against the birthday bound.'
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -130,8 +130,7 @@ assert result.duplicates_missed == 0
 #
 # The byte counts depend on the Python version, so the tests do not compare this cell's output:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000]
 rng = np.random.default_rng(SEED)
 stored = {"SeenIds + IDs": [], "HashedIds": [], "uint32 array": []}
@@ -162,8 +161,7 @@ plt.show()
 #
 # The per-ID costs at the largest n, scaled to the article's day of 864,000,000 IDs:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 ids_per_day = RATE * 24 * 60 * 60
 for label, nbytes in stored.items():
     per_id = nbytes[-1] / sizes[-1]

@@ -4,7 +4,7 @@
 #     summary: "One hash and one bit per possible value: the article's degenerate Bloom\
 #       \ filter and its false-positive rate 1 \u2212 (1 \u2212 1/m)^n."
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -245,8 +245,7 @@ for n in sizes:
 # What Python's set really allocates (measured with `tracemalloc`; the exact bytes depend on the
 # Python version, so this cell's output is not compared by the tests):
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print("       n  set of hashes, bytes  bytes per ID")
 for n in sizes:
     def build():

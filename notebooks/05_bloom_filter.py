@@ -4,7 +4,7 @@
 #     summary: The article's BloomFilter(k, n), each property in its list shown by a
 #       cell that runs, then a filter of any m and k.
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -233,8 +233,7 @@ print(f"lowest measured: k = {min(salted_rows, key=lambda row: row[1])[0]}")
 # %% [markdown]
 # Time per key (these numbers depend on the machine, so the tests do not compare them):
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print(" k  add, µs/key  query of an inserted key, µs/key")
 for k, add_time, query_time in timings:
     print(f"{k:2d}  {add_time * 1e6:11.1f}  {query_time * 1e6:32.1f}")
@@ -260,7 +259,7 @@ plt.show()
 # towards k = 12. The lowest *measured* rate sits at k = 4, not 6, and that is noise, not a
 # second opinion: near the bottom the formula's values for k = 4, 6 and 8 differ by at most
 # 0.0032, less than two standard deviations of 5,000 queries (0.0020 each). So the article's advice
-# holds only below (m/n) ln 2; past it, more hash functions cost time *and* accuracy. Lesson 06
+# holds only below (m/n) ln 2; past it, more hash functions cost time *and* accuracy. Lesson 07
 # derives the formula and the best k in a few lines, and measures the bottom of this valley
 # with 200 times as many queries.
 
@@ -410,8 +409,7 @@ print(f"another million fresh keys: {other_p:.5f}, (meas-theory)/sd {(other_p - 
 # with k, because the 128-bit hash is computed once and each extra position costs only a
 # multiply-add, an `fmix64`, a modulo and a bit write. Time per key on this machine:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print(" k  salted add, µs/key  general add, µs/key")
 for k, salted_add, _ in timings:
     general = BloomFilter(m, k)
@@ -433,7 +431,7 @@ for k, salted_add, _ in timings:
 #   and n = 864,000,000 IDs the best k is (m/n) ln 2 = 3.45, so k = 3, the article's own choice in
 #   its example;
 # * **a filter sized for the day** at p = 0.1%: m = −n ln p / (ln 2)² bits and k = 10, the sizing
-#   `BloomFilter.from_capacity` uses (lesson 06 derives it, lesson 07 puts it to work).
+#   `BloomFilter.from_capacity` uses (lesson 07 derives it, lesson 09 puts it to work).
 #
 # A dedup stage drops a genuine click when the filter, holding every ID before it, wrongly
 # claims it. That rate is not fixed: ID number i meets a filter of i IDs, so it is dropped with
@@ -576,8 +574,7 @@ plt.show()
 #   back claimed.
 # - Add a key, then type it again: the filter never says "no" to a key it holds.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 toy(fruits, "lime")
 
 # %% [markdown]
@@ -622,7 +619,7 @@ check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)
 # ## What comes next
 #
 # Every measured rate in this lesson landed on the formula (1 − e^(−kn/m))^k. Lesson
-# `06_false_positive_rate.ipynb` derives it, finds the k that minimises it, measures the bottom
+# `07_false_positive_rate.ipynb` derives it, finds the k that minimises it, measures the bottom
 # of the valley, and shows where the approximation is exact and where it is not.
 #
 # *Where this lesson's code lives:* `bloomedu/steps/salted.py` (`SaltedBloomFilter`),

@@ -3,7 +3,7 @@
 Under `make test` (BLOOMEDU_REQUIRE_REDIS=1) a server that cannot be started FAILS the test
 that needs it; elsewhere (an environment without the `bloomedu[redis]` extra) it skips, with
 the reason and how to get one.  Every server comes from bloomedu.services.redis_server, the
-helper lesson 11 uses too.
+helper lesson 17 uses too.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ download), opens each lesson, clicks Run → Run All Cells and waits for the
 kernel to go idle.  Then, for each lesson: every code cell shows an execution
 count, no output is an error, the lesson shows at least as many images as its
 committed notebook has PNG outputs, and widget outputs render as live widgets
-(lesson 09's explorer: its sliders and its plot; lesson 05's toy for one key: a key typed
+(lesson 14's explorer: its sliders and its plot; lesson 05's toy for one key: a key typed
 into it changes its words and its drawing).  A screenshot of each lesson
 goes to ``build/screenshots/NN_slug.png``.  The server is stopped by its PID,
 with the kernels it started.
@@ -373,7 +373,7 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
 # page, a lesson and an API page from the files (file://) and served over loopback, search
 # with the site's own search box, and fail if any request would leave the machine.
 
-SITE_LESSON = "notebooks/07_one_million_urls.html"
+SITE_LESSON = "notebooks/09_one_million_urls.html"
 SITE_API = "api/bloomedu.core.filter.html"
 SITE_SEARCH_HIT = "api/bloomedu.core.filter.html#bloomedu.core.filter.BloomFilter.from_capacity"
 LOCAL_SCHEMES = ("file", "data", "blob", "about", "chrome-error")
@@ -476,7 +476,7 @@ def test_site_front_page_lesson_and_api_page_open_offline(site_page, site_base):
     page.goto(site_base + SITE_LESSON, wait_until="load")
     assert page.locator("article h1").first.inner_text().startswith("07 · One million URLs")
     figures = page.locator(".cell_output img")
-    assert figures.count() == committed_counts(ROOT / "notebooks" / "07_one_million_urls.ipynb")["png"]
+    assert figures.count() == committed_counts(ROOT / "notebooks" / "09_one_million_urls.ipynb")["png"]
     widths = figures.evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
     assert all(width > 0 for width in widths), widths  # every figure loaded and decoded
     page.locator("article a[href*='api/bloomedu.core.filter.html']").first.click()

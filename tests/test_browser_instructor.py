@@ -10,7 +10,7 @@ another machine refused and reported:
   first false positive the library agrees is one, and redraws when m changes;
 - a lesson's deck opens from its files, is stepped through to its last slide and fragment by the
   keyboard, and a deck with formulas shows them typeset by the local MathJax;
-- on the site, lesson 10's 94-character table scrolls inside its column and says so, and no
+- on the site, lesson 15's 94-character table scrolls inside its column and says so, and no
   page's text runs past its column; the front page shows the path through the lessons above the
   module table; the cheat sheet prints on one A4 page.
 """
@@ -285,7 +285,7 @@ SETTLED_JS = """async () => {
 
 
 def test_lesson_10s_wide_table_scrolls_inside_its_column_and_shows_that_it_does(site, page):
-    page.goto((site / "notebooks" / "10_forgetting_old_clicks.html").as_uri(), wait_until="load")
+    page.goto((site / "notebooks" / "15_forgetting_old_clicks.html").as_uri(), wait_until="load")
     page.evaluate(SETTLED_JS)
     pre = page.locator(".cell_output pre", has_text="memory, bytes").first
     pre.scroll_into_view_if_needed()

@@ -54,20 +54,20 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "04.2": 256 * (1 - math.exp(-3 * 50 / 256)),
     "05.1": 2 ** 20 // 8,
     "05.2": (1 - math.exp(-3 * 20 / 256)) ** 3,
-    "06.1": round(10 * LN2),
-    "06.2": (1 - math.exp(-0.7)) ** 7,
-    "07.1": math.ceil(_m(1e6, 0.001) / 8),
-    "07.2": 5000 + 0.001 * 1_000_000,
-    "08.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
-    "08.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
-    "09.1": 1 - math.exp(-3 * 2500 / 20_000),
-    "09.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
-    "10.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
-    "10.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
-    "11.1": 64 * math.ceil(int(1_000_000 * -math.log(0.0005) / 0.480453013918201) / 64),
-    "11.2": 4,  # 1,000 + 2,000 + 4,000 hold 7,000: the fourth sub-filter (8,000) takes the rest
-    "12.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
-    "12.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
+    "07.1": round(10 * LN2),
+    "07.2": (1 - math.exp(-0.7)) ** 7,
+    "09.1": math.ceil(_m(1e6, 0.001) / 8),
+    "09.2": 5000 + 0.001 * 1_000_000,
+    "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
+    "12.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
+    "14.1": 1 - math.exp(-3 * 2500 / 20_000),
+    "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
+    "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
+    "15.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
+    "17.1": 64 * math.ceil(int(1_000_000 * -math.log(0.0005) / 0.480453013918201) / 64),
+    "17.2": 4,  # 1,000 + 2,000 + 4,000 hold 7,000: the fourth sub-filter (8,000) takes the rest
+    "19.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
+    "19.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
                 for j in range(1, 120)),  # Poisson(20) keys a block
 }
 
@@ -94,29 +94,29 @@ def _measure(name: str, params: dict):
     if name == "04.3":
         functions = [n_bit_hash_function(8, str(i)) for i in range(params["num_hashes"])]
         return len({h(key) for key in uuid4_strings(params["n"], rng) for h in functions})
-    if name == "08.3":
+    if name == "12.3":
         f = Bip37Filter(params["n"], params["p"], tweak=7)
         items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]
         for item in items[:params["n"]]:
             f.insert(item)
         return f.contains_many(items[params["n"]:]).mean()
-    if name == "11.3":  # the Python model of RedisBloom, filled with UUIDs never repeated
+    if name == "17.3":  # the Python model of RedisBloom, filled with UUIDs never repeated
         from bloomedu.compat.redisbloom import RedisBloomFilter
         ids = uuid4_strings(params["n"] + params["trials"], rng)
         f = RedisBloomFilter(0.01, params["capacity"], expansion=params["expansion"])
         f.add_many(ids[:params["n"]])
         return f.exists_many(ids[params["n"]:]).mean()
-    if name == "12.3":
+    if name == "19.3":
         from bloomedu.variants import BlockedBloomFilter
         f = BlockedBloomFilter(params["num_bits"])
         f.add_many(np.arange(params["n"], dtype=np.uint64))
         fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
         return f.contains_many(fresh).mean()
-    if name == "09.3":  # the explorer's URL keys: inserted and queried ones never coincide
+    if name == "14.3":  # the explorer's URL keys: inserted and queried ones never coincide
         f = BloomFilter(params["num_bits"], params["num_hashes"])
         f.add_many(make_keys("url", params["n"], seed=2024, inserted=True))
         return f.contains_many(make_keys("url", params["trials"], seed=2024, inserted=False)).mean()
-    if name == "10.3":  # an age-partitioned filter just before a shift, keys never inserted
+    if name == "15.3":  # an age-partitioned filter just before a shift, keys never inserted
         f = AgePartitionedBloomFilter(params["num_hashes"], params["extra_slices"],
                                       params["generation_size"])
         f.add_many(np.arange(30 * params["generation_size"], dtype=np.uint64))
@@ -349,7 +349,7 @@ SLIPS = [
     ("measured_apbf_fpp", {}, 2325, "count"),
     ("measured_apbf_fpp", {}, 2.325, "percentage"),
     ("redisbloom_bits", {}, 64 * math.ceil(int(1e6 * -math.log(0.001) / 0.480453013918201) / 64), "half the error rate"),
-    ("redisbloom_bits", {}, math.ceil(-1e6 * math.log(0.001) / LN2 ** 2), "lesson 07's from_capacity"),
+    ("redisbloom_bits", {}, math.ceil(-1e6 * math.log(0.001) / LN2 ** 2), "lesson 09's from_capacity"),
     ("redisbloom_bits", {}, int(1e6 * -math.log(0.0005) / 0.480453013918201), "whole 64-bit words"),
     ("redisbloom_bits", {}, 64 * math.ceil(int(1e6 * -math.log10(0.0005) / 0.480453013918201) / 64), "log10"),
     ("redisbloom_bits", {}, 15_820_288 / 8, "you gave bytes"),
@@ -433,18 +433,18 @@ def test_check_names_every_checker_and_rejects_unknown_ones():
 
 
 def test_show_prints_a_lessons_questions(capsys):
-    show("06")
+    show("07")
     lines = capsys.readouterr().out.splitlines()
-    assert [line[:14] for line in lines] == ["06.1 (compute)", "06.2 (predict)", "06.3 (measure)"]
+    assert [line[:14] for line in lines] == ["07.1 (compute)", "07.2 (predict)", "07.3 (measure)"]
     with pytest.raises(ValueError, match="lesson must be one of 01"):
         show("6")
 
 
 def test_exercise_cell_spells_parameters_as_python():
-    exercise = Exercise("07", 1, "compute", "bytes for {n:,} at {p}?", "filter_bytes",
+    exercise = Exercise("09", 1, "compute", "bytes for {n:,} at {p}?", "filter_bytes",
                         {"n": 1_000_000, "p": 0.001})
     assert exercise.cell().splitlines() == [
-        "# Exercise 07.1 (compute): bytes for 1,000,000 at 0.001?",
+        "# Exercise 09.1 (compute): bytes for 1,000,000 at 0.001?",
         "answer = None  # replace None with your answer",
         "check.filter_bytes(answer, n=1_000_000, p=0.001)"]
 

@@ -1,4 +1,4 @@
-"""The live explorer of lesson 09: the numbers behind the panel, and the panel's wiring."""
+"""The live explorer of lesson 14: the numbers behind the panel, and the panel's wiring."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Guava 31.1's BloomFilter of strings, bit for bit (bloomedu.compat.guava; lesson 08).
+"""Guava 31.1's BloomFilter of strings, bit for bit (bloomedu.compat.guava; lesson 12).
 
 Every expected value comes from real Guava: ``tests/data/guava_vectors.json`` was
 recorded by running Guava 31.1 (its Java program is in the file), and its first

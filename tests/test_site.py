@@ -371,7 +371,7 @@ def test_math_is_typeset_by_the_mathjax_copy_in_the_site(site):
 
 def test_widget_outputs_become_a_note_and_load_no_widget_scripts(site):
     with_widgets = [path for path in LESSONS + SOLUTIONS if outputs(path, WIDGET_VIEW)]
-    assert with_widgets, "lesson 09's explorer is a widget"
+    assert with_widgets, "lesson 14's explorer is a widget"
     for path in with_widgets:
         text = (site / page_of(path)).read_text(encoding="utf-8")
         assert text.count('class="bloomedu-widget-note"') == outputs(path, WIDGET_VIEW)
@@ -497,7 +497,7 @@ SYSTEMS = ["npmjs.com/package/murmurhash", "github.com/google/guava", "bip-0037"
 
 
 def markdown_of(stem_page: str) -> str:
-    """The prose of the lesson behind a page such as ``notebooks/07_one_million_urls.html``."""
+    """The prose of the lesson behind a page such as ``notebooks/09_one_million_urls.html``."""
     path = ROOT / stem_page.replace(".html", ".ipynb")
     return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
 

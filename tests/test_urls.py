@@ -1,4 +1,4 @@
-"""The URL generator behind lesson 07: seeded, unique, disjoint, URL-shaped."""
+"""The URL generator behind lesson 09: seeded, unique, disjoint, URL-shaped."""
 
 import re
 from urllib.parse import urlsplit

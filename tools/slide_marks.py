@@ -27,6 +27,7 @@ nbval compares outputs only: the marks never touch a lesson's checks.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -83,7 +84,18 @@ def current_types(nb) -> list[str | None]:
 def is_marked(nb) -> bool:
     """True when every cell carries the mark this tool gives it, and the twins filter marks out."""
     return (current_types(nb) == slide_types(nb)
-            and nb.metadata.get("jupytext", {}).get("cell_metadata_filter") == FILTER)
+            and filters_marks_out(nb.metadata.get("jupytext", {}).get("cell_metadata_filter", "")))
+
+
+def filters_marks_out(metadata_filter: str) -> bool:
+    """Whether a jupytext ``cell_metadata_filter`` keeps the slide marks out of the twin: it lists
+    ``-slideshow`` among its comma-separated entries (jupytext adds ``tags`` beside it when a
+    cell carries nbval's tag).
+
+    >>> filters_marks_out("-slideshow"), filters_marks_out("tags,-slideshow"), filters_marks_out("tags")
+    (True, True, False)
+    """
+    return FILTER in metadata_filter.split(",")
 
 
 def mark(path: Path) -> bool:
@@ -94,10 +106,9 @@ def mark(path: Path) -> bool:
     for cell, kind in zip(nb.cells, slide_types(nb)):
         cell.metadata["slideshow"] = {"slide_type": kind}
     settings = nb.metadata.setdefault("jupytext", {})
-    if settings.get("cell_metadata_filter", FILTER) != FILTER:
-        raise ValueError(f"{path.name}: its jupytext cell_metadata_filter is "
-                         f"{settings['cell_metadata_filter']!r}; merge {FILTER!r} into it by hand")
-    settings["cell_metadata_filter"] = FILTER
+    current = settings.get("cell_metadata_filter", "")
+    if not filters_marks_out(current):
+        settings["cell_metadata_filter"] = ",".join(filter(None, [current, FILTER]))
     nbformat.write(nb, str(path))
     twin = path.with_suffix(".py")
     if twin.exists():
@@ -106,17 +117,22 @@ def mark(path: Path) -> bool:
 
 
 def add_filter_to_twin(twin: Path, nb) -> None:
-    """The twin's header gains ``cell_metadata_filter: -slideshow``; its cells stay as written.
+    """The twin's header gets the notebook's ``cell_metadata_filter`` (``-slideshow`` among its
+    entries); its cells stay as written.
 
-    Only that line is added (jupytext keeps the keys of its section sorted, and this one comes
-    first), so the header's other lines, its jupytext version among them, are kept.
+    Only that line is added or replaced (jupytext keeps the keys of its section sorted, and this one
+    comes first), so the header's other lines, its jupytext version among them, are kept.
     """
     text = twin.read_text(encoding="utf-8")
-    line = f"#     cell_metadata_filter: {FILTER}\n"
-    if line in text.split("# ---", 2)[1]:
+    line = f"#     cell_metadata_filter: {nb.metadata['jupytext']['cell_metadata_filter']}\n"
+    header = text.split("# ---", 2)[1] if text.startswith("# ---\n") else ""
+    if line in header:
         return
+    old = re.search(r"^#     cell_metadata_filter: .*\n", header, re.M)
     marker = "#   jupytext:\n"
-    if text.startswith("# ---\n") and marker in text.split("# ---", 2)[1]:
+    if old:
+        twin.write_text(text.replace(old.group(0), line, 1), encoding="utf-8")
+    elif marker in header:
         twin.write_text(text.replace(marker, marker + line, 1), encoding="utf-8")
     else:  # no jupytext section to extend: let jupytext write the header
         jupytext.write(nb, str(twin), fmt="py:percent")

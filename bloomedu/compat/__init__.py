@@ -10,7 +10,7 @@ Bitcoin node, and the other way round:
 - :mod:`bloomedu.compat.bip37`: :class:`Bip37Filter`, Bitcoin Core's BIP37
   filter, with its ``filterload`` payload.
 - :mod:`bloomedu.compat.parquet`: :class:`ParquetBloomFilter`, the split-block filter of
-  Parquet files (XXH64), whose bitset is the one pyarrow writes (lesson 12).
+  Parquet files (XXH64), whose bitset is the one pyarrow writes (lesson 19).
 
 >>> from bloomedu.compat import Bip37Filter, GuavaBloomFilter
 >>> GuavaBloomFilter.create(10, 0.1).bit_size, Bip37Filter(3, 0.01).n_hash_funcs

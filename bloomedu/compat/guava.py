@@ -17,7 +17,7 @@ its filter with Google Guava:
 Streams written with the older strategy ``MURMUR128_MITZ_32`` (ordinal 0), which
 Guava's ``readFrom`` still accepts, are read and queried the same way.
 
-Taught in ``notebooks/08_bloom_filters_in_the_wild.ipynb``; tested in
+Taught in ``notebooks/12_guava.ipynb``; tested in
 ``tests/test_guava.py``.
 """
 

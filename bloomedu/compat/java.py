@@ -4,7 +4,7 @@ Article 2 builds its filter with Guava (:mod:`bloomedu.compat.guava`), whose siz
 ``Math.round`` does and whose string funnel hashes ``String.getBytes(UTF_8)``; its older
 strategy adds two 32-bit halves as Java ints.  Each is written out here once.
 
-Tested in ``tests/test_guava.py``; taught in ``notebooks/08_bloom_filters_in_the_wild.ipynb``.
+Tested in ``tests/test_guava.py``; taught in ``notebooks/12_guava.ipynb``.
 
 >>> java_round(0.5), java_utf8("città"), _signed32(2**31)
 (1, b'citt\\xc3\\xa0', -2147483648)

@@ -11,7 +11,7 @@ hashes a whole batch of items of any lengths in numpy and equals it bit for
 bit (``tests/test_redisbloom_model.py`` checks both against each other with
 hypothesis, and against hashes recorded from the running module).  Used by
 :mod:`bloomedu.compat.redisbloom`; taught in
-``notebooks/11_one_filter_many_consumers.ipynb``.
+``notebooks/17_redisbloom.ipynb``.
 """
 
 from __future__ import annotations

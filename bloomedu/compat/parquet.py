@@ -18,7 +18,7 @@ stores after the filter's Thrift header.
 Tested in ``tests/test_parquet.py`` against a file that pyarrow 26 wrote
 (``tests/data/parquet_bloom.parquet``, made by ``tools/parquet_vectors.py``) and
 against XXH64 values from the ``xxhash`` package; taught in
-``notebooks/12_blocked_filters.ipynb``.
+``notebooks/19_blocked_filters.ipynb``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ its decimal digits.  The module keeps ``expansion`` in 32 bits; so does this
 model (``EXPANSION 4294967297`` is 1; 2^32 is 0, which breaks the filter at its
 first growth, on the server as here).
 
-Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested against the
+Taught in ``notebooks/17_redisbloom.ipynb``; tested against the
 running module in ``tests/test_redisbloom.py`` and on their own in
 ``tests/test_redisbloom_model.py``.
 """

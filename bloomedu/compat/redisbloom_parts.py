@@ -7,7 +7,7 @@ sub-filter of a chain with ``bloom_init`` and tests and sets its bits with
 bytes redis-py sends, :func:`hash_pair` into the module's two MurmurHash64A hashes.
 
 The chain itself is :class:`bloomedu.compat.redisbloom.RedisBloomFilter`; taught in
-``notebooks/11_one_filter_many_consumers.ipynb``; tested in
+``notebooks/17_redisbloom.ipynb``; tested in
 ``tests/test_redisbloom_model.py`` and, against the running module, ``tests/test_redisbloom.py``.
 """
 

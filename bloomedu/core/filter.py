@@ -14,7 +14,7 @@ and ``contains_many`` do the same work on numpy arrays (:mod:`bloomedu.core.bulk
 (:mod:`bloomedu.core.filter_bytes`), pickling and estimates read from the bits are here too.
 
 Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
-``notebooks/06_false_positive_rate.ipynb`` and ``notebooks/07_one_million_urls.ipynb`` (the
+``notebooks/07_false_positive_rate.ipynb`` and ``notebooks/09_one_million_urls.ipynb`` (the
 bulk path); tested in ``tests/test_filter.py``, ``tests/test_bulk.py``,
 ``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """

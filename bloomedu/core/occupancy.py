@@ -35,7 +35,7 @@ lose digits; below the smallest double they are 0.0).  The cost is about
 k^2 ln k operations at worst, a fraction of a second at k = 1024
 (:data:`~bloomedu.core.checks.MAX_HASHES`).
 
-Taught in ``notebooks/06_false_positive_rate.ipynb`` (through
+Taught in ``notebooks/07_false_positive_rate.ipynb`` (through
 :func:`bloomedu.core.theory.exact_false_positive_rate`); tested in
 ``tests/test_theory.py``.
 """

@@ -1,6 +1,6 @@
 """What a batch of inserts may change: the question every structure answers for itself.
 
-Article 1's deduplicator, run a batch at a time over the windowed click stream (lesson 10),
+Article 1's deduplicator, run a batch at a time over the windowed click stream (lesson 15),
 must keep exactly the messages a loop of one message at a time keeps.
 :func:`bloomedu.steps.sequential.keep_in_order` deduplicates a batch exactly as a loop of
 ``in`` then ``add`` would, with bulk calls.  It never looks inside a structure: it asks it

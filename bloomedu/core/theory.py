@@ -13,7 +13,7 @@ p false-positive rate.
 - The exact rate when the kn positions are independent and uniform (Bose et
   al. 2008; Christensen, Roginsky and Jimeno 2010), which the classic one only
   approaches from below, and the spread of a rate measured with q queries
-  (lesson 06); both computed in :mod:`bloomedu.core.occupancy`.
+  (lesson 07); both computed in :mod:`bloomedu.core.occupancy`.
 - Space: bits per item against the information-theoretic lower bound, and
   estimating n back from the number of bits set (Swamidass and Baldi 2007).
 
@@ -22,7 +22,7 @@ real type works (numpy scalars, ``Fraction``, ``Decimal``) and gives the result
 its Python value gives, and k is at most 1024 (``MAX_HASHES``) everywhere.
 
 Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``
-and ``notebooks/06_false_positive_rate.ipynb``; tested in
+and ``notebooks/07_false_positive_rate.ipynb``; tested in
 ``tests/test_theory.py``.
 """
 

@@ -16,9 +16,9 @@ int's 8-byte value), so ``123`` and ``"123"`` are two keys here as everywhere.  
 whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
 ``FilterLost`` if the node came back without its data), never "absent"; on a cluster with
 replicas, ``replicas=1`` makes every write wait until a replica holds it, so a failover
-loses nothing (lesson 11 shows both).
+loses nothing (lesson 17 shows both).
 
-Taught in ``notebooks/11_one_filter_many_consumers.ipynb``; tested on a real 3-node
+Taught in ``notebooks/17_redisbloom.ipynb``; tested on a real 3-node
 cluster in ``tests/test_redis_cluster.py``.
 """
 

@@ -7,7 +7,7 @@ later.  :func:`deduplicate_windowed` runs it, or any filter of :mod:`bloomedu.va
 over a :class:`~bloomedu.workloads.clicks.WindowedClicks` stream in small batches through
 the bulk paths, and records the memory each uses as the simulated day goes by.
 
-Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_expiry.py``.
+Taught in ``notebooks/15_forgetting_old_clicks.ipynb``; tested in ``tests/test_expiry.py``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ with a few numpy calls:
 
 The structure answers both questions itself (:mod:`bloomedu.core.segments`): this module names
 no class and reads no field.  Used by :func:`bloomedu.steps.expiry.deduplicate_windowed`; taught in
-``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_expiry.py`` (equal
+``notebooks/15_forgetting_old_clicks.ipynb``; tested in ``tests/test_expiry.py`` (equal
 kept lists to the one-at-a-time loop, for every structure, by hypothesis).
 """
 

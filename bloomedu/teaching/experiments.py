@@ -1,4 +1,4 @@
-"""Measured false-positive rates against theory (lesson 06).
+"""Measured false-positive rates against theory (lesson 07).
 
 Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") ends with a
 list of properties: more hash functions and more bits mean fewer errors.  Here
@@ -16,9 +16,9 @@ odd, so no query is ever a key that was inserted.
 For comparison, :func:`measure_plain_double_hashing_rate` measures plain double
 hashing (Kirsch and Mitzenmacher, "Less hashing, same performance: building a
 better Bloom filter", ESA 2006) without the library's mixing step, on the same
-keys: lesson 06 shows it running above the exact rate on small filters.
+keys: lesson 07 shows it running above the exact rate on small filters.
 
-Taught in ``notebooks/06_false_positive_rate.ipynb``; tested in
+Taught in ``notebooks/07_false_positive_rate.ipynb``; tested in
 ``tests/test_experiments.py``.
 """
 
@@ -150,7 +150,7 @@ def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True
     :class:`~bloomedu.core.filter.BloomFilter` (a step h2 whose k values repeat made
     odd, as there).  ``mix=False``: plain double
     hashing, ``(h1 + i*h2) mod 2**64 mod m``, the reduction Guava uses (it also
-    clears the sign bit first: see :mod:`bloomedu.compat.guava`).  Lesson 06
+    clears the sign bit first: see :mod:`bloomedu.compat.guava`).  Lesson 07
     compares the two.
 
     >>> keys = np.array([7], dtype=np.uint64)

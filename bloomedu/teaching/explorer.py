@@ -1,6 +1,6 @@
 """A live explorer: move m, k and n and watch the measured false-positive rate follow the theory.
 
-Lesson 09.  Both articles ("Filtro di Bloom: un elemento appartiene
+Lesson 14.  Both articles ("Filtro di Bloom: un elemento appartiene
 all'insieme?" and its sequel on sizing) state the rate of a Bloom filter as a
 formula; here a student changes m (bits), k (hash functions) and n (items),
 and sees at once a real :class:`~bloomedu.BloomFilter` measured on keys never
@@ -11,7 +11,7 @@ Processing Letters 108(4), 2008), with the fill ratio and the optimal k.
 The numbers come from :func:`explore`, a pure function (same arguments, same
 numbers; unit-tested); :func:`explorer` is only the ipywidgets panel around it.
 
-Taught in ``notebooks/09_explorer.ipynb``; tested in
+Taught in ``notebooks/14_explorer.ipynb``; tested in
 ``tests/test_explorer.py`` and ``tests/test_browser.py``.
 """
 
@@ -115,7 +115,7 @@ class Exploration:
                 for n in self.curve_x]
 
     def summary(self) -> str:
-        """The current point as a small fixed-format table (what lesson 09 prints)."""
+        """The current point as a small fixed-format table (what lesson 14 prints)."""
         lines = [
             f"m = {self.num_bits} bits, k = {self.num_hashes}, n = {self.n}, "
             f"m/n = {self.num_bits / self.n:.2f}, keys = {self.key_type}",

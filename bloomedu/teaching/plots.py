@@ -190,7 +190,7 @@ def draw_rate_sweep(x, rows, ax=None, xlabel: str = "", title: str | None = None
 
     ``rows`` are :class:`~bloomedu.teaching.experiments.SweepRow` (anything with
     ``rate``, ``low``, ``high``, ``classic``, ``exact``), one per value in
-    ``x``; ``optimum`` draws a dotted vertical line (lesson 06: k = (m/n) ln 2).
+    ``x``; ``optimum`` draws a dotted vertical line (lesson 07: k = (m/n) ln 2).
     Zero measurements are not drawn on the log axis; their band still is, from
     the bottom of the plot.
 

@@ -1,6 +1,6 @@
 """Outputs recorded from real systems, shipped inside the package for the lessons.
 
-Lesson 08 checks bloomedu against bytes that real Guava 31.1 wrote
+Lesson 12 checks bloomedu against bytes that real Guava 31.1 wrote
 (``BloomFilter.writeTo``) and against Bitcoin Core's BIP37 unit-test vectors.  The
 lessons must run wherever a teacher copies them (``bloomedu lessons DIR``), so they
 read these files from the installed package (:mod:`importlib.resources`), never from
@@ -8,7 +8,7 @@ read these files from the installed package (:mod:`importlib.resources`), never 
 (``tests/test_vectors.py`` checks it); they are declared as package data in
 ``pyproject.toml``.
 
-Taught in ``notebooks/08_bloom_filters_in_the_wild.ipynb``; tested in
+Taught in ``notebooks/12_guava.ipynb``; tested in
 ``tests/test_vectors.py``.
 """
 

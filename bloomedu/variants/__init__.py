@@ -12,7 +12,7 @@ every dedup stage and numpy bulk paths (``add_many``/``contains_many``):
   Baquero and Almeida 2020), a sliding window;
 - :mod:`~bloomedu.variants.stable`: :class:`StableBloomFilter` (Deng and Rafiei 2006), fading;
 - :mod:`~bloomedu.variants.blocked`: :class:`BlockedBloomFilter`, the split-block filter of Impala
-  and Parquet: a key's bits in one 256-bit block, one cache miss per key (lesson 12);
+  and Parquet: a key's bits in one 256-bit block, one cache miss per key (lesson 19);
 - :mod:`~bloomedu.variants.cuckoo`: :class:`CuckooFilter` (Fan et al. 2014), fingerprints that
   move between two buckets, deletes, a rate set by the fingerprint's bits;
 - :mod:`~bloomedu.variants.xor` and :mod:`~bloomedu.variants.binary_fuse`: :class:`XorFilter`
@@ -23,8 +23,8 @@ every dedup stage and numpy bulk paths (``add_many``/``contains_many``):
 
 They share :mod:`bloomedu.core`: hashing and positions, bit and counter storage, argument
 checks, versioned bytes and a per-filter lock.  Taught in
-``notebooks/10_forgetting_old_clicks.ipynb`` (the blocked filter in
-``notebooks/12_blocked_filters.ipynb``); tested in ``tests/test_variants.py``,
+``notebooks/15_forgetting_old_clicks.ipynb`` (the blocked filter in
+``notebooks/19_blocked_filters.ipynb``); tested in ``tests/test_variants.py``,
 ``tests/test_variants_rates.py`` and ``tests/test_blocked.py``.
 
 >>> from bloomedu import RotatingBloomFilter

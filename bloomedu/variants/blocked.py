@@ -22,7 +22,7 @@ share a block are found with a small tag table and merged in batch order, so no
 bit is lost and :meth:`BlockedBloomFilter.add_many_new` answers exactly as a loop
 of ``in`` then ``add`` would.
 
-Taught in ``notebooks/12_blocked_filters.ipynb``; tested in ``tests/test_blocked.py``;
+Taught in ``notebooks/19_blocked_filters.ipynb``; tested in ``tests/test_blocked.py``;
 timed by ``make bench`` (W4) and ``make bench-day``.
 """
 

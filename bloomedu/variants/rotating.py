@@ -10,7 +10,7 @@ after at most g generations.  Each generation errs with 1 - (1 - p)^(1/g), so a 
 all g errs with at most ``fpp`` (:func:`bloomedu.variants.theory.generation_fpp`).
 pyprobables' ``RotatingBloomFilter`` is the same idea with the same rate in every filter.
 
-Taught in ``notebooks/10_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py``
+Taught in ``notebooks/15_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py``
 and ``tests/test_variants_rates.py``.
 """
 

@@ -2,7 +2,7 @@
 
 Symbols as everywhere in bloomedu: m cells (bits or counters), k hash functions, n items,
 p false-positive rate.  Each function cites its paper; lesson
-``notebooks/10_forgetting_old_clicks.ipynb`` measures every one, and
+``notebooks/15_forgetting_old_clicks.ipynb`` measures every one, and
 ``tests/test_variants_rates.py`` holds each structure to it within a few standard deviations.
 
 - Counting filters (Fan, Cao, Almeida and Broder, "Summary cache", IEEE/ACM ToN 8(3), 2000):

@@ -159,7 +159,7 @@ def score(messages: list[Click], kept: list[Click]) -> DedupScore:
                       len(dropped) - duplicates_dropped)
 
 
-# --- a day of clicks, for deduplicators that forget (lesson 10) ---------------------------
+# --- a day of clicks, for deduplicators that forget (lesson 15) ---------------------------
 FIRST, DOUBLE, REPEAT = 0, 1, 2  # the kinds of message in a windowed stream
 
 

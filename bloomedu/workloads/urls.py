@@ -19,7 +19,7 @@ Guarantees, by construction:
   (of any seed) is ever a malicious one.  The false-positive rate of a filter of
   malicious URLs can be measured on safe URLs: none of them was inserted.
 
-Taught in ``notebooks/07_one_million_urls.ipynb``; tested in
+Taught in ``notebooks/09_one_million_urls.ipynb``; tested in
 ``tests/test_urls.py``.
 """
 

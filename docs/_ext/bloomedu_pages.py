@@ -4,7 +4,7 @@ topic, the sizing table, and links from inside committed outputs.
 - ``{lesson}`topic``` (role): a link to the lesson that teaches ``topic``, its title as text
   (``{lesson}`the sizing lesson <sizing>``` gives its own text).  Topics are the keys of
   ``docs/lesson_topics.json``, each naming a lesson by its file stem, so a lesson split or
-  renumbered changes that file only (``{lesson}`lesson {n} <sizing>``` shows "lesson 07",
+  renumbered changes that file only (``{lesson}`lesson {n} <sizing>``` shows "lesson 09",
   the number read from that file too); an unknown topic, or a topic whose lesson is gone, fails
   the build (warnings are errors).
 - ``bloomedu-sizing-table`` (directive): m, its memory and k for every n and p of its options,
@@ -33,7 +33,7 @@ ROOT_LINK = re.compile(r'(href|src)="bloomedu-root:([^"#]*)(#[^"]*)?"')
 
 
 def load_topics(srcdir: Path) -> dict[str, str]:
-    """Topic -> lesson page (``notebooks/07_one_million_urls``), from ``docs/lesson_topics.json``."""
+    """Topic -> lesson page (``notebooks/09_one_million_urls``), from ``docs/lesson_topics.json``."""
     data = json.loads((Path(srcdir) / TOPICS).read_text(encoding="utf-8"))
     notebooks = Path(srcdir).parent / "notebooks"
     topics, missing = {}, []

@@ -10,8 +10,8 @@ lesson index from the notebooks' metadata, code spans that link, and widgets as 
   ``bloomedu/core/filter.py`` and ``bloomedu.core.filter`` go to the module's API page; a
   name right after a module (``bloomedu/core/filter.py`` (``from_capacity``)), or one the
   package exports (``BloomFilter.add_many``), to its entry (found by ``bloomedu_names``);
-  ``notebooks/07_one_million_urls.ipynb``, ``07_one_million_urls.ipynb`` or
-  ``07_one_million_urls`` to the lesson's page.  Only targets that exist are linked.
+  ``notebooks/09_one_million_urls.ipynb``, ``09_one_million_urls.ipynb`` or
+  ``09_one_million_urls`` to the lesson's page.  Only targets that exist are linked.
 - :func:`read_notebook` is MyST-NB's reader for ``.ipynb``: the committed notebook as it
   is, except that a widget (ipywidgets) cannot run in a static page, so its output
   becomes a note saying where to run it, and the saved widget state is dropped.

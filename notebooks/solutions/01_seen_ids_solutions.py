@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
@@ -75,8 +75,7 @@ check.seen_ids_after(answer, messages=1000, duplicates=20)
 # strings as well as the dict. The bytes depend on the Python version, so the printed figure is
 # not compared by the tests; the checker accepts any plausible measurement.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 n = 100_000
 rng = np.random.default_rng(SEED)
 stage, total = allocated_bytes(

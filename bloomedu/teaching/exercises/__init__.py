@@ -3,7 +3,7 @@
 Issue 5 of the project ("exercises with feedback").  A lesson cell poses an
 exercise and checks it in three lines::
 
-    # Exercise 06.1 (compute): the best whole k for m = 10,000 bits and n = 1,000 keys?
+    # Exercise 07.1 (compute): the best whole k for m = 10,000 bits and n = 1,000 keys?
     answer = None  # replace None with your answer
     check.optimal_k(answer, m=10_000, n=1000)
 
@@ -26,7 +26,7 @@ False
 from __future__ import annotations
 
 from ._feedback import CHECKERS, Exercise, Mistake, judge, judge_measured
-from . import blocked_steps, filter_steps, hashing_steps, redis_steps, window_steps
+from . import article2_steps, blocked_steps, filter_steps, hashing_steps, redis_steps, window_steps
 
 __all__ = ["check", "EXERCISES", "Exercise", "Mistake", "judge", "judge_measured", "show"]
 
@@ -51,7 +51,8 @@ class _Checks:
 check = _Checks()
 
 EXERCISES: dict[str, tuple[Exercise, ...]] = {}
-for _exercise in (hashing_steps.EXERCISES + filter_steps.EXERCISES + window_steps.EXERCISES
+for _exercise in (hashing_steps.EXERCISES + filter_steps.EXERCISES + article2_steps.EXERCISES
+                  + window_steps.EXERCISES
                   + redis_steps.EXERCISES + blocked_steps.EXERCISES):
     EXERCISES.setdefault(_exercise.lesson, ())
     EXERCISES[_exercise.lesson] += (_exercise,)
@@ -60,10 +61,10 @@ for _exercise in (hashing_steps.EXERCISES + filter_steps.EXERCISES + window_step
 def show(lesson: str) -> None:
     """Print a lesson's exercises, one line each.
 
-    >>> show("07")  # doctest: +ELLIPSIS
-    07.1 (compute): How many bytes does a Bloom filter need for 1,000,000 URLs at ...
-    07.2 (predict): ...
-    07.3 (measure): ...
+    >>> show("09")  # doctest: +ELLIPSIS
+    09.1 (compute): How many bytes does a Bloom filter need for 1,000,000 URLs at ...
+    09.2 (predict): ...
+    09.3 (measure): ...
     """
     if lesson not in EXERCISES:
         raise ValueError(f"lesson must be one of {', '.join(EXERCISES)}, got {lesson!r}")

@@ -272,10 +272,10 @@ def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int
 class Exercise:
     """One exercise of a lesson: its question, its checker and the parameters it is set with.
 
-    >>> ex = Exercise("06", 1, "compute", "Best k for m = {m:,}, n = {n:,}?", "optimal_k",
+    >>> ex = Exercise("07", 1, "compute", "Best k for m = {m:,}, n = {n:,}?", "optimal_k",
     ...               {"m": 10_000, "n": 1000})
     >>> print(ex.cell())
-    # Exercise 06.1 (compute): Best k for m = 10,000, n = 1,000?
+    # Exercise 07.1 (compute): Best k for m = 10,000, n = 1,000?
     answer = None  # replace None with your answer
     check.optimal_k(answer, m=10_000, n=1000)
     """

@@ -1,7 +1,7 @@
-"""Exercises for lesson 12: blocked filters, one cache miss per key, and what that costs.
+"""Exercises for lesson 19: blocked filters, one cache miss per key, and what that costs.
 
-Posed in ``notebooks/12_blocked_filters.ipynb``, answered in
-``notebooks/solutions/12_blocked_filters_solutions.ipynb``; tested in ``tests/test_exercises.py``.
+Posed in ``notebooks/19_blocked_filters.ipynb``, answered in
+``notebooks/solutions/19_blocked_filters_solutions.ipynb``; tested in ``tests/test_exercises.py``.
 """
 
 from __future__ import annotations
@@ -100,14 +100,14 @@ def measured_blocked_fpp(answer, num_bits: int = 256_000, n: int = 20_000,
 
 
 EXERCISES = [
-    Exercise("12", 1, "compute", "On average, how many distinct 64-byte cache lines do the k = "
+    Exercise("19", 1, "compute", "On average, how many distinct 64-byte cache lines do the k = "
              "{num_hashes} positions of one key touch in BloomFilter.from_capacity(1_000_000, "
              "0.001), m = {num_bits:,} bits?", "cache_lines_touched",
              {"num_bits": 14_377_588, "num_hashes": 10}),
-    Exercise("12", 2, "predict", "What false-positive rate do you expect from a split-block "
+    Exercise("19", 2, "predict", "What false-positive rate do you expect from a split-block "
              "filter of {num_blocks:,} blocks (256 bits each) after n = {n:,} keys?",
              "split_block_fpp", {"n": 20_000, "num_blocks": 1_000}),
-    Exercise("12", 3, "measure", "Fill BlockedBloomFilter({num_bits:_}) with {n:,} random keys "
+    Exercise("19", 3, "measure", "Fill BlockedBloomFilter({num_bits:_}) with {n:,} random keys "
              "and measure its false-positive rate on {trials:,} keys never inserted.",
              "measured_blocked_fpp", {"num_bits": 256_000, "n": 20_000, "trials": 100_000}),
 ]

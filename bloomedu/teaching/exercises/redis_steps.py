@@ -1,4 +1,4 @@
-"""Exercises for lesson 11: RedisBloom's BF.RESERVE sizing, its growth, and the rate of its chain.
+"""Exercises for lesson 17: RedisBloom's BF.RESERVE sizing, its growth, and the rate of its chain.
 
 Article 1's deduplicator shared on Redis: how many bits ``BF.RESERVE`` gives the first
 sub-filter (half the error rate, floor, whole 64-bit words), how many sub-filters a
@@ -60,7 +60,7 @@ def redisbloom_bits(answer, error: float = 0.001, capacity: int = 1_000_000):
                  mistakes=[
         Mistake(_module_bits(capacity, error), "a scaling filter sizes its first sub-filter for "
                 "half the error rate (error/2); error itself is for NONSCALING"),
-        Mistake(theory.num_bits_for(capacity, error), "that is lesson 07's from_capacity; RedisBloom "
+        Mistake(theory.num_bits_for(capacity, error), "that is lesson 09's from_capacity; RedisBloom "
                 "uses half the error rate and whole 64-bit words", 64),
         Mistake(_module_bits(capacity, error / 2, whole_words=False), "the module rounds the bits "
                 "up to whole 64-bit words", 0.5),
@@ -112,12 +112,12 @@ def measured_chain_fpp(answer, capacity: int = 1000, expansion: int = 2, n: int 
 
 
 EXERCISES = [
-    Exercise("11", 1, "compute", "How many bits does BF.RESERVE key {error} {capacity:_} give its "
+    Exercise("17", 1, "compute", "How many bits does BF.RESERVE key {error} {capacity:_} give its "
              "first sub-filter?", "redisbloom_bits", {"error": 0.001, "capacity": 1_000_000}),
-    Exercise("11", 2, "predict", "BF.RESERVE key 0.01 {capacity:_} (expansion {expansion}) receives "
+    Exercise("17", 2, "predict", "BF.RESERVE key 0.01 {capacity:_} (expansion {expansion}) receives "
              "{n:,} distinct IDs. How many sub-filters does BF.INFO report?", "redisbloom_filters",
              {"capacity": 1000, "expansion": 2, "n": 10_000}),
-    Exercise("11", 3, "measure", "Add {n:,} distinct IDs to RedisBloomFilter(0.01, {capacity:_}) and "
+    Exercise("17", 3, "measure", "Add {n:,} distinct IDs to RedisBloomFilter(0.01, {capacity:_}) and "
              "measure the fraction of {trials:,} other IDs it claims to hold.", "measured_chain_fpp",
              {"capacity": 1000, "expansion": 2, "n": 10_000, "trials": 100_000}),
 ]

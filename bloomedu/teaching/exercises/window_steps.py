@@ -1,4 +1,4 @@
-"""Exercises for lesson 10: deduplicators that forget (article 1's "remove the messages older
+"""Exercises for lesson 15: deduplicators that forget (article 1's "remove the messages older
 than an hour"): sizing rotating generations, the stable filter's stable point (Deng and
 Rafiei 2006), and a rate measured on an age-partitioned filter (Shtul, Baquero and Almeida 2020).
 """
@@ -87,15 +87,15 @@ def measured_apbf_fpp(answer, num_hashes: int = 6, extra_slices: int = 4,
 
 
 EXERCISES = [
-    Exercise("10", 1, "compute", "How many bytes does a rotating filter of {generations} "
+    Exercise("15", 1, "compute", "How many bytes does a rotating filter of {generations} "
              "generations need to remember at least the last {window:,} keys at a "
              "false-positive rate of {fpp} over all its generations?", "rotating_filter_bytes",
              {"window": 36_000_000, "fpp": 0.001, "generations": 4}),
-    Exercise("10", 2, "predict", "What fraction of its {num_cells:,} cells will a stable "
+    Exercise("15", 2, "predict", "What fraction of its {num_cells:,} cells will a stable "
              "filter with K = {num_hashes}, Max = {max_value} and P = {decrements} hold at 0 "
              "once it is stable?", "stable_zero_fraction",
              {"num_cells": 1_000_000, "num_hashes": 4, "max_value": 3, "decrements": 60}),
-    Exercise("10", 3, "measure", "Fill AgePartitionedBloomFilter({num_hashes}, {extra_slices}, "
+    Exercise("15", 3, "measure", "Fill AgePartitionedBloomFilter({num_hashes}, {extra_slices}, "
              "{generation_size}) with 30 generations of keys and query {trials:,} keys never "
              "inserted: what fraction does it report present?", "measured_apbf_fpp",
              {"num_hashes": 6, "extra_slices": 4, "generation_size": 1000, "trials": 100_000}),

@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 11 · One filter for many consumers
+# # Solutions · 17 · One filter for many consumers
 #
 # Worked solutions to the exercises at the end of lesson
-# [11_one_filter_many_consumers.ipynb](../11_one_filter_many_consumers.ipynb). Try them there
+# [17_redisbloom.ipynb](../17_redisbloom.ipynb). Try them there
 # first. Each answer is derived in code, never typed in, and `check` confirms it. None of them
 # needs a server: the Python model is RedisBloom's filter bit for bit.
 
@@ -32,10 +32,10 @@ from bloomedu.teaching.exercises import check, show
 from bloomedu.workloads.clicks import uuid4_strings
 
 SEED = 110  # not the lesson's seed: fresh IDs
-show("11")
+show("17")
 
 # %% [markdown]
-# ## 11.1 (compute)
+# ## 17.1 (compute)
 #
 # A scaling filter sizes its first sub-filter for half the error rate: bpe = −ln(p/2) / (ln 2)²
 # with the module's (ln 2)² = 0.480453013918201, bits = ⌊n · bpe⌋, then rounded up to a whole
@@ -52,7 +52,7 @@ print(f"bpe = {bpe:.4f}; floor(n bpe) = {math.floor(capacity * bpe):,}; in 64-bi
 check.redisbloom_bits(answer, error=0.001, capacity=1_000_000)
 
 # %% [markdown]
-# ## 11.2 (predict)
+# ## 17.2 (predict)
 #
 # The sub-filters hold 1,000, 2,000, 4,000, 8,000, … items; count them until they hold 10,000.
 
@@ -68,7 +68,7 @@ print(f"{answer} sub-filters hold {held:,} items")
 check.redisbloom_filters(answer, capacity=1000, expansion=2, n=10_000)
 
 # %% [markdown]
-# ## 11.3 (measure)
+# ## 17.3 (measure)
 #
 # 110,000 distinct IDs: the first 10,000 go in, the other 100,000 are asked about, so every
 # "yes" among them is a false positive.

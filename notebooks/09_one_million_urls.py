@@ -4,7 +4,7 @@
 #     summary: Size a filter from n and p, store a million URLs in under 2 MB, and put
 #       it in front of a real SQLite blacklist.
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -19,10 +19,10 @@
 # ---
 
 # %% [markdown]
-# # 07 · One million URLs in under 2 MB, and a blacklist in front of a database
+# # 09 · One million URLs in under 2 MB, and a blacklist in front of a database
 #
 # Lessons 01–05 built the Bloom filter of the first article step by step (up to
-# `05_bloom_filter.ipynb`), and `06_false_positive_rate.ipynb` derived its false-positive rate
+# `05_bloom_filter.ipynb`), and `07_false_positive_rate.ipynb` derived its false-positive rate
 # and measured it against the theory as m and k change, with the fast bulk path (`add_many`,
 # `contains_many`). This lesson follows the second article, *"Bloom Filter: come memorizzare 1
 # Milione di stringhe in meno di 2MB?"*, which looks at the filter the way an engineer uses it:
@@ -77,7 +77,7 @@ MIB = 2 ** 20
 # ## 1. Sizing a filter from n and p
 #
 # The article's Java example gives Guava only two numbers: the expected number of insertions
-# and the false-positive probability. Everything else follows from the formulas lesson 06
+# and the false-positive probability. Everything else follows from the formulas lesson 07
 # derived:
 #
 # * With m bits, k hash functions and n items, a bit stays clear with probability about
@@ -136,11 +136,10 @@ print(f"{len(malicious):,} malicious URLs, {text_bytes / len(malicious):.1f} cha
 
 # %% [markdown]
 # Inserting them with the bulk path: each URL is hashed once (MurmurHash3, 128 bits), and its
-# k positions come from double hashing, each value mixed before it is reduced modulo m (lesson 06
+# k positions come from double hashing, each value mixed before it is reduced modulo m (lesson 07
 # shows why), computed for a whole chunk of URLs at a time in numpy.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 started = time.perf_counter()
 bloom.add_many(malicious)
 inserted = time.perf_counter() - started
@@ -233,8 +232,7 @@ print(f"Bloom filter:      {bloom.nbytes:12,d} bytes = {bloom.nbytes / floor_byt
       f"(1/ln 2 = {1 / math.log(2):.4f})")
 print(f"sorted uint64:     {sorted_hashes.nbytes:12,d} bytes = {sorted_hashes.nbytes / bloom.nbytes:.2f} x the filter")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 hash_ints = hashes.tolist()  # one Python int per URL, as a set of hashes holds them
 _, string_table = allocated_bytes(lambda: set(malicious))
 _, int_table = allocated_bytes(lambda: set(hash_ints))
@@ -292,7 +290,7 @@ plt.show()
 # bits happen to be set.
 #
 # One detail of this tiny filter first. Each of a key's k positions is its own scrambled value
-# modulo m (lesson 06 shows how), so two of them coincide only by chance: the second position
+# modulo m (lesson 07 shows how), so two of them coincide only by chance: the second position
 # misses the first with probability 1 − 1/m, the third misses both with probability 1 − 2/m.
 # With m = 32, about one key in eleven sets fewer than three bits. Such a key is an easier false
 # positive, and it is part of the rate the formulas predict. On the million-URL filter, with
@@ -374,8 +372,7 @@ built = time.perf_counter() - started
 assert cache.bloom.bits == bloom.bits
 print(f"rows in the database: {len(cache.database):,}")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print(f"database + filter built in {built:.2f} s; SQLite file: {db_path.stat().st_size / MIB:.1f} MiB "
       f"on disk, the filter {bloom.nbytes / MIB:.2f} MiB in memory")
 
@@ -427,8 +424,7 @@ assert bulk_by_cache.tolist() == bulk_by_database.tolist() == by_database
 print(f"bulk: {cache.stats.database_queries:,} URLs sent to the database in "
       f"{cache.stats.sql_statements} SQL statement, answers identical: True")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print(f"{'how':38}  {'total (s)':>9}  {'µs per visit':>12}")
 for how, seconds in timings.items():
     print(f"{how:38}  {seconds:9.3f}  {seconds / len(visits) * 1e6:12.2f}")
@@ -468,8 +464,7 @@ trips_fronted = far.statements - trips_alone
 assert alone == fronted == truly_malicious[:1000].tolist()
 print(f"round trips for 1,000 visits: {trips_alone:,} without the filter, {trips_fronted} with it")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 print(f"database alone:        {seconds_alone:6.3f} s ({trips_alone} x 1 ms of waiting)")
 print(f"filter, then database: {seconds_fronted:6.3f} s ({trips_fronted} x 1 ms of waiting)")
 print(f"faster by:             {seconds_alone / seconds_fronted:6.1f} x")
@@ -494,8 +489,7 @@ for latency in latencies:
     print(f"{latency * 1e3:6.2f} ms  {trips['database alone'] * latency:22.2f} s  "
           f"{trips['filter + database'] * latency:25.2f} s")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 local = {"database alone": timings["database alone, one query per URL"],
          "filter + database": timings["filter + database, one URL at a time"]}
 print(f"{'latency':>9}  {'database alone':>14}  {'filter + database':>17}  {'saving':>7}")
@@ -709,11 +703,11 @@ print(f"ordinary safe URLs, keyed filter:                     "
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
-# it looks like. Worked solutions are in `solutions/07_one_million_urls_solutions.ipynb`; try
+# it looks like. Worked solutions are in `solutions/09_one_million_urls_solutions.ipynb`; try
 # first.
 
 # %% [markdown]
-# **07.1 (compute).** How many bytes does a Bloom filter need for 1,000,000 URLs at a
+# **09.1 (compute).** How many bytes does a Bloom filter need for 1,000,000 URLs at a
 # false-positive rate of 0.001?
 #
 # Section 1 gives the formula for m; mind the units.
@@ -723,7 +717,7 @@ answer = None  # replace None with your answer
 check.filter_bytes(answer, n=1_000_000, p=0.001)
 
 # %% [markdown]
-# **07.2 (predict).** 1,000,000 safe and 5,000 blacklisted URLs are looked up through a filter
+# **09.2 (predict).** 1,000,000 safe and 5,000 blacklisted URLs are looked up through a filter
 # of rate 0.001: how many lookups reach the database?
 #
 # Section 5 lists which answers of the filter send a URL on to the database.
@@ -733,7 +727,7 @@ answer = None  # replace None with your answer
 check.database_lookups(answer, safe=1_000_000, blacklisted=5000, p=0.001)
 
 # %% [markdown]
-# **07.3 (measure).** Fill BloomFilter.from_capacity(1_000_000, 0.001) (m = 14,377,588, k = 10)
+# **09.3 (measure).** Fill BloomFilter.from_capacity(1_000_000, 0.001) (m = 14,377,588, k = 10)
 # with 1,000,000 URLs and measure its rate on 1,000,000 new URLs.
 #
 # Use `malicious_urls` for the URLs you insert and `safe_urls` for the new ones, with a seed of
@@ -746,7 +740,7 @@ check.measured_fpp(answer, num_bits=14_377_588, num_hashes=10, n=1_000_000, tria
 # %% [markdown]
 # ## What comes next
 #
-# `08_bloom_filters_in_the_wild.ipynb`: the same kind of filter, bit for bit as Guava
+# `12_guava.ipynb`: the same kind of filter, bit for bit as Guava
 # builds it in Java, and byte for byte as Bitcoin light wallets send it to the network.
 #
 # *Where this lesson's code lives:* `bloomedu/core/filter.py`, `bloomedu/workloads/urls.py`,

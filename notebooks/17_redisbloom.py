@@ -4,7 +4,7 @@
 #     summary: The article's deduplicator on a real Redis, RedisBloom bit for bit, shared
 #       by several consumer processes and sharded over a 3-node cluster.
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -19,10 +19,10 @@
 # ---
 
 # %% [markdown]
-# # 11 · One filter for many consumers: RedisBloom, bit for bit, shared and sharded
+# # 17 · One filter for many consumers: RedisBloom, bit for bit, shared and sharded
 #
-# Lesson `05_bloom_filter.ipynb` built the article's filter, `07_one_million_urls.ipynb` sized
-# one from n and p, and `08_bloom_filters_in_the_wild.ipynb` matched Guava and Bitcoin bit for
+# Lesson `05_bloom_filter.ipynb` built the article's filter, `09_one_million_urls.ipynb` sized
+# one from n and p, and `12_guava.ipynb` matched Guava and Bitcoin bit for
 # bit. Article 1 (*"Filtro di Bloom: un elemento appartiene all'insieme?"*) wants an application
 # that reads "the channel of click messages" and drops duplicates. A real one runs as several
 # consumers, on several machines, and they must share one filter. Redis is where such a filter
@@ -32,7 +32,7 @@
 #
 # This lesson starts a real Redis server with RedisBloom 2.8.2 on a loopback port and:
 #
-# 1. sizes a filter with `BF.RESERVE` from n and p, and derives how that differs from lesson 07;
+# 1. sizes a filter with `BF.RESERVE` from n and p, and derives how that differs from lesson 09;
 # 2. builds the same filter in Python (`bloomedu.compat.redisbloom`) and compares the bytes;
 # 3. runs three consumer processes on one stream, kills one, and loses nothing, and says what
 #    each reader of the output is promised;
@@ -97,18 +97,18 @@ print(info.get("valkey_version") or info["redis_version"], r.module_list()[0][b"
 #
 # * bits per entry bpe = −ln(p/2) / (ln 2)², bits = ⌊n · bpe⌋ rounded **up to whole 64-bit
 #   words**, and k = ⌈ln 2 · bpe⌉ = ⌈log₂(2/p)⌉ hash functions;
-# * lesson 07's `from_capacity` takes m = ⌈−n ln p / (ln 2)²⌉ and the better of the two whole
+# * lesson 09's `from_capacity` takes m = ⌈−n ln p / (ln 2)²⌉ and the better of the two whole
 #   numbers around (m/n) ln 2 ≈ log₂(1/p).
 #
 # The difference in bits: −n ln(p/2)/(ln 2)² − (−n ln p/(ln 2)²) = n ln 2/(ln 2)² = **n / ln 2 ≈
 # 1.44 n**, whatever p: halving p costs 1.44 bits per item and one more hash function
 # (log₂(2/p) = log₂(1/p) + 1). Why p/2? When the first sub-filter is full the next one gets
 # p/4, then p/8, …: a key never inserted is a false positive if any sub-filter says so, with
-# probability at most p/2 + p/4 + … < p, so the whole chain keeps the promise p (lesson 10
+# probability at most p/2 + p/4 + … < p, so the whole chain keeps the promise p (lesson 15
 # measured this rule on its scalable filter).
 #
 # **Predict:** using the derivation, compute for n = 100,000 click IDs at p = 0.001 how many more
-# bits `BF.RESERVE` gives its first sub-filter than lesson 07's `from_capacity` gives its filter,
+# bits `BF.RESERVE` gives its first sub-filter than lesson 09's `from_capacity` gives its filter,
 # and how many more hash functions. Then run the cell: what does the module add beyond n / ln 2?
 
 # %%
@@ -137,7 +137,7 @@ assert server_info == model.info()
 
 # %% [markdown]
 # The 1.44 n extra bits match the derivation, and so does the hash count: `⌈log₂(2/p)⌉` is 11 at
-# p = 0.001 where lesson 07 takes 10.
+# p = 0.001 where lesson 09 takes 10.
 
 # %% [markdown]
 # ## 2. The same filter in Python, byte for byte
@@ -215,7 +215,7 @@ print(f"false positives among 20,000 fresh IDs: {measured:.5f}; the chain's boun
 # %% [markdown]
 # ### When the module's positions collapse
 #
-# Lesson 06 showed why bloomedu mixes its double-hashing positions: plain ones, h1 + i·h2
+# Lesson 07 showed why bloomedu mixes its double-hashing positions: plain ones, h1 + i·h2
 # reduced modulo m, let some keys fall on very few bits. RedisBloom hashes the plain way, with a
 # twist: its m is not a power of two but a multiple of 64 (47,488 bits above), and the sum
 # a + i·b wraps past 2⁶⁴ before the reduction. Positions i and i + d of a key coincide when the
@@ -601,11 +601,11 @@ cluster.close()
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
-# it looks like. Worked solutions are in `solutions/11_one_filter_many_consumers_solutions.ipynb`;
+# it looks like. Worked solutions are in `solutions/17_redisbloom_solutions.ipynb`;
 # try first.
 
 # %% [markdown]
-# **11.1 (compute).** How many bits does BF.RESERVE key 0.001 1_000_000 give its first
+# **17.1 (compute).** How many bits does BF.RESERVE key 0.001 1_000_000 give its first
 # sub-filter?
 #
 # Section 1 derives the module's sizing; mind the rounding.
@@ -615,7 +615,7 @@ answer = None  # replace None with your answer
 check.redisbloom_bits(answer, error=0.001, capacity=1_000_000)
 
 # %% [markdown]
-# **11.2 (predict).** BF.RESERVE key 0.01 1_000 (expansion 2) receives 10,000 distinct IDs. How
+# **17.2 (predict).** BF.RESERVE key 0.01 1_000 (expansion 2) receives 10,000 distinct IDs. How
 # many sub-filters does BF.INFO report?
 #
 # Section 2 counted them for another stream.
@@ -625,7 +625,7 @@ answer = None  # replace None with your answer
 check.redisbloom_filters(answer, capacity=1000, expansion=2, n=10_000)
 
 # %% [markdown]
-# **11.3 (measure).** Add 10,000 distinct IDs to RedisBloomFilter(0.01, 1_000) and measure the
+# **17.3 (measure).** Add 10,000 distinct IDs to RedisBloomFilter(0.01, 1_000) and measure the
 # fraction of 100,000 other IDs it claims to hold.
 #
 # No server is needed: the Python model is the same filter. Draw 110,000 distinct IDs with
@@ -639,10 +639,10 @@ check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=10
 # ## What comes next
 #
 # The filter now lives where the stream lives, and grows past one machine. What it still cannot
-# do is forget, and lesson 10's structures answer that: a rotating or age-partitioned filter
+# do is forget, and lesson 15's structures answer that: a rotating or age-partitioned filter
 # could be kept in Redis the same way, one key per generation or slice. What it still costs is a
-# cache miss per hash function on a filter of gigabytes, the question of lesson 12
-# (`12_blocked_filters.ipynb`).
+# cache miss per hash function on a filter of gigabytes, the question of lesson 19
+# (`19_blocked_filters.ipynb`).
 #
 # *Where this lesson's code lives:* `bloomedu/compat/redisbloom.py`,
 # `bloomedu/compat/redisbloom_parts.py` and `bloomedu/compat/murmur64.py` (RedisBloom in

@@ -4,7 +4,7 @@
 #     summary: Filters that match Guava bit for bit and Bitcoin's BIP37 byte for byte,
 #       and what a light wallet's false positives reveal.
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -19,9 +19,9 @@
 # ---
 
 # %% [markdown]
-# # 08 · Bloom filters in the wild: Guava bit for bit, Bitcoin byte for byte
+# # 12 · Bloom filters in the wild: Guava bit for bit, Bitcoin byte for byte
 #
-# Lesson 07 sized a filter from n and p and stored one million URLs in under 2 MB. The article
+# Lesson 09 sized a filter from n and p and stored one million URLs in under 2 MB. The article
 # it follows, *"Bloom Filter: come memorizzare 1 Milione di stringhe in meno di 2MB?"*, does that
 # with a real library, Google Guava for Java, and closes by pointing at a real system, Bitcoin's
 # "light" wallets. This lesson meets both on their own terms:
@@ -65,10 +65,10 @@ CORE = recorded("bip37")      # Bitcoin Core's BIP37 unit-test vectors, likewise
 #
 # ### 1.1 Sizing, with Java's arithmetic
 #
-# Guava sizes a filter with the formulas of lesson 07, but in Java's arithmetic, and the
+# Guava sizes a filter with the formulas of lesson 09, but in Java's arithmetic, and the
 # details decide every bit:
 #
-# - m = `(long)(-n * ln p / (ln 2)^2)`: the cast **truncates** (lesson 07 rounded up);
+# - m = `(long)(-n * ln p / (ln 2)^2)`: the cast **truncates** (lesson 09 rounded up);
 # - k = `Math.round(m / n * ln 2)`, at least 1, where Java rounds halves up;
 # - the bits are stored in `long` words of 64, so the array really holds
 #   **bitSize** = 64 · ceil(m / 64) bits.
@@ -144,7 +144,7 @@ assert reported == [p_ for p_ in java["probes_reported_present"] if p_ in probes
 #
 # ### 1.3 Why modulo bitSize and not m
 #
-# Lesson 07's filter takes positions modulo m. Guava takes them modulo bitSize, so with
+# Lesson 09's filter takes positions modulo m. Guava takes them modulo bitSize, so with
 # m = 47 the 17 padding bits 47 … 63 are used like any other.
 #
 # **Predict:** the four strings set 12 positions between them (table of section 1.2). How many of
@@ -241,7 +241,7 @@ for label, bad in [("cut short", stream[:-1]), ("padded", stream + b"\0"),
 #
 # The article's Java example is `create(1_000_000, 0.001)`. With Guava's sizing the filter
 # has this many bits, hash functions and serialized bytes; then a million malicious URLs from
-# lesson 07's generator go in through the bulk path, and safe URLs, never inserted, measure the
+# lesson 09's generator go in through the bulk path, and safe URLs, never inserted, measure the
 # false-positive rate.
 
 # %%
@@ -249,12 +249,11 @@ million = GuavaBloomFilter.create(1_000_000, 0.001)
 lesson_07 = BloomFilter.from_capacity(1_000_000, 0.001)
 print(f"Guava:     m = {guava_num_bits(1_000_000, 0.001):,} (truncated), bitSize = {million.bit_size:,}, "
       f"k = {million.num_hash_functions}")
-print(f"lesson 07: m = {lesson_07.num_bits:,} (rounded up), k = {lesson_07.num_hashes}")
+print(f"lesson 09: m = {lesson_07.num_bits:,} (rounded up), k = {lesson_07.num_hashes}")
 print(f"writeTo size: {len(million.to_bytes()):,} bytes (under 2,000,000: "
       f"{len(million.to_bytes()) < 2_000_000})")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 started = time.perf_counter()
 malicious, safe = malicious_urls(1_000_000, seed=SEED), safe_urls(200_000, seed=SEED)
 million.put_many(malicious)
@@ -271,7 +270,7 @@ print(f"malicious URLs reported absent (first 100,000 checked): "
       f"{int((~million.might_contain_many(malicious[:100_000])).sum())}")
 
 # %% [markdown]
-# The same promise as lesson 07, now in the exact format a Java service would load with
+# The same promise as lesson 09, now in the exact format a Java service would load with
 # `BloomFilter.readFrom`.
 #
 # ## Part 2 · Bitcoin light wallets, byte for byte
@@ -501,10 +500,10 @@ print(f"after 4 filters at p = 0.1: {left[0.1][-1]} decoys left")
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
 # it looks like. Worked solutions are in
-# `solutions/08_bloom_filters_in_the_wild_solutions.ipynb`; try first.
+# `solutions/12_guava_solutions.ipynb`; try first.
 
 # %% [markdown]
-# **08.1 (compute).** How many bits does Guava allocate (its bitSize) for 1,000,000 expected
+# **12.1 (compute).** How many bits does Guava allocate (its bitSize) for 1,000,000 expected
 # insertions at fpp = 0.01?
 #
 # Section 1.1 sizes a filter as Guava does, by hand.
@@ -514,7 +513,7 @@ answer = None  # replace None with your answer
 check.guava_bit_size(answer, n=1_000_000, p=0.01)
 
 # %% [markdown]
-# **08.2 (predict).** A light wallet asks Bitcoin Core for a BIP37 filter for 100,000 elements
+# **12.2 (predict).** A light wallet asks Bitcoin Core for a BIP37 filter for 100,000 elements
 # at rate 0.0001. What false-positive rate does the filter it gets really have?
 #
 # Follow section 2.2: the size in bits, truncated and capped at 36,000 bytes; then k from a
@@ -526,7 +525,7 @@ answer = None  # replace None with your answer
 check.bip37_fpp(answer, n=100_000, p=0.0001)
 
 # %% [markdown]
-# **08.3 (measure).** Build that filter (Bip37Filter(100_000, 0.0001)), insert 100,000 random
+# **12.3 (measure).** Build that filter (Bip37Filter(100_000, 0.0001)), insert 100,000 random
 # 20-byte items and measure the fraction of 100,000 other random 20-byte items it matches.
 #
 # `insert` each item, then ask `contains_many` about the others; `rng.bytes(20)` draws one item,
@@ -539,7 +538,7 @@ check.measured_bip37_fpp(answer, n=100_000, p=0.0001, trials=100_000)
 # %% [markdown]
 # ## What comes next
 #
-# Next, `09_explorer.ipynb`: an interactive panel where you move m, k and n yourself and watch
+# Next, `14_explorer.ipynb`: an interactive panel where you move m, k and n yourself and watch
 # the measured false-positive rate follow the formulas.
 #
 # *Where this lesson's code lives:* `bloomedu/compat/guava.py`, `bloomedu/compat/bip37.py`, and

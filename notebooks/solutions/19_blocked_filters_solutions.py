@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 12 · Blocked filters: one cache miss per key
+# # Solutions · 19 · Blocked filters: one cache miss per key
 #
 # Worked solutions to the exercises at the end of lesson
-# [12_blocked_filters.ipynb](../12_blocked_filters.ipynb). Try them there first. Each answer is
+# [19_blocked_filters.ipynb](../19_blocked_filters.ipynb). Try them there first. Each answer is
 # derived in code, never typed in, and `check` confirms it.
 
 # %%
@@ -32,10 +32,10 @@ from bloomedu.variants import BlockedBloomFilter
 from bloomedu.variants.blocked import split_block_false_positive_rate
 
 SEED = 12
-show("12")
+show("19")
 
 # %% [markdown]
-# ## 12.1 (compute)
+# ## 19.1 (compute)
 #
 # m = 14,377,588 bits make L = ⌈m / 512⌉ cache lines. A position misses a given line with
 # probability 1 − 1/L, all k = 10 positions miss it with (1 − 1/L)^k, so the expected number of
@@ -55,7 +55,7 @@ print(f"L = {lines:,} lines: expected {answer:.4f} lines a key, counted {counted
 check.cache_lines_touched(answer, num_bits=14_377_588, num_hashes=10)
 
 # %% [markdown]
-# ## 12.2 (predict)
+# ## 19.2 (predict)
 #
 # 20,000 keys in 1,000 blocks: λ = 20 keys a block on average, Poisson distributed. A block with
 # j keys answers a query "maybe" with probability (1 − (31/32)^j)^8; the expected rate is the
@@ -76,7 +76,7 @@ print(f"a plain filter, k = 8, m = 256,000: {(1 - math.exp(-8 * n / (256 * block
 check.split_block_fpp(answer, n=20_000, num_blocks=1000)
 
 # %% [markdown]
-# ## 12.3 (measure)
+# ## 19.3 (measure)
 #
 # Insert 20,000 seeded random keys, query 100,000 others drawn from a range the inserted ones
 # cannot come from, and count the "maybe" answers.

@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 10 · Forgetting old clicks: time windows, deletion and growth
+# # Solutions · 15 · Forgetting old clicks: time windows, deletion and growth
 #
 # Worked solutions to the exercises at the end of lesson
-# [10_forgetting_old_clicks.ipynb](../10_forgetting_old_clicks.ipynb). Try them there first.
+# [15_forgetting_old_clicks.ipynb](../15_forgetting_old_clicks.ipynb). Try them there first.
 # Each answer is derived in code, never typed in, and `check` confirms it.
 
 # %%
@@ -30,10 +30,10 @@ from bloomedu import AgePartitionedBloomFilter, RotatingBloomFilter
 from bloomedu.teaching.exercises import check, show
 from bloomedu.variants import theory as vt
 
-show("10")
+show("15")
 
 # %% [markdown]
-# ## 10.1 (compute)
+# ## 15.1 (compute)
 #
 # The oldest of the g generations may be dropped at any moment, so the other g − 1 must hold
 # the whole window: each generation holds n = window/(g − 1) keys. A query asks all g, so each
@@ -53,7 +53,7 @@ print(f"{answer:,.0f} bytes = {answer / 1e6:.1f} MB (the library's generation: m
 check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
 
 # %% [markdown]
-# ## 10.2 (predict)
+# ## 15.2 (predict)
 #
 # Per insert a cell is set with chance K/m and decremented without being set with chance
 # (P/m)(1 − K/m); the chance that an event touching the cell is a decrement rather than a
@@ -71,7 +71,7 @@ print(f"q = {q:.5f}, zero fraction q^{top} = {answer:.5f}, stable false-positive
 check.stable_zero_fraction(answer, num_cells=1_000_000, num_hashes=4, max_value=3, decrements=60)
 
 # %% [markdown]
-# ## 10.3 (measure)
+# ## 15.3 (measure)
 #
 # Thirty generations put the filter far past its start, and the 30,000th insert leaves the
 # current generation full: the moment just before a shift, when the rate is highest. Queries

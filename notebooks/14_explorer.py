@@ -4,7 +4,7 @@
 #     summary: 'An interactive panel: move m, k and n and watch the measured false-positive
 #       rate follow the classic and exact formulas.'
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -19,11 +19,11 @@
 # ---
 
 # %% [markdown]
-# # 09 · The explorer: move m, k and n, and watch the rate follow
+# # 14 · The explorer: move m, k and n, and watch the rate follow
 #
-# Lesson 05 (`05_bloom_filter.ipynb`) ended with a toy that follows one key at a time; lesson 06
-# (`06_false_positive_rate.ipynb`) measured real filters against the formulas on a fixed grid,
-# and lesson 07 (`07_one_million_urls.ipynb`) sized a filter from n and p. The second article, *"Bloom Filter: come memorizzare 1 Milione di stringhe
+# Lesson 05 (`05_bloom_filter.ipynb`) ended with a toy that follows one key at a time; lesson 07
+# (`07_false_positive_rate.ipynb`) measured real filters against the formulas on a fixed grid,
+# and lesson 09 (`09_one_million_urls.ipynb`) sized a filter from n and p. The second article, *"Bloom Filter: come memorizzare 1 Milione di stringhe
 # in meno di 2MB?"*, only says that formulas for the error probability exist; this lesson hands
 # you the controls. A panel of sliders sets **m** (bits), **k** (hash functions) and **n**
 # (inserted keys) and a key type; every change builds a real `BloomFilter`, asks it about keys
@@ -67,7 +67,7 @@ print(make_keys("url", 2, seed=SEED, inserted=False))
 # with the same 20,000 absent keys.
 #
 # **Predict:** at 10 bits per key, at which k will the curve bottom out, and how many times
-# higher is the rate at the current k = 4 than at the bottom? (Lesson 06 derived the first.)
+# higher is the rate at the current k = 4 than at the bottom? (Lesson 07 derived the first.)
 
 # %%
 result = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", seed=SEED)
@@ -155,8 +155,7 @@ for m in (60, 250, 1000, 10_000):
 # The panel's output is a live widget, different on every run, so it is not compared when the
 # tests run this notebook; the numbers above are.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", seed=SEED)
 
 # %% [markdown]
@@ -164,10 +163,10 @@ explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", see
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
-# it looks like. Worked solutions are in `solutions/09_explorer_solutions.ipynb`; try first.
+# it looks like. Worked solutions are in `solutions/14_explorer_solutions.ipynb`; try first.
 
 # %% [markdown]
-# **09.1 (compute).** What fraction of its m = 20,000 bits does a filter with k = 3 hash
+# **14.1 (compute).** What fraction of its m = 20,000 bits does a filter with k = 3 hash
 # functions have set after n = 2,500 keys?
 #
 # This is the "expected" fill ratio the panel prints beside the measured one.
@@ -177,7 +176,7 @@ answer = None  # replace None with your answer
 check.fill_ratio(answer, m=20_000, k=3, n=2500)
 
 # %% [markdown]
-# **09.2 (predict).** Set the explorer to m = 8,000 bits and n = 1,000 keys with the curve over
+# **14.2 (predict).** Set the explorer to m = 8,000 bits and n = 1,000 keys with the curve over
 # k: at which whole k does the curve of the formulas bottom out?
 #
 # Predict first, then move the sliders to see whether the panel agrees.
@@ -187,7 +186,7 @@ answer = None  # replace None with your answer
 check.optimal_k(answer, m=8000, n=1000)
 
 # %% [markdown]
-# **09.3 (measure).** With URL keys, measure the false-positive rate of BloomFilter(8_000, 3)
+# **14.3 (measure).** With URL keys, measure the false-positive rate of BloomFilter(8_000, 3)
 # holding 1,000 URLs on 20,000 URLs never inserted.
 #
 # `explore` does it in one call (its `measured` field, with `key_type="url"`); or build the
@@ -201,8 +200,8 @@ check.measured_fpp(answer, num_bits=8000, num_hashes=3, n=1000, trials=20_000)
 # ## What comes next
 #
 # This lesson ends the path through the two articles. The formulas the panel draws are derived,
-# and measured over a whole grid of filters, in `06_false_positive_rate.ipynb`, and
-# `07_one_million_urls.ipynb` turns them around to size a filter from n and p. To read every lesson without Python, `make html` writes
+# and measured over a whole grid of filters, in `07_false_positive_rate.ipynb`, and
+# `09_one_million_urls.ipynb` turns them around to size a filter from n and p. To read every lesson without Python, `make html` writes
 # them as a website in `build/html/`; to start again from the first step, open
 # `01_seen_ids.ipynb`.
 #

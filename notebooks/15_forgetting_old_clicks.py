@@ -19,11 +19,11 @@
 # ---
 
 # %% [markdown]
-# # 10 · Forgetting old clicks: time windows, deletion and growth
+# # 15 · Forgetting old clicks: time windows, deletion and growth
 #
 # This lesson builds on lesson `01_seen_ids.ipynb` (the dict of processed IDs), lesson
 # `05_bloom_filter.ipynb` (a Bloom filter cannot remove a key) and lesson
-# `07_one_million_urls.ipynb` (sizing a filter from n and p). Article 1, *"Filtro di Bloom: un
+# `09_one_million_urls.ipynb` (sizing a filter from n and p). Article 1, *"Filtro di Bloom: un
 # elemento appartiene all'insieme?"*, says of its dict of IDs: "we can add some expiry: always
 # remove the messages older than an hour". A plain Bloom filter can do none of that: it cannot
 # forget, delete or grow. This lesson measures the structures that can, on the article's stream
@@ -346,11 +346,11 @@ for label, make in [("ours: s = 2, r = 0.9, p0 = p(1-r)", lambda: ScalableBloomF
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
-# it looks like. Worked solutions are in `solutions/10_forgetting_old_clicks_solutions.ipynb`;
+# it looks like. Worked solutions are in `solutions/15_forgetting_old_clicks_solutions.ipynb`;
 # try first.
 
 # %% [markdown]
-# **10.1 (compute).** How many bytes does a rotating filter of 4 generations need to remember at
+# **15.1 (compute).** How many bytes does a rotating filter of 4 generations need to remember at
 # least the last 36,000,000 keys at a false-positive rate of 0.001 over all its generations?
 #
 # The sizing section above did this sum for the article's hour.
@@ -360,7 +360,7 @@ answer = None  # replace None with your answer
 check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
 
 # %% [markdown]
-# **10.2 (predict).** What fraction of its 1,000,000 cells will a stable filter with K = 4, Max
+# **15.2 (predict).** What fraction of its 1,000,000 cells will a stable filter with K = 4, Max
 # = 3 and P = 60 hold at 0 once it is stable?
 #
 # A cell is 0 when its last Max events, decrements or settings, were all decrements.
@@ -370,7 +370,7 @@ answer = None  # replace None with your answer
 check.stable_zero_fraction(answer, num_cells=1_000_000, num_hashes=4, max_value=3, decrements=60)
 
 # %% [markdown]
-# **10.3 (measure).** Fill AgePartitionedBloomFilter(6, 4, 1000) with 30 generations of keys and
+# **15.3 (measure).** Fill AgePartitionedBloomFilter(6, 4, 1000) with 30 generations of keys and
 # query 100,000 keys never inserted: what fraction does it report present?
 #
 # Use integer keys: `add_many(np.arange(30 * 1000, dtype=np.uint64))`, then query keys from a
@@ -384,7 +384,7 @@ check.measured_apbf_fpp(answer, num_hashes=6, extra_slices=4, generation_size=10
 # ## What comes next
 #
 # Every structure here lives in one process. A real deduplicator runs as several consumers that
-# must share one filter; lesson 11 puts the filter on a Redis server (RedisBloom, whose scalable
+# must share one filter; lesson 17 puts the filter on a Redis server (RedisBloom, whose scalable
 # filter follows the rule measured above).
 #
 # *Where this lesson's code lives:* `bloomedu/variants/` (`counting.py`, `scalable.py`,

@@ -4,7 +4,7 @@
 #     summary: The rate and the best k derived in a few lines, the valley in k measured
 #       to its bottom, and (going deeper) hundreds of filters against the exact formula.
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -19,7 +19,7 @@
 # ---
 
 # %% [markdown]
-# # 06 · The false-positive rate: derived, then measured
+# # 07 · The false-positive rate: derived, then measured
 #
 # Lesson `05_bloom_filter.ipynb` built the filter of *"Filtro di Bloom: un elemento appartiene
 # all'insieme?"*, checked a few measured rates against the formula p ≈ (1 − e^(−kn/m))^k, and
@@ -297,7 +297,7 @@ plt.show()
 # the minimum. Below, each p is also measured on a filter sized by `from_capacity` for
 # n = 20,000 items: the sizing of section 1, m = ⌈−n ln p / (ln 2)²⌉ and the best whole k.
 # (Guava, the library of the second article's example, sizes with the same formula but
-# truncates m and rounds it up to whole 64-bit words: lesson 08 shows it bit for bit.)
+# truncates m and rounds it up to whole 64-bit words: lesson 12 shows it bit for bit.)
 
 # %%
 space_rows = []
@@ -358,8 +358,7 @@ print(f"lower bound:  {lower_bound_bits_per_item(0.001) * 1e6 / 8 / 2**20:.3f} M
 # order of growing n, and queries at every n (section 4's ten rows for m = 2^16, k = 4 are ten of
 # these). It runs in seconds on the bulk path:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 start = time.perf_counter()
 grid = [row for m in (2**14, 2**16, 2**18) for row in sweep(m, range(1, 9), n_values(m),
                                                                   QUERIES, seed=SEED)]
@@ -446,8 +445,7 @@ assert abs(by_hand - exact_false_positive_rate(tiny_m, tiny_n, tiny_k)) < 1e-12
 # textbook sum with Stirling numbers subtracts huge terms from each other instead. (Time on
 # this machine:)
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 start = time.perf_counter()
 big_exact = exact_false_positive_rate(100_000, 100_000, 10)
 print(f"exact rate, m=1e5, n=1e5, k=10: {big_exact:.10f} in {time.perf_counter() - start:.4f} s")
@@ -644,11 +642,11 @@ for d in range(1, k_w + 1):
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
-# it looks like. Worked solutions are in `solutions/06_false_positive_rate_solutions.ipynb`;
+# it looks like. Worked solutions are in `solutions/07_false_positive_rate_solutions.ipynb`;
 # try first.
 
 # %% [markdown]
-# **06.1 (compute).** What is the best whole number of hash functions k for m = 10,000 bits
+# **07.1 (compute).** What is the best whole number of hash functions k for m = 10,000 bits
 # and n = 1,000 keys?
 #
 # Section 1 derived the best k and section 3 measured it; here compute it.
@@ -658,7 +656,7 @@ answer = None  # replace None with your answer
 check.optimal_k(answer, m=10_000, n=1000)
 
 # %% [markdown]
-# **06.2 (predict).** What false-positive rate do you expect with m = 10,000, n = 1,000 and
+# **07.2 (predict).** What false-positive rate do you expect with m = 10,000, n = 1,000 and
 # k = 7?
 #
 # Either formula of this lesson is accepted: at 10,000 bits they agree closely.
@@ -668,7 +666,7 @@ answer = None  # replace None with your answer
 check.fpp(answer, m=10_000, n=1000, k=7)
 
 # %% [markdown]
-# **06.3 (measure).** Fill BloomFilter(10_000, 7) with 1,000 random keys and measure its
+# **07.3 (measure).** Fill BloomFilter(10_000, 7) with 1,000 random keys and measure its
 # false-positive rate on 100,000 new keys.
 #
 # One function of `bloomedu.teaching.experiments` does the whole experiment; or build it by hand with
@@ -681,7 +679,7 @@ check.measured_fpp(answer, num_bits=10_000, num_hashes=7, n=1000, trials=100_000
 # %% [markdown]
 # ## What comes next
 #
-# Lesson `07_one_million_urls.ipynb` follows the second article: it sizes a filter for a
+# Lesson `14_one_million_urls.ipynb` follows the second article: it sizes a filter for a
 # million URLs at p = 0.001 and checks the "under 2 MB" claim.
 #
 # *Where this lesson's code lives:* `bloomedu/core/theory.py`, `bloomedu/teaching/experiments.py`, the bulk path

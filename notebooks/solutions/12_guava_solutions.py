@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 08 · Bloom filters in the wild
+# # Solutions · 12 · Bloom filters in the wild
 #
 # Worked solutions to the exercises at the end of lesson
-# [08_bloom_filters_in_the_wild.ipynb](../08_bloom_filters_in_the_wild.ipynb). Try them there
+# [12_guava.ipynb](../12_guava.ipynb). Try them there
 # first. Each answer is derived in code, never typed in, and `check` confirms it.
 
 # %%
@@ -31,10 +31,10 @@ from bloomedu.teaching.exercises import check, show
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
 
 SEED = 8
-show("08")
+show("12")
 
 # %% [markdown]
-# ## 08.1 (compute)
+# ## 12.1 (compute)
 #
 # Guava's m is −n ln p / (ln 2)² cast to a `long`, which truncates; its bits live in 64-bit
 # words, so the array holds m rounded up to a multiple of 64.
@@ -50,7 +50,7 @@ print(f"m = {m:,} bits, in {answer // 64:,} words of 64: bitSize = {answer:,} ({
 check.guava_bit_size(answer, n=1_000_000, p=0.01)
 
 # %% [markdown]
-# ## 08.2 (predict)
+# ## 12.2 (predict)
 #
 # Bitcoin Core's arithmetic, step by step: the size in bits, truncated to a whole number and
 # capped at 36,000 bytes; then k = (bytes · 8 / n in whole numbers) · ln 2, truncated. The cap
@@ -81,7 +81,7 @@ check.bip37_bytes(nbytes, n=100_000, p=0.0001)
 check.bip37_fpp(answer, n=100_000, p=0.0001)
 
 # %% [markdown]
-# ## 08.3 (measure)
+# ## 12.3 (measure)
 #
 # One draw of 200,000 random 20-byte items (all distinct): the first half goes into the filter,
 # the second half measures it.

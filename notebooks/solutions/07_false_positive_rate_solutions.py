@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 06 · The false-positive rate: measured against theory
+# # Solutions · 07 · The false-positive rate: measured against theory
 #
 # Worked solutions to the exercises at the end of lesson
-# [06_false_positive_rate.ipynb](../06_false_positive_rate.ipynb). Try them there first. Each
+# [07_false_positive_rate.ipynb](../07_false_positive_rate.ipynb). Try them there first. Each
 # answer is derived in code, never typed in, and `check` confirms it.
 
 # %%
@@ -32,10 +32,10 @@ from bloomedu.teaching.experiments import measure_false_positive_rate
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
 
 SEED = 6
-show("06")
+show("07")
 
 # %% [markdown]
-# ## 06.1 (compute)
+# ## 07.1 (compute)
 #
 # For a fixed number of bits per key m/n, the classic rate (1 − e^(−kn/m))^k is smallest at
 # k = (m/n)·ln 2. That is rarely a whole number, so compare the whole numbers on either side.
@@ -54,7 +54,7 @@ print(f"(m/n) ln 2 = {best_real:.3f} -> k = {answer}")
 check.optimal_k(answer, m=10_000, n=1000)
 
 # %% [markdown]
-# ## 06.2 (predict)
+# ## 07.2 (predict)
 #
 # After n keys a bit is still 0 with probability about e^(−kn/m). A key never inserted is a
 # false positive when all k of its bits are set. At m = 10,000 bits the exact rate is within a
@@ -71,7 +71,7 @@ print(f"bits set: {fill:.4f}; classic rate {answer:.6f}; "
 check.fpp(answer, m=10_000, n=1000, k=7)
 
 # %% [markdown]
-# ## 06.3 (measure)
+# ## 07.3 (measure)
 #
 # Draw random 64-bit keys; insert 1,000 even ones and query 100,000 odd ones, so that no query
 # was ever inserted and every "maybe" is a false positive. `measure_false_positive_rate` runs

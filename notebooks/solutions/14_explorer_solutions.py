@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 09 · The explorer: move m, k and n, and watch the rate follow
+# # Solutions · 14 · The explorer: move m, k and n, and watch the rate follow
 #
 # Worked solutions to the exercises at the end of lesson
-# [09_explorer.ipynb](../09_explorer.ipynb). Try them there first. Each answer is derived in
+# [14_explorer.ipynb](../14_explorer.ipynb). Try them there first. Each answer is derived in
 # code, never typed in, and `check` confirms it.
 
 # %%
@@ -31,10 +31,10 @@ from bloomedu.core.theory import (bit_vector_false_positive_rate, exact_false_po
                              false_positive_rate, optimal_num_hashes)
 
 SEED = 9
-show("09")
+show("14")
 
 # %% [markdown]
-# ## 09.1 (compute)
+# ## 14.1 (compute)
 #
 # n keys with k hashes each set a bit kn times in all. One setting misses a given bit with
 # probability 1 − 1/m, so the bit is still 0 after all of them with probability
@@ -57,7 +57,7 @@ print(f"measured fill {e.fill_ratio:.4f}, expected {e.expected_fill_ratio:.4f}")
 check.fill_ratio(answer, m=20_000, k=3, n=2500)
 
 # %% [markdown]
-# ## 09.2 (predict)
+# ## 14.2 (predict)
 #
 # At m/n = 8 bits per key the classic rate (1 − e^(−kn/m))^k is smallest near
 # k = (m/n) ln 2 ≈ 5.5, which is not a whole number: compare the whole k on either side. The
@@ -78,7 +78,7 @@ print(f"the curve bottoms out at k = {answer}")
 check.optimal_k(answer, m=8000, n=1000)
 
 # %% [markdown]
-# ## 09.3 (measure)
+# ## 14.3 (measure)
 #
 # `explore` builds the filter, inserts n seeded URLs and asks it about 20,000 URLs that were
 # never inserted (their paths start with `/out/` instead of `/in/`). Its `measured` field is the

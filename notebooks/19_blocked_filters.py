@@ -5,7 +5,7 @@
 #       bits in one cache line, one miss per key, for a measured rise in the false-positive
 #       rate.'
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -20,11 +20,11 @@
 # ---
 
 # %% [markdown]
-# # 12 · Blocked filters: one cache miss per key
+# # 19 · Blocked filters: one cache miss per key
 #
 # This lesson builds on the general filter of lesson 05 (`05_bloom_filter.ipynb`), the rate
-# formulas of lesson 06 (`06_false_positive_rate.ipynb`) and the sizing from n and p of lesson 07
-# (`07_one_million_urls.ipynb`). The first article, *"Filtro di Bloom: un elemento appartiene
+# formulas of lesson 07 (`07_false_positive_rate.ipynb`) and the sizing from n and p of lesson 09
+# (`09_one_million_urls.ipynb`). The first article, *"Filtro di Bloom: un elemento appartiene
 # all'insieme?"*, sizes its problem at 10,000 clicks a second for a day: 864,000,000 IDs. At a
 # rate of 0.1% that takes a filter of 12.4 Gbit, 1.45 GiB, far larger than any cache. Every
 # insert then sets k = 10 bits at 10 random places in memory, and every one of those places is a
@@ -58,7 +58,7 @@ LINE_BITS = 512  # a cache line: 64 bytes
 # the cache costs a nanosecond or two. So what matters is how many *different lines* a key's k
 # positions fall in.
 #
-# Take lesson 07's filter for a million keys at p = 0.001: m = 14,377,588 bits, k = 10. Its m bits
+# Take lesson 09's filter for a million keys at p = 0.001: m = 14,377,588 bits, k = 10. Its m bits
 # are L = 28,082 lines. Each position is uniform over them, so a given line is missed by all k
 # positions with probability (1 − 1/L)^k, and a key touches L (1 − (1 − 1/L)^k) lines on average.
 #
@@ -119,8 +119,7 @@ print("positions:", positions, "-> lines", sorted({p // LINE_BITS for p in posit
 # **Predict:** which of the three operations should gain from one miss per key, and which has
 # little to gain?
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 rng = np.random.default_rng(SEED)
 inserted = rng.integers(0, 2 ** 63, 1_000_000, dtype=np.uint64)
 absent = rng.integers(2 ** 63, 2 ** 64 - 1, 1_000_000, dtype=np.uint64)
@@ -203,7 +202,7 @@ plt.show()
 # ## What the day costs in memory
 #
 # To keep p = 0.001, the blocked filter needs more bits than the plain one. Turned around as in
-# lesson 07: the fewest blocks whose Poisson-averaged rate is at most p.
+# lesson 09: the fewest blocks whose Poisson-averaged rate is at most p.
 
 # %%
 day = 864_000_000
@@ -270,10 +269,10 @@ print(f"dropped: {int((~new & is_copy).sum())} copies, {int((~new & ~is_copy).su
 #
 # Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
 # answer and run the cell: `check` tells you whether it is right and, when it is not, which slip it
-# looks like. Worked solutions are in `solutions/12_blocked_filters_solutions.ipynb`; try first.
+# looks like. Worked solutions are in `solutions/19_blocked_filters_solutions.ipynb`; try first.
 
 # %% [markdown]
-# **12.1 (compute).** On average, how many distinct 64-byte cache lines do the k = 10 positions of
+# **19.1 (compute).** On average, how many distinct 64-byte cache lines do the k = 10 positions of
 # one key touch in BloomFilter.from_capacity(1_000_000, 0.001), m = 14,377,588 bits?
 
 # %%
@@ -281,7 +280,7 @@ answer = None  # replace None with your answer
 check.cache_lines_touched(answer, num_bits=14_377_588, num_hashes=10)
 
 # %% [markdown]
-# **12.2 (predict).** What false-positive rate do you expect from a split-block filter of 1,000
+# **19.2 (predict).** What false-positive rate do you expect from a split-block filter of 1,000
 # blocks (256 bits each) after n = 20,000 keys?
 
 # %%
@@ -289,7 +288,7 @@ answer = None  # replace None with your answer
 check.split_block_fpp(answer, n=20_000, num_blocks=1000)
 
 # %% [markdown]
-# **12.3 (measure).** Fill BlockedBloomFilter(256_000) with 20,000 random keys and measure its
+# **19.3 (measure).** Fill BlockedBloomFilter(256_000) with 20,000 random keys and measure its
 # false-positive rate on 100,000 keys never inserted.
 
 # %%
@@ -299,8 +298,8 @@ check.measured_blocked_fpp(answer, num_bits=256_000, n=20_000, trials=100_000)
 # %% [markdown]
 # ## What comes next
 #
-# The formulas behind the plain filter's column are derived in `06_false_positive_rate.ipynb`; the
-# explorer of `09_explorer.ipynb` lets you move m, k and n for the plain filter. To see the whole
+# The formulas behind the plain filter's column are derived in `07_false_positive_rate.ipynb`; the
+# explorer of `14_explorer.ipynb` lets you move m, k and n for the plain filter. To see the whole
 # day run, type `make bench-day` in a terminal: it takes a few minutes and about 2 GiB.
 #
 # *Where this lesson's code lives:* `bloomedu/variants/blocked.py` (the filter and its rate

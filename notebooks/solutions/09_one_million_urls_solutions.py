@@ -15,10 +15,10 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 07 · One million URLs in under 2 MB, and a blacklist in front of a database
+# # Solutions · 09 · One million URLs in under 2 MB, and a blacklist in front of a database
 #
 # Worked solutions to the exercises at the end of lesson
-# [07_one_million_urls.ipynb](../07_one_million_urls.ipynb). Try them there first. Each answer
+# [09_one_million_urls.ipynb](../09_one_million_urls.ipynb). Try them there first. Each answer
 # is derived in code, never typed in, and `check` confirms it.
 
 # %%
@@ -30,10 +30,10 @@ from bloomedu.core.theory import exact_false_positive_rate, num_bits_for
 from bloomedu.workloads.urls import malicious_urls, safe_urls
 
 SEED = 70  # not the lesson's seed: fresh URLs
-show("07")
+show("09")
 
 # %% [markdown]
-# ## 07.1 (compute)
+# ## 09.1 (compute)
 #
 # m = −n·ln p / (ln 2)² bits, rounded up to a whole bit, then 8 bits to a byte. The natural
 # logarithm matters: log10 or log2 give other sizes.
@@ -51,7 +51,7 @@ print(f"bloomedu's BloomFilter stores whole 64-bit words: "
 check.filter_bytes(answer, n=1_000_000, p=0.001)
 
 # %% [markdown]
-# ## 07.2 (predict)
+# ## 09.2 (predict)
 #
 # The filter never says "no" to a blacklisted URL, so all of those reach the database. A safe
 # URL reaches it only when the filter says "maybe" by mistake: a fraction p of them. (The rate
@@ -68,7 +68,7 @@ print(f"{blacklisted:,} blacklisted + {p} x {safe:,} safe = {answer:,.0f} databa
 check.database_lookups(answer, safe=1_000_000, blacklisted=5000, p=0.001)
 
 # %% [markdown]
-# ## 07.3 (measure)
+# ## 09.3 (measure)
 #
 # Malicious URLs go in; safe URLs, which never equal a malicious one, are queried, so every
 # "maybe" among them is a false positive. The bulk methods hash each URL once.
