@@ -1,8 +1,19 @@
-"""Fixtures shared by test modules: the course site, built once per session, and the bulk
-paths run on one thread, then on two workers."""
+"""Set-up shared by test modules: the Hypothesis profiles, the course site (built once per
+run), and the bulk paths run on one thread, then on two workers.
+
+Hypothesis profiles, chosen by ``BLOOMEDU_HYPOTHESIS`` (no test names its own number of examples):
+
+- ``dev`` (the default, and ``make check``): 10 examples a property, for every change;
+- ``full`` (``make test``): 200 examples a property, as many as the most any test asked for
+  before the profiles, so no property is tried less than it was.
+
+Neither has a deadline or the too-slow health check: how fast this machine happens to be
+decides no test.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -10,10 +21,22 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import bloomedu.core.pipeline as pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
+
+HYPOTHESIS_ENV = "BLOOMEDU_HYPOTHESIS"
+HYPOTHESIS_PROFILES = {"dev": 10, "full": 200}  # examples a property
+for _name, _examples in HYPOTHESIS_PROFILES.items():
+    settings.register_profile(_name, max_examples=_examples, deadline=None, print_blob=True,
+                              suppress_health_check=[HealthCheck.too_slow])
+_profile = os.environ.get(HYPOTHESIS_ENV) or "dev"
+if _profile not in HYPOTHESIS_PROFILES:
+    raise pytest.UsageError(f"{HYPOTHESIS_ENV} must be one of {sorted(HYPOTHESIS_PROFILES)}, "
+                            f"got {_profile!r}")
+settings.load_profile(_profile)
 
 
 def sphinx_flags() -> list[str]:

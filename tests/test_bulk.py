@@ -124,7 +124,7 @@ def test_empty_batches():
     assert f.contains_many([]).shape == (0,) and f.contains_many(iter([])).dtype == bool
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(hnp.arrays(np.int64, st.integers(0, 300)), st.integers(1, 5000), st.integers(1, 9))
 def test_no_inserted_int_key_is_ever_reported_absent(keys, m, k):
     f = BloomFilter(m, k)
@@ -133,7 +133,7 @@ def test_no_inserted_int_key_is_ever_reported_absent(keys, m, k):
     assert f.bits == per_key(m, k, keys.tolist()).bits
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.one_of(st.text(max_size=20), st.binary(max_size=20),
                           st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=80),
        st.integers(1, 3000), st.integers(1, 9))
@@ -226,7 +226,7 @@ FILTERS = {"staged": (4099, 5, None), "over 40 Mi bits": (45 * 2 ** 20 + 3, 5, N
 
 @pytest.mark.parametrize("kind", BATCH_KINDS)
 @pytest.mark.parametrize("m, k, threshold", FILTERS.values(), ids=FILTERS.keys())
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(data=st.data())
 def test_every_key_kind_add_many_and_add_agree(m, k, threshold, kind, data):
     _, makers, keys = data.draw(batches(kind))
@@ -302,7 +302,7 @@ def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, mes
 BAD_KEYS = [1.5, None, True, 2 ** 64, "\ud800", [1], np.float32(2)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(batch=st.sampled_from(BATCH_KINDS).flatmap(batches), bad=st.sampled_from(BAD_KEYS),
        where=st.integers(0, 60), large=st.booleans(),
        shape=st.sampled_from([list, tuple, iter, object_array]))

@@ -70,7 +70,7 @@ def test_many_chunks_and_many_bitfield_calls_answer_as_keys_one_after_another(pl
         assert shared.contains_many(probes).tolist() == bloom.contains_many(probes).tolist()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(keys=st.lists(st.one_of(st.binary(max_size=30), st.text(max_size=10),
                                st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=60),
        num_hashes=st.integers(1, 12), parts=st.integers(1, 5))
