@@ -1,5 +1,22 @@
-"""pytest set-up shared by doctests, unit tests and nbval."""
+"""pytest set-up shared by doctests, unit tests and nbval: the tiers and what runs together.
+
+Two tiers (the README's "Tests" section): ``make check`` runs every test not marked ``full``,
+in parallel; ``make test`` runs everything, in both environments.  A test is marked ``full``
+here, from what it needs, so a new test lands in the right tier with no list to edit:
+
+- ``redis``: it starts a Redis server (a test module ``tests/test_redis_*.py``, a doctest of
+  ``bloomedu/services/redis_*.py``, or a test that asks for a server fixture of
+  ``tests/redis_support.py``);
+- ``site``: it asks for the ``site`` fixture (the Sphinx build of ``make html``);
+- ``browser``: it drives Chromium (``tests/test_browser.py``).
+
+A test that is slow for another reason says so itself with ``@pytest.mark.full``.  Under
+pytest-xdist (``--dist loadgroup``), every test that reads the built site, and every test that
+drives the browser, runs on one worker, so the site is built once and one JupyterLab serves the
+lessons.
+"""
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")  # draw off-screen
 
@@ -7,15 +24,46 @@ matplotlib.use("Agg")  # draw off-screen
 # --doctest-modules must not import (and so execute) the twins.
 collect_ignore_glob = ["notebooks/*.py", "notebooks/*/*.py"]
 
+# The fixtures of tests/redis_support.py that start a server (or use one that was started).
+REDIS_FIXTURES = frozenset({"bloom_server", "bloom_client", "plain_server", "plain_client", "cluster"})
 
+
+def needs(item) -> set[str]:
+    """What ``item`` needs that ``make check`` does not give it: {"redis", "site", "browser"}."""
+    path, fixtures = item.path, set(getattr(item, "fixturenames", ()))
+    found = set()
+    if (path.name.startswith("test_redis_") or fixtures & REDIS_FIXTURES
+            or (path.parent.name == "services" and path.name.startswith("redis_"))):
+        found.add("redis")
+    if "site" in fixtures:
+        found.add("site")
+    if path.name == "test_browser.py" or item.get_closest_marker("browser"):
+        found.add("browser")
+    return found
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
+    """Mark each test with what it needs and its tier; keep the site's and the browser's
+    readers on one xdist worker; skip the Redis doctests where no server can be had."""
+    for item in items:
+        found = needs(item)
+        for name in sorted(found):
+            item.add_marker(getattr(pytest.mark, name))
+        if found:
+            item.add_marker(pytest.mark.full)
+        if found & {"site", "browser"}:
+            item.add_marker(pytest.mark.xdist_group("site and browser"))
+    skip_redis_doctests_without_a_server(items)
+
+
+def skip_redis_doctests_without_a_server(items) -> None:
     """Doctests of the Redis services start real servers: without one (and outside `make test`,
     which sets BLOOMEDU_REQUIRE_REDIS=1 and so fails instead) they skip, saying what is missing."""
     redis_doctests = [item for item in items if type(item).__name__ == "DoctestItem"
                       and item.path.name.startswith("redis_") and item.path.parent.name == "services"]
     if not redis_doctests:
         return
-    import pytest
     from bloomedu.services.redis_server import required, unavailable_reason
 
     reason = unavailable_reason()
