@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import bloomedu.core.batch_hashing as batch_hashing
 import bloomedu.core.bits as bits_module
 import bloomedu.core.filter as filter_module
 from bloomedu import BloomFilter
@@ -55,13 +56,28 @@ def random_keys(kind: str, size: int, seed: int):
     raise AssertionError(kind)
 
 
+# The boundary tests cross chunk boundaries with small chunks patched in: the code that runs is
+# the same, with 32 times fewer keys than real chunks would need. A chunk is still several
+# pieces (str and bytes keys are hashed a piece at a time), as with the real sizes.
+CHUNK, PIECE = 1024, 256
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of CHUNK keys, hashed in pieces of PIECE keys, for this test."""
+    real_chunk, real_piece = filter_module._CHUNK_KEYS, batch_hashing._PIECE_KEYS
+    assert real_chunk % real_piece == 0 and real_chunk // real_piece >= CHUNK // PIECE > 1
+    monkeypatch.setattr(filter_module, "_CHUNK_KEYS", CHUNK)
+    monkeypatch.setattr(batch_hashing, "_PIECE_KEYS", PIECE)
+
+
 KINDS = ["uint64", "int64", "int32", "str", "bytes", "mixed"]
-SIZES = {"small batch": 300, "several chunks": 3 * filter_module._CHUNK_KEYS + 17}
+SIZES = {"small batch": 300, "several chunks": 3 * CHUNK + 17}
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
-def test_add_many_sets_the_bits_add_sets(kind, size):
+def test_add_many_sets_the_bits_add_sets(kind, size, small_chunks):
     keys = random_keys(kind, size, seed=size)
     m, k = 3 * size + 11, 5  # crowded: many repeated positions within a batch
     bulk = BloomFilter(m, k)
@@ -80,9 +96,9 @@ def test_a_sparse_batch_sets_the_bits_add_sets(kind):  # below m/64 positions: n
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_contains_many_answers_what_in_answers(kind):
+def test_contains_many_answers_what_in_answers(kind, small_chunks):
     inserted = random_keys(kind, 2000, seed=1)
-    queried = random_keys(kind, 3 * filter_module._CHUNK_KEYS // 2, seed=2)
+    queried = random_keys(kind, 3 * CHUNK // 2, seed=2)
     f = BloomFilter(12_000, 4)
     f.add_many(inserted)
     as_list = queried.tolist() if isinstance(queried, np.ndarray) else queried
@@ -330,14 +346,15 @@ def bad_in_the_middle(bad, size: int) -> list:
                                         (np.float32(1), TypeError), (2 ** 64, ValueError),
                                         ("\ud800", UnicodeEncodeError),
                                         (np.frombuffer(b"12345678", np.uint8), TypeError)])
-def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch):
+def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch,
+                                                          small_chunks):
     if not staged:
         monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
     f = BloomFilter(20_000, 4)
     f.add_many(["already", "here"])
     before = f.bits.copy()
     with pytest.raises(error):
-        f.add_many(bad_in_the_middle(bad, 3 * filter_module._CHUNK_KEYS))
+        f.add_many(bad_in_the_middle(bad, 3 * CHUNK))
     assert f.bits == before
     with pytest.raises(error):
         f.add_many(bad_in_the_middle(bad, 10))
@@ -346,10 +363,10 @@ def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, m
         f.contains_many(bad_in_the_middle(bad, 10))
 
 
-def test_bad_key_in_a_generator_changes_nothing():
+def test_bad_key_in_a_generator_changes_nothing(small_chunks):
     f = BloomFilter(20_000, 4)
     with pytest.raises(TypeError, match="key must be str, bytes or int, not float"):
-        f.add_many(x for x in [*range(5 * filter_module._CHUNK_KEYS), 0.5])
+        f.add_many(x for x in [*range(5 * CHUNK), 0.5])
     assert f.bits_set() == 0
 
 
@@ -396,11 +413,11 @@ def test_working_memory_does_not_grow_with_the_batch(kind, monkeypatch):
 
 
 @pytest.mark.parametrize("fill", ["empty", "full"])
-def test_contains_many_on_an_empty_and_a_full_filter(fill):
+def test_contains_many_on_an_empty_and_a_full_filter(fill, small_chunks):
     f = BloomFilter(1000, 6)
     if fill == "full":
         f.bits.set_many(np.arange(1000))
-    keys = random_keys("uint64", 2 * filter_module._CHUNK_KEYS + 5, seed=3)
+    keys = random_keys("uint64", 2 * CHUNK + 5, seed=3)
     assert f.contains_many(keys).tolist() == [fill == "full"] * keys.size
 
 
