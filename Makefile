@@ -73,15 +73,16 @@ redis: $(STAMP)
 # --- the two tiers of tests (README: "Tests") -----------------------------------------------
 # conftest.py marks `full` every test that needs a Redis server, the built site or the browser;
 # `make check` runs the rest. Both run on pytest-xdist workers: JOBS=auto is one per core, and
-# --dist loadgroup keeps the tests of the site and the browser on one worker (one build, one
-# JupyterLab). Hypothesis's profile (tests/conftest.py) is dev for check, full for test.
+# --dist loadfile keeps a file's tests on one worker, so its module fixtures (a Redis server,
+# a JupyterLab, a stream) are made once. Hypothesis's profile (tests/conftest.py) is dev for
+# check, full for test.
 # --durations=15 prints the slowest tests of each run, so a new slow test is seen the day it lands.
 JOBS      ?= auto
 PYTEST_N  := -n $(JOBS) --durations=15
 START     := $(shell date +%s)
 
 check: $(STAMP)
-	BLOOMEDU_HYPOTHESIS=dev $(BIN)/python -m pytest $(PYTEST_N) --dist loadgroup -m "not full"
+	BLOOMEDU_HYPOTHESIS=dev $(BIN)/python -m pytest $(PYTEST_N) --dist loadfile -m "not full"
 
 # make test, in each environment, in two phases, each between headers that name it and
 # followed by its time:
@@ -111,7 +112,7 @@ endef
 define run_tests
 	@$(1)/bin/python -c 'import sys; from importlib.metadata import version; \
 	  print("Python", sys.version.split()[0], *(f"{n} {version(n)}" for n in ("numpy", "mmh3", "matplotlib")))'
-	$(call phase,$(1) tests: $(2),$(TEST_ENV) $(1)/bin/python -m pytest $(PYTEST_N) --dist loadgroup $(4))
+	$(call phase,$(1) tests: $(2),$(TEST_ENV) $(1)/bin/python -m pytest $(PYTEST_N) --dist loadfile $(4))
 	$(call phase,$(1) lessons: strict nbval on a copy,copy=$$(mktemp -d) && \
 	  $(1)/bin/bloomedu lessons $$copy/lessons && \
 	  $(TEST_ENV) $(1)/bin/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \

@@ -10,10 +10,11 @@ here, from what it needs, so a new test lands in the right tier with no list to 
 - ``site``: it asks for the ``site`` fixture (the Sphinx build of ``make html``);
 - ``browser``: it drives Chromium (``tests/test_browser.py``).
 
-A test that is slow for another reason says so itself with ``@pytest.mark.full``.  Under
-pytest-xdist (``--dist loadgroup``), every test that reads the built site, and every test that
-drives the browser, runs on one worker, so the site is built once and one JupyterLab serves the
-lessons.
+A test that is slow for another reason says so itself with ``@pytest.mark.full``.  Both
+tiers run on pytest-xdist workers with ``--dist loadfile``: a test file's tests share one
+worker, so a module's fixtures (a Redis server, a JupyterLab, a stream computed once) are made
+once; the site, which tests of two files read, is built once per run behind a lock (the
+``site`` fixture).
 """
 import matplotlib
 import pytest
@@ -42,18 +43,15 @@ def needs(item) -> set[str]:
     return found
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
-    """Mark each test with what it needs and its tier; keep the site's and the browser's
-    readers on one xdist worker; skip the Redis doctests where no server can be had."""
+    """Mark each test with what it needs and its tier; skip the Redis doctests where no server
+    can be had."""
     for item in items:
         found = needs(item)
         for name in sorted(found):
             item.add_marker(getattr(pytest.mark, name))
         if found:
             item.add_marker(pytest.mark.full)
-        if found & {"site", "browser"}:
-            item.add_marker(pytest.mark.xdist_group("site and browser"))
     skip_redis_doctests_without_a_server(items)
 
 
