@@ -236,19 +236,32 @@ def batches(draw, kind: str):
     return kind, [make], keys
 
 
-FILTERS = {"staged": (4099, 5, None), "over 40 Mi bits": (45 * 2 ** 20 + 3, 5, None),
-           "over 40 Mi bits, sorted writes": (45 * 2 ** 20 + 3, 5, 0.0)}
+# A filter over 40 Mi bits (5 MiB) cannot stage its writes: it takes the large path
+# (bloomedu.core.large). The property runs that path on a small filter, with the limit patched
+# to 0 bytes: the same code (positions below 2**32 in both), without allocating and comparing
+# 5 MiB filters at each example. The tests further down use real 45 Mi-bit filters.
+LARGE_M = 45 * 2 ** 20 + 3
+FILTERS = {"staged": (4099, 5, None, False), "large path": (40_009, 5, None, True),
+           "large path, sorted writes": (40_009, 5, 0.0, True)}
+
+
+def test_a_filter_over_40_mi_bits_takes_the_large_path():
+    assert BloomFilter(40 * 2 ** 20, 5).bits.stages_everything
+    assert not BloomFilter(40 * 2 ** 20 + 1, 5).bits.stages_everything
+    assert not BloomFilter(LARGE_M, 5).bits.stages_everything
 
 
 @pytest.mark.parametrize("kind", BATCH_KINDS)
-@pytest.mark.parametrize("m, k, threshold", FILTERS.values(), ids=FILTERS.keys())
+@pytest.mark.parametrize("m, k, threshold, large", FILTERS.values(), ids=FILTERS.keys())
 @settings(deadline=None)
 @given(data=st.data())
-def test_every_key_kind_add_many_and_add_agree(m, k, threshold, kind, data):
+def test_every_key_kind_add_many_and_add_agree(m, k, threshold, large, kind, data):
     _, makers, keys = data.draw(batches(kind))
-    assert BloomFilter(m, k).bits.stages_everything == (m < 40 * 2 ** 20)
+    limit = 0 if large else bits_module._SCRATCH_LIMIT_BYTES
     with mock.patch.object(bits_module, "_SCRATCH_THRESHOLD",
-                           bits_module._SCRATCH_THRESHOLD if threshold is None else threshold):
+                           bits_module._SCRATCH_THRESHOLD if threshold is None else threshold), \
+            mock.patch.object(bits_module, "_SCRATCH_LIMIT_BYTES", limit):
+        assert BloomFilter(m, k).bits.stages_everything == (not large)
         bulk = BloomFilter(m, k)
         for make in makers:
             bulk.add_many(make())
@@ -260,7 +273,7 @@ def test_every_key_kind_add_many_and_add_agree(m, k, threshold, kind, data):
         assert sum(f.size for f in found) == len(keys)
 
 
-@pytest.mark.parametrize("m, k", [(4099, 5), (45 * 2 ** 20 + 3, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("m, k", [(4099, 5), (LARGE_M, 5)], ids=["staged", "large"])
 @pytest.mark.parametrize("make, where", [
     (lambda: np.array([b"ab", b"c", b"de"]), r"keys\[1\] of the S2 array"),
     (lambda: np.frombuffer(b"\x01\x02\x00" * 3, "S3"), r"keys\[0\] of the S3 array"),
@@ -303,7 +316,7 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("m, k", [(4099, 5), (45 * 2 ** 20 + 3, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("m, k", [(4099, 5), (LARGE_M, 5)], ids=["staged", "large"])
 @pytest.mark.parametrize("make, error, message", REFUSED.values(), ids=REFUSED.keys())
 def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, message, m, k):
     f = BloomFilter(m, k)
@@ -325,7 +338,7 @@ BAD_KEYS = [1.5, None, True, 2 ** 64, "\ud800", [1], np.float32(2)]
 def test_a_bad_key_anywhere_in_any_batch_changes_nothing(batch, bad, where, large, shape):
     keys = list(batch[2])
     keys.insert(min(where, len(keys)), bad)
-    f = BloomFilter(45 * 2 ** 20 + 3 if large else 4099, 5)
+    f = BloomFilter(LARGE_M if large else 4099, 5)
     f.add_many(["already", "here"])
     before = f.bits.copy()
     for call in (f.add_many, f.contains_many):
