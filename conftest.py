@@ -8,7 +8,8 @@ here, from what it needs, so a new test lands in the right tier with no list to 
   ``bloomedu/services/redis_*.py``, or a test that asks for a server fixture of
   ``tests/redis_support.py``);
 - ``site``: it asks for the ``site`` fixture (the Sphinx build of ``make html``);
-- ``browser``: it drives Chromium (``tests/test_browser.py``).
+- ``browser``: it drives Chromium (a test module ``tests/test_browser*.py``, or a test marked
+  ``browser``); ``make test`` runs these in the newest environment only.
 
 A test that is slow for another reason says so itself with ``@pytest.mark.full``.  Both
 tiers run on pytest-xdist workers with ``--dist loadfile``: a test file's tests share one
@@ -38,7 +39,7 @@ def needs(item) -> set[str]:
         found.add("redis")
     if "site" in fixtures:
         found.add("site")
-    if path.name == "test_browser.py" or item.get_closest_marker("browser"):
+    if path.name.startswith("test_browser") or item.get_closest_marker("browser"):
         found.add("browser")
     return found
 
