@@ -1,7 +1,10 @@
 # Two commands do all the set-up on a fresh machine with Python and make:
 #   make lab    create .venv if missing, then open the lessons in JupyterLab
-#   make test   create .venv and .venv-oldest if missing, then run every test (doctests, unit
-#               tests, nbval) in each: .venv has the newest releases, .venv-oldest the lower
+#   make check  create .venv if missing, then run the doctests and the unit and property tests
+#               of the library, in parallel: no lesson, server, site or browser (minutes)
+#   make test   create .venv and .venv-oldest if missing, then run every test in each (doctests,
+#               unit tests, Redis servers, strict nbval on a copy of the lessons; the site and
+#               the browser in .venv): .venv has the newest releases, .venv-oldest the lower
 #               bounds pyproject.toml promises (pinned in constraints/oldest.txt)
 #   make html   the lessons and the API reference as a static site in build/html/
 PYTHON ?= python3
@@ -26,7 +29,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab test bench bench-day html clean chromium redis slides assignments
+.PHONY: env env-oldest lab check test bench bench-day html clean chromium redis slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -67,27 +70,63 @@ chromium:
 redis: $(STAMP)
 	@$(BIN)/python -m bloomedu.services.redis_server --check
 
-# One whole pytest run in each environment, one after the other, each between headers that name
-# it; the second runs even when the first fails, and the last line names each that failed (or
-# says both passed).
+# --- the two tiers of tests (README: "Tests") -----------------------------------------------
+# conftest.py marks `full` every test that needs a Redis server, the built site or the browser;
+# `make check` runs the rest. Both run on pytest-xdist workers: JOBS=auto is one per core, and
+# --dist loadfile keeps a file's tests on one worker, so its module fixtures (a Redis server,
+# a JupyterLab, a stream) are made once. Hypothesis's profile (tests/conftest.py) is dev for
+# check, full for test.
+# --durations=15 prints the slowest tests of each run, so a new slow test is seen the day it lands.
+JOBS      ?= auto
+PYTEST_N  := -n $(JOBS) --durations=15
+START     := $(shell date +%s)
+
+check: $(STAMP)
+	BLOOMEDU_HYPOTHESIS=dev $(BIN)/python -m pytest $(PYTEST_N) --dist loadfile -m "not full"
+
+# make test, in each environment, in two phases, each between headers that name it and
+# followed by its time:
+#   tests    every test of testpaths (pyproject.toml), the lessons aside; in .venv-oldest not
+#            the site or the browser, which check what the newest releases show
+#   lessons  the environment's own `bloomedu lessons` copies every lesson, optional lesson and
+#            solution into a fresh temporary folder far from the repository, and strict nbval
+#            runs that folder: each notebook is executed once, its cells on one worker
+#            (--dist loadfile), in one kernel of that environment (--nbval-current-env)
+# A failed phase does not stop the next; the last lines give each phase's time and name each
+# that failed (or say that all passed).
 # BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
-# BLOOMEDU_REQUIRE_REDIS=1: a Redis test that cannot start its server fails instead of skipping.
-# Nothing is skipped in .venv-oldest: JupyterLab 4.0.0 and playwright 1.40.0 run the browser test too.
-# $(1): the venv, $(2): what it holds, $(3): the constraints file it was built with, if any
+# BLOOMEDU_REQUIRE_REDIS=1: a Redis test (or lesson) that cannot start its server fails instead
+# of skipping.
+FAILED := build/.make-test-failed
+TIMES  := build/.make-test-times
+TEST_ENV = BLOOMEDU_HYPOTHESIS=full BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_CONSTRAINTS=$(3)
+
+# $(1): the phase's name, $(2): its command
+define phase
+	@echo; echo "======== $(1) ========"
+	@start=$$(date +%s); ( set -x; $(2) ) || echo "$(1)" >> $(FAILED); \
+	  echo "$$(( $$(date +%s) - start )) s  $(1)" | tee -a $(TIMES)
+endef
+
+# $(1): the venv, $(2): what it holds, $(3): its constraints file, if any, $(4): pytest's -m
 define run_tests
-	@echo; echo "======== make test in $(1): $(2) ========"
 	@$(1)/bin/python -c 'import sys; from importlib.metadata import version; \
 	  print("Python", sys.version.split()[0], *(f"{n} {version(n)}" for n in ("numpy", "mmh3", "matplotlib")))'
-	BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_CONSTRAINTS=$(3) $(1)/bin/python -m pytest || echo "$(1)" >> $(FAILED)
-	@echo "======== end of make test in $(1) ========"
+	$(call phase,$(1) tests: $(2),$(TEST_ENV) $(1)/bin/python -m pytest $(PYTEST_N) --dist loadfile $(4))
+	$(call phase,$(1) lessons: strict nbval on a copy,copy=$$(mktemp -d) && \
+	  $(1)/bin/bloomedu lessons $$copy/lessons && \
+	  $(TEST_ENV) $(1)/bin/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
 endef
-FAILED := build/.make-test-failed
 
 test: $(STAMP) $(OLDEST_STAMP) chromium redis
-	@mkdir -p build && rm -f $(FAILED)
-	$(call run_tests,$(VENV),the newest releases,)
-	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS))
-	@if [ -s $(FAILED) ]; then echo "make test FAILED in:" $$(cat $(FAILED)); exit 1; fi
+	@mkdir -p build && rm -f $(FAILED) $(TIMES)
+	@echo "$$(( $$(date +%s) - $(START) )) s  environments, chromium and redis-server (built when missing)" > $(TIMES)
+	$(call run_tests,$(VENV),the newest releases,,)
+	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS),-m "not browser and not site and not slides and not nbgrader")
+	@echo; echo "======== make test: the time of each phase ========"; cat $(TIMES)
+	@echo "$$(( $$(date +%s) - $(START) )) s  in all"
+	@if [ -s $(FAILED) ]; then echo "make test FAILED in:"; sed 's/^/  /' $(FAILED); exit 1; fi
 	@echo "make test passed in $(VENV) and $(OLDEST)"
 
 $(BENCH_STAMP): $(STAMP)

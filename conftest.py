@@ -1,5 +1,27 @@
-"""pytest set-up shared by doctests, unit tests and nbval."""
+"""pytest set-up shared by doctests, unit tests and nbval: the tiers and what runs together.
+
+Two tiers (the README's "Tests" section): ``make check`` runs every test not marked ``full``,
+in parallel; ``make test`` runs everything, in both environments.  A test is marked ``full``
+here, from what it needs, so a new test lands in the right tier with no list to edit:
+
+- ``redis``: it starts a Redis server (a test module ``tests/test_redis_*.py``, a doctest of
+  ``bloomedu/services/redis_*.py``, or a test that asks for a server fixture of
+  ``tests/redis_support.py``);
+- ``site``: it asks for the ``site`` fixture (the Sphinx build of ``make html``);
+- ``browser``: it drives Chromium (a test module ``tests/test_browser*.py``, or a test marked
+  ``browser``); ``make test`` runs these in the newest environment only;
+- ``slides`` and ``nbgrader`` (marked by their tests): every deck built as ``make slides`` builds
+  them, and the nbgrader course graded end to end; the newest environment only (nbgrader 0.9.6
+  needs JupyterLab >= 4.2).
+
+A test that is slow for another reason says so itself with ``@pytest.mark.full``.  Both
+tiers run on pytest-xdist workers with ``--dist loadfile``: a test file's tests share one
+worker, so a module's fixtures (a Redis server, a JupyterLab, a stream computed once) are made
+once; the site, which tests of two files read, is built once per run behind a lock (the
+``site`` fixture).
+"""
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")  # draw off-screen
 
@@ -7,15 +29,46 @@ matplotlib.use("Agg")  # draw off-screen
 # --doctest-modules must not import (and so execute) the twins.
 collect_ignore_glob = ["notebooks/*.py", "notebooks/*/*.py"]
 
+# The fixtures of tests/redis_support.py that start a server (or use one that was started).
+REDIS_FIXTURES = frozenset({"bloom_server", "bloom_client", "plain_server", "plain_client", "cluster"})
+
+
+def needs(item) -> set[str]:
+    """What ``item`` needs that ``make check`` does not give it: some of {"redis", "site",
+    "browser", "slides", "nbgrader"} (the last two: the decks of ``make slides``, real nbgrader)."""
+    path, fixtures = item.path, set(getattr(item, "fixturenames", ()))
+    found = set()
+    if (path.name.startswith("test_redis_") or fixtures & REDIS_FIXTURES
+            or (path.parent.name == "services" and path.name.startswith("redis_"))
+            or item.get_closest_marker("redis")):
+        found.add("redis")
+    if "site" in fixtures:
+        found.add("site")
+    if path.name.startswith("test_browser") or item.get_closest_marker("browser"):
+        found.add("browser")
+    found |= {name for name in ("slides", "nbgrader") if item.get_closest_marker(name)}
+    return found
+
 
 def pytest_collection_modifyitems(config, items):
+    """Mark each test with what it needs and its tier; skip the Redis doctests where no server
+    can be had."""
+    for item in items:
+        found = needs(item)
+        for name in sorted(found):
+            item.add_marker(getattr(pytest.mark, name))
+        if found:
+            item.add_marker(pytest.mark.full)
+    skip_redis_doctests_without_a_server(items)
+
+
+def skip_redis_doctests_without_a_server(items) -> None:
     """Doctests of the Redis services start real servers: without one (and outside `make test`,
     which sets BLOOMEDU_REQUIRE_REDIS=1 and so fails instead) they skip, saying what is missing."""
     redis_doctests = [item for item in items if type(item).__name__ == "DoctestItem"
                       and item.path.name.startswith("redis_") and item.path.parent.name == "services"]
     if not redis_doctests:
         return
-    import pytest
     from bloomedu.services.redis_parts import required, unavailable_reason
 
     reason = unavailable_reason()

@@ -127,7 +127,7 @@ def test_compact_size_encoding(value, encoded):
     assert compact_size(value).hex() == encoded
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(value=st.integers(0, MAX_COMPACT_SIZE), prefix=st.binary(max_size=3))
 def test_compact_size_round_trip(value, prefix):
     data = prefix + compact_size(value) + b"rest"
@@ -161,7 +161,7 @@ def test_oversize_filters_are_refused_unless_asked_for():
     assert Bip37Filter.deserialize(at_limit).is_within_size_constraints()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(items=st.lists(st.binary(max_size=40), max_size=30), n=st.integers(1, 200),
        p=st.floats(1e-8, 1.0), tweak=st.integers(0, 2 ** 32 - 1), flags=st.integers(0, 255))
 def test_no_false_negatives_and_payload_round_trip(items, n, p, tweak, flags):
@@ -222,7 +222,7 @@ def test_measured_false_positive_rate_is_within_4_sigma_of_theory():
     assert abs(rate - p) <= 4 * math.sqrt(p * (1 - p) / trials)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(length=st.integers(0, 45), count=st.integers(0, 30), n=st.integers(1, 50),
        p=st.floats(1e-6, 0.3), tweak=st.integers(0, 2 ** 32 - 1), seed=st.integers(0, 2 ** 16))
 def test_contains_many_equals_contains_one_by_one(length, count, n, p, tweak, seed):

@@ -33,7 +33,7 @@ def test_single_bits_are_lsb_first_in_bytes():
     assert set_bits(bits) == {0, 9, 19}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 5000), st.sampled_from([8, 16, 32, 64]))
 def test_storage_is_whole_words(num_bits, word_bits):
     bits = BitArray(num_bits, word_bits=word_bits)

@@ -67,7 +67,7 @@ def test_bulk_methods_agree_with_the_per_key_ones(kind, num_bits, workers):
     assert dedup == expected
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.one_of(st.integers(-2 ** 63, 2 ** 64 - 1), st.text(max_size=4),
                           st.binary(max_size=4)), max_size=100),
        st.integers(1, 12), st.booleans())

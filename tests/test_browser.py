@@ -1,18 +1,25 @@
-"""Every lesson, run where students run it: JupyterLab in a real browser.
+"""The lessons whose point is the browser, run where students run them: JupyterLab in Chromium.
+
+Which lessons: every notebook (lessons, optional lessons, solutions: any folder under
+``notebooks/``) whose code cells import one of the course's widgets (:data:`WIDGETS`: the toy
+for one key of :mod:`bloomedu.teaching.toy`, the explorer of :mod:`bloomedu.teaching.explorer`),
+found by reading its cells' imports, and the first lesson without a widget as a smoke test of
+a plain lesson.  Every lesson is executed by strict nbval in both environments anyway (``make
+test`` runs it on a copy): here it is the browser that is tested, in the newest environment only.
 
 A fresh JupyterLab server (loopback, random free port, random token, its own
 runtime, settings and workspace folders) serves a COPY of ``notebooks/`` with
-the outputs cleared (beside links to the rest of the project, for lessons that
-read ``../tests/data``), so what the page shows afterwards was produced by this
-run and the committed files are never autosaved.  Headless Debian Chromium,
-driven by the PyPI ``playwright`` package (``executable_path``, never a browser
-download), opens each lesson, clicks Run → Run All Cells and waits for the
-kernel to go idle.  Then, for each lesson: every code cell shows an execution
-count, no output is an error, the lesson shows at least as many images as its
-committed notebook has PNG outputs, and widget outputs render as live widgets
-(lesson 14's explorer: its sliders and its plot; lesson 05's toy for one key: a key typed
-into it changes its words and its drawing).  A screenshot of each lesson
-goes to ``build/screenshots/NN_slug.png``.  The server is stopped by its PID,
+the outputs of those lessons cleared (beside links to the rest of the project),
+so what the page shows afterwards was produced by this run and the committed
+files are never autosaved.  Headless Debian Chromium, driven by the PyPI
+``playwright`` package (``executable_path``, never a browser download), opens
+each lesson, clicks Run → Run All Cells and waits for the kernel to go idle.
+Then, for each lesson: every code cell shows an execution count, no output is
+an error, the lesson shows at least as many images as its committed notebook
+has PNG outputs, and widget outputs render as live widgets (the explorer: its
+sliders and its plot, and a click on a button redraws them; the toy for one
+key: a key typed into it changes its words and its drawing).  A screenshot of
+each lesson goes to ``build/screenshots/``.  The server is stopped by its PID,
 with the kernels it started.
 
 Chromium missing is a failure, not a skip: CI installs it (Debian package
@@ -21,6 +28,7 @@ Chromium missing is a failure, not a skip: CI installs it (Debian package
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -37,12 +45,48 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bloomedu.teaching.lessons import LESSON_GLOB, course_notebooks
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCREENSHOTS = ROOT / "build" / "screenshots"
-LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(NOTEBOOKS.glob(LESSON_GLOB))  # the lessons, in reading order
+# The course's widgets: the module, and the function that makes the widget.
+WIDGETS = {"bloomedu.teaching.toy": "toy", "bloomedu.teaching.explorer": "explorer"}
+
+
+def widgets_imported(path: Path) -> set[str]:
+    """The modules of :data:`WIDGETS` whose widget a notebook's code cells import (the
+    function itself, or its whole module)."""
+    found = set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(line for line in cell.source.splitlines()
+                           if not line.lstrip().startswith(("%", "!")))  # IPython magics
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names if alias.name in WIDGETS}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    if WIDGETS.get(node.module) == alias.name:  # from M import toy
+                        found.add(node.module)
+                    elif f"{node.module}.{alias.name}" in WIDGETS:  # from bloomedu.teaching import toy
+                        found.add(f"{node.module}.{alias.name}")
+    return found
+
+
+def lessons_for_the_browser() -> list[Path]:
+    """The notebooks that use a widget, then the first lesson that uses none."""
+    notebooks = [NOTEBOOKS / name for name in course_notebooks(NOTEBOOKS)]
+    chosen = [path for path in notebooks if widgets_imported(path)]
+    plain = next((path for path in LESSONS if not widgets_imported(path)), None)
+    return chosen + ([plain] if plain else [])
+
+
+BROWSER_LESSONS = lessons_for_the_browser()
 CHROMIUM = os.environ.get("BLOOMEDU_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -102,7 +146,7 @@ def committed_counts(path: Path) -> dict:
 
 def copy_lessons_without_outputs(target: Path) -> None:
     shutil.copytree(NOTEBOOKS, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.py"))
-    for path in target.glob("[0-9][0-9]_*.ipynb"):
+    for path in (target / lesson.relative_to(NOTEBOOKS) for lesson in BROWSER_LESSONS):
         nb = nbformat.read(path, as_version=4)
         nb.metadata.pop("widgets", None)
         for cell in nb.cells:
@@ -271,7 +315,7 @@ def use_explorer(page, shot: Path) -> dict:
 
 
 def use_toy(page, shot: Path) -> dict:
-    """Type a key into lesson 05's toy for one key; its words and drawing before and after."""
+    """Type a key into the toy for one key; its words and drawing before and after."""
     panel = page.locator(".bloomedu-toy").first
     words, image = panel.locator(".bloomedu-toy-text"), panel.locator("img").first
     before = {"toy_before": words.inner_text(), "toy_image_before": image.get_attribute("src")}
@@ -330,40 +374,63 @@ def browser_page(lab, chromium_browser):
 
 def test_there_are_lessons_to_open():
     assert LESSONS, f"no lessons in {NOTEBOOKS}"
+    used = set().union(*(widgets_imported(path) for path in BROWSER_LESSONS))
+    assert used == set(WIDGETS), f"no lesson imports the widgets of {set(WIDGETS) - used}"
+    assert not widgets_imported(BROWSER_LESSONS[-1])  # and one plain lesson
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=[path.stem for path in LESSONS])
+def test_widgets_are_found_by_what_the_cells_import(tmp_path):
+    cells = {"a.ipynb": ["from bloomedu.teaching.toy import toy, toy_view"],
+             "b.ipynb": ["%matplotlib inline\nimport numpy as np", "import bloomedu.teaching.explorer"],
+             "c.ipynb": ["from bloomedu.teaching import toy as t"],
+             "d.ipynb": ["from bloomedu.teaching.explorer import explore, make_keys",
+                         "# toy(['apple'])\nprint('explorer(')"]}
+    for name, sources in cells.items():
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources]
+                                                + [nbformat.v4.new_markdown_cell("toy(")]),
+                       tmp_path / name)
+    assert {name: widgets_imported(tmp_path / name) for name in cells} == {
+        "a.ipynb": {"bloomedu.teaching.toy"}, "b.ipynb": {"bloomedu.teaching.explorer"},
+        "c.ipynb": {"bloomedu.teaching.toy"}, "d.ipynb": set()}
+
+
+def lesson_id(path: Path) -> str:
+    return path.relative_to(NOTEBOOKS).with_suffix("").as_posix()
+
+
+@pytest.mark.parametrize("lesson", BROWSER_LESSONS, ids=[lesson_id(p) for p in BROWSER_LESSONS])
 def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
-    expected = committed_counts(lesson)
+    expected, used = committed_counts(lesson), widgets_imported(lesson)
+    name, shots = lesson.relative_to(NOTEBOOKS).as_posix(), lesson_id(lesson).replace("/", "_")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     try:
-        state = run_lesson(browser_page, lab, lesson.name, workspace=lesson.stem.replace("_", "-"))
-        if "explorer(" in lesson.read_text():
-            state.update(use_explorer(browser_page, SCREENSHOTS / f"{lesson.stem}_url_keys.png"))
-        if "toy(" in lesson.read_text():
-            state.update(use_toy(browser_page, SCREENSHOTS / f"{lesson.stem}_toy.png"))
+        state = run_lesson(browser_page, lab, name, workspace=shots.replace("_", "-"))
+        if "bloomedu.teaching.explorer" in used:
+            state.update(use_explorer(browser_page, SCREENSHOTS / f"{shots}_url_keys.png"))
+        if "bloomedu.teaching.toy" in used:
+            state.update(use_toy(browser_page, SCREENSHOTS / f"{shots}_toy.png"))
     finally:
-        screenshot(browser_page, SCREENSHOTS / f"{lesson.stem}.png")
+        screenshot(browser_page, SCREENSHOTS / f"{shots}.png")
         lab.shut_down_kernels()
     errors = [text for text in state["stderr"] if "Traceback" in text or re.search(r"\w+Error\b", text)]
-    assert errors == [], f"{lesson.name} shows errors:\n" + "\n".join(errors)[:3000]
+    assert errors == [], f"{name} shows errors:\n" + "\n".join(errors)[:3000]
     assert len(state["prompts"]) == expected["code_cells"]
     not_run = [p for p in state["prompts"] if not re.fullmatch(r"\[\d+\]:", p)]
-    assert not_run == [], f"{lesson.name}: cells without an execution count: {not_run}"
+    assert not_run == [], f"{name}: cells without an execution count: {not_run}"
     counts = [int(p[1:-2]) for p in state["prompts"]]
     assert counts == sorted(counts) and len(set(counts)) == len(counts)
-    assert state["images"] >= expected["png"], f"{lesson.name}: {state['images']} images shown"
+    assert state["images"] >= expected["png"], f"{name}: {state['images']} images shown"
     assert "Error displaying widget" not in state["text"]
     if expected["widgets"]:
-        assert state["widgets"] >= expected["widgets"], f"{lesson.name}: widgets did not render"
-    if "explorer(" in lesson.read_text():
+        assert state["widgets"] >= expected["widgets"], f"{name}: widgets did not render"
+    if "bloomedu.teaching.explorer" in used:
         assert state["explorer"] >= 1 and state["sliders"] >= 3, "the explorer panel did not render"
         assert state["explorerImages"] >= 1, "the explorer drew no plot"
         # the panel is live: a click went to the kernel and the numbers came back redrawn
         assert "keys = uint64" in state["explorer_before"]
         assert "keys = url" in state["explorer_after"], state["explorer_after"]
         assert state["explorer_images_after"] >= 1
-    if "toy(" in lesson.read_text():  # typed into: its words and its drawing changed
+    if "bloomedu.teaching.toy" in used:  # typed into: its words and its drawing changed
         assert "key 'lime'" in state["toy_before"] and "key 'plum'" in state["toy_after"]
         assert state["toy_image_after"] and state["toy_image_after"] != state["toy_image_before"]
 

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import bloomedu.core.batch_hashing as batch_hashing
 import bloomedu.core.bits as bits_module
 import bloomedu.core.filter as filter_module
 from bloomedu import BloomFilter
@@ -55,13 +56,28 @@ def random_keys(kind: str, size: int, seed: int):
     raise AssertionError(kind)
 
 
+# The boundary tests cross chunk boundaries with small chunks patched in: the code that runs is
+# the same, with 32 times fewer keys than real chunks would need. A chunk is still several
+# pieces (str and bytes keys are hashed a piece at a time), as with the real sizes.
+CHUNK, PIECE = 1024, 256
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of CHUNK keys, hashed in pieces of PIECE keys, for this test."""
+    real_chunk, real_piece = filter_module._CHUNK_KEYS, batch_hashing._PIECE_KEYS
+    assert real_chunk % real_piece == 0 and real_chunk // real_piece >= CHUNK // PIECE > 1
+    monkeypatch.setattr(filter_module, "_CHUNK_KEYS", CHUNK)
+    monkeypatch.setattr(batch_hashing, "_PIECE_KEYS", PIECE)
+
+
 KINDS = ["uint64", "int64", "int32", "str", "bytes", "mixed"]
-SIZES = {"small batch": 300, "several chunks": 3 * filter_module._CHUNK_KEYS + 17}
+SIZES = {"small batch": 300, "several chunks": 3 * CHUNK + 17}
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
-def test_add_many_sets_the_bits_add_sets(kind, size):
+def test_add_many_sets_the_bits_add_sets(kind, size, small_chunks):
     keys = random_keys(kind, size, seed=size)
     m, k = 3 * size + 11, 5  # crowded: many repeated positions within a batch
     bulk = BloomFilter(m, k)
@@ -80,9 +96,9 @@ def test_a_sparse_batch_sets_the_bits_add_sets(kind):  # below m/64 positions: n
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_contains_many_answers_what_in_answers(kind):
+def test_contains_many_answers_what_in_answers(kind, small_chunks):
     inserted = random_keys(kind, 2000, seed=1)
-    queried = random_keys(kind, 3 * filter_module._CHUNK_KEYS // 2, seed=2)
+    queried = random_keys(kind, 3 * CHUNK // 2, seed=2)
     f = BloomFilter(12_000, 4)
     f.add_many(inserted)
     as_list = queried.tolist() if isinstance(queried, np.ndarray) else queried
@@ -124,7 +140,7 @@ def test_empty_batches():
     assert f.contains_many([]).shape == (0,) and f.contains_many(iter([])).dtype == bool
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(hnp.arrays(np.int64, st.integers(0, 300)), st.integers(1, 5000), st.integers(1, 9))
 def test_no_inserted_int_key_is_ever_reported_absent(keys, m, k):
     f = BloomFilter(m, k)
@@ -133,7 +149,7 @@ def test_no_inserted_int_key_is_ever_reported_absent(keys, m, k):
     assert f.bits == per_key(m, k, keys.tolist()).bits
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.one_of(st.text(max_size=20), st.binary(max_size=20),
                           st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=80),
        st.integers(1, 3000), st.integers(1, 9))
@@ -220,19 +236,32 @@ def batches(draw, kind: str):
     return kind, [make], keys
 
 
-FILTERS = {"staged": (4099, 5, None), "over 40 Mi bits": (45 * 2 ** 20 + 3, 5, None),
-           "over 40 Mi bits, sorted writes": (45 * 2 ** 20 + 3, 5, 0.0)}
+# A filter over 40 Mi bits (5 MiB) cannot stage its writes: it takes the large path
+# (bloomedu.core.large). The property runs that path on a small filter, with the limit patched
+# to 0 bytes: the same code (positions below 2**32 in both), without allocating and comparing
+# 5 MiB filters at each example. The tests further down use real 45 Mi-bit filters.
+LARGE_M = 45 * 2 ** 20 + 3
+FILTERS = {"staged": (4099, 5, None, False), "large path": (40_009, 5, None, True),
+           "large path, sorted writes": (40_009, 5, 0.0, True)}
+
+
+def test_a_filter_over_40_mi_bits_takes_the_large_path():
+    assert BloomFilter(40 * 2 ** 20, 5).bits.stages_everything
+    assert not BloomFilter(40 * 2 ** 20 + 1, 5).bits.stages_everything
+    assert not BloomFilter(LARGE_M, 5).bits.stages_everything
 
 
 @pytest.mark.parametrize("kind", BATCH_KINDS)
-@pytest.mark.parametrize("m, k, threshold", FILTERS.values(), ids=FILTERS.keys())
-@settings(max_examples=40, deadline=None)
+@pytest.mark.parametrize("m, k, threshold, large", FILTERS.values(), ids=FILTERS.keys())
+@settings(deadline=None)
 @given(data=st.data())
-def test_every_key_kind_add_many_and_add_agree(m, k, threshold, kind, data):
+def test_every_key_kind_add_many_and_add_agree(m, k, threshold, large, kind, data):
     _, makers, keys = data.draw(batches(kind))
-    assert BloomFilter(m, k).bits.stages_everything == (m < 40 * 2 ** 20)
+    limit = 0 if large else bits_module._SCRATCH_LIMIT_BYTES
     with mock.patch.object(bits_module, "_SCRATCH_THRESHOLD",
-                           bits_module._SCRATCH_THRESHOLD if threshold is None else threshold):
+                           bits_module._SCRATCH_THRESHOLD if threshold is None else threshold), \
+            mock.patch.object(bits_module, "_SCRATCH_LIMIT_BYTES", limit):
+        assert BloomFilter(m, k).bits.stages_everything == (not large)
         bulk = BloomFilter(m, k)
         for make in makers:
             bulk.add_many(make())
@@ -244,7 +273,7 @@ def test_every_key_kind_add_many_and_add_agree(m, k, threshold, kind, data):
         assert sum(f.size for f in found) == len(keys)
 
 
-@pytest.mark.parametrize("m, k", [(4099, 5), (45 * 2 ** 20 + 3, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("m, k", [(4099, 5), (LARGE_M, 5)], ids=["staged", "large"])
 @pytest.mark.parametrize("make, where", [
     (lambda: np.array([b"ab", b"c", b"de"]), r"keys\[1\] of the S2 array"),
     (lambda: np.frombuffer(b"\x01\x02\x00" * 3, "S3"), r"keys\[0\] of the S3 array"),
@@ -287,7 +316,7 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("m, k", [(4099, 5), (45 * 2 ** 20 + 3, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("m, k", [(4099, 5), (LARGE_M, 5)], ids=["staged", "large"])
 @pytest.mark.parametrize("make, error, message", REFUSED.values(), ids=REFUSED.keys())
 def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, message, m, k):
     f = BloomFilter(m, k)
@@ -302,14 +331,14 @@ def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, mes
 BAD_KEYS = [1.5, None, True, 2 ** 64, "\ud800", [1], np.float32(2)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(batch=st.sampled_from(BATCH_KINDS).flatmap(batches), bad=st.sampled_from(BAD_KEYS),
        where=st.integers(0, 60), large=st.booleans(),
        shape=st.sampled_from([list, tuple, iter, object_array]))
 def test_a_bad_key_anywhere_in_any_batch_changes_nothing(batch, bad, where, large, shape):
     keys = list(batch[2])
     keys.insert(min(where, len(keys)), bad)
-    f = BloomFilter(45 * 2 ** 20 + 3 if large else 4099, 5)
+    f = BloomFilter(LARGE_M if large else 4099, 5)
     f.add_many(["already", "here"])
     before = f.bits.copy()
     for call in (f.add_many, f.contains_many):
@@ -330,14 +359,15 @@ def bad_in_the_middle(bad, size: int) -> list:
                                         (np.float32(1), TypeError), (2 ** 64, ValueError),
                                         ("\ud800", UnicodeEncodeError),
                                         (np.frombuffer(b"12345678", np.uint8), TypeError)])
-def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch):
+def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch,
+                                                          small_chunks):
     if not staged:
         monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
     f = BloomFilter(20_000, 4)
     f.add_many(["already", "here"])
     before = f.bits.copy()
     with pytest.raises(error):
-        f.add_many(bad_in_the_middle(bad, 3 * filter_module._CHUNK_KEYS))
+        f.add_many(bad_in_the_middle(bad, 3 * CHUNK))
     assert f.bits == before
     with pytest.raises(error):
         f.add_many(bad_in_the_middle(bad, 10))
@@ -346,10 +376,10 @@ def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, m
         f.contains_many(bad_in_the_middle(bad, 10))
 
 
-def test_bad_key_in_a_generator_changes_nothing():
+def test_bad_key_in_a_generator_changes_nothing(small_chunks):
     f = BloomFilter(20_000, 4)
     with pytest.raises(TypeError, match="key must be str, bytes or int, not float"):
-        f.add_many(x for x in [*range(5 * filter_module._CHUNK_KEYS), 0.5])
+        f.add_many(x for x in [*range(5 * CHUNK), 0.5])
     assert f.bits_set() == 0
 
 
@@ -396,11 +426,11 @@ def test_working_memory_does_not_grow_with_the_batch(kind, monkeypatch):
 
 
 @pytest.mark.parametrize("fill", ["empty", "full"])
-def test_contains_many_on_an_empty_and_a_full_filter(fill):
+def test_contains_many_on_an_empty_and_a_full_filter(fill, small_chunks):
     f = BloomFilter(1000, 6)
     if fill == "full":
         f.bits.set_many(np.arange(1000))
-    keys = random_keys("uint64", 2 * filter_module._CHUNK_KEYS + 5, seed=3)
+    keys = random_keys("uint64", 2 * CHUNK + 5, seed=3)
     assert f.contains_many(keys).tolist() == [fill == "full"] * keys.size
 
 

@@ -179,7 +179,7 @@ def _flag(name, usual):
                      st.builds(lambda value: [name, value], values))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(_flag("--items", "1000"), _flag("--fpp", "0.01"), _flag("--bits", "9586"),
        _flag("--hashes", "7"), st.lists(st.sampled_from(["--items", "--fpp", "-k", "x"]), max_size=2))
 def test_any_arguments_give_a_report_or_a_usage_error(items, fpp, bits, hashes, stray):

@@ -217,7 +217,7 @@ def test_a_first_message_with_an_empty_id_is_kept_like_any_new_id():
 
 
 @pytest.mark.parametrize("name", STAGES)
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(keys=st.lists(st.text(max_size=40), max_size=60))
 def test_no_inserted_key_is_ever_reported_absent(name, keys):
     stage = STAGES[name][0](64)

@@ -210,7 +210,7 @@ odd_answers = st.one_of(
 
 
 @pytest.mark.parametrize("name", sorted(CHECKERS))
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(answer=odd_answers)
 def test_no_answer_of_any_kind_makes_a_checker_raise(name, answer):
     exercise = next((e for e in ALL if e.checker == name), None)

@@ -87,7 +87,7 @@ def _scheme_one(f):
 
 
 @pytest.mark.parametrize("name", STAGES)
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(keys=st.lists(st.integers(0, 60), max_size=120), batch=st.integers(1, 70))
 def test_batched_is_exactly_one_at_a_time(name, keys, batch):
     """deduplicate_windowed keeps exactly the messages the one-at-a-time loop keeps, and

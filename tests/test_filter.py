@@ -45,7 +45,7 @@ def _fmix64(k: int) -> int:
     return k ^ (k >> 33)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(keys_strategy, st.integers(1, 10 ** 9), st.integers(1, 12))
 def test_bit_indices_are_double_hashing_of_murmur3(key, m, k):
     assert BloomFilter(m, k).bit_indices(key) == positions_by_hand(key, m, k)
@@ -69,7 +69,7 @@ def test_int_keys_are_their_value_modulo_2_to_the_64():
     assert f.bit_indices(np.int64(-7)) == f.bit_indices(-7)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(st.lists(keys_strategy, max_size=60), st.integers(1, 4000), st.integers(1, 9))
 def test_no_inserted_key_is_ever_reported_absent(keys, m, k):
     f = BloomFilter(m, k)
@@ -78,7 +78,7 @@ def test_no_inserted_key_is_ever_reported_absent(keys, m, k):
     assert all(key in f for key in keys)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 10 ** 6), st.integers(1, 20))
 def test_storage_is_eight_bytes_per_64_bits(m, k):
     f = BloomFilter(m, k)

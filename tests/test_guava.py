@@ -204,7 +204,7 @@ def test_bad_keys_raise_and_leave_the_filter_unchanged():
 TEXTS = st.lists(st.text(max_size=30), max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(texts=TEXTS, n=st.integers(0, 500), fpp=st.floats(1e-6, 0.5))
 def test_no_false_negatives_and_bulk_equals_one_by_one(texts, n, fpp):
     one, bulk = GuavaBloomFilter.create(n, fpp), GuavaBloomFilter.create(n, fpp)
@@ -216,7 +216,7 @@ def test_no_false_negatives_and_bulk_equals_one_by_one(texts, n, fpp):
     assert bulk.might_contain_many(texts).all()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(texts=TEXTS, fpp=st.floats(1e-9, 0.3))
 def test_bytes_round_trip(texts, fpp):
     f = GuavaBloomFilter.create(len(texts), fpp)   # fpp <= 0.3: at least 2 bits, never refused

@@ -164,7 +164,7 @@ def test_hash128_is_mmh3_hash64_of_the_key_bytes(key):
 
 
 # --- the vectorised 128-bit hash agrees with the per-key one ----------------------------
-@settings(max_examples=50, deadline=None)
+@settings(deadline=None)
 @given(hnp.arrays(np.uint64, st.integers(0, 40)))
 def test_murmur3_128_uint64_equals_hash128_for_uint64(keys):
     h1, h2 = murmur3_128_uint64(keys)
@@ -172,7 +172,7 @@ def test_murmur3_128_uint64_equals_hash128_for_uint64(keys):
     assert [(int(a), int(b)) for a, b in zip(h1, h2)] == [hash128(int(key)) for key in keys]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(deadline=None)
 @given(hnp.arrays(np.int64, st.integers(0, 40)))
 def test_murmur3_128_uint64_equals_hash128_for_int64(keys):
     h1, h2 = murmur3_128_uint64(keys)
@@ -194,7 +194,7 @@ INT_DTYPES = [np.dtype(f"{order}{kind}{size}") for kind in "ui" for size in (1, 
               for order in "<>"]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(deadline=None)
 @given(st.sampled_from(INT_DTYPES).flatmap(lambda dtype: hnp.arrays(dtype, st.integers(0, 30))),
        st.sampled_from([slice(None), slice(None, None, 2), slice(None, None, -3)]))
 def test_murmur3_128_uint64_hashes_every_dtype_and_byte_order_by_value(keys, view):

@@ -23,7 +23,7 @@ keys_strategy = st.lists(st.one_of(st.text(), st.binary(), st.integers(-2**63, 2
                          max_size=60)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(deadline=None)
 @given(keys_strategy)
 def test_an_added_key_is_never_reported_absent(keys):
     one, many = KeyedBloomFilter(512, 4, SECRET), KeyedBloomFilter(512, 4, SECRET)

@@ -142,7 +142,7 @@ def test_add_many_new_answers_as_the_sequential_loop(m, k, n, distinct, workers,
     assert bulk.bits == loop.bits
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.one_of(st.integers(0, 40), st.text(max_size=3), st.binary(max_size=3)),
                 max_size=120),
        st.integers(1, 400), st.integers(1, 8), st.booleans())

@@ -107,7 +107,7 @@ def test_from_capacity_refuses_a_rate_that_needs_more_hash_functions():
 
 
 # --- what a constructor accepts reads back ----------------------------------------------------
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 1 << 16), st.integers(1, MAX_HASHES), st.lists(st.text(max_size=8), max_size=5))
 def test_every_filter_a_constructor_accepts_reads_back(m, k, keys):
     f = BloomFilter(m, k)

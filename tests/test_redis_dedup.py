@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -65,19 +67,62 @@ def wait_for(condition, timeout=60.0):
         time.sleep(0.02)
 
 
+# A consumer process that waits as long as it takes: it blocks on the stream (XREADGROUP BLOCK)
+# until the test unblocks it, and never claims a message from a slow peer, so how many messages
+# each one processes does not depend on how fast the machine is.
+PATIENT_CONSUMER = """
+import json, sys
+from dataclasses import asdict
+import redis
+from bloomedu.services.redis_dedup import SharedDeduplicator
+port, mode, name = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+client = redis.Redis(host="127.0.0.1", port=port, client_name=name)
+stats = SharedDeduplicator(client, "clicks", mode).consume(
+    name, batch=50, block_ms=600_000, claim_idle_ms=600_000)
+print(json.dumps(asdict(stats)), flush=True)
+"""
+
+
+def blocked_readers(client) -> dict[str, int]:
+    """The named connections blocked in XREADGROUP right now: name -> client id."""
+    return {c["name"]: int(c["id"]) for c in client.client_list()
+            if c.get("cmd") == "xreadgroup" and "b" in c.get("flags", "")}
+
+
 @pytest.mark.parametrize("mode", ["bits", "bf"])
 def test_three_consumer_processes_pass_each_click_once(mode):
+    """Three consumers join the group and block on the empty stream before it is published;
+    the first three messages are then published one at a time.  Redis gives a new message to
+    the reader that has been blocked longest, so each of the three gets one: they share the
+    stream whatever the machine's load."""
     clicks, distinct = stream(seed=11)
     assert_no_false_positive_possible(mode, distinct)
     with start(module=(mode == "bf")) as server:
         dedup = SharedDeduplicator.create(server.client(), "clicks", N, P, mode=mode)
-        consumers = [dedup.spawn(server.port, f"c{i}", batch=50) for i in range(3)]
-        dedup.publish(clicks, done=True)
-        stats = wait(consumers)
+        names = [f"c{i}" for i in range(3)]
+        consumers = [subprocess.Popen([sys.executable, "-c", PATIENT_CONSUMER, str(server.port), mode,
+                                       name], stdout=subprocess.PIPE, text=True, start_new_session=True)
+                     for name in names]
+        try:
+            wait_for(lambda: sorted(blocked_readers(dedup.client)) == names, timeout=120)
+            for first in clicks[:3]:
+                dedup.publish([first])  # one round trip each: Redis serves a reader in between
+            dedup.publish(clicks[3:], done=True)
+            wait_for(dedup.finished, timeout=120)
+            while any(c.poll() is None for c in consumers):  # wake the readers still blocked
+                for reader in blocked_readers(dedup.client).values():
+                    dedup.client.client_unblock(reader)
+                time.sleep(0.02)
+            stats = wait(consumers)
+        finally:
+            for consumer in consumers:
+                if consumer.poll() is None:
+                    consumer.kill()
+                    consumer.wait(10)
         assert_exact(dedup, distinct)
-        assert sum(s["processed"] for s in stats) == len(clicks)
+        assert sum(s["processed"] for s in stats) == len(clicks) and sum(s["claimed"] for s in stats) == 0
         assert sum(s["passed"] for s in stats) == len(distinct)
-        assert sum(s["processed"] > 0 for s in stats) >= 2  # they really shared the stream
+        assert all(s["processed"] > 0 for s in stats), stats  # they really shared the stream
         if mode == "bits":  # the shared filter is exactly a BloomFilter of the distinct IDs
             bloom = BloomFilter.from_capacity(N, P)
             bloom.add_many(distinct)
@@ -106,8 +151,12 @@ def test_a_consumer_killed_mid_stream_loses_nothing(mode):
         assert victim.returncode == -signal.SIGKILL
         survivors = [dedup.spawn(server.port, f"s{i}", batch=100, claim_idle_ms=200) for i in range(2)]
         stats = wait(survivors)
-        assert sum(s["claimed"] for s in stats) >= 200
-        assert sum(s["processed"] for s in stats) == len(clicks) - 600  # the victim's 3 batches
+        claimed = sum(s["claimed"] for s in stats)
+        assert claimed >= 200  # the victim's held batch, at least
+        # The victim read 800 messages first (600 processed, 200 held); the survivors read the
+        # rest once each, and process once more each message they claim: the held ones, and any
+        # that a slow survivor left idle past claim_idle_ms (processed twice, passed once).
+        assert sum(s["processed"] for s in stats) == len(clicks) - 800 + claimed
         assert_exact(dedup, distinct)
 
 

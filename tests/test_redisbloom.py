@@ -194,7 +194,7 @@ def test_a_sub_filter_over_16_mib_is_dumped_in_16_mib_pieces(bloom_client):
     assert dump == model.scandump()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(items=st.lists(st.one_of(st.binary(max_size=40), st.text(max_size=12),
                                 st.integers(-2 ** 63, 2 ** 64 - 1)), max_size=40),
        capacity=st.integers(1, 12), error=st.floats(1e-12, 0.999, allow_nan=False),

@@ -24,7 +24,7 @@ from redis_support import mixed_items
 VECTORS = json.loads((Path(__file__).parent / "data" / "redisbloom_vectors.json").read_text())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.binary(max_size=200), max_size=60), st.integers(0, 2 ** 64 - 1))
 def test_numpy_murmurhash64a_equals_the_scalar_one(items, seed):
     hashed = murmurhash64a_many(*pack_items(items), seed) if items else []

@@ -35,7 +35,7 @@ def ones(f: BloomFilter) -> int:
 
 
 # --- union and intersection ----------------------------------------------------------------
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(keys_lists, keys_lists)
 def test_union_is_the_filter_of_all_keys(a_keys, b_keys):
     a, b = built(a_keys), built(b_keys)
@@ -45,7 +45,7 @@ def test_union_is_the_filter_of_all_keys(a_keys, b_keys):
     assert built(a_keys) == a and built(b_keys) == b  # operands untouched
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(keys_lists, keys_lists, keys_lists)
 def test_intersection_keeps_every_common_key(common, a_only, b_only):
     a, b = built(common + a_only), built(common + b_only)
@@ -110,7 +110,7 @@ def test_filters_are_not_hashable():
 
 
 # --- bytes and pickles -----------------------------------------------------------------------
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(keys_lists, st.integers(1, 3000), st.integers(1, 12))
 def test_bytes_and_pickle_round_trip(keys, m, k):
     f = built(keys, m, k)

@@ -40,7 +40,7 @@ def _memory(structure) -> int:
 
 
 @pytest.mark.parametrize("name", MAKERS)
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(keys=keys_lists)
 def test_no_key_it_promises_to_keep_is_reported_absent(name, keys):
     for bulk in (False, True):
@@ -56,7 +56,7 @@ def test_no_key_it_promises_to_keep_is_reported_absent(name, keys):
 
 
 @pytest.mark.parametrize("name", MAKERS)
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(keys=keys_lists, cut=st.integers(0, 80))
 def test_one_by_one_and_in_batches_end_in_the_same_state(name, keys, cut):
     one, batch = MAKERS[name](), MAKERS[name]()
@@ -73,7 +73,7 @@ def test_one_by_one_and_in_batches_end_in_the_same_state(name, keys, cut):
 
 
 @given(keys=keys_lists, m=st.integers(1, 5000), k=st.integers(1, 12))
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 def test_positions_are_the_bloom_filters(keys, m, k):
     bloom = BloomFilter(m, k)
     assert all(key_positions(key, k, m) == bloom.bit_indices(key) for key in keys)
@@ -99,7 +99,7 @@ one_key = st.one_of(st.just(""), st.just(b""), st.text(max_size=6), st.integers(
 @pytest.mark.parametrize("bulk", [False, True], ids=["add", "add_many"])
 @given(key=one_key, m=st.integers(1, 300), k=st.integers(1, 12), l=st.integers(1, 4),
        g=st.integers(1, 40))
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 def test_every_structure_places_a_key_where_bloom_filter_does(bulk, key, m, k, l, g):
     """Per key and in bulk, the cells a key sets are BloomFilter(m, k)'s bits for it (k + l
     values for the age-partitioned filter, each sub-filter's own m and k for the scalable)."""

@@ -1,15 +1,17 @@
 """Copy the lessons (and their worked solutions) into a folder for a class.
 
-``bloomedu lessons DIR`` (:func:`copy_lessons`) puts every executed lesson
-``NN_slug.ipynb`` and, under ``solutions/``, its worked solutions into ``DIR``.
+``bloomedu lessons DIR`` (:func:`copy_lessons`) puts every executed notebook of the
+course into ``DIR``, in the same folders: the lessons ``NN_slug.ipynb``, the optional ones
+of a subfolder such as ``deeper/``, and the worked solutions under ``solutions/``.
 The lessons read nothing outside their folder (the data they need ships inside
 the package: :mod:`bloomedu.teaching.vectors`), so the copy runs anywhere the
 package is installed.  The notebooks come from the ``notebooks/`` folder of the
 clone the package was installed from (``pip install -e .``, as ``make lab``
 does); a package installed without the repository has no lessons to copy.
 
-Tested in ``tests/test_lessons_copy.py`` (which copies them and runs every lesson
-in the copy) and ``tests/test_cli.py``.
+Tested in ``tests/test_lessons_copy.py`` and ``tests/test_cli.py``; ``make test`` runs
+strict nbval on the folder this command writes, so the committed outputs are checked where a
+class would run them.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["lessons_folder", "copy_lessons"]
+__all__ = ["lessons_folder", "course_notebooks", "copy_lessons"]
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+SOLUTIONS = "solutions"
 
 
 def lessons_folder() -> Path:
     """The ``notebooks/`` folder of the repository this package was installed from.
 
-    >>> (lessons_folder() / "01_seen_ids.ipynb").is_file()
+    >>> any(lessons_folder().glob(LESSON_GLOB))
     True
     """
     folder = Path(__file__).resolve().parents[2] / "notebooks"
@@ -37,18 +40,34 @@ def lessons_folder() -> Path:
     return folder
 
 
-def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> list[Path]:
-    """Copy every lesson (and, with ``solutions``, its solutions notebook) into ``target``.
+def course_notebooks(folder: Path, *, solutions: bool = True) -> list[Path]:
+    """Every notebook under ``folder``, relative to it: the lessons first, then each
+    subfolder's (``deeper/``, ``solutions/``, ...) in order; never a hidden folder's
+    (``.ipynb_checkpoints``).  ``solutions=False`` leaves out the ``solutions/`` folder.
 
-    ``target`` is created if missing.  An existing file is never replaced unless
-    ``overwrite``: then nothing is copied and ``FileExistsError`` names it.
-    Returns the paths written, lessons first.
+    >>> names = course_notebooks(lessons_folder())
+    >>> names[0].parent.as_posix(), names[-1].parent.as_posix()
+    ('.', 'solutions')
+    """
+    names = [path.relative_to(folder) for path in folder.rglob("*.ipynb")]
+    names = [name for name in names if not any(part.startswith(".") for part in name.parts)
+             and (solutions or name.parts[0] != SOLUTIONS)]
+    return sorted(names, key=lambda name: (len(name.parts) > 1, name.as_posix()))
+
+
+def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> list[Path]:
+    """Copy every lesson (and, with ``solutions``, the solutions notebooks) into ``target``.
+
+    Subfolders of ``notebooks/`` are copied as subfolders of ``target``.  ``target`` is
+    created if missing.  An existing file is never replaced unless ``overwrite``: then
+    nothing is copied and ``FileExistsError`` names it.  Returns the paths written,
+    lessons first (:func:`course_notebooks`).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     written = copy_lessons(folder)
-    ...     print(written[0].name, written[-1].relative_to(folder).parent.as_posix())
-    01_seen_ids.ipynb solutions
+    ...     print(written[0].parent == Path(folder), written[-1].relative_to(folder).parent.as_posix())
+    True solutions
     """
     if not isinstance(target, (str, os.PathLike)):
         raise TypeError(f"target must be a folder path (str or os.PathLike), not "
@@ -59,9 +78,7 @@ def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> 
     source, target = lessons_folder(), Path(target)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"target {str(target)!r} exists and is not a folder")
-    names = sorted(p.relative_to(source) for p in source.glob(LESSON_GLOB))
-    if solutions:
-        names += sorted(p.relative_to(source) for p in source.glob(f"solutions/{LESSON_GLOB}"))
+    names = course_notebooks(source, solutions=solutions)
     clashes = [name for name in names if (target / name).exists()]
     if clashes and not overwrite:
         raise FileExistsError(f"{str(target / clashes[0])!r} exists ({len(clashes)} of the "
