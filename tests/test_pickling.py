@@ -150,7 +150,7 @@ def test_the_result_records_pickle_too(protocol):
     records = [stream[0], score(stream, kept), LookupStats(lookups=3, filter_rejections=2),
                size_report(1000, fpp=0.01), explore(1000, 3, 100, num_queries=500, max_k=4),
                sweep(2 ** 10, 2, 50, num_queries=500)[0], Mistake(3, "a slip"),
-               EXERCISES["06"][0],
+               EXERCISES["07"][0],
                classroom.find_collision(lambda key: murmurhash2(key) % 64, max_tries=10_000)]
     bloom = filled(BloomFilter(64, 3))
     records += [classroom.bit_setters(bloom, KEYS[0], KEYS)[0],
