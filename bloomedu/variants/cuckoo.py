@@ -48,7 +48,7 @@ from ..core.batch_hashing import fmix64_array
 from ..core.checks import MAX_NUM_BITS, one_of, whole_number, zeros
 from ..core.hashing import fmix64
 from ..core.positions import hashed_batches, key_hashes
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.serial import Header, Shared, locked
 from . import cuckoo_batch
 
 __all__ = ["CuckooFilter", "CuckooFilterFull", "MAX_KICKS", "DESIGN_LOAD"]
@@ -61,6 +61,11 @@ DESIGN_LOAD = {1: 0.4, 2: 0.8, 4: 0.9, 8: 0.95}
 _HEADER = Header(b"BLMK", 1, "QQBB")  # capacity, buckets, fingerprint bits, bucket size
 _DTYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32))
 _CHUNK_KEYS = 1 << 15
+
+
+def _dtype_for(fingerprint_bits: int) -> np.dtype:
+    """The narrowest of uint8, uint16 and uint32 that holds ``fingerprint_bits`` bits."""
+    return np.dtype(next(kind for width, kind in _DTYPES if width >= fingerprint_bits))
 
 
 class CuckooFilterFull(RuntimeError):
@@ -99,7 +104,7 @@ class CuckooFilter(Shared):
         self.fingerprint_bits = whole_number(fingerprint_bits, "fingerprint_bits", 2, 32)
         self.bucket_size = one_of(bucket_size, "bucket_size", tuple(DESIGN_LOAD))
         self.num_buckets = num_buckets_for(self.capacity, self.bucket_size)
-        dtype = next(kind for width, kind in _DTYPES if width >= self.fingerprint_bits)
+        dtype = _dtype_for(self.fingerprint_bits)
         slots = self.num_buckets * self.bucket_size
         self.table = zeros(slots * np.dtype(dtype).itemsize,
                            f"capacity={self.capacity} (fingerprint_bits={self.fingerprint_bits}, "
@@ -295,16 +300,20 @@ class CuckooFilter(Shared):
         Traceback (most recent call last):
         ValueError: data is truncated: 4 bytes, the header alone is 24
         """
-        (capacity, buckets, bits, bucket_size), payload = _HEADER.unpack(data, "CuckooFilter")
-        if bucket_size not in DESIGN_LOAD or not 2 <= bits <= 32 or not 1 <= capacity <= MAX_NUM_BITS:
-            raise ValueError(f"corrupt CuckooFilter header: capacity {capacity}, fingerprint_bits "
-                             f"{bits}, bucket_size {bucket_size}")
-        if buckets != num_buckets_for(capacity, bucket_size):
-            raise ValueError(f"corrupt CuckooFilter header: {buckets} buckets, where capacity "
-                             f"{capacity} at bucket_size {bucket_size} gives "
-                             f"{num_buckets_for(capacity, bucket_size)}")
-        dtype = np.dtype(next(kind for width, kind in _DTYPES if width >= bits)).newbyteorder("<")
-        expect_length(payload, buckets * bucket_size * dtype.itemsize, "CuckooFilter")
+        def length(values):
+            capacity, buckets, bits, bucket_size = values
+            if bucket_size not in DESIGN_LOAD or not 2 <= bits <= 32 or \
+                    not 1 <= capacity <= MAX_NUM_BITS:
+                raise ValueError(f"corrupt CuckooFilter header: capacity {capacity}, "
+                                 f"fingerprint_bits {bits}, bucket_size {bucket_size}")
+            if buckets != num_buckets_for(capacity, bucket_size):
+                raise ValueError(f"corrupt CuckooFilter header: {buckets} buckets, where capacity "
+                                 f"{capacity} at bucket_size {bucket_size} gives "
+                                 f"{num_buckets_for(capacity, bucket_size)}")
+            return buckets * bucket_size * _dtype_for(bits).itemsize
+
+        (capacity, buckets, bits, bucket_size), payload = _HEADER.read(data, "CuckooFilter", length)
+        dtype = _dtype_for(bits).newbyteorder("<")
         table = np.frombuffer(payload, dtype=dtype)
         if int(table.max(initial=0)) >= 1 << bits:
             raise ValueError(f"corrupt CuckooFilter data: a fingerprint above {bits} bits")

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.batch_hashing import fmix64_array
 from ..core.checks import check_storage, one_of
 from ..core.positions import hashed_batches, key_hashes
-from ..core.serial import Header, Shared, expect_length
+from ..core.serial import Header, Shared
 from . import peeling
 
 __all__ = ["StaticFilter", "MAX_KEYS", "MAX_ATTEMPTS", "fastrange", "mix"]
@@ -160,15 +160,19 @@ class StaticFilter(Shared):
         The table's size follows from the header: a payload of another length is refused
         before anything is allocated.
         """
-        (seed, num_keys, bits, arity), payload = cls._header().unpack(data, cls.__name__)
-        if bits not in (8, 16) or arity not in cls.ARITIES or num_keys > MAX_KEYS \
-                or seed >= MAX_ATTEMPTS:
-            raise ValueError(f"corrupt {cls.__name__} header: seed {seed}, {num_keys} keys, "
-                             f"fingerprint_bits {bits}, arity {arity}")
         new = cls.__new__(cls)
-        new.fingerprint_bits, new.arity, new.num_keys, new.seed = bits, arity, num_keys, seed
-        new._size(num_keys)
-        expect_length(payload, new.num_slots * new._dtype.itemsize, cls.__name__)
+
+        def length(values):
+            seed, num_keys, bits, arity = values
+            if bits not in (8, 16) or arity not in cls.ARITIES or num_keys > MAX_KEYS \
+                    or seed >= MAX_ATTEMPTS:
+                raise ValueError(f"corrupt {cls.__name__} header: seed {seed}, {num_keys} keys, "
+                                 f"fingerprint_bits {bits}, arity {arity}")
+            new.fingerprint_bits, new.arity, new.num_keys, new.seed = bits, arity, num_keys, seed
+            new._size(num_keys)
+            return new.num_slots * new._dtype.itemsize
+
+        _, payload = cls._header().read(data, cls.__name__, length)
         new.table = np.frombuffer(payload, dtype=new._dtype.newbyteorder("<")).astype(new._dtype)
         return new
 
