@@ -37,8 +37,9 @@ def package_modules(package=bloomedu) -> list:
 
 def looks_like_a_filter(obj) -> bool:
     """A public class that answers "maybe in?" and takes keys: by ``add``/``add_many``, or
-    built from them (a ``keys`` argument, or ``BUILT_FROM_KEYS``)."""
-    if not inspect.isclass(obj) or getattr(obj, "_is_protocol", False):
+    built from them (a ``keys`` argument, or ``BUILT_FROM_KEYS``); not an abstract base (one
+    that cannot be made: its subclasses are the filters)."""
+    if not inspect.isclass(obj) or getattr(obj, "_is_protocol", False) or inspect.isabstract(obj):
         return False
     asks = hasattr(obj, "__contains__") or hasattr(obj, "contains_many")
     try:
