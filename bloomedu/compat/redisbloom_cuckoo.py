@@ -46,15 +46,14 @@ from ..core.checks import whole_number
 from ..core.contract import Filter
 from ..core.locking import LockedWrites, locked
 from . import redisbloom_cuckoo_dump
-from .redisbloom_cuckoo_parts import (FILTER_BYTES, HEADER, MAX_BUCKET_SIZE, MAX_EXPANSION,
-                                      MAX_FILTERS, MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo,
-                                      alt_index, check_buckets, item_hash, item_hashes, lookup,
-                                      next_power_of_two)
+from .redisbloom_cuckoo_parts import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
+                                      MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
+                                      item_hash, item_hashes, lookup, next_power_of_two)
 from .redisbloom_parts import RedisBloomError
 
 __all__ = ["RedisCuckooFilter", "RedisBloomError"]
 
-_MASK32, _MASK64 = (1 << 32) - 1, (1 << 64) - 1
+_MASK64 = (1 << 64) - 1
 _MAX_CAPACITY = (1 << 63) - 1  # CF.RESERVE reads the capacity as a long long
 
 
@@ -95,14 +94,15 @@ class RedisCuckooFilter(Filter, LockedWrites):
 
     @classmethod
     def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """``CF.RESERVE key capacity//2``, the module's defaults otherwise: ``capacity`` items
-        open a second sub-filter (growth is part of what is checked); 2b/255 = 1.6% at most
-        per sub-filter at b = 2.
+        """``CF.RESERVE key capacity//2`` with the module's defaults (bucket size 2, 20
+        iterations, expansion 1): ``capacity`` items open a second sub-filter (growth is part
+        of what is checked); 2b/255 = 1.6% at most per sub-filter.
 
         >>> RedisCuckooFilter.example_arguments(400)
-        {'capacity': 200}
+        {'capacity': 200, 'bucket_size': 2, 'max_iterations': 20, 'expansion': 1}
         """
-        return {"capacity": max(2 * 2, capacity // 2)}
+        return {"capacity": max(4, capacity // 2), "bucket_size": 2, "max_iterations": 20,
+                "expansion": 1}
 
     @property
     def room(self) -> int:
@@ -189,36 +189,12 @@ class RedisCuckooFilter(Filter, LockedWrites):
                 if sub.place(fingerprint, h1, h2):
                     self.num_items = (self.num_items + 1) & _MASK64
                     return
-            if self._evict(self.filters[-1], fingerprint, h1):
+            if self.filters[-1].kick(fingerprint, h1, self.max_iterations):
                 self.num_items = (self.num_items + 1) & _MASK64
                 return
             if self.expansion == 0:
                 raise RedisBloomError("Filter is full")
             self._grow(f"sub-filter {len(self.filters)} ({self._next_buckets()} buckets)")
-
-    def _evict(self, sub: SubCuckoo, fingerprint: int, h1: int) -> bool:
-        """``Filter_KOInsert``: kick fingerprints along a chain; undo the chain if it fails.
-
-        The module computes bucket indices here in 32 bits.
-        """
-        num_buckets, b, data = sub.num_buckets & _MASK32, self.bucket_size, sub.data
-        victim, index = 0, h1 % num_buckets
-        for _ in range(self.max_iterations):
-            at = ((index * b) & _MASK32) + victim
-            data[at], fingerprint = fingerprint, data[at]
-            index = alt_index(fingerprint, index) % num_buckets
-            start = (index * b) & _MASK32
-            empty = data.find(0, start, start + b)
-            if empty >= 0:
-                data[empty] = fingerprint
-                return True
-            victim = (victim + 1) % b
-        for _ in range(self.max_iterations):  # roll back, last swap first
-            victim = (victim + b - 1) % b
-            index = alt_index(fingerprint, index) % num_buckets
-            at = ((index * b) & _MASK32) + victim
-            data[at], fingerprint = fingerprint, data[at]
-        return False
 
     # --- reading -----------------------------------------------------------------------------
     @locked
@@ -297,18 +273,9 @@ class RedisCuckooFilter(Filter, LockedWrites):
         self.num_deletes = 0
 
     def _compact_one(self, index: int) -> bool:
-        """Move every fingerprint of sub-filter ``index`` into an older one where a bucket of
-        it has room; True if all moved (and the sub-filter, if newest, is freed)."""
-        sub, b = self.filters[index], self.bucket_size
-        older = self.filters[:index]
-        moved_all = True
-        for at in np.flatnonzero(np.frombuffer(sub.data, dtype=np.uint8)).tolist():
-            fingerprint, bucket = sub.data[at], at // b  # the fingerprint's own bucket here
-            h2 = alt_index(fingerprint, bucket)
-            if any(target.place(fingerprint, bucket, h2) for target in older):
-                sub.data[at] = 0
-            else:
-                moved_all = False
+        """Move sub-filter ``index``'s fingerprints into older ones (:meth:`SubCuckoo.move_into`);
+        True if all moved, and then the sub-filter, if it is the newest, is freed."""
+        moved_all = self.filters[index].move_into(self.filters[:index])
         if moved_all and index == len(self.filters) - 1:
             self.filters.pop()
         return moved_all

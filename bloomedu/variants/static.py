@@ -79,14 +79,18 @@ class StaticFilter(Shared, ABC):
 
     @classmethod
     def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The filter of ``keys`` with 8-bit fingerprints (p = 2**-8, below 1%); its size
-        follows from the keys, so ``capacity`` is not used.
+        """The filter of ``keys`` with 8-bit fingerprints (p = 2**-8, below 1%), of the
+        first arity a subclass builds; its size follows from the keys, so ``capacity`` is not
+        used.
 
-        >>> from bloomedu import XorFilter
+        >>> from bloomedu import BinaryFuseFilter, XorFilter
         >>> XorFilter.example_arguments(100, ["a", "b"])
-        {'keys': ['a', 'b']}
+        {'keys': ['a', 'b'], 'fingerprint_bits': 8}
+        >>> BinaryFuseFilter.example_arguments(100, ["a", "b"])
+        {'keys': ['a', 'b'], 'fingerprint_bits': 8, 'arity': 3}
         """
-        return {"keys": keys}
+        arguments = {"keys": keys, "fingerprint_bits": 8}
+        return arguments if len(cls.ARITIES) == 1 else {**arguments, "arity": cls.ARITIES[0]}
 
     def __init__(self, keys, fingerprint_bits: int = 8, arity: int = 3):
         self.fingerprint_bits = one_of(fingerprint_bits, "fingerprint_bits", (8, 16))
