@@ -48,7 +48,7 @@ from conformance_checks import (check_answers_are_a_loop_of_in_then_add, check_b
                                 check_numbers, check_round_trips, check_static_bad_keys, check_threads,
                                 check_wrapped_bytes, has_bytes)
 from conformance_limits import check_memory_promise, check_room_and_refusals, fills, forgets
-from conformance_support import PENDING, class_id, declared, discover, key_kinds, static
+from conformance_support import class_id, declared, discover, key_kinds, static
 from redis_support import plain_client, plain_server  # noqa: F401  (fixtures)
 
 CLASSES = discover()
@@ -97,12 +97,6 @@ def test_every_class_that_looks_like_a_filter_joins_the_contract(cls):
         f"{class_id(cls)} answers 'in' and takes keys but does not subclass "
         "bloomedu.core.contract.Filter (and define example_arguments)")
     assert set(key_kinds(cls)) <= contract.KINDS and key_kinds(cls)
-
-
-def test_a_pending_declaration_is_only_for_a_class_that_lacks_its_own():
-    for module, name in PENDING:
-        cls = getattr(__import__(module, fromlist=[name]), name)
-        assert not issubclass(cls, contract.Filter), f"{name} joined the contract: drop PENDING's entry"
 
 
 # --- no false negative ---------------------------------------------------------------------------
