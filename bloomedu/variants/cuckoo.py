@@ -52,9 +52,8 @@ from ..core.positions import hashed_batches, key_hashes
 from ..core.serial import Header, Shared, locked
 from . import cuckoo_batch
 
-__all__ = ["CuckooFilter", "CuckooFilterFull", "MAX_KICKS", "DESIGN_LOAD"]
+__all__ = ["CuckooFilter", "CuckooFilterFull", "DESIGN_LOAD"]
 
-MAX_KICKS = 500  # the paper's limit on moves for one insert
 # The load factor the table is sized for, by bucket size: below the paper's load at the
 # first failed insert (about 50%, 84%, 95% and 98%; measured here 49%, 87%, 96% and 99% at f = 12 on a
 # table for 1,000,000 keys: `python -m benchmarks.after_bloom figures`), so that `capacity` keys fit.
@@ -70,7 +69,8 @@ def _dtype_for(fingerprint_bits: int) -> np.dtype:
 
 
 class CuckooFilterFull(RuntimeError):
-    """A key found no slot within :data:`MAX_KICKS` moves: the filter is full, and unchanged."""
+    """A key found no slot within :data:`~bloomedu.variants.cuckoo_batch.MAX_KICKS` moves: the
+    filter is full, and unchanged."""
 
 
 def num_buckets_for(capacity: int, bucket_size: int) -> int:
