@@ -26,7 +26,7 @@ import struct
 
 import numpy as np
 
-from ..core.checks import check_storage
+from ..core.checks import check_storage, whole_number
 from .murmur64 import murmurhash64a, murmurhash64a_many, pack_items
 from .redisbloom_parts import encode_item, encode_items
 
@@ -54,7 +54,7 @@ def next_power_of_two(n: int) -> int:
     >>> next_power_of_two(3), next_power_of_two(4), next_power_of_two(0), next_power_of_two(2**63 + 1)
     (4, 4, 0, 0)
     """
-    n = (n - 1) & _MASK64
+    n = (whole_number(n, "n", 0, _MASK64) - 1) & _MASK64
     for shift in (1, 2, 4, 8, 16, 32):
         n |= n >> shift
     return (n + 1) & _MASK64
@@ -84,6 +84,12 @@ def alt_index(fingerprint: int, index: int) -> int:
     >>> alt_index(1, 0) == ALT_MULTIPLIER, alt_index(1, alt_index(1, 5))
     (True, 5)
     """
+    return _alt_index(whole_number(fingerprint, "fingerprint", 1, 255),
+                      whole_number(index, "index", 0, _MASK64))
+
+
+def _alt_index(fingerprint: int, index: int) -> int:
+    """:func:`alt_index` of checked ints (the model's inner loops)."""
     return (index ^ (fingerprint * ALT_MULTIPLIER)) & _MASK64
 
 
@@ -93,8 +99,13 @@ def lookup(h: int) -> tuple[int, int, int]:
     >>> fp, h1, h2 = lookup(254); fp, h1, h2 == 254 ^ (255 * ALT_MULTIPLIER)
     (255, 254, True)
     """
+    return _lookup(whole_number(h, "h", 0, _MASK64))
+
+
+def _lookup(h: int) -> tuple[int, int, int]:
+    """:func:`lookup` of a hash already known to be a 64-bit int (every item's)."""
     fingerprint = h % 255 + 1
-    return fingerprint, h, alt_index(fingerprint, h)
+    return fingerprint, h, _alt_index(fingerprint, h)
 
 
 def check_buckets(buckets: int, bucket_size: int, what: str, loaded: bool = False) -> None:
@@ -192,7 +203,7 @@ class SubCuckoo:
         for _ in range(max_iterations):
             at = ((index * b) & _MASK32) + victim
             data[at], fingerprint = fingerprint, data[at]
-            index = alt_index(fingerprint, index) % num_buckets
+            index = _alt_index(fingerprint, index) % num_buckets
             start = (index * b) & _MASK32
             empty = data.find(0, start, start + b)
             if empty >= 0:
@@ -201,7 +212,7 @@ class SubCuckoo:
             victim = (victim + 1) % b
         for _ in range(max_iterations):  # roll back, last swap first
             victim = (victim + b - 1) % b
-            index = alt_index(fingerprint, index) % num_buckets
+            index = _alt_index(fingerprint, index) % num_buckets
             at = ((index * b) & _MASK32) + victim
             data[at], fingerprint = fingerprint, data[at]
         return False
@@ -218,7 +229,7 @@ class SubCuckoo:
         b, moved_all = self.bucket_size, True
         for at in np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8)).tolist():
             fingerprint, bucket = self.data[at], at // b  # the fingerprint's own bucket here
-            h2 = alt_index(fingerprint, bucket)
+            h2 = _alt_index(fingerprint, bucket)
             if any(target.place(fingerprint, bucket, h2) for target in older):
                 self.data[at] = 0
             else:
