@@ -105,6 +105,10 @@ class Filter:
     >>> Tiny in filters(), Tiny.KEY_KINDS == {"str", "bytes", "int"}, Tiny().memory_inserts
     (True, True, None)
     >>> _REGISTRY.remove(Tiny)   # (a doctest's class leaves the registry again)
+    >>> class _Filling(Filter):
+    ...     FULL = RuntimeError
+    Traceback (most recent call last):
+    TypeError: _Filling.FULL must be a tuple of exception classes, not <class 'RuntimeError'>
     """
 
     __slots__ = ()
@@ -128,6 +132,10 @@ class Filter:
         if unknown:
             raise TypeError(f"{cls.__name__}.KEY_KINDS holds {sorted(unknown)}: the kinds are "
                             f"{sorted(KINDS)}")
+        if not isinstance(cls.FULL, tuple) or not all(
+                isinstance(error, type) and issubclass(error, Exception) for error in cls.FULL):
+            raise TypeError(f"{cls.__name__}.FULL must be a tuple of exception classes, "
+                            f"not {cls.FULL!r}")
         concrete = cls.example_arguments.__func__ is not Filter.example_arguments.__func__
         if concrete and not cls.__name__.startswith("_"):  # a base such as serial.Shared: not yet
             _REGISTRY.append(cls)
