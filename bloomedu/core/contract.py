@@ -145,7 +145,9 @@ class Filter:
         """The keyword arguments of a small instance of this class: room for about ``capacity``
         keys at a rate near :data:`EXAMPLE_FPP` (a class that forgets may forget sooner: it
         says when in :attr:`memory_inserts`), built from ``keys`` if :attr:`BUILT_FROM_KEYS`,
-        with each service of :attr:`NEEDS` passed by name.  ``cls(**arguments)`` must make it.
+        with each service of :attr:`NEEDS` passed by name.  ``cls(**arguments)`` must make it
+        (a handle to a server's filter may make that filter here, under a fresh name, and
+        return the arguments of a handle to it).
         """
         raise NotImplementedError(f"{cls.__name__} must define example_arguments to join "
                                   "the conformance suite (bloomedu/core/contract.py)")
