@@ -205,4 +205,9 @@ class StaticFilter(Shared, ABC):
 def _distinct_h1(keys) -> np.ndarray:
     """h1 of every key (hashed first: a bad key raises before any work), without repeats."""
     parts = [h1 for h1, _ in hashed_batches(keys, None, _CHUNK_KEYS)]
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
+    if not parts:
+        return np.zeros(0, dtype=np.uint64)
+    # Sorted, then each value once: what np.unique returns, but np.unique of numpy 2.3+ hashes
+    # the values first, 0.6 s a million against a few ms for the sort.
+    h1 = np.sort(np.concatenate(parts))
+    return h1[np.concatenate(([True], h1[1:] != h1[:-1]))] if len(h1) else h1
