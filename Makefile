@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine with Python and make:
-#   make lab    create .venv if missing, then open the lessons in JupyterLab
+#   make lab    create .venv if missing, then open the lessons in JupyterLab, from a working
+#               copy in my-lessons/ (yours to edit; make clean keeps it)
 #   make check  create .venv if missing, then run the doctests and the unit and property tests
 #               of the library, in parallel: no lesson, server, site or browser (minutes)
 #   make test   create .venv and .venv-oldest if missing, then run every test in each (doctests,
@@ -50,11 +51,18 @@ $(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
 	$(call make_venv,$(OLDEST),-c $(CONSTRAINTS))
 	touch $(OLDEST_STAMP)
 
-# Lesson 17 needs a Redis server: the check says what is missing, but the other lessons open anyway.
+# JupyterLab serves a working copy of the lessons, never the committed notebooks/ (its autosave
+# and .ipynb_checkpoints/ would change them): LAB_DIR, git-ignored, and outside build/ so that
+# make clean keeps a student's work. Each make lab copies into it only the notebooks it lacks
+# (the lessons a git pull brought); a notebook already there is never replaced: delete it to get
+# the course's version back. Lesson 17 needs a Redis server: the check says what is missing, but
+# the other lessons open anyway.
+LAB_DIR ?= my-lessons
 lab: $(STAMP)
 	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lesson 17 will not run until that is fixed."
-	@echo "Opening the lessons; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
+	@$(BIN)/bloomedu lessons $(LAB_DIR) --missing
+	@echo "Opening the lessons in $(LAB_DIR)/; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
+	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
 
 # The real-browser test drives Debian's Chromium; install it when missing and we may (root with apt-get).
 chromium:

@@ -12,7 +12,8 @@ approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
 filter of a given size; ``--hashes K`` fixes k.
 
 ``bloomedu lessons DIR`` copies every lesson and its worked solutions into DIR
-(:func:`bloomedu.teaching.lessons.copy_lessons`), for a class.
+(:func:`bloomedu.teaching.lessons.copy_lessons`), for a class; ``--missing`` copies only
+those DIR lacks and keeps the rest as they are (``make lab``'s working copy).
 
 Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
 
@@ -28,6 +29,7 @@ import os
 import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 
 from .core import theory
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
@@ -197,13 +199,24 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 def _add_lessons_command(commands) -> None:
     lessons = commands.add_parser(
         "lessons", help="copy the lessons and their solutions into a folder for a class",
-        description="Copy every lesson (NN_slug.ipynb, executed) and, under solutions/, its "
-                    "worked solutions into FOLDER (created if missing).",
-        epilog="example: bloomedu lessons ~/bloom-class")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Copy every lesson (NN_slug.ipynb, executed), the optional ones of its\n"
+                    "subfolders and, under solutions/, the worked solutions into FOLDER\n"
+                    "(created if missing). A notebook already in FOLDER is replaced only\n"
+                    "with --overwrite; without it or --missing, nothing is copied then.",
+        epilog="examples:\n"
+               "  bloomedu lessons ~/bloom-class            a copy for a class\n"
+               "  bloomedu lessons my-lessons --missing     what `make lab` runs before it opens\n"
+               "      my-lessons/: the lessons a `git pull` brought are added, your edits\n"
+               "      are kept; delete a notebook there to get the course's version back")
     lessons.add_argument("folder", metavar="FOLDER", help="where to put the lessons")
     lessons.add_argument("--no-solutions", action="store_true", help="copy the lessons only")
-    lessons.add_argument("--overwrite", action="store_true",
+    replace = lessons.add_mutually_exclusive_group()
+    replace.add_argument("--overwrite", action="store_true",
                          help="replace lessons already in FOLDER")
+    replace.add_argument("--missing", action="store_true",
+                         help="copy only the notebooks FOLDER lacks; keep every one already "
+                              "there as it is (your edits)")
 
 
 def _say(text: str, stream=None) -> None:
@@ -214,8 +227,13 @@ def _say(text: str, stream=None) -> None:
     print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), file=stream)
 
 
+def _count(number: int, one: str, many: str | None = None) -> str:
+    """``1 lesson``, ``2 lessons``: a count and its noun, singular or plural."""
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
 def _lessons(args) -> int:
-    from .teaching.lessons import copy_lessons
+    from .teaching.lessons import copy_lessons, course_notebooks, lessons_folder
 
     if not args.folder.strip():  # "" would be the current folder: never chosen by accident
         _say(f"bloomedu lessons: FOLDER must name a folder, got {args.folder!r} (use '.' for "
@@ -223,12 +241,25 @@ def _lessons(args) -> int:
         return 1
     try:
         written = copy_lessons(args.folder, solutions=not args.no_solutions,
-                               overwrite=args.overwrite)
+                               overwrite=args.overwrite, missing=args.missing)
     except (OSError, ValueError) as error:
         _say(f"bloomedu lessons: {error}", sys.stderr)
         return 1
     solutions = sum(path.parent.name == "solutions" for path in written)
-    _say(f"copied {len(written) - solutions} lessons and {solutions} solutions to {args.folder}")
+    _say(f"copied {_count(len(written) - solutions, 'lesson')} and "
+         f"{_count(solutions, 'solution')} to {args.folder}")
+    if args.missing:
+        source, target = lessons_folder(), Path(args.folder)
+        kept = [name for name in course_notebooks(source, solutions=not args.no_solutions)
+                if target / name not in written]
+        changed = [name.as_posix() for name in kept
+                   if (target / name).read_bytes() != (source / name).read_bytes()]
+        named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        if kept:
+            _say(f"left {_count(len(kept), 'notebook')} already there untouched"
+                 + (f"; {_count(len(changed), 'differs', 'differ')} from the course's "
+                    f"({named}): delete one to get the course's version back"
+                    if changed else ""))
     _say(f"open them with: jupyter lab {args.folder}")
     return 0
 

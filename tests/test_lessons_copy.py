@@ -1,5 +1,6 @@
 """The lessons run anywhere: ``bloomedu lessons DIR`` copies them (their subfolders and their
-solutions too) out of the repository.
+solutions too) out of the repository; ``make lab`` opens such a copy, a working copy it refreshes
+with ``--missing`` (new lessons added, a student's edits kept), never the committed notebooks.
 
 That every lesson runs in such a copy, and reproduces its committed outputs there, is checked
 by ``make test`` itself: in each environment it copies the lessons with the ``bloomedu lessons``
@@ -7,8 +8,16 @@ command of that environment into a temporary folder far from ``tests/data`` and 
 nbval on that folder (the last test here checks that the Makefile still does so).
 """
 
+import json
+import os
 import re
+import signal
+import socket
 import subprocess
+import sys
+import threading
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -94,3 +103,137 @@ def test_make_test_runs_strict_nbval_on_the_copy_in_both_environments():
         nbval = re.search(rf"{re.escape(venv)}/bin/python -m pytest .*--nbval .*", dry)
         assert nbval and copy.group(1) in nbval.group(0), f"{venv}: nbval does not run the copy"
         assert "--nbval-lax" not in nbval.group(0) and "--dist loadfile" in nbval.group(0)
+
+
+# --- make lab's working copy --------------------------------------------------------------
+
+def test_missing_copies_only_what_the_folder_lacks_and_keeps_every_edit(course, tmp_path, capsys):
+    """A student's working copy after a ``git pull``: the new lesson and the one the student
+    deleted are copied, the edited one is kept as the student left it, and the command says so."""
+    work = tmp_path / "my-lessons"
+    copy_lessons(work)
+    (work / "01_first.ipynb").write_text("the student's own")
+    (work / "02_second.ipynb").unlink()
+    (course / "03_third.ipynb").write_text('{"name": "new after a pull"}')
+    assert main(["lessons", str(work), "--missing"]) == 0
+    out = capsys.readouterr().out
+    assert "copied 2 lessons and 0 solutions" in out
+    assert "left 3 notebooks already there untouched; 1 differs from the course's " \
+        "(01_first.ipynb)" in out
+    assert (work / "01_first.ipynb").read_text() == "the student's own"
+    for name in ["02_second.ipynb", "03_third.ipynb", "deeper/01_first_proof.ipynb"]:
+        assert (work / name).read_bytes() == (course / name).read_bytes()
+    assert copy_lessons(work, missing=True) == []  # nothing left to copy; nothing touched
+    assert (work / "01_first.ipynb").read_text() == "the student's own"
+    with pytest.raises(ValueError, match="overwrite and missing exclude each other"):
+        copy_lessons(work, overwrite=True, missing=True)
+    with pytest.raises(SystemExit):
+        main(["lessons", str(work), "--missing", "--overwrite"])
+    assert "not allowed with argument" in capsys.readouterr().err
+    assert (work / "01_first.ipynb").read_text() == "the student's own"
+
+
+def test_the_help_says_what_missing_keeps():
+    help_text = subprocess.run([sys.executable, "-m", "bloomedu", "lessons", "--help"],
+                               capture_output=True, text=True, check=True).stdout
+    assert "--missing" in help_text and "make lab" in help_text
+    assert "your edits" in help_text and "git pull" in help_text
+
+
+def make_lab_dry_run(**variables) -> str:
+    """``make -n lab``: the commands make lab runs, none of them run."""
+    assignments = [f"{name}={value}" for name, value in variables.items()]
+    return subprocess.run(["make", "-n", "-B", "lab", *assignments], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps():
+    makefile = (ROOT / "Makefile").read_text()
+    lab_dir = re.search(r"^LAB_DIR\s*\?=\s*(\S+)$", makefile, re.M).group(1)
+    dry = make_lab_dry_run()
+    copy = dry.index(f"bin/bloomedu lessons {lab_dir} --missing")
+    serve = re.search(r"bin/jupyter lab --notebook-dir=(\S+)", dry)
+    assert serve and serve.group(1) == lab_dir and copy < serve.start()
+    assert "redis_server --check" in dry  # lesson 17's server is still checked first
+    assert "notebook-dir=notebooks" not in dry
+    ignored = subprocess.run(["git", "check-ignore", "-q", f"{lab_dir}/01_x.ipynb"], cwd=ROOT)
+    assert ignored.returncode == 0, f"{lab_dir}/ is not git-ignored"
+    assert not Path(lab_dir).parts[0] == "build"
+    clean = subprocess.run(["make", "-n", "clean"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout
+    assert lab_dir not in clean.split() and "rm" in clean
+    assert f"--notebook-dir={ROOT}/x" in make_lab_dry_run(LAB_DIR=f"{ROOT}/x")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.full  # starts JupyterLab (and make lab's Redis check): seconds, not a unit test
+def test_make_lab_prints_its_url_and_serves_the_working_copy(tmp_path):
+    """``make lab`` for real, on a free loopback port, with its working copy in a temporary
+    folder that already holds a student's edited lesson: the edit is kept, the rest copied, the
+    URL printed, and JupyterLab serves that folder (no ``.py`` twin, as ``notebooks/`` has),
+    the edited lesson as edited, with the environment's kernel.  Stopped by its process
+    group's ID."""
+    import nbformat
+
+    work, port, venv = tmp_path / "my-lessons", free_port(), Path(sys.prefix)
+    first = EVERY[0]
+    edited = nbformat.read(NOTEBOOKS / first, as_version=4)
+    edited.cells[0].source += "\n\nA student's note."
+    work.mkdir()
+    nbformat.write(edited, work / first)
+    mine = (work / first).read_bytes()
+    state = tmp_path / "jupyter"  # the server's own runtime, config and settings
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(state / "runtime"),
+               JUPYTER_CONFIG_DIR=str(state / "config"), IPYTHONDIR=str(state / "ipython"),
+               JUPYTERLAB_SETTINGS_DIR=str(state / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(state / "workspaces"))
+    stamp = venv / ".installed"  # the environment is built: make must not rebuild it
+    process = subprocess.Popen(["make", "-o", str(stamp), "lab", f"VENV={venv}", f"PORT={port}",
+                                f"LAB_DIR={work}"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+    try:
+        url = rf"http://127\.0\.0\.1:{port}/lab\?token=(\w+)"
+        deadline = time.monotonic() + 180
+        while not re.search(url, "".join(lines)):
+            assert process.poll() is None, "make lab exited:\n" + "".join(lines)[-3000:]
+            assert time.monotonic() < deadline, "no URL printed:\n" + "".join(lines)[-3000:]
+            time.sleep(0.2)
+        token = re.search(url, "".join(lines)).group(1)
+
+        def api(path, method="GET"):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                             headers={"Authorization": f"token {token}"})
+            with urllib.request.urlopen(request, timeout=30) as response:
+                body = response.read()
+            return json.loads(body) if body else None
+
+        served = sorted(entry["name"] for entry in api("/api/contents")["content"])
+        assert served == sorted(p.name for p in work.iterdir()), served
+        assert not any(name.endswith(".py") for name in served)
+        assert (work / first).read_bytes() == mine  # the student's edit survived
+        assert all((work / name).read_bytes() == (NOTEBOOKS / name).read_bytes()
+                   for name in EVERY if name != first)
+        opened = api(f"/api/contents/{first}")["content"]
+        assert opened["cells"][0]["source"].endswith("A student's note.")
+        spec = api("/api/kernelspecs")["kernelspecs"]["python3"]["spec"]
+        assert spec["display_name"] == "Python 3 (bloomedu)"
+        assert "Opening the lessons in" in "".join(lines)
+        api("/api/shutdown", method="POST")
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=30)
+        reader.join(timeout=10)

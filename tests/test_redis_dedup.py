@@ -132,62 +132,90 @@ def test_three_consumer_processes_pass_each_click_once(mode):
 @pytest.mark.parametrize("mode", ["bits", "bf"])
 def test_a_consumer_killed_mid_stream_loses_nothing(mode):
     """The victim processes three batches, reads a fourth and is killed with SIGKILL before it
-    acknowledges it; the survivors claim its pending messages (XAUTOCLAIM) and finish."""
+    acknowledges it; the survivors claim its pending messages (XAUTOCLAIM) and finish.
+
+    Every count is exact, however slow each process is: the victim's held batch is aged an hour
+    (XCLAIM ... IDLE, as if it had died an hour ago), and the survivors claim only what has been
+    idle ten minutes, so they claim that batch, each message of it once, and never a message one
+    of them has read and not yet acknowledged."""
     clicks, distinct = stream(seed=16)
     assert_no_false_positive_possible(mode, distinct)
+    batch, held_after = 200, 3
+    done = batch * held_after  # processed by the victim: its first three batches
+    passed_by_victim = len(dict.fromkeys(c.id for c in clicks[:done]))
     with start(module=(mode == "bf")) as server:
         dedup = SharedDeduplicator.create(server.client(), "clicks", N, P, mode=mode)
         dedup.publish(clicks, done=True)
-        victim = dedup.spawn(server.port, "victim", batch=200, hold_after=3)  # 600 done, 200 held
+        victim = dedup.spawn(server.port, "victim", batch=batch, hold_after=held_after)
 
-        def victim_pending():
-            rows = dedup.client.xpending(dedup.stream, GROUP)["consumers"]
-            return sum(int(r["pending"]) for r in rows if r["name"] in ("victim", b"victim"))
+        def held():  # the stream IDs the victim has read and not acknowledged
+            rows = dedup.client.xpending_range(dedup.stream, GROUP, "-", "+", 10 * batch,
+                                               consumername="victim")
+            return [row["message_id"] for row in rows]
 
-        # three batches processed (their passes are out) and the fourth read but held
-        wait_for(lambda: dedup.client.xlen(dedup.output) >= 550 and victim_pending() == 200)
+        # Three batches processed (exactly their passes are out) and the fourth read but held:
+        # the output grows only while the victim processes, and after its third batch it has
+        # nothing pending until it reads the fourth.
+        wait_for(lambda: dedup.client.xlen(dedup.output) == passed_by_victim and len(held()) == batch)
         victim.send_signal(signal.SIGKILL)
         victim.wait(10)
         assert victim.returncode == -signal.SIGKILL
-        survivors = [dedup.spawn(server.port, f"s{i}", batch=100, claim_idle_ms=200) for i in range(2)]
+        assert dedup.client.xlen(dedup.output) == passed_by_victim
+        an_hour, ten_minutes = 3_600_000, 600_000
+        aged = dedup.client.xclaim(dedup.stream, GROUP, "victim", 0, held(), idle=an_hour,
+                                   justid=True)
+        assert len(aged) == batch
+        survivors = [dedup.spawn(server.port, f"s{i}", batch=100, claim_idle_ms=ten_minutes)
+                     for i in range(2)]
         stats = wait(survivors)
-        claimed = sum(s["claimed"] for s in stats)
-        assert claimed >= 200  # the victim's held batch, at least
-        # The victim read 800 messages first (600 processed, 200 held); the survivors read the
-        # rest once each, and process once more each message they claim: the held ones, and any
-        # that a slow survivor left idle past claim_idle_ms (processed twice, passed once).
-        assert sum(s["processed"] for s in stats) == len(clicks) - 800 + claimed
+        assert sum(s["claimed"] for s in stats) == batch  # the held batch, each message once
+        # Each message the victim did not process is processed once: read or claimed.
+        assert sum(s["processed"] for s in stats) == len(clicks) - done
+        assert sum(s["passed"] for s in stats) == len(distinct) - passed_by_victim
         assert_exact(dedup, distinct)
 
 
 def test_a_consumer_killed_at_any_moment_loses_nothing():
+    """The doomed consumer is killed wherever it is in its work, a batch half-read or not; the
+    rest of the stream is published only then, so it is still running when the kill comes,
+    however fast it is."""
     clicks, distinct = stream(seed=13)
     assert_no_false_positive_possible("bits", distinct)
+    later = 2 * len(clicks) // 3
     with start() as server:
         dedup = SharedDeduplicator.create(server.client(), "clicks", N, P)
-        dedup.publish(clicks, done=True)
+        dedup.publish(clicks[:later])
         doomed = dedup.spawn(server.port, "doomed", batch=20)
         wait_for(lambda: dedup.client.xlen(dedup.output) > len(distinct) // 3)
         doomed.send_signal(signal.SIGKILL)
         doomed.wait(10)
+        assert doomed.returncode == -signal.SIGKILL
+        dedup.publish(clicks[later:], done=True)
         wait([dedup.spawn(server.port, "rescuer", claim_idle_ms=100)])
         assert_exact(dedup, distinct)
 
 
 def test_the_server_killed_and_restarted_with_aof_keeps_the_filter():
     """kill -9 of the server while two consumers run; it comes back from its append-only file
-    (fsync on every write), the consumers reconnect, and nothing is lost or passed twice."""
+    (fsync on every write), the consumers reconnect, and nothing is lost or passed twice.
+
+    The last third of the stream is published only after the restart, so work is left to do
+    after it however fast the consumers are."""
     clicks, distinct = stream(seed=14)
     assert_no_false_positive_possible("bits", distinct)
+    later = 2 * len(clicks) // 3
+    assert set(c.id for c in clicks[later:]) - set(c.id for c in clicks[:later])  # new IDs later
     with start(persistence="aof") as server:
         dedup = SharedDeduplicator.create(server.client(), "clicks", N, P)
-        dedup.publish(clicks, done=True)
+        dedup.publish(clicks[:later])
         consumers = [dedup.spawn(server.port, f"c{i}", batch=20, claim_idle_ms=300) for i in range(2)]
         wait_for(lambda: dedup.client.xlen(dedup.output) > len(distinct) // 3)
         crashed = server.pid
         server.kill()
-        passed_before = len(SharedDeduplicator(server.start().client(), "clicks").passed_ids())
-        assert server.pid != crashed and passed_before < len(distinct)  # work was left to do
+        restarted = SharedDeduplicator(server.start().client(), "clicks")
+        assert server.pid != crashed
+        assert len(restarted.passed_ids()) > len(distinct) // 3  # the AOF kept what had passed
+        restarted.publish(clicks[later:], done=True)
         wait(consumers)
         assert_exact(dedup, distinct)
         bloom = BloomFilter.from_capacity(N, P)

@@ -9,6 +9,12 @@ package is installed.  The notebooks come from the ``notebooks/`` folder of the
 clone the package was installed from (``pip install -e .``, as ``make lab``
 does); a package installed without the repository has no lessons to copy.
 
+``make lab`` serves such a copy, never ``notebooks/`` itself (JupyterLab's autosave would
+change the committed lessons): ``bloomedu lessons my-lessons --missing`` copies only the
+notebooks the working copy lacks, so the lessons a ``git pull`` brings appear there and a
+student's own edits are never overwritten (a student who wants a lesson as the course has it
+deletes their copy; the next ``make lab`` copies it again).
+
 Tested in ``tests/test_lessons_copy.py`` and ``tests/test_cli.py``; ``make test`` runs
 strict nbval on the folder this command writes, so the committed outputs are checked where a
 class would run them.
@@ -55,19 +61,25 @@ def course_notebooks(folder: Path, *, solutions: bool = True) -> list[Path]:
     return sorted(names, key=lambda name: (len(name.parts) > 1, name.as_posix()))
 
 
-def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> list[Path]:
+def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False,
+                 missing: bool = False) -> list[Path]:
     """Copy every lesson (and, with ``solutions``, the solutions notebooks) into ``target``.
 
     Subfolders of ``notebooks/`` are copied as subfolders of ``target``.  ``target`` is
-    created if missing.  An existing file is never replaced unless ``overwrite``: then
-    nothing is copied and ``FileExistsError`` names it.  Returns the paths written,
-    lessons first (:func:`course_notebooks`).
+    created if missing.  An existing file is never replaced unless ``overwrite``: without it
+    nothing is copied and ``FileExistsError`` names it, and with ``missing`` only the
+    notebooks ``target`` lacks are copied, every one already there is kept as it is (a
+    working copy a student edits, refreshed with the lessons added since).  Returns the paths
+    written, lessons first (:func:`course_notebooks`).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     written = copy_lessons(folder)
     ...     print(written[0].parent == Path(folder), written[-1].relative_to(folder).parent.as_posix())
+    ...     _ = written[0].write_text("a student's edit")
+    ...     print(copy_lessons(folder, missing=True), written[0].read_text())
     True solutions
+    [] a student's edit
     """
     if not isinstance(target, (str, os.PathLike)):
         raise TypeError(f"target must be a folder path (str or os.PathLike), not "
@@ -75,12 +87,17 @@ def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False) -> 
     if not os.fspath(target).strip():  # Path("") is the current folder: never a choice by accident
         raise ValueError(f"target must name a folder, got {os.fspath(target)!r} (use '.' for "
                          "the current folder)")
+    if overwrite and missing:
+        raise ValueError("overwrite and missing exclude each other: overwrite replaces the "
+                         "notebooks already in target, missing keeps them")
     source, target = lessons_folder(), Path(target)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"target {str(target)!r} exists and is not a folder")
     names = course_notebooks(source, solutions=solutions)
     clashes = [name for name in names if (target / name).exists()]
-    if clashes and not overwrite:
+    if missing:
+        names = [name for name in names if name not in clashes]
+    elif clashes and not overwrite:
         raise FileExistsError(f"{str(target / clashes[0])!r} exists ({len(clashes)} of the "
                               f"{len(names)} files do): choose an empty folder, or overwrite")
     written = []
