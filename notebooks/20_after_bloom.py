@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: The fewest bits a key any filter can spend, log2(1/p), derived; cuckoo,
-#       xor and binary fuse filters measured against it and against Bloom on a million
-#       keys, the cuckoo filter matched to RedisBloom bit for bit.
+#     summary: The lower bound on bits a key, derived; cuckoo, xor and binary fuse filters
+#       measured against it and Bloom on a million keys; RedisBloom's CF.* bit for bit.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
@@ -50,8 +49,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BinaryFuseFilter, BloomFilter, CuckooFilter, XorFilter
-from bloomedu.compat.redisbloom import info_reply
-from bloomedu.compat.redisbloom_cuckoo import RedisCuckooFilter
+from bloomedu.compat.redisbloom import RedisCuckooFilter, info_reply
 from bloomedu.services.redis_server import RedisServer
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.predict import predict
@@ -188,10 +186,9 @@ guess_load.reveal(round(full_load, 4))
 
 # %% [markdown]
 # Not 100%: about 96%, as Fan et al. measured (about 95% at b = 4; 50%, 84% and 98% at b = 1, 2
-# and 8). Each key may live in only 2b slots, and as the table fills some group of buckets would
-# need more keys than it has slots. Hence the usual b = 4, and `CuckooFilter`'s design load of
-# 0.9. A full filter refuses the key and stays exactly as it was; a Bloom filter takes every key
-# and only gets worse.
+# and 8): a key may live in only 2b slots, and some group of buckets would need more keys than
+# it has slots. Hence the usual b = 4, and `CuckooFilter`'s design load of 0.9. A full filter
+# refuses the key, unchanged; a Bloom filter takes every key and only gets worse.
 
 # %% [markdown]
 # ## Deleting a key that was never added
@@ -264,17 +261,17 @@ print(f"rate on 20,000 fresh IDs: {model.exists_many(fresh).mean():.4f}; at most
 # %% [markdown]
 # ## Static filters: xor and binary fuse
 #
-# When the key set is fixed (the keys of a file written once), a filter can be built once from
-# all of them. A xor filter (Graf and Lemire, 2020) is a table T of about 1.23 n slots of f bits
-# in three blocks; each key hashes to a slot $h_j(x)$ in each block and to a fingerprint, and T is
-# filled so that for every key
+# A fixed key set (the keys of a file written once) can have a filter built once. A xor filter
+# (Graf and Lemire, 2020) is a table T of about 1.23 n f-bit slots in three blocks; each key
+# hashes to a slot $h_j(x)$ in each block and to a fingerprint, and T is filled so that for every
+# key x
 #
 # $$T[h_0(x)] \oplus T[h_1(x)] \oplus T[h_2(x)] = \mathrm{fp}(x).$$
 #
 # An absent key's slots XOR to a value unrelated to its fingerprint: $p = 2^{-f}$. T is filled
 # by *peeling*: a slot only one key uses can be set last, to whatever that key needs. So take such
-# keys off one by one, each freeing its other slots; when all come off (with 1.23 n slots, almost
-# always; else another hash seed is tried), set their slots in reverse order. A binary fuse filter
+# keys off one by one, each freeing its other slots; when all are off (almost always, with 1.23 n
+# slots; else a new hash seed is tried), set their slots in reverse order. A binary fuse filter
 # (2022) puts a key's slots in three neighbouring segments, which peel with about 1.125 n slots.
 
 # %%
@@ -321,8 +318,8 @@ guess_cross.reveal(round(crossing, 5), label="Computed")
 # %% [markdown]
 # ## When each wins
 #
-# This machine's times for the filters above (they vary, so the tests do not check them;
-# `make bench`, workload W5, compares them with other libraries):
+# This machine's times (they vary, so the tests do not check them; `make bench`, workload W5,
+# compares these filters with other libraries):
 
 # %% tags=["nbval-ignore-output"]
 print(f"{'filter':>26} {'build s':>8} {'query ns/key':>13}")
@@ -389,11 +386,11 @@ check.measured_xor_fpp(answer, n=100_000, trials=100_000, fingerprint_bits=8)
 # %% [markdown]
 # ## What comes next
 #
-# This is the course's last lesson. Further: `make bench` times these filters against PyPI's
-# `pyfusefilter` (Graf and Lemire's C) and RedisBloom's `CF.*`; *ribbon filters* (Dillinger and
-# Walzer, 2021), static filters that RocksDB's `NewRibbonFilterPolicy` documentation says save
-# about 30% of a Bloom filter's memory.
+# This is the course's last lesson. Further on: *ribbon filters* (Dillinger and Walzer, 2021),
+# static filters that RocksDB's `NewRibbonFilterPolicy` documentation says save about 30% of a
+# Bloom filter's memory.
 #
-# *The code:* `bloomedu/variants/` (`cuckoo.py`, `xor.py`, `binary_fuse.py`, `peeling.py`,
-# `space.py`), `bloomedu/compat/redisbloom_cuckoo.py`, `bloomedu/teaching/space_curves.py`; the
-# README's table names their tests.
+# *Where this lesson's code lives:* `bloomedu/variants/cuckoo.py`, `bloomedu/variants/xor.py`,
+# `bloomedu/variants/binary_fuse.py`, `bloomedu/variants/peeling.py`, `bloomedu/variants/space.py`,
+# `bloomedu/compat/redisbloom_cuckoo.py`, `bloomedu/teaching/space_curves.py`; the README's table
+# names their tests.
