@@ -69,6 +69,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "19.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
     "19.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
                 for j in range(1, 120)),  # Poisson(20) keys a block
+    "20.1": math.ceil(math.log2(2 * 4 / 0.001)),  # 2b/2^f <= p: log2(8000) = 12.97, rounded up
+    "20.2": 50_000 * (1 - (1 - 1 / (2 ** 12 - 1)) ** (2 * 4 * 0.9)),  # a delete is a false positive
 }
 
 
@@ -110,6 +112,11 @@ def _measure(name: str, params: dict):
         from bloomedu.variants import BlockedBloomFilter
         f = BlockedBloomFilter(params["num_bits"])
         f.add_many(np.arange(params["n"], dtype=np.uint64))
+        fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
+        return f.contains_many(fresh).mean()
+    if name == "20.3":
+        from bloomedu import XorFilter
+        f = XorFilter(np.arange(params["n"], dtype=np.uint64), params["fingerprint_bits"])
         fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
         return f.contains_many(fresh).mean()
     if name == "14.3":  # the explorer's URL keys: inserted and queried ones never coincide
@@ -358,6 +365,20 @@ SLIPS = [
     ("redisbloom_filters", {}, 5, "no further one opens"),
     ("measured_chain_fpp", {}, 0.8639, "percentage"),
     ("measured_chain_fpp", {}, 864, "count"),
+    ("cuckoo_fingerprint_bits", {}, 10, "lower bound's log2(1/p)"),
+    ("cuckoo_fingerprint_bits", {}, 12, "count both buckets"),
+    ("cuckoo_fingerprint_bits", {}, math.log2(8000), "round up"),
+    ("cuckoo_fingerprint_bits", {}, 9, "you used ln"),
+    ("cuckoo_fingerprint_bits", {}, 4, "you used log10"),
+    ("cuckoo_fingerprint_bits", {}, 15, "a Bloom filter's bits a key"),
+    ("keys_lost_to_deletes", {}, 0, "deletes the fingerprint another key put"),
+    ("keys_lost_to_deletes", {}, 50_000 * 8 / 4096, "the bound for a full table"),
+    ("keys_lost_to_deletes", {}, 50_000 * 4 * 0.9 / 4096, "counted one bucket"),
+    ("keys_lost_to_deletes", {}, 50_000 / 4096, "one slot's chance"),
+    ("keys_lost_to_deletes", {}, 0.00176, "you gave the rate"),
+    ("measured_xor_fpp", {}, 390.6, "count"),
+    ("measured_xor_fpp", {}, 0.39, "percentage"),
+    ("measured_xor_fpp", {}, 1.0, "inserted ones"),
 ]
 
 
@@ -417,6 +438,25 @@ def test_measured_rates_spread_as_the_checker_assumes(capsys):
     model_sd = math.sqrt(expected * (1 - expected) / trials + fill_sd ** 2)
     assert abs(np.std(rates) / model_sd - 1) < 0.25
     assert abs(np.mean(rates) - expected) < 4 * model_sd / math.sqrt(300)
+
+
+def test_deleting_keys_never_added_loses_as_many_keys_as_the_checker_expects(capsys):
+    """20.2's answer against the library: a cuckoo filter at load 0.9 loses, to deletes of keys
+    never added, the number the checker expects, within 4 standard deviations (a Poisson count)."""
+    from bloomedu import CuckooFilter
+
+    rng = np.random.default_rng(20)
+    added = rng.integers(0, 2 ** 63, 100_000, dtype=np.uint64)
+    f = CuckooFilter(100_000, 12, 4)
+    f.add_many(added)
+    assert f.load_factor == pytest.approx(0.9, abs=1e-4)
+    deleted = sum(f.delete(int(key)) for key in rng.integers(2 ** 63, 2 ** 64 - 1, 50_000, dtype=np.uint64))
+    lost = int(np.count_nonzero(~f.contains_many(added)))
+    expected = 50_000 * (1 - (1 - 1 / 4095) ** (8 * f.load_factor))
+    assert lost == deleted and abs(lost - expected) < 4 * math.sqrt(expected)
+    assert bool(check.keys_lost_to_deletes(float(expected), deletes=50_000, fingerprint_bits=12,
+                                           bucket_size=4, load=0.9)) is True
+    capsys.readouterr()
 
 
 def test_measured_answer_far_off_is_rejected_with_its_distance(capsys):

@@ -13,6 +13,7 @@
 - :mod:`~bloomedu.teaching.lessons`: copies of the lessons for a class (``bloomedu lessons``).
 - :mod:`~bloomedu.teaching.exercises`: each lesson's exercises, with feedback.
 - :mod:`~bloomedu.teaching.predict`: predictions the student commits to before a cell reveals the answer.
+- :mod:`~bloomedu.teaching.space_curves`: bits a key against the rate for every filter (lesson 20).
 
 Nothing is imported here, so ``import bloomedu`` never loads matplotlib.
 """
