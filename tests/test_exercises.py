@@ -57,7 +57,7 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "07.1": round(10 * LN2),
     "07.2": (1 - math.exp(-0.7)) ** 7,
     "09.1": math.ceil(_m(1e6, 0.001) / 8),
-    "09.2": 5000 + 0.001 * 1_000_000,
+    "09.2": 0.001 * 250_000,  # the same URLs on every lookup: p x urls, not p^2 x urls
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
     "12.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),

@@ -205,9 +205,9 @@ def measured_keyed_rate(answer, n: int = 10_000, p: float = 0.01, trials: int = 
 EXERCISES = [
     Exercise("09", 1, "compute", "How many bytes does a Bloom filter need for {n:,} URLs at a "
              "false-positive rate of {p}?", "filter_bytes", {"n": 1_000_000, "p": 0.001}),
-    Exercise("09", 2, "predict", "{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up "
-             "through a filter of rate {p}: how many lookups reach the database?",
-             "database_lookups", {"safe": 1_000_000, "blacklisted": 5_000, "p": 0.001}),
+    Exercise("09", 2, "predict", "{urls:,} safe URLs are each looked up {lookups} times in a filter "
+             "of rate {p} holding 1,000,000 malicious URLs. How many of them are answered 'maybe' "
+             "every time?", "flagged_every_time", {"urls": 250_000, "lookups": 2, "p": 0.001}),
     Exercise("09", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, 0.001) (m = {num_bits:,}, "
              "k = {num_hashes}) with {n:,} URLs and measure its rate on {trials:,} new URLs.",
              "measured_fpp", {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
