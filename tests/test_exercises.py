@@ -58,6 +58,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "07.2": (1 - math.exp(-0.7)) ** 7,
     "09.1": math.ceil(_m(1e6, 0.001) / 8),
     "09.2": 0.001 * 250_000,  # the same URLs on every lookup: p x urls, not p^2 x urls
+    "10.1": (1000 + 0.001 * 99_000) * 0.002,  # blacklisted + p x safe round trips of 2 ms
+    "10.2": 5000 + 0.001 * 1_000_000,
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
     "12.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
@@ -94,6 +96,15 @@ def _measure(name: str, params: dict):
     if name == "04.3":
         functions = [n_bit_hash_function(8, str(i)) for i in range(params["num_hashes"])]
         return len({h(key) for key in uuid4_strings(params["n"], rng) for h in functions})
+    if name == "10.3":  # a real cache on a real SQLite file, asked about safe URLs only
+        import tempfile
+        from bloomedu.services.blacklist import BlacklistCache
+        from bloomedu.workloads.urls import malicious_urls, safe_urls
+        with tempfile.TemporaryDirectory() as folder:
+            with BlacklistCache.create(Path(folder) / "b.sqlite", malicious_urls(params["n"], seed=24),
+                                       fpp=params["p"]) as cache:
+                assert not cache.is_blacklisted_many(safe_urls(params["trials"], seed=24)).any()
+                return cache.stats.database_queries / cache.stats.lookups
     if name == "12.3":
         f = Bip37Filter(params["n"], params["p"], tweak=7)
         items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]

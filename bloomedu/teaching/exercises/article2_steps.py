@@ -212,4 +212,14 @@ EXERCISES = [
              "k = {num_hashes}) with {n:,} URLs and measure its rate on {trials:,} new URLs.",
              "measured_fpp", {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
                               "trials": 1_000_000}),
+    Exercise("10", 1, "compute", "The database is {latency_ms} ms away. How many seconds do "
+             "{visits:,} visits, {blacklisted:,} of them to blacklisted URLs, spend waiting for it "
+             "behind a filter of rate {p}?", "waiting_seconds",
+             {"visits": 100_000, "blacklisted": 1_000, "p": 0.001, "latency_ms": 2}),
+    Exercise("10", 2, "predict", "{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up "
+             "through a filter of rate {p}: how many lookups reach the database?",
+             "database_lookups", {"safe": 1_000_000, "blacklisted": 5_000, "p": 0.001}),
+    Exercise("10", 3, "measure", "Build a BlacklistCache of {n:,} malicious URLs at fpp = {p} and "
+             "look up {trials:,} safe URLs: what share of them reaches the database?",
+             "database_share", {"n": 100_000, "p": 0.01, "trials": 100_000}),
 ]
