@@ -60,6 +60,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "09.2": 0.001 * 250_000,  # the same URLs on every lookup: p x urls, not p^2 x urls
     "10.1": (1000 + 0.001 * 99_000) * 0.002,  # blacklisted + p x safe round trips of 2 ms
     "10.2": 5000 + 0.001 * 1_000_000,
+    "11.1": -958_506 / 7 * math.log(1 - 300_000 / 958_506),  # -(m/k) ln(1 - X/m)
+    "11.2": (1 - math.exp(-7 * 50_000 / 958_506)) ** 7,  # B's own rate: m, k of (100,000, 0.01)
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
     "12.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
@@ -105,6 +107,17 @@ def _measure(name: str, params: dict):
                                        fpp=params["p"]) as cache:
                 assert not cache.is_blacklisted_many(safe_urls(params["trials"], seed=24)).any()
                 return cache.stats.database_queries / cache.stats.lookups
+    if name == "11.3":  # the attack, then the same URLs against a keyed filter
+        from bloomedu.core.keyed import KeyedBloomFilter
+        from bloomedu.workloads.urls import malicious_urls
+        listed = malicious_urls(params["n"], seed=24)
+        public = BloomFilter.from_capacity(params["n"], params["p"])
+        public.add_many(listed)
+        tried = [f"https://promo-{i}.deals.example/" for i in range(params["candidates"])]
+        crafted = [url for url, hit in zip(tried, public.contains_many(tried)) if hit]
+        keyed = KeyedBloomFilter.from_capacity(params["n"], params["p"], rng.bytes(16))
+        keyed.add_many(listed)
+        return keyed.contains_many(crafted).mean()
     if name == "12.3":
         f = Bip37Filter(params["n"], params["p"], tweak=7)
         items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]

@@ -181,19 +181,21 @@ def and_claim_rate(answer, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
 
 
 @checker
-def measured_keyed_rate(answer, n: int = 10_000, p: float = 0.01, trials: int = 2_000):
+def measured_keyed_rate(answer, n: int = 10_000, p: float = 0.01, candidates: int = 200_000):
     """The measured share of crafted URLs (false positives of the public filter) a keyed filter claims.
 
-    The keyed filter is ``KeyedBloomFilter.from_capacity(n, p, secret)``; without the
-    secret the crafted URLs are ordinary URLs to it, claimed at its exact rate.
-    ``trials`` is about how many URLs were crafted (p times the candidates).
+    Both filters are sized by ``from_capacity(n, p)``: the public ``BloomFilter``, from
+    whose ``candidates`` the attacker keeps the false positives (about its rate times
+    ``candidates`` of them), and ``KeyedBloomFilter`` with a secret, to which the crafted
+    URLs are ordinary URLs, claimed at its exact rate.
 
-    >>> measured_keyed_rate(0.0105, n=10_000, p=0.01, trials=2_000)
+    >>> measured_keyed_rate(0.0105, n=10_000, p=0.01, candidates=200_000)
     Correct: 0.0105 is within 4 standard deviations (4 x 0.0022) of the expected 0.01004. The crafted URLs are ordinary URLs to the keyed filter.
     True
     """
     m, k = theory.size_for(n, p)
     expected = theory.exact_false_positive_rate(m, n, k)
+    trials = max(1, round(expected * candidates))  # about how many URLs were crafted
     sd = theory.measured_rate_std(m, n, k, trials)
     return judge_measured(answer, expected, sd, "the keyed filter's rate on the crafted URLs",
                           trials=trials, mistakes=[
@@ -222,4 +224,16 @@ EXERCISES = [
     Exercise("10", 3, "measure", "Build a BlacklistCache of {n:,} malicious URLs at fpp = {p} and "
              "look up {trials:,} safe URLs: what share of them reaches the database?",
              "database_share", {"n": 100_000, "p": 0.01, "trials": 100_000}),
+    Exercise("11", 1, "compute", "A filter of m = {num_bits:,} bits and k = {num_hashes} hash "
+             "functions has {bits_set:,} bits set. About how many keys went into it?",
+             "estimated_count", {"num_bits": 958_506, "num_hashes": 7, "bits_set": 300_000}),
+    Exercise("11", 2, "predict", "A and B are both BloomFilter.from_capacity({n:_}, {p}); A holds "
+             "{n:,} URLs and B {n_b:,}, {shared:,} of them also in A. At what rate does A & B claim "
+             "a URL that is in A but not in B?", "and_claim_rate",
+             {"n": 100_000, "p": 0.01, "n_b": 50_000, "shared": 10_000}),
+    Exercise("11", 3, "measure", "Craft the false positives of a public BloomFilter.from_capacity("
+             "{n:_}, {p}) of {n:,} malicious URLs from {candidates:,} candidate URLs, then measure "
+             "the share of them that KeyedBloomFilter.from_capacity({n:_}, {p}, secret) of the "
+             "same URLs claims.", "measured_keyed_rate",
+             {"n": 10_000, "p": 0.01, "candidates": 200_000}),
 ]
