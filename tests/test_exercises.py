@@ -63,7 +63,7 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "11.1": -958_506 / 7 * math.log(1 - 300_000 / 958_506),  # -(m/k) ln(1 - X/m)
     "11.2": (1 - math.exp(-7 * 50_000 / 958_506)) ** 7,  # B's own rate: m, k of (100,000, 0.01)
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
-    "12.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
+    "12.2": 64 * (1 - (1 - 1 / 64) ** (3 * 8)),  # m = 47, but positions run over bitSize = 64
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
     "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
@@ -118,7 +118,14 @@ def _measure(name: str, params: dict):
         keyed = KeyedBloomFilter.from_capacity(params["n"], params["p"], rng.bytes(16))
         keyed.add_many(listed)
         return keyed.contains_many(crafted).mean()
-    if name == "12.3":
+    if name == "12.3":  # Guava's filter, URL strings in, safe URLs asked
+        from bloomedu.compat import GuavaBloomFilter
+        from bloomedu.workloads.urls import malicious_urls, safe_urls
+        f = GuavaBloomFilter.create(params["n"], 0.01)
+        assert (f.bit_size, f.num_hash_functions) == (params["num_bits"], params["num_hashes"])
+        f.put_many(malicious_urls(params["n"], seed=24))
+        return f.might_contain_many(safe_urls(params["trials"], seed=24)).mean()
+    if name == "13.3":
         f = Bip37Filter(params["n"], params["p"], tweak=7)
         items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]
         for item in items[:params["n"]]:
@@ -367,6 +374,11 @@ SLIPS = [
     ("guava_bit_size", {}, math.ceil(int(M6) / 64), "number of 64-bit words"),
     ("guava_bit_size", {}, 64 * math.ceil(int(M6) / 64) / 8, "you gave bytes"),
     ("guava_bit_size", {}, 64 * math.ceil(3e6 / LN2 ** 2 / 64), "log10 instead of ln"),
+    ("guava_bits_set", {}, 47 * (1 - (46 / 47) ** 24), "you used m = 47"),
+    ("guava_bits_set", {}, 24, "two strings can share"),
+    ("guava_bits_set", {}, 0.3147, "fraction of bits set"),
+    ("guava_bits_set", {}, 64 - 20.14, "still 0"),
+    ("guava_bits_set", {}, 64 * (1 - (63 / 64) ** 8), "sets k = 3 positions"),
     ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "caps a filter at 36,000 bytes"),
     ("bip37_bytes", {}, 288_000, "you gave bits"),
     ("bip37_bytes", {"n": 1000}, -1000 * math.log10(1e-4) / LN2 ** 2 / 8, "log10 instead of ln"),

@@ -10,8 +10,9 @@ import math
 
 from ...core import theory
 from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
-from ...compat.guava import guava_num_bits
-from ._feedback import Exercise, Mistake, checker, fmt, hash_count, judge, judge_measured
+from ...compat.guava import guava_num_bits, guava_num_hashes
+from ._feedback import (Exercise, Mistake, bits_set_moments, checker, fmt, hash_count, judge,
+                        judge_measured)
 from .filter_steps import LN2, _bits_for, _classic
 
 __all__ = ["EXERCISES"]
@@ -39,6 +40,32 @@ def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
         Mistake(correct / 64, "that is the number of 64-bit words; the question asks bits"),
         Mistake(64 * math.ceil(_bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
     ], hint="m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words.")
+
+
+@checker
+def guava_bits_set(answer, n: int = 10, p: float = 0.1, strings: int = 8):
+    """Bits expected set in Guava's ``create(n, p)`` after ``strings`` distinct strings.
+
+    Guava's positions run over bitSize (m rounded up to 64-bit words), not over m:
+    bitSize (1 - (1 - 1/bitSize)^(k strings)).
+
+    >>> guava_bits_set(20.1, n=10, p=0.1, strings=8)
+    Correct: the expected number of bits set = 20.14. bitSize = 64, k = 3: 24 positions.
+    True
+    """
+    m = guava_num_bits(n, p)
+    k, size = guava_num_hashes(n, m), 64 * math.ceil(m / 64)
+    correct, _ = bits_set_moments(size, k * strings)
+    return judge(answer, correct, "the expected number of bits set", rel=0.01, mistakes=[
+        Mistake(bits_set_moments(m, k * strings)[0], f"you used m = {fmt(m)}; Guava's positions "
+                f"run modulo bitSize = {fmt(size)}, its padding bits included"),
+        Mistake(k * strings, f"{k} x {strings} counts every position, but two strings can share "
+                "a bit"),
+        Mistake(correct / size, "that is the fraction of bits set; the question asks how many"),
+        Mistake(size - correct, "that is the number of bits still 0"),
+        Mistake(bits_set_moments(size, strings)[0], f"each string sets k = {k} positions, not one"),
+    ], hint="a bit stays 0 through all k x strings positions with probability (1 - 1/bitSize)^(k strings).",
+        note=f"bitSize = {fmt(size)}, k = {k}: {k * strings} positions.")
 
 
 @checker
@@ -159,12 +186,13 @@ def fill_ratio(answer, m: int = 20_000, k: int = 3, n: int = 2_500):
 EXERCISES = [
     Exercise("12", 1, "compute", "How many bits does Guava allocate (its bitSize) for {n:,} "
              "expected insertions at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.01}),
-    Exercise("12", 2, "predict", "A light wallet asks Bitcoin Core for a BIP37 filter for {n:,} "
-             "elements at rate {p}. What false-positive rate does the filter it gets really have?",
-             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
-    Exercise("12", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
-             "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
-             "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
+    Exercise("12", 2, "predict", "Guava's create({n}, {p}) holds {strings} different strings. How "
+             "many of its bits do you expect to be set?", "guava_bits_set",
+             {"n": 10, "p": 0.1, "strings": 8}),
+    Exercise("12", 3, "measure", "Put {n:,} malicious URLs into GuavaBloomFilter.create({n:_}, "
+             "0.01) (bitSize = {num_bits:,}, k = {num_hashes}) and measure its rate on {trials:,} "
+             "safe URLs.", "measured_fpp",
+             {"num_bits": 958_528, "num_hashes": 7, "n": 100_000, "trials": 100_000}),
     Exercise("14", 1, "compute", "What fraction of its m = {m:,} bits does a filter with k = {k} "
              "hash functions have set after n = {n:,} keys?", "fill_ratio",
              {"m": 20_000, "k": 3, "n": 2_500}),
