@@ -64,6 +64,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "11.2": (1 - math.exp(-7 * 50_000 / 958_506)) ** 7,  # B's own rate: m, k of (100,000, 0.01)
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
     "12.2": 64 * (1 - (1 - 1 / 64) ** (3 * 8)),  # m = 47, but positions run over bitSize = 64
+    "13.1": int((8 * (int(_m(40, 0.1)) // 8)) // 40 * LN2),  # 184 bits // 40 = 4; 4 ln 2 -> 2
+    "13.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
     "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys

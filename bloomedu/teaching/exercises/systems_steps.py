@@ -193,6 +193,14 @@ EXERCISES = [
              "0.01) (bitSize = {num_bits:,}, k = {num_hashes}) and measure its rate on {trials:,} "
              "safe URLs.", "measured_fpp",
              {"num_bits": 958_528, "num_hashes": 7, "n": 100_000, "trials": 100_000}),
+    Exercise("13", 1, "compute", "How many hash functions does Bitcoin Core give a BIP37 filter "
+             "for {n} elements at rate {p}?", "bip37_hashes", {"n": 40, "p": 0.1}),
+    Exercise("13", 2, "predict", "A light wallet asks Bitcoin Core for a BIP37 filter for {n:,} "
+             "elements at rate {p}. What false-positive rate does the filter it gets really have?",
+             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+    Exercise("13", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
+             "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
+             "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
     Exercise("14", 1, "compute", "What fraction of its m = {m:,} bits does a filter with k = {k} "
              "hash functions have set after n = {n:,} keys?", "fill_ratio",
              {"m": 20_000, "k": 3, "n": 2_500}),
