@@ -58,27 +58,6 @@ def check_wrapped_bytes(cls, services: dict) -> None:
             assert not lost, f"{wrap.__name__} keys through {path} are not the keys of their bytes"
 
 
-def forgets(cls) -> bool:
-    """True if the class overrides ``memory_inserts``: it forgets by design, and says when."""
-    return issubclass(cls, contract.Filter) and cls.memory_inserts is not contract.Filter.memory_inserts
-
-
-def check_memory_promise(cls, services: dict) -> None:
-    """Inserted one by one, far past its memory, every key is still found at the last insert
-    it was promised (``memory_inserts`` later), and so at every insert before."""
-    f = make(cls, services)
-    keys = accepted_keys(f, 4 * CAPACITY, seed=9)
-    promise = memory(f)
-    assert promise is not None and promise < 2 * CAPACITY, "the example forgets within the run"
-    lost = []
-    for i, key in enumerate(keys):
-        f.add(key)
-        oldest = i - promise
-        if oldest >= 0 and not has(f, keys[oldest]):
-            lost.append(oldest)
-    assert not lost, f"keys lost inside the promised {promise} inserts: {lost[:5]}"
-
-
 # --- bad keys ------------------------------------------------------------------------------------
 NOT_KEYS = [1.5, np.float64(2.0), True, np.bool_(False), None, 1 + 2j]
 OF_KIND = {"str": "a str key", "bytes": b"a bytes key", "int": 12345}

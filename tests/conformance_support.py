@@ -1,10 +1,8 @@
 """What tests/test_conformance.py stands on: every filter class of the package, found by walking
 it; a small instance of each; keys of every kind; and a filter's state, to compare.
 
-Nothing here names a filter class but :data:`PENDING`: the two server-backed classes whose
-files another helper owns in this wave (bloomedu/services/redis_*.py), declared here until
-they take :class:`bloomedu.core.contract.Filter` as a base themselves.  A class that has both
-is an error (``test_a_pending_declaration_is_only_for_a_class_that_lacks_its_own``).
+Nothing here names a filter class: every class declares what the suite needs itself, by
+taking :class:`bloomedu.core.contract.Filter` as a base.
 """
 
 from __future__ import annotations
@@ -14,8 +12,6 @@ import inspect
 import pickle
 import pkgutil
 import threading
-import uuid
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,8 +33,9 @@ def package_modules(package=bloomedu) -> list:
 
 def looks_like_a_filter(obj) -> bool:
     """A public class that answers "maybe in?" and takes keys: by ``add``/``add_many``, or
-    built from them (a ``keys`` argument, or ``BUILT_FROM_KEYS``)."""
-    if not inspect.isclass(obj) or getattr(obj, "_is_protocol", False):
+    built from them (a ``keys`` argument, or ``BUILT_FROM_KEYS``); not an abstract base (one
+    that cannot be made: its subclasses are the filters)."""
+    if not inspect.isclass(obj) or getattr(obj, "_is_protocol", False) or inspect.isabstract(obj):
         return False
     asks = hasattr(obj, "__contains__") or hasattr(obj, "contains_many")
     try:
@@ -70,44 +67,9 @@ def class_id(cls: type) -> str:
     return f"{cls.__module__.removeprefix('bloomedu.')}.{cls.__qualname__}"
 
 
-# --- the declarations of the two classes another helper owns -------------------------------
-def _redis_backed_arguments(capacity, keys=(), redis=None):
-    from bloomedu.core.filter import BloomFilter
-    shape = BloomFilter.example_arguments(capacity)
-    return {"client": redis, "name": f"conformance-{uuid.uuid4().hex}", **shape}
-
-
-def _sharded_arguments(capacity, keys=(), redis=None):
-    from bloomedu.services.redis_sharded import ShardedFilter
-    made = ShardedFilter.create(redis, f"conformance-{uuid.uuid4().hex}", capacity,
-                                contract.EXAMPLE_FPP)
-    return {"shards": made.shards}
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """What a class of :mod:`bloomedu.core.contract` declares, for a class that cannot yet."""
-
-    example_arguments: object
-    KEY_KINDS: frozenset = frozenset({"str", "bytes", "int"})
-    BUILT_FROM_KEYS: bool = False
-    NEEDS: frozenset = field(default_factory=frozenset)
-
-
-PENDING = {
-    ("bloomedu.services.redis_filter", "RedisBackedFilter"):
-        Declaration(_redis_backed_arguments, NEEDS=frozenset({"redis"})),
-    ("bloomedu.services.redis_sharded", "ShardedFilter"):
-        Declaration(_sharded_arguments, NEEDS=frozenset({"redis"})),
-}
-
-
 def declared(cls: type):
-    """Where the class's declarations are read: the class itself, or its :data:`PENDING` entry
-    (``None`` if it has neither: the class must join the contract)."""
-    pending = PENDING.get((cls.__module__, cls.__qualname__))
-    if pending is not None:
-        return pending
+    """Where the class's declarations are read: the class itself (``None`` if it does not take
+    :class:`~bloomedu.core.contract.Filter` as a base: it must join the contract)."""
     return cls if issubclass(cls, contract.Filter) else None
 
 

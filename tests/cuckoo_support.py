@@ -40,8 +40,9 @@ def run_model(model: RedisCuckooFilter, ops) -> list:
              "CF.COUNT": model.count, "CF.EXISTS": model.exists}
     answers = []
     for command, item in ops:
-        try:
-            answers.append(int(calls[command](item)))
+        try:  # CF.ADD answers 1 to every item it stores; the model's add returns None
+            answer = calls[command](item)
+            answers.append(1 if answer is None and command == "CF.ADD" else int(answer))
         except RedisBloomError as error:
             answers.append(str(error))
     return answers

@@ -18,7 +18,8 @@ What a new class must provide to be tested (bloomedu/core/contract.py says the s
 - ``__eq__`` comparing state (or ``to_bytes``), pickling at every protocol (unless it needs a
   server: then it is a handle, not a value);
 - where the defaults do not hold: ``KEY_KINDS`` (the kinds it takes), ``memory_inserts`` (how
-  long it keeps a key, if it forgets by design), ``NEEDS`` (``{"redis"}``: tests give it a
+  long it keeps a key, if it forgets by design), ``FULL`` and ``room`` (what ``add`` raises when
+  the filter has no room left, and how many inserts it takes for certain), ``NEEDS`` (``{"redis"}``: tests give it a
   client of a server they start), ``from_bytes_arguments()`` (what ``from_bytes`` needs
   beside the bytes).
 
@@ -28,7 +29,9 @@ and through every path it has; bad keys refused and the filter unchanged; the sa
 four threads as from one; bytes and pickle round trips; truncated, padded, mutated and forged
 bytes refused before allocating more than a small multiple of their size; bad numbers refused
 naming the argument, numpy scalars, ``Fraction`` and ``Decimal`` taken as their value;
-``add``'s and ``add_many_new``'s answers those of a loop of ``in`` then ``add``.
+``add``'s and ``add_many_new``'s answers those of a loop of ``in`` then ``add``; a class that
+forgets keeps each key as long as it says, one that fills takes its room and refuses the rest
+changing nothing (tests/conformance_limits.py).
 
 Classes that need a Redis server carry the ``redis`` marker (the full ``make test`` tier).
 """
@@ -41,11 +44,11 @@ import pytest
 
 from bloomedu.core import contract
 from conformance_checks import (check_answers_are_a_loop_of_in_then_add, check_bad_keys_change_nothing,
-                                check_forged_bytes, check_large_read, check_memory_promise,
-                                check_no_false_negative, check_numbers, check_round_trips,
-                                check_static_bad_keys, check_threads, check_wrapped_bytes, forgets,
-                                has_bytes)
-from conformance_support import PENDING, class_id, declared, discover, key_kinds, static
+                                check_forged_bytes, check_large_read, check_no_false_negative,
+                                check_numbers, check_round_trips, check_static_bad_keys, check_threads,
+                                check_wrapped_bytes, has_bytes)
+from conformance_limits import check_memory_promise, check_room_and_refusals, fills, forgets
+from conformance_support import class_id, declared, discover, key_kinds, static
 from redis_support import plain_client, plain_server  # noqa: F401  (fixtures)
 
 CLASSES = discover()
@@ -96,12 +99,6 @@ def test_every_class_that_looks_like_a_filter_joins_the_contract(cls):
     assert set(key_kinds(cls)) <= contract.KINDS and key_kinds(cls)
 
 
-def test_a_pending_declaration_is_only_for_a_class_that_lacks_its_own():
-    for module, name in PENDING:
-        cls = getattr(__import__(module, fromlist=[name]), name)
-        assert not issubclass(cls, contract.Filter), f"{name} joined the contract: drop PENDING's entry"
-
-
 # --- no false negative ---------------------------------------------------------------------------
 def kinds_and_paths(cls):
     methods = ["built"] if static(cls) else [p for p in ("add", "add_many", "add_many_new")
@@ -125,6 +122,12 @@ def test_bytearray_and_memoryview_keys_are_their_bytes_or_refused(cls, services)
                                        if declared(cls) and forgets(cls) and hasattr(cls, "add")))
 def test_a_class_that_forgets_keeps_what_it_declares(cls, services):
     check_memory_promise(cls, services)
+
+
+@pytest.mark.parametrize("cls", params((cls,) for cls in CLASSES
+                                       if declared(cls) and fills(cls) and hasattr(cls, "add")))
+def test_a_class_that_fills_takes_its_room_and_refuses_changing_nothing(cls, services):
+    check_room_and_refusals(cls, services)
 
 
 # --- bad keys ------------------------------------------------------------------------------------
@@ -175,8 +178,9 @@ from bloomedu.core.contract import Filter
 from bloomedu.core.filter import BloomFilter
 from bloomedu.core.hashing import hash128
 from bloomedu.core.serial import Header
+from bloomedu.variants.cuckoo import CuckooFilter, CuckooFilterFull
 
-__all__ = ["LeakyFilter", "HashSet", "Unjoined"]
+__all__ = ["LeakyFilter", "HashSet", "Unjoined", "SpillingCuckoo"]
 
 _HEADER = Header(b"HSET", 1, "Q")
 
@@ -235,6 +239,17 @@ class HashSet(Filter):
         return type(self).from_bytes, (self.to_bytes(),)
 
 
+class SpillingCuckoo(CuckooFilter):
+    """One defect: a refused add leaves a trace of its walk (a fingerprint it moved)."""
+
+    def add(self, key):
+        try:
+            super().add(key)
+        except CuckooFilterFull:
+            self.table.flat[0] ^= 1
+            raise
+
+
 class Unjoined:
     """Looks like a filter, never joined the contract."""
 
@@ -275,6 +290,8 @@ def test_a_broken_class_added_to_the_package_is_caught(planted):
         check_forged_bytes(leaky, {})
     with pytest.raises(failures):
         check_numbers(leaky, {})
+    with pytest.raises(failures, match="changed the filter"):
+        check_room_and_refusals(found["SpillingCuckoo"], {})
     check_no_false_negative(leaky, "str", "add", {})  # what it does right still passes
     for kind in ("str", "bytes", "int"):  # the static filter keeps every promise
         check_no_false_negative(hash_set, kind, "built", {})

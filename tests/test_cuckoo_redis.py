@@ -139,7 +139,7 @@ def test_a_full_filter_errs_as_the_server_does_and_is_unchanged(bloom_client):
                 model.add(item)
             assert model.scandump() == before  # the evictions were undone
         else:
-            assert model.add(item) is True
+            assert model.add(item) is None  # stored: CF.ADD answered 1
     assert first_full < len(items) - 1 and model.num_items == answers.count(1)
     assert_same(bloom_client, "full", model)
 

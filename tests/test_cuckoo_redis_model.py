@@ -184,7 +184,7 @@ def test_bad_items_are_refused_and_change_nothing():
         for call in (model.add, model.add_nx, model.exists, model.delete, model.count):
             with pytest.raises(error):
                 call(item)
-    with pytest.raises(TypeError, match="items must be an iterable"):
+    with pytest.raises(TypeError, match="keys must be an iterable of keys"):  # every filter's words
         model.exists_many("abc")
     assert model.scandump() == before
 

@@ -16,7 +16,7 @@ from bloomedu.services.redis_cluster import RedisCluster
 from bloomedu.services.redis_filter import FilterLost, NotReplicated, RedisBackedFilter
 from bloomedu.services.redis_sharded import ShardedFilter, day_layout, key_slot, slot_ranges
 from bloomedu.workloads.clicks import uuid4_strings
-from redis_support import cluster, start  # noqa: F401  (fixture)
+from redis_support import cluster, plain_client, plain_server, start  # noqa: F401  (fixtures)
 
 
 def test_slots_and_ranges_are_the_clusters(cluster):
@@ -66,6 +66,41 @@ def test_a_shard_split_over_parts_stays_on_its_node(cluster):
     assert shard.to_filter() == bloom
     node.close()
     client.close()
+
+
+# --- the keys a sharded filter takes: BloomFilter's, checked as every filter checks them ------
+# (one server holds every shard as well as a cluster does: these need no cluster)
+def test_a_batch_is_checked_as_every_filter_checks_it_and_a_refused_one_changes_nothing(plain_client):
+    sharded = ShardedFilter.create(plain_client, "checked", expected_items=3000, fpp=0.01)
+    for batch, error, words in [("abc", TypeError, "iterable of keys"),
+                                (bytearray(b"ab"), TypeError, "iterable of keys"),
+                                (np.array([b"ab", b"c"]), ValueError, "ends in NUL"),
+                                (np.array(["ab", "c"]), ValueError, "ends in NUL"),
+                                (np.array([1.5, 2.5]), TypeError, "float64"),
+                                (["ok", 1.5], TypeError, "float")]:
+        for call in (sharded.add_many, sharded.contains_many):
+            with pytest.raises(error, match=words):
+                call(batch)
+    assert all(shard.to_filter().bits_set() == 0 for shard in sharded.shards)
+
+
+def test_bytes_like_keys_go_to_the_shard_of_their_bytes(plain_client):
+    """A memoryview's str() holds its address: routed by it, a key would land on a shard
+    chosen by chance, and be looked for on another."""
+    sharded = ShardedFilter.create(plain_client, "wrapped", expected_items=3000, fpp=0.01)
+    keys = [f"wrapped-{i}".encode() for i in range(64)]
+    sharded.add_many([bytearray(key) for key in keys[:32]] + [memoryview(key) for key in keys[32:]])
+    assert sharded.contains_many(keys).all()
+    assert sharded.shard_of([memoryview(key) for key in keys]).tolist() == sharded.shard_of(keys).tolist()
+
+
+def test_add_and_in_are_the_batch_paths_for_one_key(plain_client):
+    sharded = ShardedFilter.create(plain_client, "one-key", expected_items=3000, fpp=0.01)
+    assert sharded.add("123") is True and sharded.add("123") is False
+    assert ("123" in sharded, 123 in sharded, b"123" in sharded) == (True, False, True)
+    assert sharded.add(np.int64(5)) is True and 5 in sharded and sharded.contains_many([5, 6]).tolist() == [True, False]
+    with pytest.raises(TypeError, match="key must be str, bytes or int"):
+        sharded.add(1.5)
 
 
 def test_the_days_layout_fits_one_string_per_node():

@@ -28,6 +28,10 @@ its decimal digits.  The module keeps ``expansion`` in 32 bits; so does this
 model (``EXPANSION 4294967297`` is 1; 2^32 is 0, which breaks the filter at its
 first growth, on the server as here).
 
+The module's other structure, its cuckoo filter (``CF.*``), is modelled in
+:mod:`bloomedu.compat.redisbloom_cuckoo` and importable from here too, as
+``bloomedu.compat.redisbloom.RedisCuckooFilter``.
+
 Taught in ``notebooks/17_redisbloom.ipynb``; tested against the
 running module in ``tests/test_redisbloom.py`` and on their own in
 ``tests/test_redisbloom_model.py``.
@@ -43,6 +47,7 @@ from ..core.checks import MAX_NUM_BITS, probability, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.locking import LockedWrites, locked
 from . import redisbloom_dump
+from .redisbloom_cuckoo import RedisCuckooFilter  # noqa: F401  (CF.*, documented in its module)
 from .redisbloom_parts import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
                                TIGHTENING, RedisBloomError, SubFilter, encode_item, encode_items,
                                first_setters, hash_pair, hash_pairs, info_reply)

@@ -43,26 +43,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.checks import whole_number
+from ..core.contract import Filter
 from ..core.locking import LockedWrites, locked
 from . import redisbloom_cuckoo_dump
-from .redisbloom_cuckoo_parts import (FILTER_BYTES, HEADER, MAX_BUCKET_SIZE, MAX_EXPANSION,
-                                      MAX_FILTERS, MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo,
-                                      alt_index, check_buckets, item_hash, item_hashes, lookup,
-                                      next_power_of_two)
+from .redisbloom_cuckoo_parts import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
+                                      MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
+                                      _lookup, item_hash, item_hashes, next_power_of_two)
 from .redisbloom_parts import RedisBloomError
 
 __all__ = ["RedisCuckooFilter", "RedisBloomError"]
 
-_MASK32, _MASK64 = (1 << 32) - 1, (1 << 64) - 1
+_MASK64 = (1 << 64) - 1
 _MAX_CAPACITY = (1 << 63) - 1  # CF.RESERVE reads the capacity as a long long
 
 
-class RedisCuckooFilter(LockedWrites):
+class RedisCuckooFilter(Filter, LockedWrites):
     """RedisBloom's cuckoo filter: what ``CF.RESERVE key capacity`` makes.
 
     >>> f = RedisCuckooFilter(8)
-    >>> f.add("123"), f.add_nx("123"), f.exists("123"), "456" in f, f.count("123")
-    (True, False, True, False, 1)
+    >>> f.add("123"); f.add_nx("123"), f.exists("123"), "456" in f, f.count("123")
+    (False, True, False, 1)
     >>> f.delete("123"), f.delete("123"), f.exists("123")
     (True, False, False)
     >>> f.info()["Number of buckets"], f.info()["Size"]
@@ -74,6 +74,7 @@ class RedisCuckooFilter(LockedWrites):
 
     __slots__ = ("bucket_size", "max_iterations", "expansion", "num_buckets", "num_items",
                  "num_deletes", "filters")
+    FULL = (RedisBloomError,)
 
     def __init__(self, capacity: int, bucket_size: int = 2, max_iterations: int = 20,
                  expansion: int = 1):
@@ -90,6 +91,32 @@ class RedisCuckooFilter(LockedWrites):
         self.num_items = self.num_deletes = 0
         self.filters: list[SubCuckoo] = []
         self._grow(f"capacity={capacity} (bucket_size={bucket_size})")
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """``CF.RESERVE key capacity//2`` with the module's defaults (bucket size 2, 20
+        iterations, expansion 1): ``capacity`` items open a second sub-filter (growth is part
+        of what is checked); 2b/255 = 1.6% at most per sub-filter.
+
+        >>> RedisCuckooFilter.example_arguments(400)
+        {'capacity': 200, 'bucket_size': 2, 'max_iterations': 20, 'expansion': 1}
+        """
+        return {"capacity": max(4, capacity // 2), "bucket_size": 2, "max_iterations": 20,
+                "expansion": 1}
+
+    @property
+    def room(self) -> int:
+        """The inserts it takes for certain: b with ``expansion`` 0 (an item whose two buckets
+        are one bucket fills them with b copies), else b in each of the 31 sub-filters it
+        may grow into before ``CF.ADD`` answers "Maximum expansions reached", and one more
+        in the 32nd (memory permitting: a growth this machine cannot hold is a ``ValueError``).
+
+        >>> RedisCuckooFilter(8).room, RedisCuckooFilter(8, expansion=0).room
+        (63, 2)
+        """
+        if self.expansion == 0:
+            return self.bucket_size
+        return self.bucket_size * (MAX_FILTERS - 1) + 1
 
     # --- sub-filters ---------------------------------------------------------------------
     def _next_buckets(self) -> int:
@@ -113,8 +140,12 @@ class RedisCuckooFilter(LockedWrites):
 
     # --- adding -----------------------------------------------------------------------------
     @locked
-    def add(self, item) -> bool:
-        """``CF.ADD``: store the item's fingerprint (again, if it is there); True.
+    def add(self, item) -> None:
+        """``CF.ADD``: store the item's fingerprint (again, if it is there).
+
+        The server answers 1 to every item it stores, new or not, so this answer says nothing
+        and ``add`` returns None, as every filter's ``add`` that cannot tell whether a key was
+        new does (``add_nx`` tells: ``CF.ADDNX``).
 
         Raises :class:`RedisBloomError` where the server answers an error: "Filter is full"
         (the evictions failed and ``expansion`` is 0; the filter is unchanged) or "Maximum
@@ -123,70 +154,47 @@ class RedisCuckooFilter(LockedWrites):
         unchanged.
 
         >>> f = RedisCuckooFilter(4, 2, expansion=0)   # "a"'s two buckets are one here
-        >>> f.add("a"), f.add("a")
-        (True, True)
+        >>> f.add("a"); f.add("a"); f.info()["Number of items inserted"]
+        2
         >>> f.add("a")
         Traceback (most recent call last):
         bloomedu.compat.redisbloom_parts.RedisBloomError: Filter is full
         """
         self._refuse_if_too_many()
-        return self._insert(*lookup(item_hash(item)))
+        self._insert(*_lookup(item_hash(item)))
 
     @locked
     def add_nx(self, item) -> bool:
-        """``CF.ADDNX``: False if the filter may hold the item already, else ``CF.ADD`` (True).
+        """``CF.ADDNX``: False if the filter may hold the item already, else ``CF.ADD`` and True.
 
         >>> f = RedisCuckooFilter(8); f.add_nx(7), f.add_nx(7), f.add_nx("7")
         (True, False, False)
         """
         self._refuse_if_too_many()
-        fingerprint, h1, h2 = lookup(item_hash(item))
+        fingerprint, h1, h2 = _lookup(item_hash(item))
         if any(sub.find(fingerprint, h1, h2) for sub in self.filters):
             return False
-        return self._insert(fingerprint, h1, h2)
+        self._insert(fingerprint, h1, h2)
+        return True
 
     def _refuse_if_too_many(self) -> None:
         if len(self.filters) >= MAX_FILTERS:
             raise RedisBloomError("Maximum expansions reached")
 
-    def _insert(self, fingerprint: int, h1: int, h2: int) -> bool:
+    def _insert(self, fingerprint: int, h1: int, h2: int) -> None:
         """``CuckooFilter_InsertFP``: a free slot, newest sub-filter first, else evictions,
         else a new sub-filter."""
         while True:
             for sub in reversed(self.filters):
                 if sub.place(fingerprint, h1, h2):
                     self.num_items = (self.num_items + 1) & _MASK64
-                    return True
-            if self._evict(self.filters[-1], fingerprint, h1):
+                    return
+            if self.filters[-1].kick(fingerprint, h1, self.max_iterations):
                 self.num_items = (self.num_items + 1) & _MASK64
-                return True
+                return
             if self.expansion == 0:
                 raise RedisBloomError("Filter is full")
             self._grow(f"sub-filter {len(self.filters)} ({self._next_buckets()} buckets)")
-
-    def _evict(self, sub: SubCuckoo, fingerprint: int, h1: int) -> bool:
-        """``Filter_KOInsert``: kick fingerprints along a chain; undo the chain if it fails.
-
-        The module computes bucket indices here in 32 bits.
-        """
-        num_buckets, b, data = sub.num_buckets & _MASK32, self.bucket_size, sub.data
-        victim, index = 0, h1 % num_buckets
-        for _ in range(self.max_iterations):
-            at = ((index * b) & _MASK32) + victim
-            data[at], fingerprint = fingerprint, data[at]
-            index = alt_index(fingerprint, index) % num_buckets
-            start = (index * b) & _MASK32
-            empty = data.find(0, start, start + b)
-            if empty >= 0:
-                data[empty] = fingerprint
-                return True
-            victim = (victim + 1) % b
-        for _ in range(self.max_iterations):  # roll back, last swap first
-            victim = (victim + b - 1) % b
-            index = alt_index(fingerprint, index) % num_buckets
-            at = ((index * b) & _MASK32) + victim
-            data[at], fingerprint = fingerprint, data[at]
-        return False
 
     # --- reading -----------------------------------------------------------------------------
     @locked
@@ -194,11 +202,10 @@ class RedisCuckooFilter(LockedWrites):
         """``CF.EXISTS``: True if a sub-filter holds the item's fingerprint in one of its buckets.
 
         >>> f = RedisCuckooFilter(8); f.add(b"x")
-        True
         >>> f.exists(b"x"), f.exists("x"), f.exists("y")
         (True, True, False)
         """
-        fingerprint, h1, h2 = lookup(item_hash(item))
+        fingerprint, h1, h2 = _lookup(item_hash(item))
         return any(sub.find(fingerprint, h1, h2) for sub in self.filters)
 
     __contains__ = exists
@@ -208,7 +215,6 @@ class RedisCuckooFilter(LockedWrites):
         """``CF.MEXISTS``, vectorised: a bool array, one answer per item.
 
         >>> f = RedisCuckooFilter(8); f.add("x")
-        True
         >>> f.exists_many(["x", "y", "x"]).tolist()
         [True, False, True]
         """
@@ -225,10 +231,10 @@ class RedisCuckooFilter(LockedWrites):
     def count(self, item) -> int:
         """``CF.COUNT``: the copies of the item's fingerprint in its buckets, over every sub-filter.
 
-        >>> f = RedisCuckooFilter(8); f.add("x"), f.add("x"), f.count("x"), f.count("y")
-        (True, True, 2, 0)
+        >>> f = RedisCuckooFilter(8); f.add("x"); f.add("x"); f.count("x"), f.count("y")
+        (2, 0)
         """
-        fingerprint, h1, h2 = lookup(item_hash(item))
+        fingerprint, h1, h2 = _lookup(item_hash(item))
         return sum(sub.count(fingerprint, h1, h2) for sub in self.filters)
 
     # --- deleting and compacting -----------------------------------------------------------
@@ -240,11 +246,10 @@ class RedisCuckooFilter(LockedWrites):
         "deleted" too, and that other item is then missing (a false negative), as on the server.
 
         >>> f = RedisCuckooFilter(8); f.add("x")
-        True
         >>> f.delete("x"), f.delete("never added")
         (True, False)
         """
-        fingerprint, h1, h2 = lookup(item_hash(item))
+        fingerprint, h1, h2 = _lookup(item_hash(item))
         for sub in reversed(self.filters):
             if sub.delete(fingerprint, h1, h2):
                 self.num_items = (self.num_items - 1) & _MASK64
@@ -268,18 +273,9 @@ class RedisCuckooFilter(LockedWrites):
         self.num_deletes = 0
 
     def _compact_one(self, index: int) -> bool:
-        """Move every fingerprint of sub-filter ``index`` into an older one where a bucket of
-        it has room; True if all moved (and the sub-filter, if newest, is freed)."""
-        sub, b = self.filters[index], self.bucket_size
-        older = self.filters[:index]
-        moved_all = True
-        for at in np.flatnonzero(np.frombuffer(sub.data, dtype=np.uint8)).tolist():
-            fingerprint, bucket = sub.data[at], at // b  # the fingerprint's own bucket here
-            h2 = alt_index(fingerprint, bucket)
-            if any(target.place(fingerprint, bucket, h2) for target in older):
-                sub.data[at] = 0
-            else:
-                moved_all = False
+        """Move sub-filter ``index``'s fingerprints into older ones (:meth:`SubCuckoo.move_into`);
+        True if all moved, and then the sub-filter, if it is the newest, is freed."""
+        moved_all = self.filters[index].move_into(self.filters[:index])
         if moved_all and index == len(self.filters) - 1:
             self.filters.pop()
         return moved_all
@@ -320,7 +316,6 @@ class RedisCuckooFilter(LockedWrites):
         >>> f = RedisCuckooFilter(4, 2); f.scandump()
         []
         >>> f.add("x"); [(iterator, len(data)) for iterator, data in f.scandump()]
-        True
         [(1, 38), (5, 4)]
         """
         return self._chunks() if self.num_items else []
@@ -334,18 +329,38 @@ class RedisCuckooFilter(LockedWrites):
         (:mod:`bloomedu.compat.redisbloom_cuckoo_dump`).
 
         >>> f = RedisCuckooFilter(8); f.add("x")
-        True
         >>> RedisCuckooFilter.loadchunks(f.scandump()).exists("x")
         True
         """
         return redisbloom_cuckoo_dump.load(cls, chunks)
+
+    @locked
+    def to_bytes(self) -> bytes:
+        """The dump as one string: ``CF.SCANDUMP``'s header, then every sub-filter's bytes in
+        order (what the data of all its pairs joined make), the header even when empty.
+
+        >>> f = RedisCuckooFilter(8); f.add("x")
+        >>> RedisCuckooFilter.from_bytes(f.to_bytes()) == f, len(f.to_bytes())
+        (True, 46)
+        """
+        return redisbloom_cuckoo_dump.joined(self)
+
+    @classmethod
+    def from_bytes(cls, data) -> "RedisCuckooFilter":
+        """Read what :meth:`to_bytes` wrote: the header checked as ``CF.LOADCHUNK`` checks it,
+        and the length it implies before anything is allocated.
+
+        >>> RedisCuckooFilter.from_bytes(RedisCuckooFilter(8).to_bytes() + b"x")
+        Traceback (most recent call last):
+        ValueError: data is padded: 47 bytes, a filter of 1 sub-filter(s) of 4 buckets of 2 takes 46 (the rest is trailing bytes)
+        """
+        return redisbloom_cuckoo_dump.read(cls, data)
 
     # --- copies, equality, pickling -----------------------------------------------------------
     def __reduce__(self):
         """Pickle through the dump (with its header even when empty), at every protocol.
 
         >>> import pickle; f = RedisCuckooFilter(8); f.add("x")
-        True
         >>> pickle.loads(pickle.dumps(f)) == f
         True
         """

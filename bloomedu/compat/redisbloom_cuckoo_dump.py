@@ -7,7 +7,9 @@ most 16 MiB, each with the iterator that follows it; ``CF.LOADCHUNK`` replays th
 sub-filters it asks for, ``CF_LoadEncodedChunk`` copies a piece to the place its iterator
 names.  :func:`load` refuses, with a ``ValueError`` naming the chunk, what the module
 refuses, and also a header whose sub-filters need more bytes than the chunks carry (the
-module would allocate them: a forged 38-byte header can ask for petabytes).
+module would allocate them: a forged 38-byte header can ask for petabytes).  The same dump as
+one string (the header, then every sub-filter's bytes: :func:`joined`) is the filter's
+``to_bytes``, read back by :func:`read` through :mod:`bloomedu.core.serial`'s checks.
 
 Used by :class:`bloomedu.compat.redisbloom_cuckoo.RedisCuckooFilter`; tested in
 ``tests/test_cuckoo_redis_model.py`` and ``tests/test_cuckoo_redis.py``.
@@ -16,10 +18,11 @@ Used by :class:`bloomedu.compat.redisbloom_cuckoo.RedisCuckooFilter`; tested in
 from __future__ import annotations
 
 from ..core.checks import check_storage, is_int
+from ..core.serial import as_bytes, expect_length
 from .redisbloom_cuckoo_parts import HEADER, MAX_BUCKET_SIZE, MAX_NUM_BUCKETS, SubCuckoo, check_buckets
 from .redisbloom_parts import MAX_CHUNK
 
-__all__ = ["chunks", "header", "load", "load_chunk"]
+__all__ = ["chunks", "header", "joined", "load", "load_chunk", "read"]
 
 
 def header(f) -> bytes:
@@ -69,30 +72,84 @@ def load(cls, chunks):
     if len(head) != HEADER.size:
         raise ValueError(f"chunks[0] is {len(head)} bytes: a header is {HEADER.size} "
                          "(CF.LOADCHUNK: Invalid header)")
+    carried = sum(len(data) for _, data in chunks[1:])
+    new, sizes, total = _from_header(cls, head, carried, "chunks[0]")
+    if carried != total or len(sizes) != len(new.filters):
+        asked = f"{total} bytes" if len(sizes) == len(new.filters) else f"over {carried} bytes"
+        raise ValueError(f"the header asks for {len(new.filters)} sub-filter(s) of {asked} in "
+                         f"all, and the chunks after it carry {carried}")
+    _allocate(new, sizes, "chunks[0]")
+    for i, (position, data) in enumerate(chunks[1:], 1):
+        load_chunk(new, position, data, i)
+    return new
+
+
+def joined(f) -> bytes:
+    """The dump as one string: the header, then every sub-filter's bytes in order (what the
+    data of all of ``CF.SCANDUMP``'s pairs joined make, the header included even when empty).
+
+    >>> from bloomedu.compat.redisbloom_cuckoo import RedisCuckooFilter
+    >>> len(joined(RedisCuckooFilter(8)))   # 38 + 4 buckets of 2
+    46
+    """
+    return b"".join([header(f), *(bytes(sub.data) for sub in f.filters)])
+
+
+def read(cls, data):
+    """What :meth:`~bloomedu.compat.redisbloom_cuckoo.RedisCuckooFilter.from_bytes` returns:
+    the header checked as CF.LOADCHUNK checks it, then the length its sub-filters imply
+    (:func:`~bloomedu.core.serial.expect_length`), before anything is allocated.
+
+    >>> from bloomedu.compat.redisbloom_cuckoo import RedisCuckooFilter
+    >>> read(RedisCuckooFilter, joined(RedisCuckooFilter(8))[:-1])
+    Traceback (most recent call last):
+    ValueError: data is truncated: 45 bytes, a filter of 1 sub-filter(s) of 4 buckets of 2 takes 46
+    """
+    data = as_bytes(data)
+    if len(data) < HEADER.size:
+        raise ValueError(f"data is truncated: {len(data)} bytes, the header alone is "
+                         f"{HEADER.size}")
+    new, sizes, total = _from_header(cls, data[:HEADER.size], len(data) - HEADER.size,
+                                     "data's header")
+    what = f"a filter of {len(new.filters)} sub-filter(s) of {new.num_buckets} buckets of " \
+           f"{new.bucket_size}"
+    expect_length(data, HEADER.size + total, what)
+    _allocate(new, sizes, "data's header")
+    offset = HEADER.size
+    for sub in new.filters:
+        sub.data[:] = data[offset:offset + sub.nbytes]
+        offset += sub.nbytes
+    return new
+
+
+def _from_header(cls, head, carried: int, where: str):
+    """(a filter with the header's fields and no sub-filter yet, the buckets of each
+    sub-filter, their bytes in all); the sizes are summed only while they stay within the
+    ``carried`` bytes (a forged header asks for 2**1000), so fewer sizes than sub-filters
+    means more than ``carried``."""
     new = cls.__new__(cls)
     (new.num_items, new.num_buckets, new.num_deletes, num_filters, new.bucket_size,
      new.max_iterations, new.expansion) = HEADER.unpack(head)
     num_filters &= 0xFFFF  # the module keeps the count in 16 bits
-    _check_header(new, num_filters)
-    carried = sum(len(data) for _, data in chunks[1:])
+    _check_header(new, num_filters, where)
     sizes, total, buckets = [], 0, new.num_buckets
-    for i in range(num_filters):  # sub-filter i: num_buckets * expansion ** i buckets
+    for _ in range(num_filters):  # sub-filter i: num_buckets * expansion ** i buckets
         sizes.append(buckets)
         total += buckets * new.bucket_size
-        if total > carried:  # stop before the numbers grow: a forged header asks for 2**1000
+        if total > carried:
             break
         buckets *= new.expansion
-    if carried != total or len(sizes) != num_filters:
-        asked = f"{total} bytes" if len(sizes) == num_filters else f"over {carried} bytes"
-        raise ValueError(f"the header asks for {num_filters} sub-filter(s) of {asked} in "
-                         f"all, and the chunks after it carry {carried}")
+    new.filters = [None] * num_filters  # counted here, made by _allocate
+    return new, sizes, total
+
+
+def _allocate(new, sizes: list[int], where: str) -> None:
+    """Make the sub-filters, once their sizes have been checked against the input."""
     for i, buckets in enumerate(sizes):
-        check_buckets(buckets, new.bucket_size, f"chunks[0]'s sub-filter {i}", loaded=True)
-    check_storage(total, "chunks[0] (the header)")
+        check_buckets(buckets, new.bucket_size, f"{where}'s sub-filter {i}", loaded=True)
+    check_storage(sum(sizes) * new.bucket_size, f"{where} (the header)")
     new.filters = [SubCuckoo(buckets, new.bucket_size) for buckets in sizes]
-    for i, (position, data) in enumerate(chunks[1:], 1):
-        load_chunk(new, position, data, i)
-    return new
+
 
 def load_chunk(f, position: int, data: bytes, i: int) -> None:
     """``CF_LoadEncodedChunk``: copy ``data`` to where its iterator says it ends."""
@@ -123,12 +180,10 @@ def _chunk(pair, i: int) -> tuple[int, bytes]:
         raise TypeError(f"chunks[{i}]'s iterator must be an int, not {type(position).__name__}")
     if position == 0:
         raise ValueError(f"chunks[{i}]'s iterator is 0 (CF.LOADCHUNK: Invalid position)")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"chunks[{i}]'s data must be bytes, not {type(data).__name__}")
-    return int(position), bytes(data)
+    return int(position), bytes(as_bytes(data, f"chunks[{i}]'s data"))
 
 
-def _check_header(new, num_filters: int) -> None:
+def _check_header(new, num_filters: int, where: str) -> None:
     """``CuckooFilter_ValidateIntegrity``: what CF.LOADCHUNK refuses in a header."""
     problems = [(not 1 <= new.bucket_size <= MAX_BUCKET_SIZE, f"bucket size {new.bucket_size}"),
                 (not 1 <= new.num_buckets <= MAX_NUM_BUCKETS
@@ -137,4 +192,4 @@ def _check_header(new, num_filters: int) -> None:
                 (new.max_iterations == 0, "max iterations 0")]
     for bad, what in problems:
         if bad:
-            raise ValueError(f"chunks[0] is a header of {what} (CF.LOADCHUNK: Couldn't create filter!)")
+            raise ValueError(f"{where} is a header of {what} (CF.LOADCHUNK: Couldn't create filter!)")

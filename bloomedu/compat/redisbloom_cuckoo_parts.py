@@ -12,8 +12,9 @@ sub-filters, each an array of one-byte fingerprints, ``bucket_size`` to a bucket
   32 bits (:meth:`SubCuckoo.start`): a sub-filter larger than 4 GiB wraps, here as there.
 
 :class:`SubCuckoo` finds, counts, deletes and places fingerprints in one sub-filter, with
-the module's order (first bucket, then second; slots from the first).  The filter itself,
-with its evictions, growth and compaction, is
+the module's order (first bucket, then second; slots from the first), kicks them along a
+chain of evictions (``Filter_KOInsert``) and moves them into older sub-filters (one step of
+the compaction).  The filter itself, with its growth and when it evicts and compacts, is
 :class:`bloomedu.compat.redisbloom_cuckoo.RedisCuckooFilter`; tested in
 ``tests/test_cuckoo_redis_model.py`` and, against the running module,
 ``tests/test_cuckoo_redis.py``.
@@ -25,7 +26,7 @@ import struct
 
 import numpy as np
 
-from ..core.checks import check_storage
+from ..core.checks import check_storage, whole_number
 from .murmur64 import murmurhash64a, murmurhash64a_many, pack_items
 from .redisbloom_parts import encode_item, encode_items
 
@@ -53,7 +54,7 @@ def next_power_of_two(n: int) -> int:
     >>> next_power_of_two(3), next_power_of_two(4), next_power_of_two(0), next_power_of_two(2**63 + 1)
     (4, 4, 0, 0)
     """
-    n = (n - 1) & _MASK64
+    n = (whole_number(n, "n", 0, _MASK64) - 1) & _MASK64
     for shift in (1, 2, 4, 8, 16, 32):
         n |= n >> shift
     return (n + 1) & _MASK64
@@ -83,6 +84,12 @@ def alt_index(fingerprint: int, index: int) -> int:
     >>> alt_index(1, 0) == ALT_MULTIPLIER, alt_index(1, alt_index(1, 5))
     (True, 5)
     """
+    return _alt_index(whole_number(fingerprint, "fingerprint", 1, 255),
+                      whole_number(index, "index", 0, _MASK64))
+
+
+def _alt_index(fingerprint: int, index: int) -> int:
+    """:func:`alt_index` of checked ints (the model's inner loops)."""
     return (index ^ (fingerprint * ALT_MULTIPLIER)) & _MASK64
 
 
@@ -92,8 +99,13 @@ def lookup(h: int) -> tuple[int, int, int]:
     >>> fp, h1, h2 = lookup(254); fp, h1, h2 == 254 ^ (255 * ALT_MULTIPLIER)
     (255, 254, True)
     """
+    return _lookup(whole_number(h, "h", 0, _MASK64))
+
+
+def _lookup(h: int) -> tuple[int, int, int]:
+    """:func:`lookup` of a hash already known to be a 64-bit int (every item's)."""
     fingerprint = h % 255 + 1
-    return fingerprint, h, alt_index(fingerprint, h)
+    return fingerprint, h, _alt_index(fingerprint, h)
 
 
 def check_buckets(buckets: int, bucket_size: int, what: str, loaded: bool = False) -> None:
@@ -175,6 +187,54 @@ class SubCuckoo:
                 self.data[slot] = fingerprint
                 return True
         return False
+
+    def kick(self, fingerprint: int, h1: int, max_iterations: int) -> bool:
+        """``Filter_KOInsert``: from the first bucket, swap the fingerprint with slot 0, 1, 2, ...
+        of each bucket in turn and carry the evicted one to its other bucket, until a bucket
+        has an empty slot; after ``max_iterations`` swaps, undo them, last first (False).
+
+        The module computes bucket indices here in 32 bits.
+
+        >>> sub = SubCuckoo(1, 1); sub.place(7, 0, 0), sub.kick(9, 0, 3), bytes(sub.data)
+        (True, False, b'\\x07')
+        """
+        num_buckets, b, data = self.num_buckets & _MASK32, self.bucket_size, self.data
+        victim, index = 0, h1 % num_buckets
+        for _ in range(max_iterations):
+            at = ((index * b) & _MASK32) + victim
+            data[at], fingerprint = fingerprint, data[at]
+            index = _alt_index(fingerprint, index) % num_buckets
+            start = (index * b) & _MASK32
+            empty = data.find(0, start, start + b)
+            if empty >= 0:
+                data[empty] = fingerprint
+                return True
+            victim = (victim + 1) % b
+        for _ in range(max_iterations):  # roll back, last swap first
+            victim = (victim + b - 1) % b
+            index = _alt_index(fingerprint, index) % num_buckets
+            at = ((index * b) & _MASK32) + victim
+            data[at], fingerprint = fingerprint, data[at]
+        return False
+
+    def move_into(self, older: list["SubCuckoo"]) -> bool:
+        """The compaction of one sub-filter: each fingerprint, slot by slot, into the first of
+        the ``older`` sub-filters where one of its buckets has room; True if all moved.
+
+        >>> new, old = SubCuckoo(2, 1), SubCuckoo(2, 1); new.place(7, 0, 1)
+        True
+        >>> new.move_into([old]), bytes(new.data), old.find(7, 0, alt_index(7, 0))
+        (True, b'\\x00\\x00', True)
+        """
+        b, moved_all = self.bucket_size, True
+        for at in np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8)).tolist():
+            fingerprint, bucket = self.data[at], at // b  # the fingerprint's own bucket here
+            h2 = _alt_index(fingerprint, bucket)
+            if any(target.place(fingerprint, bucket, h2) for target in older):
+                self.data[at] = 0
+            else:
+                moved_all = False
+        return moved_all
 
     def found_many(self, fingerprints: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
         """:meth:`find` for arrays of lookups (uint64 arrays), vectorised.

@@ -37,6 +37,12 @@ The promises, checked for every class:
   a valid value as that value.
 - **add_many_new** (where it exists) answers, key by key, ``key not in f`` just before
   ``f.add(key)``; an ``add`` or ``add_many`` that returns something returns that same answer.
+- **Full.** A filter that fills up instead of forgetting (a cuckoo filter stores a key again
+  each time it is added, and has only so many slots) takes :attr:`Filter.room` inserts for
+  certain, from empty; past them ``add`` may refuse a key with one of :attr:`Filter.FULL`,
+  and a refusal changes nothing and loses nothing: the filter is what it was before the
+  refused call (a batch path: before it, or after the keys it kept, one by one), and every
+  key it took is still found.
 
 What a new class declares (the defaults suit a dynamic filter of str, bytes and int keys that
 never forgets):
@@ -44,7 +50,12 @@ never forgets):
 - :meth:`Filter.example_arguments`: the keyword arguments of a small instance, the only hook
   a class must write.
 - :attr:`Filter.KEY_KINDS`, :attr:`Filter.BUILT_FROM_KEYS`, :attr:`Filter.NEEDS`,
-  :attr:`Filter.memory_inserts` and :meth:`Filter.from_bytes_arguments`, where it differs.
+  :attr:`Filter.memory_inserts`, :attr:`Filter.FULL` with :attr:`Filter.room`, and
+  :meth:`Filter.from_bytes_arguments`, where it differs.
+
+A base that leaves methods to its subclasses says so with ``abc.abstractmethod``: an
+abstract class cannot be made, so it is not a filter of its own; :func:`filters` and the
+suite leave it out, and test its subclasses.
 
 >>> from bloomedu import BloomFilter, RotatingBloomFilter
 >>> BloomFilter in filters() and issubclass(RotatingBloomFilter, Filter)
@@ -57,6 +68,7 @@ BloomFilter(num_bits=959, num_hashes=7)
 
 from __future__ import annotations
 
+import inspect
 from typing import ClassVar
 
 __all__ = ["Filter", "filters", "EXAMPLE_FPP", "KINDS"]
@@ -69,16 +81,18 @@ _REGISTRY: list[type] = []
 
 def filters() -> list[type]:
     """Every public class that took :class:`Filter` as a base and defines (or inherits)
-    :meth:`Filter.example_arguments`, in the order they were defined.
+    :meth:`Filter.example_arguments`, in the order they were defined, but abstract bases
+    (a method left to subclasses with ``abc.abstractmethod``: such a class cannot be made).
 
     Only classes whose modules were imported: ``tests/test_conformance.py`` imports every
     module of the package first.
 
-    >>> from bloomedu import CountingBloomFilter
-    >>> CountingBloomFilter in filters()
-    True
+    >>> from bloomedu import CountingBloomFilter, XorFilter
+    >>> from bloomedu.variants.static import StaticFilter
+    >>> CountingBloomFilter in filters(), XorFilter in filters(), StaticFilter in filters()
+    (True, True, False)
     """
-    return list(_REGISTRY)
+    return [cls for cls in _REGISTRY if not inspect.isabstract(cls)]
 
 
 class Filter:
@@ -91,6 +105,10 @@ class Filter:
     >>> Tiny in filters(), Tiny.KEY_KINDS == {"str", "bytes", "int"}, Tiny().memory_inserts
     (True, True, None)
     >>> _REGISTRY.remove(Tiny)   # (a doctest's class leaves the registry again)
+    >>> class _Filling(Filter):
+    ...     FULL = RuntimeError
+    Traceback (most recent call last):
+    TypeError: _Filling.FULL must be a tuple of exception classes, not <class 'RuntimeError'>
     """
 
     __slots__ = ()
@@ -104,6 +122,9 @@ class Filter:
     #: The services :meth:`example_arguments` needs, by name (``{"redis"}``: a redis-py client
     #: as ``redis=``); a class that needs one is a handle to shared state, not pickled.
     NEEDS: ClassVar[frozenset[str]] = frozenset()
+    #: The exceptions ``add`` (and ``add_many``, ``add_many_new``) raise when a key finds no
+    #: room, for a filter that fills up (see :attr:`room`); empty: ``add`` always takes a key.
+    FULL: ClassVar[tuple[type[Exception], ...]] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -111,6 +132,10 @@ class Filter:
         if unknown:
             raise TypeError(f"{cls.__name__}.KEY_KINDS holds {sorted(unknown)}: the kinds are "
                             f"{sorted(KINDS)}")
+        if not isinstance(cls.FULL, tuple) or not all(
+                isinstance(error, type) and issubclass(error, Exception) for error in cls.FULL):
+            raise TypeError(f"{cls.__name__}.FULL must be a tuple of exception classes, "
+                            f"not {cls.FULL!r}")
         concrete = cls.example_arguments.__func__ is not Filter.example_arguments.__func__
         if concrete and not cls.__name__.startswith("_"):  # a base such as serial.Shared: not yet
             _REGISTRY.append(cls)
@@ -120,7 +145,9 @@ class Filter:
         """The keyword arguments of a small instance of this class: room for about ``capacity``
         keys at a rate near :data:`EXAMPLE_FPP` (a class that forgets may forget sooner: it
         says when in :attr:`memory_inserts`), built from ``keys`` if :attr:`BUILT_FROM_KEYS`,
-        with each service of :attr:`NEEDS` passed by name.  ``cls(**arguments)`` must make it.
+        with each service of :attr:`NEEDS` passed by name.  ``cls(**arguments)`` must make it
+        (a handle to a server's filter may make that filter here, under a fresh name, and
+        return the arguments of a handle to it).
         """
         raise NotImplementedError(f"{cls.__name__} must define example_arguments to join "
                                   "the conformance suite (bloomedu/core/contract.py)")
@@ -131,6 +158,17 @@ class Filter:
 
         Counted in inserts of other keys, with no explicit ``rotate``/``shift``/``remove`` in
         between; a filter that forgets by design says here what it promises.
+        """
+        return None
+
+    @property
+    def room(self) -> int | None:
+        """Inserts this filter takes for certain from empty, a key added again counting again,
+        before ``add`` may refuse one with an exception of :attr:`FULL` (None: never refuses).
+
+        A certain number, for any keys: a cuckoo filter's is its bucket size b (keys whose
+        two buckets are one bucket fill it after b inserts), far below the keys of random
+        hashes it holds at its design load.
         """
         return None
 

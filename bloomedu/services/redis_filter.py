@@ -55,6 +55,7 @@ import secrets
 import numpy as np
 
 from ..core.checks import MAX_HASHES, MAX_NUM_BITS, is_int, probability, whole_number
+from ..core.contract import Filter
 from ..core.filter import BloomFilter
 from ..core.positions import hashed_batches, positions
 from ..core.theory import LN2, num_bits_for
@@ -111,7 +112,7 @@ def positions_of(shape, keys) -> np.ndarray:
     return np.concatenate(rows) if rows else np.zeros((0, k), dtype=np.int64)
 
 
-class RedisBackedFilter:
+class RedisBackedFilter(Filter):
     """A ``BloomFilter(num_bits, num_hashes)`` whose bits are Redis strings ``{name}:bits:J``.
 
     Made with :meth:`create` (or :meth:`from_capacity`, :meth:`from_filter`) and found by
@@ -123,6 +124,8 @@ class RedisBackedFilter:
     ...     shared.add_many(["123", "456", "123"]).tolist(), "123" in shared, 123 in shared
     ([True, True, False], True, False)
     """
+
+    NEEDS = frozenset({"redis"})
 
     def __init__(self, client, name: str, num_bits: int, num_hashes: int,
                  part_bits: int | None = None, *, uid: str, replicas: int = 0,
@@ -145,6 +148,21 @@ class RedisBackedFilter:
         self.keys = [f"{{{name}}}:bits:{j}" for j in range(self.num_parts)]
         self.meta_key, self.scratch_key = f"{{{name}}}:meta", f"{{{name}}}:scratch"
         self.part_sizes = [self._part_bytes(j) for j in range(self.num_parts)]
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), *, redis=None) -> dict:
+        """A new filter made on ``redis`` with BloomFilter's example m and k, under a fresh
+        name, and the arguments of a handle to it (its name and ``uid``).
+
+        >>> from bloomedu.services.redis_server import RedisServer
+        >>> with RedisServer() as server:
+        ...     RedisBackedFilter(**RedisBackedFilter.example_arguments(100, redis=server.client()))
+        RedisBackedFilter(name='example-...', num_bits=959, num_hashes=7, parts=1)
+        """
+        made = cls.create(redis, f"example-{secrets.token_hex(8)}",
+                          **BloomFilter.example_arguments(capacity))
+        return {"client": redis, "name": made.name, "num_bits": made.num_bits,
+                "num_hashes": made.num_hashes, "uid": made.uid}
 
     # --- the node that holds the filter -------------------------------------------------
     def _node(self):

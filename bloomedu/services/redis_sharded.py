@@ -12,7 +12,10 @@ with as many shards as nodes each node holds one shard: the shard of the IDs tha
 node would hold if they were keys.  Each shard is a plain BloomFilter, byte for byte.
 
 A key's slot is CRC16 of the bytes BloomFilter hashes (``key_to_bytes``: a str's UTF-8, an
-int's 8-byte value), so ``123`` and ``"123"`` are two keys here as everywhere.  A shard
+int's 8-byte value, a ``bytearray``'s or ``memoryview``'s bytes), so ``123`` and ``"123"`` are
+two keys here as everywhere; a batch is read as every filter reads one
+(:func:`~bloomedu.core.batch_hashing.key_list`: one key passed as a batch, float arrays and
+fixed-width arrays whose elements end in NUL are refused before anything is sent).  A shard
 whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
 ``FilterLost`` if the node came back without its data), never "absent"; on a cluster with
 replicas, ``replicas=1`` makes every write wait until a replica holds it, so a failover
@@ -25,12 +28,14 @@ cluster in ``tests/test_redis_cluster.py``.
 from __future__ import annotations
 
 import math
+import secrets
 from binascii import crc_hqx
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.batch_hashing import check_batch
+from ..core.batch_hashing import key_list
+from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.filter import BloomFilter
 from ..core.hashing import key_to_bytes
 from .redis_filter import MAX_PART_BITS, RedisBackedFilter, default_part_bits
@@ -118,7 +123,7 @@ def day_layout(n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardL
         shards += nodes
 
 
-class ShardedFilter:
+class ShardedFilter(Filter):
     """One filter for n items at rate p, as ``shards`` BloomFilters on a (cluster) client.
 
     >>> from bloomedu.services.redis_cluster import RedisCluster
@@ -128,9 +133,25 @@ class ShardedFilter:
     ([True, True, False], [0, 1, 2])
     """
 
+    NEEDS = frozenset({"redis"})
+
     def __init__(self, shards: list[RedisBackedFilter]):
         self.shards = shards
         self.starts = np.array([first for first, _ in slot_ranges(len(shards))])
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), *, redis=None) -> dict:
+        """A new sharded filter made on ``redis`` for ``capacity`` keys at 1% (three shards,
+        under a fresh name), and the arguments of a handle to it: its shards.
+
+        >>> from bloomedu.services.redis_server import RedisServer
+        >>> with RedisServer() as server:
+        ...     arguments = ShardedFilter.example_arguments(300, redis=server.client())
+        ...     [shard.num_bits for shard in ShardedFilter(**arguments).shards]
+        [959, 959, 959]
+        """
+        name = f"example-{secrets.token_hex(8)}"
+        return {"shards": cls.create(redis, name, capacity, EXAMPLE_FPP).shards}
 
     @classmethod
     def create(cls, client, name: str, expected_items: int, fpp: float, shards: int = 3,
@@ -168,8 +189,7 @@ class ShardedFilter:
         return np.searchsorted(self.starts, slots, side="right") - 1
 
     def _by_shard(self, method: str, keys) -> np.ndarray:
-        check_batch(keys)  # a str or bytes-like value is one key, not a batch
-        keys = list(keys)
+        keys = key_list(keys)  # checked as every filter checks a batch, ints as their values
         which = self.shard_of(keys)
         answers = np.zeros(len(keys), dtype=bool)
         for j, shard in enumerate(self.shards):
@@ -185,6 +205,13 @@ class ShardedFilter:
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether its shard might contain it."""
         return self._by_shard("contains_many", keys)
+
+    def add(self, key) -> bool:
+        """Add one key to its shard; True if it was new."""
+        return bool(self.add_many([key])[0])
+
+    def __contains__(self, key) -> bool:
+        return bool(self.contains_many([key])[0])
 
     def reserve(self) -> None:
         """Allocate every shard's strings to full length now (zero bytes: no bit changes)."""

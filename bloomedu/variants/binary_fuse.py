@@ -26,7 +26,8 @@ import math
 import numpy as np
 
 from ..core.batch_hashing import fmix64_array
-from .static import StaticFilter, fastrange
+from ..core.checks import one_of, whole_number
+from .static import MAX_KEYS, StaticFilter, fastrange
 
 __all__ = ["BinaryFuseFilter", "fuse_layout"]
 
@@ -43,7 +44,8 @@ def fuse_layout(num_keys: int, arity: int = 3) -> tuple[int, int, int]:
     >>> fuse_layout(0), fuse_layout(1)
     ((4, 1, 12), (4, 1, 12))
     """
-    base, shift, factor, pull, weight, reference = _SIZING[arity]
+    num_keys = whole_number(num_keys, "num_keys", 0, MAX_KEYS)
+    base, shift, factor, pull, weight, reference = _SIZING[one_of(arity, "arity", (3, 4))]
     n = max(num_keys, 2)  # the formulas take ln n: 0 and 1 key are sized as 2
     length = 1 << max(2, min(int(math.floor(math.log(n) / math.log(base) + shift)), 18))
     size_factor = max(factor, pull + weight * math.log(reference) / math.log(n))

@@ -46,14 +46,14 @@ import numpy as np
 
 from ..core.batch_hashing import fmix64_array
 from ..core.checks import MAX_NUM_BITS, one_of, whole_number, zeros
+from ..core.contract import EXAMPLE_FPP
 from ..core.hashing import fmix64
 from ..core.positions import hashed_batches, key_hashes
-from ..core.serial import Header, Shared, expect_length, locked
+from ..core.serial import Header, Shared, locked
 from . import cuckoo_batch
 
-__all__ = ["CuckooFilter", "CuckooFilterFull", "MAX_KICKS", "DESIGN_LOAD"]
+__all__ = ["CuckooFilter", "CuckooFilterFull", "DESIGN_LOAD"]
 
-MAX_KICKS = 500  # the paper's limit on moves for one insert
 # The load factor the table is sized for, by bucket size: below the paper's load at the
 # first failed insert (about 50%, 84%, 95% and 98%; measured here 49%, 87%, 96% and 99% at f = 12 on a
 # table for 1,000,000 keys: `python -m benchmarks.after_bloom figures`), so that `capacity` keys fit.
@@ -63,8 +63,14 @@ _DTYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32))
 _CHUNK_KEYS = 1 << 15
 
 
+def _dtype_for(fingerprint_bits: int) -> np.dtype:
+    """The narrowest of uint8, uint16 and uint32 that holds ``fingerprint_bits`` bits."""
+    return np.dtype(next(kind for width, kind in _DTYPES if width >= fingerprint_bits))
+
+
 class CuckooFilterFull(RuntimeError):
-    """A key found no slot within :data:`MAX_KICKS` moves: the filter is full, and unchanged."""
+    """A key found no slot within :data:`~bloomedu.variants.cuckoo_batch.MAX_KICKS` moves: the
+    filter is full, and unchanged."""
 
 
 def num_buckets_for(capacity: int, bucket_size: int) -> int:
@@ -94,18 +100,49 @@ class CuckooFilter(Shared):
     hold it too).
     """
 
+    FULL = (CuckooFilterFull,)
+
     def __init__(self, capacity: int, fingerprint_bits: int = 12, bucket_size: int = 4):
         self.capacity = whole_number(capacity, "capacity", 1, MAX_NUM_BITS)
         self.fingerprint_bits = whole_number(fingerprint_bits, "fingerprint_bits", 2, 32)
         self.bucket_size = one_of(bucket_size, "bucket_size", tuple(DESIGN_LOAD))
         self.num_buckets = num_buckets_for(self.capacity, self.bucket_size)
-        dtype = next(kind for width, kind in _DTYPES if width >= self.fingerprint_bits)
+        dtype = _dtype_for(self.fingerprint_bits)
         slots = self.num_buckets * self.bucket_size
         self.table = zeros(slots * np.dtype(dtype).itemsize,
                            f"capacity={self.capacity} (fingerprint_bits={self.fingerprint_bits}, "
                            f"bucket_size={self.bucket_size})").view(dtype).reshape(
                                self.num_buckets, self.bucket_size)
         self._count = 0
+
+    @classmethod
+    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
+        """Room for ``capacity`` keys at b = 4, with the fewest fingerprint bits f that bring
+        the rate's bound 2b / 2**f below 1%.
+
+        >>> CuckooFilter.example_arguments(1000)
+        {'capacity': 1000, 'fingerprint_bits': 10, 'bucket_size': 4}
+        """
+        bucket_size = 4
+        bits = math.ceil(math.log2(2 * bucket_size / EXAMPLE_FPP))
+        return {"capacity": capacity, "fingerprint_bits": bits, "bucket_size": bucket_size}
+
+    @property
+    def room(self) -> int:
+        """b: the inserts it takes for certain.  A key is stored again each time it is added,
+        and a key whose two buckets are one bucket has only b slots, so b copies of it fill
+        them; keys of random hashes fit up to about the design load (``capacity`` keys).
+
+        >>> f = CuckooFilter(1000, bucket_size=2); key = next(k for k in range(10**6)
+        ...     if len(set(f.buckets(k)[1:])) == 1)     # a key whose two buckets are one
+        >>> f.add(key); f.add(key); f.room
+        2
+        >>> f.add(key)
+        Traceback (most recent call last):
+        ...
+        bloomedu.variants.cuckoo.CuckooFilterFull: key ... does not fit: the filter is full (2 ...
+        """
+        return self.bucket_size
 
     # --- a key's fingerprint and buckets -------------------------------------------------
     def _fingerprint(self, h2: int) -> int:
@@ -295,16 +332,20 @@ class CuckooFilter(Shared):
         Traceback (most recent call last):
         ValueError: data is truncated: 4 bytes, the header alone is 24
         """
-        (capacity, buckets, bits, bucket_size), payload = _HEADER.unpack(data, "CuckooFilter")
-        if bucket_size not in DESIGN_LOAD or not 2 <= bits <= 32 or not 1 <= capacity <= MAX_NUM_BITS:
-            raise ValueError(f"corrupt CuckooFilter header: capacity {capacity}, fingerprint_bits "
-                             f"{bits}, bucket_size {bucket_size}")
-        if buckets != num_buckets_for(capacity, bucket_size):
-            raise ValueError(f"corrupt CuckooFilter header: {buckets} buckets, where capacity "
-                             f"{capacity} at bucket_size {bucket_size} gives "
-                             f"{num_buckets_for(capacity, bucket_size)}")
-        dtype = np.dtype(next(kind for width, kind in _DTYPES if width >= bits)).newbyteorder("<")
-        expect_length(payload, buckets * bucket_size * dtype.itemsize, "CuckooFilter")
+        def length(values):
+            capacity, buckets, bits, bucket_size = values
+            if bucket_size not in DESIGN_LOAD or not 2 <= bits <= 32 or \
+                    not 1 <= capacity <= MAX_NUM_BITS:
+                raise ValueError(f"corrupt CuckooFilter header: capacity {capacity}, "
+                                 f"fingerprint_bits {bits}, bucket_size {bucket_size}")
+            if buckets != num_buckets_for(capacity, bucket_size):
+                raise ValueError(f"corrupt CuckooFilter header: {buckets} buckets, where capacity "
+                                 f"{capacity} at bucket_size {bucket_size} gives "
+                                 f"{num_buckets_for(capacity, bucket_size)}")
+            return buckets * bucket_size * _dtype_for(bits).itemsize
+
+        (capacity, buckets, bits, bucket_size), payload = _HEADER.read(data, "CuckooFilter", length)
+        dtype = _dtype_for(bits).newbyteorder("<")
         table = np.frombuffer(payload, dtype=dtype)
         if int(table.max(initial=0)) >= 1 << bits:
             raise ValueError(f"corrupt CuckooFilter data: a fingerprint above {bits} bits")

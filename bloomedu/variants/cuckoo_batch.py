@@ -3,7 +3,7 @@
 One key (:func:`insert_one`): the first empty slot of bucket i1, else of i2, else
 :func:`kick`: from i1 (or i2, by the key's top hash bit) evict the slot the key's hash picks
 for that step, move the evicted fingerprint to its other bucket, and go on until a bucket has
-room or :data:`~bloomedu.variants.cuckoo.MAX_KICKS` moves are made; then undo every move.
+room or :data:`MAX_KICKS` moves are made; then undo every move.
 Each write is noted in a journal of (flat slot, old value), so a failed call is undone.
 
 A batch (:func:`insert_batch`) ends with exactly the table a loop of :func:`insert_one`
@@ -27,7 +27,9 @@ import numpy as np
 
 from ..core.hashing import fmix64
 
-__all__ = ["insert_one", "kick", "insert_batch", "settle", "undo", "earlier_counts"]
+__all__ = ["MAX_KICKS", "insert_one", "kick", "insert_batch", "settle", "undo", "earlier_counts"]
+
+MAX_KICKS = 500  # the paper's limit on moves for one insert
 
 _GOLDEN = 0x9E3779B97F4A7C15  # steps of the walk's slot choices
 _MASK64 = (1 << 64) - 1
@@ -57,8 +59,6 @@ def _put_in_empty(flat: np.ndarray, bucket: int, b: int, fingerprint: int, journ
 def kick(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> int:
     """The walk of evictions for a key whose two buckets are full: the bucket where it ended
     (the only bucket that gained a fingerprint), or -1 when it failed and was undone."""
-    from .cuckoo import MAX_KICKS
-
     flat, b = f.table.reshape(-1), f.bucket_size
     mark = len(journal)
     bucket = i2 if h1 >> 63 else i1

@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-from .static import StaticFilter, fastrange, rotl
+from ..core.checks import whole_number
+from .static import MAX_KEYS, StaticFilter, fastrange, rotl
 
 __all__ = ["XorFilter", "xor_slots_for"]
 
@@ -34,6 +35,7 @@ def xor_slots_for(num_keys: int) -> int:
     >>> xor_slots_for(1_000_000), xor_slots_for(0)
     (1230033, 33)
     """
+    num_keys = whole_number(num_keys, "num_keys", 0, MAX_KEYS)
     return 3 * math.ceil((math.floor(1.23 * num_keys) + 32) / 3)
 
 
