@@ -223,6 +223,8 @@ rows = {"set of URL strings": string_table + sum(map(sys.getsizeof, malicious)),
 print(f"{'structure':26}  {'MiB':>8}  {'bytes/URL':>9}  {'x filter':>8}")
 for name, size in rows.items():
     print(f"{name:26}  {size / MIB:8.2f}  {size / n:9.2f}  {size / bloom.nbytes:8.2f}")
+sizes = list(rows.values())
+assert sizes == sorted(sizes, reverse=True) and sizes[1] > 10 * bloom.nbytes  # on every Python
 ax = new_axes(figsize=(7.0, 2.8))
 ax.barh(list(rows)[::-1], [size / n for size in rows.values()][::-1], color="#4e79a7")
 decorate(ax, xscale="log", xlabel="bytes per URL (log scale)", title="One million URLs, five ways")

@@ -230,8 +230,8 @@ guess_keyed.reveal(keyed_claims)
 # be computed. A secret *seed* for MurmurHash would not be enough: MurmurHash2 and 3 have
 # collisions that hold for every seed (Aumasson, Bernstein and Boßlet, *"Hash-flooding DoS
 # reloaded"*, 2012), so an attacker could still craft URLs whose hash equals a listed one's. The
-# price of the keyed hash is speed (BLAKE2b costs several times a MurmurHash3 call in Python), and
-# a secret that must stay secret.
+# price of the keyed hash is one more hash of every key (a keyed BLAKE2b, before the usual
+# MurmurHash3), and a secret that must stay secret.
 
 # %% [markdown]
 # ## Recap

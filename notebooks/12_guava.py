@@ -186,7 +186,7 @@ assert reported == [p_ for p_ in java["probes_reported_present"] if p_ in probes
 # %% [markdown]
 # One probe of the hundred comes back "maybe present" without ever being inserted: a false
 # positive, the same one Java reports. A filter that reduced modulo m instead of bitSize would set
-# other bits and write other bytes, and Java would answer differently about every string. Built by
+# other bits and write other bytes, and Java would answer differently about some strings. Built by
 # hand with the same hashes:
 
 # %%
@@ -202,7 +202,7 @@ print(f"modulo m (not Guava):   {modulo_m.to_bytes().hex()}")
 # ## 3. Java's bytes in Python, Python's bytes in Java
 #
 # The package ships more filters recorded from Guava 31.1 (`recorded("guava")`; the tests read the
-# same file in `tests/data/`): from n = 0 (which Guava treats as 1) to p = 10⁻¹⁰, strings with
+# same file in `tests/data/`): from n = 0 (which Guava treats as 1) to p = $10^{-10}$, strings with
 # characters outside the Basic Multilingual Plane, and a filter filled far past its design. For each,
 # Python puts the same strings and must write Java's bytes exactly, so Java's `readFrom` reads
 # Python's filter; then Python reads Java's bytes and must find every inserted string.
