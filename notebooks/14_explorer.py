@@ -2,7 +2,8 @@
 # jupyter:
 #   bloomedu:
 #     summary: 'An interactive panel: move m, k and n and watch the measured false-positive
-#       rate follow the classic and exact formulas.'
+#       rate follow the classic and exact formulas, down to rates no measurement can
+#       see.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
@@ -21,38 +22,52 @@
 # %% [markdown]
 # # 14 · The explorer: move m, k and n, and watch the rate follow
 #
-# Lesson 05 (`05_bloom_filter.ipynb`) ended with a toy that follows one key at a time; lesson 07
-# (`07_false_positive_rate.ipynb`) measured real filters against the formulas on a fixed grid,
-# and lesson 09 (`09_one_million_urls.ipynb`) sized a filter from n and p. The second article, *"Bloom Filter: come memorizzare 1 Milione di stringhe
-# in meno di 2MB?"*, only says that formulas for the error probability exist; this lesson hands
-# you the controls. A panel of sliders sets **m** (bits), **k** (hash functions) and **n**
-# (inserted keys) and a key type; every change builds a real `BloomFilter`, asks it about keys
-# that were never inserted, and draws the measured false-positive rate **p** against the classic
-# formula (1 − e^(−kn/m))^k and the exact one (Bose et al. 2008), with the fill ratio and the
-# optimal k beside it.
+# Lesson 07 (`07_false_positive_rate.ipynb`) derived the false-positive rate and measured it on a
+# fixed grid; lesson 08 (`08_sizing_a_filter.ipynb`) turned it around to size a filter, and
+# lessons 09–13 used that size on URLs, a database, Guava and Bitcoin. The second article only
+# says that formulas for the error probability exist; this last lesson of part 2 hands you the
+# controls. A panel of sliders sets **m** (bits), **k** (hash functions) and **n** (inserted keys);
+# every change builds a real `BloomFilter`, asks it about keys never inserted, and draws the
+# measured rate **p** against the classic formula $(1 - e^{-kn/m})^k$ and the exact one (Bose et
+# al. 2008).
+
+# %% [markdown]
+# ## Objectives
 #
-# The panel is thin: all its numbers come from `bloomedu.teaching.explorer.explore`, a plain function.
-# So the lesson first prints those numbers for one setting (they are the same on every machine),
-# then shows the live panel.
+# - You will be able to read the explorer: measured rates with their error bars against both
+#   formulas, the fill ratio and the optimal k.
+# - You will be able to find the best k for a number of bits a key, and say what a worse k costs.
+# - You will be able to read a measured "0 of N" as an upper bound on the rate, not as a rate of 0.
+# - You will be able to show that a good hash makes the key type irrelevant to the rate.
+#
+# **Prerequisites:** 07 · The false-positive rate, 08 · Sizing a filter.
+#
+# **Time:** about 50 minutes (teaching 30 min, exercises 20 min).
 
 # %%
 # %matplotlib inline
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
 
+from bloomedu.core.theory import optimal_num_hashes
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.explorer import explore, explorer, make_keys
-from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
+from bloomedu.teaching.predict import predict
 
 SEED = 9
 
 # %% [markdown]
-# ## The keys
+# The panel is thin: all its numbers come from `bloomedu.teaching.explorer.explore`, a plain
+# function. So the lesson first prints those numbers for a few settings (they are the same on every
+# machine), then shows the live panel.
+#
+# ## 1. The keys
 #
 # Two key types: random 64-bit integers (like numeric database IDs, hashed as 8 bytes) and URL
-# strings (like the second article's blacklist; the first article's click IDs are strings too). Inserted keys and query keys
-# are drawn so that they can never coincide, so every "maybe" a query gets is a false positive.
+# strings (like the second article's blacklist). Inserted keys and query keys are drawn so that
+# they can never coincide, so every "maybe" a query gets is a false positive.
 
 # %%
 print(make_keys("uint64", 2, seed=SEED, inserted=True))
@@ -60,14 +75,14 @@ print(make_keys("url", 2, seed=SEED, inserted=True))
 print(make_keys("url", 2, seed=SEED, inserted=False))
 
 # %% [markdown]
-# ## One setting, printed
+# ## 2. One setting, and the curve over k
 #
-# m = 10,000 bits and n = 1,000 keys, so m/n = 10 bits per key, with k = 4 hash functions.
+# m = 10,000 bits and n = 1,000 keys, so m/n = 10 bits a key, with k = 4 hash functions.
 # `explore` builds one filter for each k from 1 to 12 with the same 1,000 keys, and queries each
 # with the same 20,000 absent keys.
-#
-# **Predict:** at 10 bits per key, at which k will the curve bottom out, and how many times
-# higher is the rate at the current k = 4 than at the bottom? (Lesson 07 derived the first.)
+
+# %%
+guess_k = predict("At 10 bits a key, at which k does the rate bottom out?", None)
 
 # %%
 result = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", seed=SEED)
@@ -76,21 +91,23 @@ print()
 print(result.curve_table())
 
 # %% [markdown]
-# The same numbers as a plot: the two formulas as lines, the measurements as points with bars
-# of two standard deviations (`bloomedu.core.theory.measured_rate_std`: the noise of 20,000 queries
+# The same numbers as a plot: the two formulas as lines, the measurements as points with bars of
+# two standard deviations (`bloomedu.core.theory.measured_rate_std`: the noise of 20,000 queries
 # plus the spread between filters), and the current setting as a star.
 
 # %%
 result.plot()
 plt.show()
 
+# %%
+guess_k.reveal(result.curve_x[int(np.argmin(result.curve_exact))], label="The formulas")
+
 # %% [markdown]
-# **Check your prediction:** the star sits at k = 4, but the curve bottoms out near
-# k = (m/n) ln 2 = 6.93, at k = 7, where the exact rate is 0.00820 against 0.01182 at k = 4:
-# 1.44 times lower (printed below). At m/n = 10 the two formulas agree to three significant
-# digits. The last line below says how far each measured
-# point is from the exact rate, in standard deviations. The points are not independent
-# samples, though: all twelve filters hold the same 1,000 keys and answer the same queries.
+# The star sits at k = 4, but the curve bottoms out near $k = \frac{m}{n} \ln 2 = 6.93$, at k = 7,
+# where the exact rate is 0.00820 against 0.01182 at k = 4: 1.44 times lower. At m/n = 10 the two
+# formulas agree to three significant digits. The last line below says how far each measured point
+# is from the exact rate, in standard deviations. The points are not independent samples, though:
+# all twelve filters hold the same 1,000 keys and answer the same queries.
 
 # %%
 print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  optimal k = {optimal_num_hashes(10_000, 1000)}")
@@ -101,62 +118,105 @@ z = [(got - exact) / sd for got, exact, sd in
 print("measured - exact, in standard deviations:", " ".join(f"{v:+.1f}" for v in z))
 
 # %% [markdown]
-# ## Over n, with URL strings
+# ## 3. Over n, with URL strings
 #
 # Now keep k = 4 and let the filter fill: one filter, keys added step by step up to 2n, now with
 # URL strings. The URLs are hashed as UTF-8 strings, the integers as 8 bytes.
-#
-# **Predict:** at n = 1,000, will the URL keys give a higher rate than the integer keys above
-# (0.01325), a lower one, or the same within the noise?
+
+# %%
+guess_keys = predict("At n = 1,000, do URL keys give a higher rate than the integer keys above "
+                     "(0.01325), a lower one, or the same within the noise?", None,
+                     choices=("higher", "lower", "the same within the noise"))
 
 # %%
 by_n = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="url", over="n", seed=SEED)
 print(by_n.curve_table())
 print()
-print(f"at n = 1000: uint64 keys {result.measured:.5f}, URL keys {by_n.measured:.5f}, "
-      f"exact {by_n.exact:.5f}, standard deviation {by_n.standard_error:.5f}")
+difference = by_n.measured - result.measured
+noise = math.sqrt(2) * by_n.standard_error  # the spread of a difference of two such rates
+for label, got in [("uint64 keys", result.measured), ("URL keys", by_n.measured)]:
+    print(f"at n = 1000, {label:11}: {got:.5f}, {(got - by_n.exact) / by_n.standard_error:+.1f} standard "
+          f"deviations from the exact {by_n.exact:.5f}")
+print(f"their difference {difference:+.5f}, its standard deviation {noise:.5f}")
+
+# %%
+guess_keys.reveal("the same within the noise" if abs(difference) <= 2 * noise
+                  else "higher" if difference > 0 else "lower")
 
 # %% [markdown]
-# **Check your prediction:** the same within the noise. A good hash makes both kinds of key look
-# uniformly random to the filter, so both rates land within two standard deviations of the exact
-# 0.01182: URL keys 0.01215 (0.4 standard deviations above it), integer keys 0.01325 (about 1.8
-# above). The filter does not care what the keys are.
+# A good hash makes both kinds of key look uniformly random to the filter, so both rates land
+# within two standard deviations of the exact 0.01182: URL keys 0.01215 (0.4 standard deviations
+# above it), integer keys 0.01325 (about 1.8 above), and their difference is within the noise. The
+# filter does not care what the keys are.
 
 # %%
 by_n.plot()
 plt.show()
 
 # %% [markdown]
-# ## Where the classic formula is off
+# The first two points, at n = 125 and 250, measured no false positive at all: 0 of 20,000. A log
+# axis cannot draw a 0, so the explorer draws each as an open triangle at the rate a 0 still
+# allows, the Wilson 95% upper bound (lesson 07 and `deeper/07_measured_rates` derive the
+# interval): about $3/N$, here 0.00019. Below that line the measurement says nothing; the formulas
+# still do.
 #
-# (1 − e^(−kn/m))^k treats the bits as independent; they are not, and the classic value is a
-# lower bound on the exact rate (Christensen, Roginsky and Jimeno 2010). The table keeps
-# m/n = 10 and k = 4 and shrinks the filter: the gap grows as m gets small.
+# ## 4. Many bits a key: rates no measurement sees
+#
+# Lesson 08's filters spend about 10 to 20 bits a key. Give one 50: m = 50,000 bits for n = 1,000
+# keys, with k = 8.
 
 # %%
-print(f"{'m':>6} {'n':>5} {'m/n':>5} {'k':>2} {'classic':>9} {'exact':>9} {'exact/classic':>13}")
-for m in (60, 250, 1000, 10_000):
-    n = m // 10
-    classic, exact = false_positive_rate(m, n, 4), exact_false_positive_rate(m, n, 4)
-    print(f"{m:>6} {n:>5} {m / n:>5.1f} {4:>2} {classic:>9.5f} {exact:>9.5f} {exact / classic:>13.4f}")
+guess_zero = predict("At 50 bits a key and k = 8, how many of 20,000 absent keys does the filter "
+                     "claim?", None)
+
+# %%
+wide = explore(num_bits=50_000, num_hashes=8, n=1000, key_type="uint64", over="k", seed=SEED)
+print(wide.summary())
+print(f"expected false positives among 20,000: {wide.exact * wide.num_queries:.4f}")
+best = wide.curve_exact[wide.curve_x.index(wide.optimal_k)]
+print(f"at the optimal k = {wide.optimal_k}: exact rate {best:.2e}, one false positive in "
+      f"{1 / best:.2e} queries")
+wide.plot()
+plt.show()
+
+# %%
+guess_zero.reveal(wide.false_positives)
 
 # %% [markdown]
-# ## The live panel
+# None: at k = 8 the exact rate is about $2.3 \times 10^{-7}$, so 20,000 queries expect 0.0046 false
+# positives. The measured points stop at k = 3, and every later k is a triangle at 0.00019: the
+# measurement only says "below 0.00019". The curve still reaches the optimal k = 35 that the
+# summary prints, and its rate, about $4 \times 10^{-11}$, is known from the formulas alone: seeing
+# even one such false positive would take some 27 billion queries. To measure a rate, ask at least
+# a few times $1/p$ keys.
+#
+# ## 5. The live panel
 #
 # Move a slider and release it: the panel redraws from `explore`. Things to try:
 #
 # - Hold m and n and slide k past the optimum: the rate falls, then climbs again, because every
 #   extra hash sets more bits.
-# - Switch the curve to n and raise n until the fill ratio reaches 0.5: there the optimal k
-#   *is* the current k. Below that n a larger k would be better, above it a smaller one.
-# - Switch the keys between integers and URLs: the rate does not care what the keys are.
-# - Shrink m to a few hundred bits and compare the classic and exact lines.
+# - Switch the curve to n and raise n until the fill ratio reaches 0.5: there the optimal k *is*
+#   the current k. Below that n a larger k would be better, above it a smaller one.
+# - Switch the keys between integers and URLs.
+# - Raise m until the measured points turn into triangles; the k slider always reaches the optimal
+#   k the panel prints.
 #
-# The panel's output is a live widget, different on every run, so it is not compared when the
-# tests run this notebook; the numbers above are.
+# The panel's output is a live widget, different on every run, so it is not compared when the tests
+# run this notebook; the numbers above are.
 
 # %% tags=["nbval-ignore-output"]
 explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", seed=SEED)
+
+# %% [markdown]
+# ## Recap
+#
+# - The rate bottoms out at $k = \frac{m}{n} \ln 2$: k = 7 at 10 bits a key, where k = 4 errs
+#   1.44 times as often.
+# - A good hash makes keys of any type look random: URL and integer keys measure the same rate
+#   within the noise.
+# - "0 of N" is not a rate of 0 but a bound, about $3/N$ (0.00019 for 20,000 queries); rates far
+#   below it, like those at 50 bits a key, are known from the formulas, not from a measurement.
 
 # %% [markdown]
 # ## Exercises
@@ -199,13 +259,10 @@ check.measured_fpp(answer, num_bits=8000, num_hashes=3, n=1000, trials=20_000)
 # %% [markdown]
 # ## What comes next
 #
-# This lesson ends the path through the two articles. The formulas the panel draws are derived,
-# and measured over a whole grid of filters, in `07_false_positive_rate.ipynb`, and
-# `09_one_million_urls.ipynb` turns them around to size a filter from n and p. To read every lesson without Python, `make html` writes
-# them as a website in `build/html/`; to start again from the first step, open
-# `01_seen_ids.ipynb`.
+# This lesson ends part 2, the second article. Part 3 goes beyond the articles, to where a real
+# deduplicator goes next: `15_forgetting_old_clicks.ipynb`, lesson 15 · Forgetting old clicks,
+# answers the first article's "remove the messages older than an hour" with filters that forget.
 #
-# *Where this lesson's code lives:* `bloomedu/teaching/explorer.py`; its tests: `tests/test_explorer.py`,
-# `tests/test_browser.py`. The README's table maps every article step to its module, lesson and
-# test.
-
+# *Where this lesson's code lives:* `bloomedu/teaching/explorer.py` (and `wilson_interval` in
+# `bloomedu/teaching/experiments.py`); its tests: `tests/test_explorer.py`, `tests/test_browser.py`.
+# The README's table maps every article step to its module, lesson and test.

@@ -1,4 +1,4 @@
-"""Bitcoin's BIP37 filter, byte for byte as Bitcoin Core builds it (bloomedu.compat.bip37; lesson 12).
+"""Bitcoin's BIP37 filter, byte for byte as Bitcoin Core builds it (bloomedu.compat.bip37; lesson 13).
 
 Expected values come from Bitcoin Core's unit tests (``tests/data/bip37.json``,
 a copy of the project's shared vectors: every vector there is checked), from

@@ -541,7 +541,7 @@ def test_site_front_page_lesson_and_api_page_open_offline(site_page, site_base):
     page.screenshot(path=str(SCREENSHOTS / f"site_index_{scheme}.png"))
 
     page.goto(site_base + SITE_LESSON, wait_until="load")
-    assert page.locator("article h1").first.inner_text().startswith("07 · One million URLs")
+    assert page.locator("article h1").first.inner_text().startswith("09 · One million URLs")
     figures = page.locator(".cell_output img")
     assert figures.count() == committed_counts(ROOT / "notebooks" / "09_one_million_urls.ipynb")["png"]
     widths = figures.evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")

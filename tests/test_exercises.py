@@ -57,9 +57,15 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "07.1": round(10 * LN2),
     "07.2": (1 - math.exp(-0.7)) ** 7,
     "09.1": math.ceil(_m(1e6, 0.001) / 8),
-    "09.2": 5000 + 0.001 * 1_000_000,
+    "09.2": 0.001 * 250_000,  # the same URLs on every lookup: p x urls, not p^2 x urls
+    "10.1": (1000 + 0.001 * 99_000) * 0.002,  # blacklisted + p x safe round trips of 2 ms
+    "10.2": 5000 + 0.001 * 1_000_000,
+    "11.1": -958_506 / 7 * math.log(1 - 300_000 / 958_506),  # -(m/k) ln(1 - X/m)
+    "11.2": (1 - math.exp(-7 * 50_000 / 958_506)) ** 7,  # B's own rate: m, k of (100,000, 0.01)
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
-    "12.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
+    "12.2": 64 * (1 - (1 - 1 / 64) ** (3 * 8)),  # m = 47, but positions run over bitSize = 64
+    "13.1": int((8 * (int(_m(40, 0.1)) // 8)) // 40 * LN2),  # 184 bits // 40 = 4; 4 ln 2 -> 2
+    "13.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
     "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
@@ -96,7 +102,34 @@ def _measure(name: str, params: dict):
     if name == "04.3":
         functions = [n_bit_hash_function(8, str(i)) for i in range(params["num_hashes"])]
         return len({h(key) for key in uuid4_strings(params["n"], rng) for h in functions})
-    if name == "12.3":
+    if name == "10.3":  # a real cache on a real SQLite file, asked about safe URLs only
+        import tempfile
+        from bloomedu.services.blacklist import BlacklistCache
+        from bloomedu.workloads.urls import malicious_urls, safe_urls
+        with tempfile.TemporaryDirectory() as folder:
+            with BlacklistCache.create(Path(folder) / "b.sqlite", malicious_urls(params["n"], seed=24),
+                                       fpp=params["p"]) as cache:
+                assert not cache.is_blacklisted_many(safe_urls(params["trials"], seed=24)).any()
+                return cache.stats.database_queries / cache.stats.lookups
+    if name == "11.3":  # the attack, then the same URLs against a keyed filter
+        from bloomedu.core.keyed import KeyedBloomFilter
+        from bloomedu.workloads.urls import malicious_urls
+        listed = malicious_urls(params["n"], seed=24)
+        public = BloomFilter.from_capacity(params["n"], params["p"])
+        public.add_many(listed)
+        tried = [f"https://promo-{i}.deals.example/" for i in range(params["candidates"])]
+        crafted = [url for url, hit in zip(tried, public.contains_many(tried)) if hit]
+        keyed = KeyedBloomFilter.from_capacity(params["n"], params["p"], rng.bytes(16))
+        keyed.add_many(listed)
+        return keyed.contains_many(crafted).mean()
+    if name == "12.3":  # Guava's filter, URL strings in, safe URLs asked
+        from bloomedu.compat import GuavaBloomFilter
+        from bloomedu.workloads.urls import malicious_urls, safe_urls
+        f = GuavaBloomFilter.create(params["n"], 0.01)
+        assert (f.bit_size, f.num_hash_functions) == (params["num_bits"], params["num_hashes"])
+        f.put_many(malicious_urls(params["n"], seed=24))
+        return f.might_contain_many(safe_urls(params["trials"], seed=24)).mean()
+    if name == "13.3":
         f = Bip37Filter(params["n"], params["p"], tweak=7)
         items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]
         for item in items[:params["n"]]:
@@ -316,10 +349,45 @@ SLIPS = [
     ("database_lookups", {}, 5000, "false positives among the safe"),
     ("database_lookups", {}, 5010, "1 in 100,000"),
     ("database_lookups", {}, 1_005_000, "only URLs the filter calls"),
+    ("flagged_every_time", {}, 0.25, "fresh coin toss"),
+    ("flagged_every_time", {}, 0, "fresh coin toss"),
+    ("flagged_every_time", {}, 500, "counts lookups"),
+    ("flagged_every_time", {}, 0.001, "that is the rate"),
+    ("flagged_every_time", {}, 249_750, "answers 'no'"),
+    ("waiting_seconds", {}, 200, "the database alone"),
+    ("waiting_seconds", {}, 2.0, "false positives among the safe visits"),
+    ("waiting_seconds", {}, 0.198, "every blacklisted visit"),
+    ("waiting_seconds", {}, 2198, "milliseconds"),
+    ("waiting_seconds", {}, 1099, "number of round trips"),
+    ("database_share", {}, 0.99, "settled alone"),
+    ("database_share", {}, 1004, "count"),
+    ("database_share", {}, 1.0, "inserted ones"),
+    ("estimated_count", {}, 300_000 / 7, "every set bit as one key's own"),
+    ("estimated_count", {}, -958_506 * math.log1p(-300_000 / 958_506), "divide by k"),
+    ("estimated_count", {}, -958_506 / 7 * math.log10(1 - 300_000 / 958_506), "log10"),
+    ("estimated_count", {}, -958_506 / 7 * math.log(300_000 / 958_506), "not ln(X/m)"),
+    ("estimated_count", {}, 300_000, "number of bits set"),
+    ("and_claim_rate", {}, (1 - math.exp(-7 * 10_000 / 958_506)) ** 7, "shared keys"),
+    ("and_claim_rate", {}, (1 - math.exp(-7 * 50_000 / 958_506)) ** 7
+     * (1 - math.exp(-7 * 100_000 / 958_506)) ** 7, "only B has to err"),
+    ("and_claim_rate", {}, 0, "not the intersection"),
+    ("and_claim_rate", {}, (1 - math.exp(-7 * 100_000 / 958_506)) ** 7, "A's rate"),
+    ("and_claim_rate", {}, 0.02507, "percentage"),
+    ("measured_keyed_rate", {}, 1.0, "public filter's rate"),
+    ("measured_keyed_rate", {}, 20, "count"),
+    ("bip37_hashes", {}, 3, "whole numbers first"),
+    ("bip37_hashes", {"n": 100_000, "p": 0.0001}, 13, "textbook k"),
+    ("bip37_hashes", {}, 4, "left out ln 2"),
+    ("bip37_hashes", {}, 23, "size in bytes"),
     ("guava_bit_size", {}, int(M6), "whole 64-bit words"),
     ("guava_bit_size", {}, math.ceil(int(M6) / 64), "number of 64-bit words"),
     ("guava_bit_size", {}, 64 * math.ceil(int(M6) / 64) / 8, "you gave bytes"),
     ("guava_bit_size", {}, 64 * math.ceil(3e6 / LN2 ** 2 / 64), "log10 instead of ln"),
+    ("guava_bits_set", {}, 47 * (1 - (46 / 47) ** 24), "you used m = 47"),
+    ("guava_bits_set", {}, 24, "two strings can share"),
+    ("guava_bits_set", {}, 0.3147, "fraction of bits set"),
+    ("guava_bits_set", {}, 64 - 20.14, "still 0"),
+    ("guava_bits_set", {}, 64 * (1 - (63 / 64) ** 8), "sets k = 3 positions"),
     ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "caps a filter at 36,000 bytes"),
     ("bip37_bytes", {}, 288_000, "you gave bits"),
     ("bip37_bytes", {"n": 1000}, -1000 * math.log10(1e-4) / LN2 ** 2 / 8, "log10 instead of ln"),

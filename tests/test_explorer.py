@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from bloomedu import BloomFilter
-from bloomedu.teaching.explorer import KEY_TYPES, explore, explorer, make_keys
-from bloomedu.core.theory import exact_false_positive_rate, measured_rate_std
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bloomedu.core.checks import MAX_HASHES
+from bloomedu.teaching.experiments import wilson_interval
+from bloomedu.teaching.explorer import (DENSE_HASHES, KEY_TYPES, _curve_points, explore, explorer,
+                                        make_keys)
+from bloomedu.core.theory import exact_false_positive_rate, measured_rate_std, optimal_num_hashes
 
 
 def classic_by_hand(m, n, k):
@@ -87,7 +93,33 @@ def test_curve_over_k_and_the_optimum():
     assert e.classic == pytest.approx(classic_by_hand(10_000, 1000, 3))
     assert e.optimal_k == 1 + int(np.argmin(e.curve_classic))
     assert round(10 * math.log(2)) == e.optimal_k  # (m/n) ln 2 = 6.93
-    assert explore(1000, 20, 10, max_k=5, num_queries=100).curve_x == tuple(range(1, 21))
+    wide = explore(1000, 20, 10, max_k=5, num_queries=100)  # m/n = 100: the best k is 69
+    assert wide.curve_x[:16] == tuple(range(1, 17)) and 20 in wide.curve_x
+    assert wide.optimal_k == 69 and wide.curve_x[-1] == 69
+    with pytest.raises(ValueError, match="max_k"):
+        explore(1000, 3, 100, max_k=MAX_HASHES + 1)
+
+
+@settings(deadline=None)
+@given(m=st.integers(1, 2**32), n=st.integers(1, 10_000_000), k=st.integers(1, MAX_HASHES),
+       max_k=st.integers(1, 64))
+def test_the_k_axis_reaches_the_optimal_k_it_prints(m, n, k, max_k):
+    """Issue 20 item 10: the axis stopped at 12 while the panel printed an optimal k of 34."""
+    points = _curve_points("k", m, k, n, max_k)
+    best = optimal_num_hashes(m, n)
+    assert best in points and k in points and points[-1] == max(best, k, max_k)
+    assert points[:DENSE_HASHES] == list(range(1, min(points[-1], DENSE_HASHES) + 1))
+    assert points == sorted(set(points)) and len(points) <= 45  # at most 45 filters a redraw
+    gaps = [b / a for a, b in zip(points, points[1:]) if a >= DENSE_HASHES]
+    assert all(gap <= 1.25 for gap in gaps)  # no stretch of the curve left unmeasured
+
+
+def test_the_plot_of_a_wide_filter_reaches_the_optimal_k():
+    e = explore(50_000, 4, 1000, "uint64", "k", 2000)  # 50 bits a key: the best k is 35
+    ax = e.plot()
+    classic = next(line for line in ax.get_lines() if line.get_label().startswith("classic"))
+    assert e.optimal_k == 35 and max(classic.get_xdata()) == 35 and ax.get_xlim()[1] >= 35
+    plt.close("all")
 
 
 def test_curve_over_n_reaches_twice_n_and_contains_n():
@@ -124,10 +156,49 @@ def test_plot_marks_the_current_point():
     plt.close("all")
 
 
+def test_a_rate_measured_as_zero_is_shown_as_0_of_n_with_its_upper_bound():
+    """Issue 20 item 10: a measured 0 vanished from the log axis with no note."""
+    e = explore(50_000, 8, 1000, "uint64", "k", 4000)
+    bound = wilson_interval(0, 4000)[1]
+    assert e.false_positives == 0 and e.zero_bound == bound
+    assert f"measured rate   0 of 4000 absent keys: below {bound:.5f}" in e.summary()
+    zeros = [x for x, got in zip(e.curve_x, e.curve_measured) if got == 0]
+    assert e.zero_points == tuple(zeros) and 8 in zeros and len(zeros) < len(e.curve_x)
+    ax = e.plot()
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    (label,) = [name for name in lines if name.startswith("0 of 4,000")]
+    assert f"{bound:.1e}" in label and label in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert list(lines[label].get_xdata()) == zeros
+    assert list(lines[label].get_ydata()) == [bound] * len(zeros)
+    star = lines["current"]
+    assert (star.get_xdata()[0], star.get_ydata()[0]) == (8, bound)  # not hidden either
+    plt.close("all")
+
+
+def test_no_zero_no_note():
+    e = explore(10_000, 4, 1000, "uint64", "k", 2000)
+    assert e.zero_points == () and "no false positive" not in e.summary()
+    assert not [line for line in e.plot().get_lines() if line.get_label().startswith("0 of")]
+    plt.close("all")
+
+
+def test_the_curve_over_n_marks_its_empty_start_too():
+    e = explore(10_000, 4, 1000, "url", "n", 2000, seed=9)
+    assert e.zero_points and e.zero_points[0] == e.curve_x[0]
+    assert f"no false positive at n = {e.zero_points[0]}" in e.summary()
+
+
+def test_small_rates_print_their_digits():
+    e = explore(50_000, 8, 1000, "uint64", "k", 1000)
+    assert f"classic formula {e.classic:.2e}" in e.summary() and e.classic < 1e-4
+    assert f"{e.curve_exact[-1]:9.2e}" in e.curve_table().splitlines()[-1]
+
+
 @pytest.mark.parametrize("kwargs, name", [
     ({"num_bits": 0}, "num_bits"), ({"num_hashes": 0}, "num_hashes"), ({"n": True}, "n"),
     ({"num_bits": 2.5}, "num_bits"), ({"num_queries": -1}, "num_queries"),
-    ({"key_type": "float"}, "key_type"), ({"over": "m"}, "over"), ({"num_hashes": 65}, "num_hashes"),
+    ({"key_type": "float"}, "key_type"), ({"over": "m"}, "over"),
+    ({"num_hashes": MAX_HASHES + 1}, "num_hashes"),
 ])
 def test_bad_arguments_name_the_argument(kwargs, name):
     args = {"num_bits": 1000, "num_hashes": 3, "n": 100, **kwargs}
@@ -151,6 +222,17 @@ def test_widget_redraws_from_explore_when_a_slider_moves():
     assert explore(20_000, 4, 1000, "url", num_queries=2000).summary() in numbers.value
     controls[4].value = "n"
     assert "m = 20000 bits" in numbers.value
+    plt.close("all")
+
+
+def test_the_k_slider_reaches_the_optimal_k_the_panel_prints():
+    panel = explorer(num_bits=50_000, num_hashes=4, n=1000, num_queries=500)
+    controls, numbers = panel.children[0].children, panel.children[1]
+    assert "optimal k       35" in numbers.value and controls[1].max >= 35
+    controls[0].value = 100_000  # 100 bits a key: the best k is 69
+    assert "optimal k       69" in numbers.value and controls[1].max >= 69
+    controls[1].value = 69
+    assert "k = 69" in numbers.value
     plt.close("all")
 
 

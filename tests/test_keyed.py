@@ -1,6 +1,6 @@
 """The keyed filter: a secret moves every bit, nothing inserted is ever lost, and crafted keys fail.
 
-The attack is the one lesson 09 shows: with the public hash, an attacker who knows the keys
+The attack is the one lesson 11 shows: with the public hash, an attacker who knows the keys
 rebuilds the filter and keeps the candidates it wrongly claims; against the keyed filter those
 crafted keys pass only at the ordinary rate.
 """

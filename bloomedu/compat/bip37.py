@@ -16,7 +16,7 @@ that match.  :class:`Bip37Filter` is Bitcoin Core's ``CBloomFilter``:
 - ``serialize()`` is the ``filterload`` payload: CompactSize length, the bytes,
   nHashFuncs (uint32 LE), nTweak (uint32 LE), nFlags (uint8).
 
-Taught in ``notebooks/12_guava.ipynb``; tested in
+Taught in ``notebooks/13_bitcoin_light_wallets.ipynb``; tested in
 ``tests/test_bip37.py``.
 """
 

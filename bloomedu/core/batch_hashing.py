@@ -11,7 +11,7 @@ What cannot be hashed as ``add`` hashes it is refused before anything is hashed:
 fixed-width ``S``/``U`` array whose element ends in NUL (numpy cannot tell it from the
 shorter key), float and bool arrays, a single str passed as a batch.
 
-Used in ``notebooks/09_one_million_urls.ipynb`` (a million crafted URLs hashed at once); tested in
+Used in ``notebooks/09_one_million_urls.ipynb`` (a million URLs' hashes, sorted); tested in
 ``tests/test_hashing.py``, ``tests/test_bulk.py`` and ``tests/test_bulk_fast_paths.py``.
 """
 

@@ -1,12 +1,12 @@
 """Union and intersection of two Bloom filters, bit by bit, without holding two locks.
 
 The filter of the keys of two filters with the same m, k and hashing is the OR of their
-bits (article 2's filters built on separate shards of a blacklist merge this way, lesson 09);
+bits (article 2's filters built on separate shards of a blacklist merge this way, lesson 11);
 the AND keeps every common key but is not the filter of the common keys.  Each block of the
 other filter's bits is copied under its lock, then combined into this one's under this one's
 lock, so ``a |= b`` and ``b |= a`` in two threads cannot deadlock.
 
-Taught in ``notebooks/09_one_million_urls.ipynb`` (section 6); tested in
+Taught in ``notebooks/11_a_filter_is_not_a_set.ipynb`` (sections 1 and 2); tested in
 ``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """
 

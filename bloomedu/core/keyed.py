@@ -5,7 +5,7 @@ Guava and most libraries do, so anyone who knows the keys it holds (a public
 blacklist, say: article 2's "Bloom Filter: come memorizzare 1 Milione di
 stringhe in meno di 2MB?" puts a filter of malicious URLs in front of a
 database) can rebuild it bit for bit and search offline for keys it wrongly
-claims, then send only those (lesson 09 does).  A secret MurmurHash seed is not
+claims, then send only those (lesson 11 does).  A secret MurmurHash seed is not
 enough: MurmurHash2 and 3 have multicollisions that hold for every seed
 (Aumasson, Bernstein and Boßlet, "Hash-flooding DoS reloaded", 29C3, 2012).
 
@@ -18,8 +18,8 @@ false positives only at the filter's ordinary rate p.  Two keys share a tag
 with probability 2**-64, far below any p a filter is built for.
 ``BloomFilter`` itself is unchanged: the same bits as before for the same keys.
 
-Taught in ``notebooks/09_one_million_urls.ipynb`` (Going deeper: an attacker
-who knows the hash); tested in ``tests/test_keyed.py``.
+Taught in ``notebooks/11_a_filter_is_not_a_set.ipynb`` (section 4: someone who
+knows the hash); tested in ``tests/test_keyed.py``.
 """
 
 from __future__ import annotations

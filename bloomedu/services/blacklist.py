@@ -13,7 +13,7 @@ database's: a false positive costs one query, never a wrong answer.
 - :class:`BlacklistCache` is the filter in front of it; :class:`LookupStats` says
   how many lookups the filter settled and how many reached the database.
 
-Taught in ``notebooks/09_one_million_urls.ipynb``; tested in
+Taught in ``notebooks/10_blacklist_cache.ipynb``; tested in
 ``tests/test_blacklist.py``.
 """
 

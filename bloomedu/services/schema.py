@@ -15,7 +15,7 @@ cache relies on (``url = ?``) must find each probe and nothing that differs
 from it.  A view, a virtual table, a missing table or column, or a schema the
 probes cannot be stored in is refused too, each with a clear ``ValueError``.
 
-Taught in ``notebooks/09_one_million_urls.ipynb`` (the cache); tested in
+Taught in ``notebooks/10_blacklist_cache.ipynb`` (the cache); tested in
 ``tests/test_blacklist.py``.
 """
 

@@ -10,6 +10,11 @@ Processing Letters 108(4), 2008), with the fill ratio and the optimal k.
 
 The numbers come from :func:`explore`, a pure function (same arguments, same
 numbers; unit-tested); :func:`explorer` is only the ipywidgets panel around it.
+Two things the panel never hides: a point that measured no false positive at
+all, which a log axis cannot draw, is shown as "0 of N" at its Wilson 95%
+upper bound (:func:`~bloomedu.teaching.experiments.wilson_interval`); and the
+curve over k always reaches the optimal k it prints, however many bits a key
+has (every k up to 16, then steps of about a fifth).
 
 Taught in ``notebooks/14_explorer.ipynb``; tested in
 ``tests/test_explorer.py`` and ``tests/test_browser.py``.
@@ -22,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import theory
-from ..core.checks import is_int
+from ..core.checks import MAX_HASHES, is_int
 from ..core.filter import BloomFilter
+from .experiments import wilson_interval
 from .plots import draw_measured_vs_theory
 
 __all__ = ["KEY_TYPES", "Exploration", "make_keys", "explore", "explorer"]
@@ -31,7 +37,8 @@ __all__ = ["KEY_TYPES", "Exploration", "make_keys", "explore", "explorer"]
 KEY_TYPES = ("uint64", "url")
 CURVE_AXES = ("k", "n")
 SEED = 2026
-MAX_CURVE_HASHES = 64  # the curve over k builds one filter per k: well under MAX_HASHES
+MAX_CURVE_HASHES = MAX_HASHES  # any k a filter takes: the curve's grid thins out beyond DENSE_HASHES
+DENSE_HASHES = 16  # the curve over k has every k up to here, then steps of about a fifth
 
 
 def _positive_int(value, name: str, limit: int | None = None) -> int:
@@ -46,6 +53,30 @@ def _choice(value, name: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     return value
+
+
+def _rate(value: float) -> str:
+    """A rate in 9 characters: 5 decimals, or 3 significant digits below 1e-4 (not a bare 0.00000).
+
+    >>> _rate(0.0132), _rate(2.6e-09), _rate(0.0)
+    ('  0.01320', ' 2.60e-09', '  0.00000')
+    """
+    return f"{value:9.5f}" if value >= 1e-4 or value == 0 else f"{value:9.2e}"
+
+
+def _runs(values) -> str:
+    """Sorted whole numbers with each run of three or more written first-last.
+
+    >>> _runs([4, 5, 6, 7, 9, 10, 12])
+    '4-7, 9, 10, 12'
+    """
+    groups = []
+    for value in values:
+        if groups and value == groups[-1][-1] + 1:
+            groups[-1].append(value)
+        else:
+            groups.append([value])
+    return ", ".join(f"{g[0]}-{g[-1]}" if len(g) >= 3 else ", ".join(map(str, g)) for g in groups)
 
 
 def make_keys(key_type: str, count: int, seed: int, inserted: bool) -> np.ndarray | list[str]:
@@ -114,18 +145,49 @@ class Exploration:
         return [theory.measured_rate_std(self.num_bits, n, self.num_hashes, self.num_queries)
                 for n in self.curve_x]
 
+    @property
+    def zero_bound(self) -> float:
+        """The Wilson 95% upper bound on a rate measured as 0 of ``num_queries``: what a
+        zero still allows (about 3 / ``num_queries``)."""
+        return wilson_interval(0, self.num_queries)[1]
+
+    @property
+    def zero_points(self) -> tuple[int, ...]:
+        """The values of ``curve_x`` where no absent key at all was a false positive."""
+        return tuple(x for x, got in zip(self.curve_x, self.curve_measured) if got == 0)
+
     def summary(self) -> str:
-        """The current point as a small fixed-format table (what lesson 14 prints)."""
+        """The current point as a small fixed-format table (what lesson 14 prints).
+
+        A rate measured as zero is shown as "0 of N" with what it still allows:
+
+        >>> print(explore(50_000, 8, 1000, num_queries=5000).summary())
+        m = 50000 bits, k = 8, n = 1000, m/n = 50.00, keys = uint64
+        measured rate   0 of 5000 absent keys: below 0.00077 (Wilson 95% upper bound)
+        classic formula 2.28e-07
+        exact formula   2.28e-07
+        fill ratio      0.1480  (expected 0.1479)
+        optimal k       35
+        no false positive at k = 4-16, 19, 23, 28, 34, 35: drawn at 0.00077, the upper bound
+        """
+        if self.false_positives:
+            measured = (f"measured rate   {self.measured:.5f}  ({self.false_positives} of "
+                        f"{self.num_queries} absent keys)")
+        else:
+            measured = (f"measured rate   0 of {self.num_queries} absent keys: below "
+                        f"{self.zero_bound:.5f} (Wilson 95% upper bound)")
         lines = [
             f"m = {self.num_bits} bits, k = {self.num_hashes}, n = {self.n}, "
             f"m/n = {self.num_bits / self.n:.2f}, keys = {self.key_type}",
-            f"measured rate   {self.measured:.5f}  ({self.false_positives} of "
-            f"{self.num_queries} absent keys)",
-            f"classic formula {self.classic:.5f}",
-            f"exact formula   {self.exact:.5f}",
+            measured,
+            f"classic formula {_rate(self.classic).strip()}",
+            f"exact formula   {_rate(self.exact).strip()}",
             f"fill ratio      {self.fill_ratio:.4f}  (expected {self.expected_fill_ratio:.4f})",
             f"optimal k       {self.optimal_k}",
         ]
+        if self.zero_points:
+            lines.append(f"no false positive at {self.over} = {_runs(self.zero_points)}: "
+                         f"drawn at {self.zero_bound:.5f}, the upper bound")
         return "\n".join(lines)
 
     def curve_table(self) -> str:
@@ -134,28 +196,54 @@ class Exploration:
         for x, got, classic, exact in zip(self.curve_x, self.curve_measured,
                                           self.curve_classic, self.curve_exact):
             mark = "  <- current" if x == (self.num_hashes if self.over == "k" else self.n) else ""
-            rows.append(f"{x:>7} {got:>9.5f} {classic:>9.5f} {exact:>9.5f}{mark}")
+            rows.append(f"{x:>7} {_rate(got)} {_rate(classic)} {_rate(exact)}{mark}")
         return "\n".join(rows)
 
     def plot(self, ax=None):
-        """Measured rate (bars: 2 standard deviations) against both formulas; the current point starred."""
+        """Measured rate (bars: 2 standard deviations) against both formulas; the current point starred.
+
+        A point measured as 0, which a log axis cannot draw, is an open triangle at
+        :attr:`zero_bound`, labelled "0 of N"; the star of a current point measured as 0
+        sits there too.
+        """
         current = self.num_hashes if self.over == "k" else self.n
         errors = [2 * sd for sd in self.curve_errors()]
         fixed = (f"m = {self.num_bits}, n = {self.n}" if self.over == "k"
                  else f"m = {self.num_bits}, k = {self.num_hashes}")
-        return draw_measured_vs_theory(
+        ax = draw_measured_vs_theory(
             self.curve_x, self.curve_measured,
             {"classic (1 - e^(-kn/m))^k": self.curve_classic, "exact": self.curve_exact},
-            errors=errors, mark=(current, self.measured), ax=ax,
+            errors=errors, mark=(current, self.measured or self.zero_bound), ax=ax,
             xlabel=f"{self.over} ({'hash functions' if self.over == 'k' else 'items inserted'})",
             title=f"False-positive rate, {fixed}, {self.key_type} keys")
+        if self.zero_points:
+            ax.plot(self.zero_points, [self.zero_bound] * len(self.zero_points), "v", color="black",
+                    markerfacecolor="none", markersize=6, linestyle="none",
+                    label=f"0 of {self.num_queries:,}: below {self.zero_bound:.1e} (95%)")
+            ax.legend()
+        return ax
 
 
 def _curve_points(over: str, num_bits: int, num_hashes: int, n: int, max_k: int) -> list[int]:
-    if over == "k":
-        return list(range(1, max(max_k, num_hashes) + 1))
-    grid = {n} | {max(1, round(n * f)) for f in np.linspace(0.125, 2.0, 16)}
-    return sorted(grid)
+    """The x values of the curve: over k, from 1 to the largest of max_k, k and the optimal k
+    (every k up to DENSE_HASHES, then about a fifth apart, with k and the optimum on it); over
+    n, 16 steps from n/8 to 2n, with n on it.
+
+    >>> _curve_points("k", 10_000, 4, 1000, 12) == list(range(1, 13))
+    True
+    >>> _curve_points("k", 50_000, 4, 1000, 12)[14:]
+    [15, 16, 19, 23, 28, 34, 35]
+    """
+    if over == "n":
+        return sorted({n} | {max(1, round(n * f)) for f in np.linspace(0.125, 2.0, 16)})
+    best = theory.optimal_num_hashes(num_bits, n)
+    top = max(max_k, num_hashes, best)
+    points = set(range(1, min(top, DENSE_HASHES) + 1)) | {num_hashes, best, top}
+    step = DENSE_HASHES
+    while step < top:
+        step = max(step + 1, round(step * 1.2))
+        points.add(min(step, top))
+    return sorted(points)
 
 
 def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", over: str = "k",
@@ -164,16 +252,22 @@ def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", ov
 
     The filter is real: n seeded keys go in with ``add_many``, ``num_queries``
     keys never inserted are asked with ``contains_many``.  Over k, one filter
-    per k = 1..max(max_k, k) holds the same n keys; over n, one filter with
-    this k is filled step by step to 2n.  Same arguments, same numbers.  Its
-    limits keep a redraw near a second: m up to 2**32, k and ``max_k`` up to 64
-    (one filter per k on the curve), n and the queries up to 10,000,000.
+    per point holds the same n keys, the points running from 1 to the largest
+    of ``max_k``, k and the optimal k (every k up to 16, then about a fifth
+    apart); over n, one filter with this k is filled step by step to 2n.  Same
+    arguments, same numbers.  Limits: m up to 2**32, k and ``max_k`` up to
+    1024 (any k a filter takes), n and the queries up to 10,000,000.  A redraw
+    costs about n times the sum of the curve's k in hash positions: well under
+    a second on the panel's ranges (m up to 100,000, n up to 20,000).
 
     >>> e = explore(num_bits=10_000, num_hashes=7, n=1000, num_queries=5000)
     >>> e.optimal_k, e.curve_x[:3], round(e.classic, 4)
     (7, (1, 2, 3), 0.0082)
     >>> abs(e.measured - e.exact) < 4 * e.standard_error
     True
+    >>> wide = explore(num_bits=50_000, num_hashes=4, n=1000, num_queries=5000)
+    >>> wide.optimal_k, wide.curve_x[-1]
+    (35, 35)
     """
     m = _positive_int(num_bits, "num_bits", 2**32)
     k = _positive_int(num_hashes, "num_hashes", MAX_CURVE_HASHES)
@@ -220,7 +314,8 @@ def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_typ
              over: str = "k", num_queries: int = 20_000, seed: int = SEED):
     """The ipywidgets panel: sliders for m, k, n, a key type and a curve axis; redraws on release.
 
-    Everything it shows comes from :func:`explore`.
+    Everything it shows comes from :func:`explore`.  The k slider reaches at least the
+    optimal k the panel prints, so the student can move to it.
 
     >>> panel = explorer()
     >>> [child.description for child in panel.children[0].children]
@@ -237,7 +332,7 @@ def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_typ
     controls = [
         widgets.IntSlider(value=num_bits, min=min(100, num_bits), max=max(100_000, num_bits), step=100,
                           description="m (bits)", **common),
-        widgets.IntSlider(value=num_hashes, min=1, max=max(16, num_hashes),
+        widgets.IntSlider(value=num_hashes, min=1, max=max(DENSE_HASHES, num_hashes),
                           description="k (hashes)", **common),
         widgets.IntSlider(value=n, min=min(10, n), max=max(20_000, n), step=10,
                           description="n (items)", **common),
@@ -253,6 +348,7 @@ def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_typ
         result = explore(controls[0].value, controls[1].value, controls[2].value,
                          controls[3].value, controls[4].value, num_queries, seed)
         numbers.value = f"<pre class='bloomedu-explorer-numbers'>{result.summary()}</pre>"
+        controls[1].max = max(DENSE_HASHES, result.num_hashes, result.optimal_k)  # k reaches the optimum
         with figure:
             if get_ipython() is not None:  # outside a kernel there is no output to clear
                 figure.clear_output(wait=True)

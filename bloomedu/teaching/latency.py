@@ -14,7 +14,7 @@ The wait is real, not a sleep: ``time.sleep`` overshoots short waits by tens
 of microseconds on common systems, so waits under 2 ms spin on
 ``time.perf_counter`` (longer ones sleep all but the last 2 ms).
 
-Taught in ``notebooks/09_one_million_urls.ipynb`` (section 5); tested in
+Taught in ``notebooks/10_blacklist_cache.ipynb`` (section 3); tested in
 ``tests/test_latency.py``.
 """
 

@@ -1,15 +1,15 @@
 """Outputs recorded from real systems, shipped inside the package for the lessons.
 
 Lesson 12 checks bloomedu against bytes that real Guava 31.1 wrote
-(``BloomFilter.writeTo``) and against Bitcoin Core's BIP37 unit-test vectors.  The
+(``BloomFilter.writeTo``), lesson 13 against Bitcoin Core's BIP37 unit-test vectors.  The
 lessons must run wherever a teacher copies them (``bloomedu lessons DIR``), so they
 read these files from the installed package (:mod:`importlib.resources`), never from
 ``../tests/data``.  The files are the same as the tests' copies in ``tests/data/``
 (``tests/test_vectors.py`` checks it); they are declared as package data in
 ``pyproject.toml``.
 
-Taught in ``notebooks/12_guava.ipynb``; tested in
-``tests/test_vectors.py``.
+Taught in ``notebooks/12_guava.ipynb`` and ``notebooks/13_bitcoin_light_wallets.ipynb``;
+tested in ``tests/test_vectors.py``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 09 · One million URLs in under 2 MB, and a blacklist in front of a database
+# # Solutions · 09 · One million URLs in under 2 MB
 #
 # Worked solutions to the exercises at the end of lesson
 # [09_one_million_urls.ipynb](../09_one_million_urls.ipynb). Try them there first. Each answer
@@ -35,8 +35,8 @@ show("09")
 # %% [markdown]
 # ## 09.1 (compute)
 #
-# m = −n·ln p / (ln 2)² bits, rounded up to a whole bit, then 8 bits to a byte. The natural
-# logarithm matters: log10 or log2 give other sizes.
+# Lesson 08's rule: $m = \lceil -n \ln p / (\ln 2)^2 \rceil$ bits, then 8 bits to a byte. The
+# natural logarithm matters: log10 or log2 give other sizes.
 
 # %%
 n, p = 1_000_000, 0.001
@@ -53,19 +53,31 @@ check.filter_bytes(answer, n=1_000_000, p=0.001)
 # %% [markdown]
 # ## 09.2 (predict)
 #
-# The filter never says "no" to a blacklisted URL, so all of those reach the database. A safe
-# URL reaches it only when the filter says "maybe" by mistake: a fraction p of them. (The rate
-# is p = 0.001, one in a thousand; the second article's "0.001%" would be a hundred times
-# smaller.)
+# A safe URL is flagged when all k of its bits happen to be set, and its bits are fixed by its
+# hash: the filter answers it the same way on every lookup. So the URLs flagged on the first
+# lookup are exactly the ones flagged on the second: a share p of them, not $p^2$ (which would hold
+# if each lookup tossed a fresh coin).
 
 # %%
-safe, blacklisted, p = 1_000_000, 5000, 0.001
-answer = blacklisted + p * safe
-print(f"{blacklisted:,} blacklisted + {p} x {safe:,} safe = {answer:,.0f} database lookups "
-      f"({answer / (safe + blacklisted):.2%} of all lookups)")
+urls, lookups, p = 250_000, 2, 0.001
+answer = p * urls
+print(f"p x {urls:,} = {answer:,.0f} URLs flagged on every lookup (a coin per lookup would give "
+      f"{p ** lookups * urls:.2f})")
+
+# %% [markdown]
+# A real filter says the same: a million malicious URLs in, 250,000 safe URLs looked up twice.
 
 # %%
-check.database_lookups(answer, safe=1_000_000, blacklisted=5000, p=0.001)
+bloom = BloomFilter.from_capacity(1_000_000, p)
+bloom.add_many(malicious_urls(1_000_000, seed=SEED))
+asked = safe_urls(urls, seed=SEED)
+first, second = bloom.contains_many(asked), bloom.contains_many(asked)
+print(f"flagged on the first lookup: {int(first.sum())}, on the second: {int(second.sum())}, "
+      f"on both: {int((first & second).sum())}")
+assert (first == second).all()
+
+# %%
+check.flagged_every_time(answer, urls=250_000, lookups=2, p=0.001)
 
 # %% [markdown]
 # ## 09.3 (measure)

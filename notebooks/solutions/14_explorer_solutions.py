@@ -37,8 +37,8 @@ show("14")
 # ## 14.1 (compute)
 #
 # n keys with k hashes each set a bit kn times in all. One setting misses a given bit with
-# probability 1 − 1/m, so the bit is still 0 after all of them with probability
-# (1 − 1/m)^(kn) ≈ e^(−kn/m). The fill ratio is the fraction of bits set: 1 minus that.
+# probability $1 - 1/m$, so the bit is still 0 after all of them with probability
+# $(1 - 1/m)^{kn} \approx e^{-kn/m}$. The fill ratio is the fraction of bits set: 1 minus that.
 
 # %%
 m, k, n = 20_000, 3, 2500
@@ -59,8 +59,8 @@ check.fill_ratio(answer, m=20_000, k=3, n=2500)
 # %% [markdown]
 # ## 14.2 (predict)
 #
-# At m/n = 8 bits per key the classic rate (1 − e^(−kn/m))^k is smallest near
-# k = (m/n) ln 2 ≈ 5.5, which is not a whole number: compare the whole k on either side. The
+# At m/n = 8 bits per key the classic rate $(1 - e^{-kn/m})^k$ is smallest near
+# $k = \frac{m}{n} \ln 2 \approx 5.5$, which is not a whole number: compare the whole k on either side. The
 # two are close, so the explorer's measured points cannot tell them apart; the formulas can.
 
 # %%

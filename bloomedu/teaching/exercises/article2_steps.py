@@ -1,6 +1,7 @@
-"""Exercises for part 2, article 2 ("Bloom Filter: come memorizzare 1 Milione di stringhe in
-meno di 2MB?"): sizing from (n, p), the blacklist cache, Guava and Bitcoin's BIP37, and the
-explorer of m, k and n (its fill ratio, the bottom of its curve, a rate measured on URLs).
+"""Exercises for part 2's first lessons, article 2 ("Bloom Filter: come memorizzare 1 Milione
+di stringhe in meno di 2MB?"): a million URLs in under 2 MB (lesson 09), the blacklist cache
+in front of a database (lesson 10), and what a filter is not (lesson 11): a set, an
+intersection, safe from someone who knows its hash.
 """
 
 from __future__ import annotations
@@ -8,13 +9,13 @@ from __future__ import annotations
 import math
 
 from ...core import theory
-from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
-from ...compat.guava import guava_num_bits
-from ._feedback import Exercise, Mistake, as_number, checker, fmt, hash_count, judge, judge_measured
+from ._feedback import Exercise, Mistake, as_number, checker, fmt, judge, judge_measured
 from .filter_steps import LN2, _bits_for, _classic
 
 __all__ = ["EXERCISES"]
 
+
+# --- lesson 09: a million URLs in under 2 MB ---------------------------------------------
 @checker
 def filter_bytes(answer, n: int = 1_000_000, p: float = 0.001):
     """Bytes of a Bloom filter sized for n items at rate p: m = -n ln p / (ln 2)^2 bits, / 8.
@@ -36,6 +37,33 @@ def filter_bytes(answer, n: int = 1_000_000, p: float = 0.001):
 
 
 @checker
+def flagged_every_time(answer, urls: int = 250_000, lookups: int = 2, p: float = 0.001):
+    """Safe URLs answered "maybe" on every one of ``lookups`` lookups: p x urls, not p^lookups.
+
+    A URL's k bits are fixed by its hash, so a false positive is one on every lookup.
+
+    >>> flagged_every_time(250, urls=250_000, lookups=2, p=0.001)
+    Correct: the safe URLs flagged every time = 250. The same URLs each time: asking again clears none.
+    True
+    >>> flagged_every_time(0.25, urls=250_000, lookups=2, p=0.001)
+    Not quite: that treats each lookup as a fresh coin toss (p^2); a URL's bits never change, so a URL flagged once is flagged on every lookup.
+    False
+    """
+    correct = p * urls
+    return judge(answer, correct, "the safe URLs flagged every time", rel=0.01, mistakes=[
+        Mistake(p, f"that is the rate; the question asks how many of the {urls:,} URLs", 0.01 * p),
+        Mistake(p ** lookups * urls, f"that treats each lookup as a fresh coin toss (p^{lookups}); "
+                "a URL's bits never change, so a URL flagged once is flagged on every lookup",
+                max(1.0, 0.01 * p ** lookups * urls)),
+        Mistake(lookups * correct, f"that counts lookups ({lookups} a URL); the question asks how "
+                "many URLs"),
+        Mistake(urls - correct, "those are the URLs the filter answers 'no'"),
+    ], hint="what fraction of safe URLs does the filter flag once, and does asking again change it?",
+        note="The same URLs each time: asking again clears none.")
+
+
+# --- lesson 10: the blacklist cache in front of a database -------------------------------
+@checker
 def database_lookups(answer, safe: int = 1_000_000, blacklisted: int = 5_000, p: float = 0.001):
     """Expected lookups reaching the slow database behind a filter of rate p.
 
@@ -52,148 +80,160 @@ def database_lookups(answer, safe: int = 1_000_000, blacklisted: int = 5_000, p:
     ], hint="the blacklisted URLs, plus p times the safe ones.")
 
 
-# --- lesson 12: Guava and Bitcoin ---------------------------------------------------------
-def _bip37(n: int, p: float) -> tuple[int, int, int]:
-    """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
-    nbytes = bip37_filter_bytes(n, p)
-    return int(_bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
+@checker
+def waiting_seconds(answer, visits: int = 100_000, blacklisted: int = 1_000, p: float = 0.001,
+                    latency_ms: float = 2):
+    """Seconds of waiting for a database latency_ms away, behind a filter of rate p.
+
+    Every blacklisted visit and p of the safe ones make a round trip.
+
+    >>> waiting_seconds(2.198, visits=100_000, blacklisted=1_000, p=0.001, latency_ms=2)
+    Correct: the seconds spent waiting = 2.198. Without the filter: 200 s.
+    True
+    """
+    trip = latency_ms / 1000
+    trips = blacklisted + p * (visits - blacklisted)
+    correct = trips * trip
+    return judge(answer, correct, "the seconds spent waiting", rel=0.005, mistakes=[
+        Mistake(visits * trip, "that is the database alone; behind the filter only its 'maybe' "
+                "answers make a round trip"),
+        Mistake(blacklisted * trip, "the false positives among the safe visits wait too"),
+        Mistake(p * (visits - blacklisted) * trip, "every blacklisted visit passes the filter and "
+                "waits for the database"),
+        Mistake(correct * 1000, "you gave milliseconds; the question asks seconds"),
+        Mistake(trips, f"that is the number of round trips; each waits {fmt(latency_ms)} ms"),
+    ], hint="(the blacklisted visits + p x the safe ones) round trips, each of latency_ms / 1000 s.",
+        note=f"Without the filter: {fmt(visits * trip)} s.")
 
 
 @checker
-def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
-    """Bits Guava allocates for n expected insertions at rate p: m truncated, in 64-bit words.
+def database_share(answer, n: int = 100_000, p: float = 0.01, trials: int = 100_000):
+    """The measured share of safe URLs a BlacklistCache sends on to its database.
 
-    >>> guava_bit_size(14_377_600, n=1_000_000, p=0.001)
-    Correct: Guava's bit size = 14,377,600.
+    The cache's filter is ``BloomFilter.from_capacity(n, p)``; the share is its
+    false-positive rate, accepted within 4 standard deviations of the exact rate.
+
+    >>> database_share(0.0101, n=100_000, p=0.01, trials=100_000)
+    Correct: 0.0101 is within 4 standard deviations (4 x 0.00032) of the expected 0.01004. Each of those URLs cost one query and was answered as not blacklisted.
     True
     """
-    m = guava_num_bits(n, p)
-    correct = 64 * math.ceil(m / 64)
-    return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
-        Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
-        Mistake(correct / 64, "that is the number of 64-bit words; the question asks bits"),
-        Mistake(64 * math.ceil(_bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
-    ], hint="m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words.")
-
-
-@checker
-def bip37_bytes(answer, n: int = 100_000, p: float = 0.0001):
-    """Bytes of a BIP37 filter (Bitcoin light wallets): as sized, capped at 36,000.
-
-    >>> bip37_bytes(36_000, n=100_000, p=0.0001)
-    Correct: the BIP37 filter's bytes = 36,000.
-    True
-    """
-    uncapped, correct, _ = _bip37(n, p)
-    return judge(answer, correct, "the BIP37 filter's bytes", rel=0, abs_tol=1, unit="bytes",
-                 mistakes=[
-        Mistake(uncapped, "BIP37 caps a filter at 36,000 bytes (a light wallet may not ask for more)",
-                1),
-        Mistake(min(_bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
-    ], hint="-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8.")
-
-
-@checker
-def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
-    """The false-positive rate a BIP37 filter really has, after Bitcoin Core's cap and whole-number k.
-
-    >>> bip37_fpp(0.2933, n=100_000, p=0.0001)
-    Correct: the BIP37 filter's false-positive rate = 0.2934. k = 1 and m = 288,000 bits.
-    True
-    """
-    _, nbytes, k = _bip37(n, p)
-    m = 8 * nbytes
-    correct = _classic(m, n, k)
-    rounded_k = max(1, round(m / n * LN2))
-    mistakes = [Mistake(_classic(m, n, rounded_k), "Bitcoin Core divides bits by items in whole "
-                        f"numbers before multiplying by ln 2, so k = {k}, not {rounded_k}")]
-    if m < int(_bits_for(n, p)):
-        mistakes.append(Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so "
-                                "the real rate is worse"))
-    return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",
-                 mistakes=mistakes, hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
-        note=f"k = {k} and m = {fmt(m)} bits." + (" With k = 0 the filter matches everything."
-                                                  if k == 0 else ""))
-
-
-@checker
-def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int = 100_000):
-    """A rate measured on ``trials`` items never inserted into ``Bip37Filter(n, p)`` holding n items.
-
-    The filter's m and k are Bitcoin Core's (capped size, whole-number k), so
-    the question does not give them away.
-
-    >>> measured_bip37_fpp(0.2925, n=100_000, p=0.0001, trials=100_000)
-    Correct: 0.2925 is within 4 standard deviations (4 x 0.0015) of the expected 0.2934.
-    True
-    """
-    _, nbytes, k = _bip37(n, p)
-    if k == 0:
-        return judge_measured(answer, 1.0, 0.0, "the measured rate of a filter with k = 0")
-    m = 8 * nbytes
+    m, k = theory.size_for(n, p)
     expected = theory.exact_false_positive_rate(m, n, k)
     sd = theory.measured_rate_std(m, n, k, trials)
-    slips = [Mistake(p, f"that is the rate asked for; the filter Bitcoin Core builds has m = "
-                     f"{fmt(m)} bits and k = {k}, so measure it", 4 * sd)]
-    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials,
-                          mistakes=slips)
+    return judge_measured(answer, expected, sd, "the share of safe URLs sent to the database",
+                          trials=trials, mistakes=[
+        Mistake(1 - expected, "that is the share the filter settled alone (the queries saved); the "
+                "question asks the share that reached the database", 4 * sd),
+    ], note="Each of those URLs cost one query and was answered as not blacklisted.")
 
 
-# --- lesson 14: the explorer ----------------------------------------------------------------
+# --- lesson 11: a filter is not a set -------------------------------------------------------
 @checker
-def fill_ratio(answer, m: int = 20_000, k: int = 3, n: int = 2_500):
-    """The fraction of m bits expected to be set after n keys with k hashes: 1 - e^(-kn/m).
+def estimated_count(answer, num_bits: int = 958_506, num_hashes: int = 7, bits_set: int = 300_000):
+    """Keys in a filter, estimated from its bits set X: n = -(m/k) ln(1 - X/m).
 
-    The exact 1 - (1 - 1/m)^(kn) is accepted too: at thousands of bits the two agree.
-
-    >>> fill_ratio(0.3127, m=20_000, k=3, n=2_500)
-    Correct: the fill ratio = 0.3127.
+    >>> estimated_count(51_404, num_bits=958_506, num_hashes=7, bits_set=300_000)
+    Correct: the estimated number of keys = 51,404. An estimate: the bits cannot say exactly.
     True
-    >>> fill_ratio(0.3127 ** 3, m=20_000, k=3, n=2_500)
-    Not quite: that is the false-positive rate (the fill raised to the power k = 3); the fill ratio is the fraction of bits set.
-    False
     """
-    k = hash_count(k, "k")
-    fill = -math.expm1(-k * n / m)
-    return judge(answer, fill, "the fill ratio", rel=0.002, mistakes=[
-        Mistake(fill ** k, f"that is the false-positive rate (the fill raised to the power k = {k}); "
-                "the fill ratio is the fraction of bits set"),
-        Mistake(-math.expm1(-n / m), f"each key sets k = {k} bits, not one: the exponent is -kn/m"),
-        Mistake(math.exp(-k * n / m), "that is the fraction of bits still 0; the fill is 1 minus it"),
-        Mistake(k * n / m, "kn/m counts a bit set twice as two; a bit stays 0 with probability "
-                "e^(-kn/m), so the fill is 1 - e^(-kn/m)"),
-        Mistake(m * fill, f"that is the number of bits set; divide by m = {fmt(m)} for the ratio"),
-        Mistake(100 * fill, "you gave a percentage; give the fill ratio as a fraction (50% is 0.5)"),
-        Mistake(-math.expm1(-k * m / n), "you swapped m and n: the exponent is -kn/m"),
-    ], hint="1 - e^(-kn/m).")
+    m, k, x = num_bits, num_hashes, bits_set
+    correct = round(-m / k * math.log1p(-x / m))
+    return judge(answer, correct, "the estimated number of keys", rel=0.005, mistakes=[
+        Mistake(x / k, f"that counts every set bit as one key's own; keys share bits, so a fill "
+                "of X/m means n = -(m/k) ln(1 - X/m) keys, more than X/k"),
+        Mistake(-m * math.log1p(-x / m), f"each key sets k = {k} bits: divide by k"),
+        Mistake(-m / k * math.log10(1 - x / m), "you used log10 instead of ln"),
+        Mistake(-m / k * math.log(x / m), "a bit is still 0 with probability e^(-kn/m), so take "
+                "ln(1 - X/m), the share of bits still 0, not ln(X/m)"),
+        Mistake(x, "that is the number of bits set, not of keys"),
+    ], hint="a bit is 0 with probability e^(-kn/m): set 1 - X/m equal to it and solve for n.",
+        note="An estimate: the bits cannot say exactly.")
+
+
+@checker
+def and_claim_rate(answer, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
+                   shared: int = 10_000):
+    """The rate at which ``A & B`` claims a key of A that B never held: B's false-positive rate.
+
+    A and B are both ``BloomFilter.from_capacity(n, p)``; B holds n_b keys, ``shared``
+    of them also in A.  The key is in A, so A's k bits are set; the AND keeps them
+    exactly when B's are set too.  The exact rate is accepted as well.
+
+    >>> and_claim_rate(0.000251, n=100_000, p=0.01, n_b=50_000, shared=10_000)
+    Correct: the rate A & B claims a key only in A = 0.0002507. B's own false-positive rate: A & B is not the intersection.
+    True
+    """
+    m, k = theory.size_for(n, p)
+    b_rate = _classic(m, n_b, k)
+    rates, given = [b_rate, theory.exact_false_positive_rate(m, n_b, k)], as_number(answer)
+    correct = b_rate if given is None else min(rates, key=lambda rate: abs(rate - given))
+    return judge(answer, correct, "the rate A & B claims a key only in A", rel=0.01, unit="rate",
+                 mistakes=[
+        Mistake(_classic(m, shared, k), f"that is the rate of a filter of the {shared:,} shared "
+                "keys; A & B keeps every bit that A and B both set, whoever set them"),
+        Mistake(b_rate * _classic(m, n, k), "the key is in A, so A's bits are all set: only B "
+                "has to err"),
+        Mistake(0, "A & B is not the intersection's filter: it claims keys B never held", 1e-9),
+        Mistake(_classic(m, n, k), f"that is A's rate with its {n:,} keys; the key is in A, so what "
+                "matters is B's fill"),
+    ], hint="A's bits for the key are all 1; the AND keeps them when B's are 1 too.",
+        note="B's own false-positive rate: A & B is not the intersection.")
+
+
+@checker
+def measured_keyed_rate(answer, n: int = 10_000, p: float = 0.01, candidates: int = 200_000):
+    """The measured share of crafted URLs (false positives of the public filter) a keyed filter claims.
+
+    Both filters are sized by ``from_capacity(n, p)``: the public ``BloomFilter``, from
+    whose ``candidates`` the attacker keeps the false positives (about its rate times
+    ``candidates`` of them), and ``KeyedBloomFilter`` with a secret, to which the crafted
+    URLs are ordinary URLs, claimed at its exact rate.
+
+    >>> measured_keyed_rate(0.0105, n=10_000, p=0.01, candidates=200_000)
+    Correct: 0.0105 is within 4 standard deviations (4 x 0.0022) of the expected 0.01004. The crafted URLs are ordinary URLs to the keyed filter.
+    True
+    """
+    m, k = theory.size_for(n, p)
+    expected = theory.exact_false_positive_rate(m, n, k)
+    trials = max(1, round(expected * candidates))  # about how many URLs were crafted
+    sd = theory.measured_rate_std(m, n, k, trials)
+    return judge_measured(answer, expected, sd, "the keyed filter's rate on the crafted URLs",
+                          trials=trials, mistakes=[
+        Mistake(1.0, "that is the public filter's rate on them: it claims every crafted URL by "
+                "construction; measure the keyed filter", 0.02),
+    ], note="The crafted URLs are ordinary URLs to the keyed filter.")
 
 
 EXERCISES = [
     Exercise("09", 1, "compute", "How many bytes does a Bloom filter need for {n:,} URLs at a "
              "false-positive rate of {p}?", "filter_bytes", {"n": 1_000_000, "p": 0.001}),
-    Exercise("09", 2, "predict", "{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up "
-             "through a filter of rate {p}: how many lookups reach the database?",
-             "database_lookups", {"safe": 1_000_000, "blacklisted": 5_000, "p": 0.001}),
+    Exercise("09", 2, "predict", "{urls:,} safe URLs are each looked up {lookups} times in a filter "
+             "of rate {p} holding 1,000,000 malicious URLs. How many of them are answered 'maybe' "
+             "every time?", "flagged_every_time", {"urls": 250_000, "lookups": 2, "p": 0.001}),
     Exercise("09", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, 0.001) (m = {num_bits:,}, "
              "k = {num_hashes}) with {n:,} URLs and measure its rate on {trials:,} new URLs.",
              "measured_fpp", {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
                               "trials": 1_000_000}),
-    Exercise("12", 1, "compute", "How many bits does Guava allocate (its bitSize) for {n:,} "
-             "expected insertions at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.01}),
-    Exercise("12", 2, "predict", "A light wallet asks Bitcoin Core for a BIP37 filter for {n:,} "
-             "elements at rate {p}. What false-positive rate does the filter it gets really have?",
-             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
-    Exercise("12", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
-             "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
-             "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
-    Exercise("14", 1, "compute", "What fraction of its m = {m:,} bits does a filter with k = {k} "
-             "hash functions have set after n = {n:,} keys?", "fill_ratio",
-             {"m": 20_000, "k": 3, "n": 2_500}),
-    Exercise("14", 2, "predict", "Set the explorer to m = {m:,} bits and n = {n:,} keys with the "
-             "curve over k: at which whole k does the curve of the formulas bottom out?",
-             "optimal_k", {"m": 8_000, "n": 1_000}),
-    Exercise("14", 3, "measure", "With URL keys, measure the false-positive rate of "
-             "BloomFilter({num_bits:_}, {num_hashes}) holding {n:,} URLs on {trials:,} URLs never "
-             "inserted.", "measured_fpp",
-             {"num_bits": 8_000, "num_hashes": 3, "n": 1_000, "trials": 20_000}),
+    Exercise("10", 1, "compute", "The database is {latency_ms} ms away. How many seconds do "
+             "{visits:,} visits, {blacklisted:,} of them to blacklisted URLs, spend waiting for it "
+             "behind a filter of rate {p}?", "waiting_seconds",
+             {"visits": 100_000, "blacklisted": 1_000, "p": 0.001, "latency_ms": 2}),
+    Exercise("10", 2, "predict", "{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up "
+             "through a filter of rate {p}: how many lookups reach the database?",
+             "database_lookups", {"safe": 1_000_000, "blacklisted": 5_000, "p": 0.001}),
+    Exercise("10", 3, "measure", "Build a BlacklistCache of {n:,} malicious URLs at fpp = {p} and "
+             "look up {trials:,} safe URLs: what share of them reaches the database?",
+             "database_share", {"n": 100_000, "p": 0.01, "trials": 100_000}),
+    Exercise("11", 1, "compute", "A filter of m = {num_bits:,} bits and k = {num_hashes} hash "
+             "functions has {bits_set:,} bits set. About how many keys went into it?",
+             "estimated_count", {"num_bits": 958_506, "num_hashes": 7, "bits_set": 300_000}),
+    Exercise("11", 2, "predict", "A and B are both BloomFilter.from_capacity({n:_}, {p}); A holds "
+             "{n:,} URLs and B {n_b:,}, {shared:,} of them also in A. At what rate does A & B claim "
+             "a URL that is in A but not in B?", "and_claim_rate",
+             {"n": 100_000, "p": 0.01, "n_b": 50_000, "shared": 10_000}),
+    Exercise("11", 3, "measure", "Craft the false positives of a public BloomFilter.from_capacity("
+             "{n:_}, {p}) of {n:,} malicious URLs from {candidates:,} candidate URLs, then measure "
+             "the share of them that KeyedBloomFilter.from_capacity({n:_}, {p}, secret) of the "
+             "same URLs claims.", "measured_keyed_rate",
+             {"n": 10_000, "p": 0.01, "candidates": 200_000}),
 ]

@@ -1,0 +1,214 @@
+"""Exercises for part 2's last lessons, article 2's real systems and the explorer: Guava's
+filter bit for bit (lesson 12), Bitcoin's BIP37 filter as Bitcoin Core sizes it (lesson 13),
+and the explorer of m, k and n (lesson 14: its fill ratio, the bottom of its curve, a rate
+measured on URLs).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...core import theory
+from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
+from ...compat.guava import guava_num_bits, guava_num_hashes
+from ._feedback import (Exercise, Mistake, bits_set_moments, checker, fmt, hash_count, judge,
+                        judge_measured)
+from .filter_steps import LN2, _bits_for, _classic
+
+__all__ = ["EXERCISES"]
+
+
+# --- lessons 12 and 13: Guava and Bitcoin ----------------------------------------------
+def _bip37(n: int, p: float) -> tuple[int, int, int]:
+    """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
+    nbytes = bip37_filter_bytes(n, p)
+    return int(_bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
+
+
+@checker
+def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
+    """Bits Guava allocates for n expected insertions at rate p: m truncated, in 64-bit words.
+
+    >>> guava_bit_size(14_377_600, n=1_000_000, p=0.001)
+    Correct: Guava's bit size = 14,377,600.
+    True
+    """
+    m = guava_num_bits(n, p)
+    correct = 64 * math.ceil(m / 64)
+    return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
+        Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
+        Mistake(correct / 64, "that is the number of 64-bit words; the question asks bits"),
+        Mistake(64 * math.ceil(_bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
+    ], hint="m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words.")
+
+
+@checker
+def guava_bits_set(answer, n: int = 10, p: float = 0.1, strings: int = 8):
+    """Bits expected set in Guava's ``create(n, p)`` after ``strings`` distinct strings.
+
+    Guava's positions run over bitSize (m rounded up to 64-bit words), not over m:
+    bitSize (1 - (1 - 1/bitSize)^(k strings)).
+
+    >>> guava_bits_set(20.1, n=10, p=0.1, strings=8)
+    Correct: the expected number of bits set = 20.14. bitSize = 64, k = 3: 24 positions.
+    True
+    """
+    m = guava_num_bits(n, p)
+    k, size = guava_num_hashes(n, m), 64 * math.ceil(m / 64)
+    correct, _ = bits_set_moments(size, k * strings)
+    return judge(answer, correct, "the expected number of bits set", rel=0.01, mistakes=[
+        Mistake(bits_set_moments(m, k * strings)[0], f"you used m = {fmt(m)}; Guava's positions "
+                f"run modulo bitSize = {fmt(size)}, its padding bits included"),
+        Mistake(k * strings, f"{k} x {strings} counts every position, but two strings can share "
+                "a bit"),
+        Mistake(correct / size, "that is the fraction of bits set; the question asks how many"),
+        Mistake(size - correct, "that is the number of bits still 0"),
+        Mistake(bits_set_moments(size, strings)[0], f"each string sets k = {k} positions, not one"),
+    ], hint="a bit stays 0 through all k x strings positions with probability (1 - 1/bitSize)^(k strings).",
+        note=f"bitSize = {fmt(size)}, k = {k}: {k * strings} positions.")
+
+
+@checker
+def bip37_bytes(answer, n: int = 100_000, p: float = 0.0001):
+    """Bytes of a BIP37 filter (Bitcoin light wallets): as sized, capped at 36,000.
+
+    >>> bip37_bytes(36_000, n=100_000, p=0.0001)
+    Correct: the BIP37 filter's bytes = 36,000.
+    True
+    """
+    uncapped, correct, _ = _bip37(n, p)
+    return judge(answer, correct, "the BIP37 filter's bytes", rel=0, abs_tol=1, unit="bytes",
+                 mistakes=[
+        Mistake(uncapped, "BIP37 caps a filter at 36,000 bytes (a light wallet may not ask for more)",
+                1),
+        Mistake(min(_bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
+    ], hint="-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8.")
+
+
+@checker
+def bip37_hashes(answer, n: int = 40, p: float = 0.1):
+    """The k Bitcoin Core gives a BIP37 filter: (bytes x 8 // n) x ln 2, truncated, at most 50.
+
+    >>> bip37_hashes(2, n=40, p=0.1)
+    Correct: Bitcoin Core's k = 2. m = 184 bits: 184 // 40 = 4, and 4 x ln 2 = 2.77 truncates to 2.
+    True
+    """
+    _, nbytes, k = _bip37(n, p)
+    m = 8 * nbytes
+    real = m / n * LN2
+    return judge(answer, k, "Bitcoin Core's k", rel=0, mistakes=[
+        Mistake(round(real), f"Bitcoin Core divides bits by elements in whole numbers first "
+                f"({fmt(m)} // {n} = {m // n}), then truncates {m // n} x ln 2 = {m // n * LN2:.2f}", 0),
+        Mistake(round(_bits_for(n, p) / n * LN2), "that is the textbook k for the m asked for; "
+                "Bitcoin Core sizes m in whole bytes and truncates k", 0),
+        Mistake(m // n, "k = (m // n) x ln 2: you left out ln 2", 0),
+        Mistake(nbytes, "that is the filter's size in bytes; the question asks its hash functions", 0),
+    ], hint="m = 8 x (-n ln p / (ln 2)^2 truncated, // 8); then k = int((m // n) x ln 2).",
+        note=f"m = {fmt(m)} bits: {fmt(m)} // {n} = {m // n}, and {m // n} x ln 2 = "
+             f"{m // n * LN2:.2f} truncates to {k}.")
+
+
+@checker
+def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
+    """The false-positive rate a BIP37 filter really has, after Bitcoin Core's cap and whole-number k.
+
+    >>> bip37_fpp(0.2933, n=100_000, p=0.0001)
+    Correct: the BIP37 filter's false-positive rate = 0.2934. k = 1 and m = 288,000 bits.
+    True
+    """
+    _, nbytes, k = _bip37(n, p)
+    m = 8 * nbytes
+    correct = _classic(m, n, k)
+    rounded_k = max(1, round(m / n * LN2))
+    mistakes = [Mistake(_classic(m, n, rounded_k), "Bitcoin Core divides bits by items in whole "
+                        f"numbers before multiplying by ln 2, so k = {k}, not {rounded_k}")]
+    if m < int(_bits_for(n, p)):
+        mistakes.append(Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so "
+                                "the real rate is worse"))
+    return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",
+                 mistakes=mistakes, hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
+        note=f"k = {k} and m = {fmt(m)} bits." + (" With k = 0 the filter matches everything."
+                                                  if k == 0 else ""))
+
+
+@checker
+def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int = 100_000):
+    """A rate measured on ``trials`` items never inserted into ``Bip37Filter(n, p)`` holding n items.
+
+    The filter's m and k are Bitcoin Core's (capped size, whole-number k), so
+    the question does not give them away.
+
+    >>> measured_bip37_fpp(0.2925, n=100_000, p=0.0001, trials=100_000)
+    Correct: 0.2925 is within 4 standard deviations (4 x 0.0015) of the expected 0.2934.
+    True
+    """
+    _, nbytes, k = _bip37(n, p)
+    if k == 0:
+        return judge_measured(answer, 1.0, 0.0, "the measured rate of a filter with k = 0")
+    m = 8 * nbytes
+    expected = theory.exact_false_positive_rate(m, n, k)
+    sd = theory.measured_rate_std(m, n, k, trials)
+    slips = [Mistake(p, f"that is the rate asked for; the filter Bitcoin Core builds has m = "
+                     f"{fmt(m)} bits and k = {k}, so measure it", 4 * sd)]
+    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials,
+                          mistakes=slips)
+
+
+# --- lesson 14: the explorer ----------------------------------------------------------------
+@checker
+def fill_ratio(answer, m: int = 20_000, k: int = 3, n: int = 2_500):
+    """The fraction of m bits expected to be set after n keys with k hashes: 1 - e^(-kn/m).
+
+    The exact 1 - (1 - 1/m)^(kn) is accepted too: at thousands of bits the two agree.
+
+    >>> fill_ratio(0.3127, m=20_000, k=3, n=2_500)
+    Correct: the fill ratio = 0.3127.
+    True
+    >>> fill_ratio(0.3127 ** 3, m=20_000, k=3, n=2_500)
+    Not quite: that is the false-positive rate (the fill raised to the power k = 3); the fill ratio is the fraction of bits set.
+    False
+    """
+    k = hash_count(k, "k")
+    fill = -math.expm1(-k * n / m)
+    return judge(answer, fill, "the fill ratio", rel=0.002, mistakes=[
+        Mistake(fill ** k, f"that is the false-positive rate (the fill raised to the power k = {k}); "
+                "the fill ratio is the fraction of bits set"),
+        Mistake(-math.expm1(-n / m), f"each key sets k = {k} bits, not one: the exponent is -kn/m"),
+        Mistake(math.exp(-k * n / m), "that is the fraction of bits still 0; the fill is 1 minus it"),
+        Mistake(k * n / m, "kn/m counts a bit set twice as two; a bit stays 0 with probability "
+                "e^(-kn/m), so the fill is 1 - e^(-kn/m)"),
+        Mistake(m * fill, f"that is the number of bits set; divide by m = {fmt(m)} for the ratio"),
+        Mistake(100 * fill, "you gave a percentage; give the fill ratio as a fraction (50% is 0.5)"),
+        Mistake(-math.expm1(-k * m / n), "you swapped m and n: the exponent is -kn/m"),
+    ], hint="1 - e^(-kn/m).")
+
+
+EXERCISES = [
+    Exercise("12", 1, "compute", "How many bits does Guava allocate (its bitSize) for {n:,} "
+             "expected insertions at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.01}),
+    Exercise("12", 2, "predict", "Guava's create({n}, {p}) holds {strings} different strings. How "
+             "many of its bits do you expect to be set?", "guava_bits_set",
+             {"n": 10, "p": 0.1, "strings": 8}),
+    Exercise("12", 3, "measure", "Put {n:,} malicious URLs into GuavaBloomFilter.create({n:_}, "
+             "0.01) (bitSize = {num_bits:,}, k = {num_hashes}) and measure its rate on {trials:,} "
+             "safe URLs.", "measured_fpp",
+             {"num_bits": 958_528, "num_hashes": 7, "n": 100_000, "trials": 100_000}),
+    Exercise("13", 1, "compute", "How many hash functions does Bitcoin Core give a BIP37 filter "
+             "for {n} elements at rate {p}?", "bip37_hashes", {"n": 40, "p": 0.1}),
+    Exercise("13", 2, "predict", "A light wallet asks Bitcoin Core for a BIP37 filter for {n:,} "
+             "elements at rate {p}. What false-positive rate does the filter it gets really have?",
+             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+    Exercise("13", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
+             "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
+             "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
+    Exercise("14", 1, "compute", "What fraction of its m = {m:,} bits does a filter with k = {k} "
+             "hash functions have set after n = {n:,} keys?", "fill_ratio",
+             {"m": 20_000, "k": 3, "n": 2_500}),
+    Exercise("14", 2, "predict", "Set the explorer to m = {m:,} bits and n = {n:,} keys with the "
+             "curve over k: at which whole k does the curve of the formulas bottom out?",
+             "optimal_k", {"m": 8_000, "n": 1_000}),
+    Exercise("14", 3, "measure", "With URL keys, measure the false-positive rate of "
+             "BloomFilter({num_bits:_}, {num_hashes}) holding {n:,} URLs on {trials:,} URLs never "
+             "inserted.", "measured_fpp",
+             {"num_bits": 8_000, "num_hashes": 3, "n": 1_000, "trials": 20_000}),
+]

@@ -1,0 +1,298 @@
+# ---
+# jupyter:
+#   bloomedu:
+#     summary: What a service does with its filter (merge, save, estimate), what a filter
+#       cannot do that a set does (list, count, intersect), and crafted false positives
+#       stopped by a secret key.
+#   jupytext:
+#     cell_metadata_filter: tags,-slideshow
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11 · A filter is not a set
+#
+# Lesson 10 (`10_blacklist_cache.ipynb`) put a filter of a million malicious URLs in front of a
+# database. The second article, *"Bloom Filter: come memorizzare 1 Milione di stringhe in meno di
+# 2MB?"*, calls such a filter "an implementation of a Set". This lesson tests that sentence on
+# what a service does with its filter besides asking it: merging the filters of two shards,
+# intersecting two lists, saving, counting, and facing someone who knows how it hashes.
+
+# %% [markdown]
+# ## Objectives
+#
+# - You will be able to merge the filters of two shards with `|`, save a filter as bytes and
+#   estimate from its bits how many keys it holds and how often it errs.
+# - You will be able to explain why `A & B` is not the filter of the intersection, and predict
+#   how often it claims a key that only one of them held.
+# - You will be able to name what a set does that a filter cannot.
+# - You will be able to explain how someone who knows the hash crafts false positives, and why a
+#   keyed filter stops them.
+#
+# **Prerequisites:** 09 · One million URLs in under 2 MB, 10 · A blacklist cache in front of a
+# database.
+#
+# **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
+
+# %%
+from bloomedu import BloomFilter
+from bloomedu.core.keyed import KeyedBloomFilter
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.predict import predict
+from bloomedu.workloads.urls import malicious_urls, safe_urls
+
+SEED = 7
+n, p = 1_000_000, 0.001
+malicious = malicious_urls(n, seed=SEED)
+safe = safe_urls(n, seed=SEED)
+bloom = BloomFilter.from_capacity(n, p)  # lesson 09's filter, the same bits
+bloom.add_many(malicious)
+print(f"{bloom!r} holding {n:,} malicious URLs; {len(safe):,} safe URLs never inserted")
+
+# %% [markdown]
+# ## 1. Merging the filters of two shards
+#
+# A blacklist too large for one machine is split into shards, and each shard builds its own
+# filter. Two filters with the same m, k and hashing combine with a bitwise OR, `|`: a bit of the
+# result is set when it is set in either. Here each shard holds half of the million URLs.
+
+# %%
+guess_merge = predict("Is shard A | shard B, bit for bit, the filter of all 1,000,000 URLs?", None,
+                      choices=("yes", "no"))
+
+# %%
+half = n // 2
+shard_a = BloomFilter.from_capacity(n, p)
+shard_a.add_many(malicious[:half])
+shard_b = BloomFilter.from_capacity(n, p)
+shard_b.add_many(malicious[half:])
+merged = shard_a | shard_b
+print(f"bits set: shard A {shard_a.bits_set():,}, shard B {shard_b.bits_set():,}, "
+      f"A | B {merged.bits_set():,}, the filter of all {bloom.bits_set():,}")
+print(f"A | B equals the filter of all {n:,} URLs: {merged == bloom}")
+
+# %%
+guess_merge.reveal("yes" if merged == bloom else "no")
+
+# %% [markdown]
+# Yes, exactly. A bit of the filter of all the URLs is set when some URL set it, and that URL is in
+# one shard or the other, so the bit is set in A or in B. Adding keys only ever sets bits, so the
+# order and the split do not matter: `|` of filters is the filter of the union, to the bit.
+#
+# ## 2. What A & B holds
+#
+# The library also offers `&`, a bitwise AND, and it is tempting to read it as the filter of the
+# URLs two filters share. Take two overlapping lists: A holds the first 600,000 malicious URLs, B
+# the last 600,000, so they share the 200,000 in the middle. A third filter holds only the 200,000
+# shared URLs. All three have the same m and k (`&` needs that): sized for 600,000 URLs at
+# p = 0.01.
+
+# %%
+guess_and = predict("Of the 400,000 URLs only in A, how many does A & B claim?", None)
+
+# %%
+list_a, list_b, shared = malicious[:600_000], malicious[400_000:], malicious[400_000:600_000]
+filter_a, filter_b, filter_shared = (BloomFilter.from_capacity(600_000, 0.01) for _ in range(3))
+filter_a.add_many(list_a)
+filter_b.add_many(list_b)
+filter_shared.add_many(shared)
+both = filter_a & filter_b
+only_a = malicious[:400_000]  # in A, not in B
+claimed_only_a = int(both.contains_many(only_a).sum())
+print(f"A & B equals the filter of the shared URLs: {both == filter_shared}")
+print(f"bits set: A & B {both.bits_set():,}, filter of the shared URLs {filter_shared.bits_set():,} "
+      f"({both.bits_set() - filter_shared.bits_set():,} more in A & B)")
+print(f"shared URLs found by A & B: {int(both.contains_many(shared).sum()):,} of {len(shared):,}")
+print(f"{'claimed':28} {'by A & B':>14} {'by the shared URLs filter':>26}")
+for label, urls in [("URLs only in A (400,000)", only_a), ("safe URLs (400,000)", safe[:400_000])]:
+    print(f"{label:28} {int(both.contains_many(urls).sum()):14,d} "
+          f"{int(filter_shared.contains_many(urls).sum()):26,d}")
+print(f"B's own false-positive rate, from its bits: {filter_b.current_false_positive_rate():.5f}")
+
+# %%
+guess_and.reveal(claimed_only_a)
+
+# %% [markdown]
+# 4,111, about 1%, where the filter of the shared URLs claims 10. A bit set in both A and B may
+# have been set by two *different* URLs, one only in A and one only in B, so the AND keeps
+# 669,756 bits that no shared URL set. A URL only in A has all its k bits set in A; the AND keeps
+# them whenever B's bits at those places happen to be set too, which is exactly how often B gives
+# a false positive, about 1%. Every shared URL is still found (no false negative), but `&` is only
+# an over-estimate of the intersection, and it errs most on the URLs that were in one list but not
+# the other.
+#
+# ## 3. What the bits say, and what they cannot
+#
+# Saved as bytes, a filter is its bits behind a small header (a format tag, m, k and the hashing
+# scheme), so a reader can refuse a file that is not what it expects. And the bits alone estimate
+# how many keys went in and how often the filter errs now (the expected fill, turned around),
+# with no list of keys kept anywhere:
+
+# %%
+data = bloom.to_bytes()
+print(f"to_bytes: {len(data):,} bytes = {len(data) - bloom.nbytes} header bytes + the bits; "
+      f"read back equal: {BloomFilter.from_bytes(data) == bloom}")
+print(f"URLs inside, estimated from the bits set: {bloom.approximate_count():,.0f} (inserted {n:,})")
+print(f"rate predicted from the bits set, fill^k: {bloom.current_false_positive_rate():.5f}")
+
+# %% [markdown]
+# A set can list its members, hand one back, and count them exactly. A filter keeps only bits:
+
+# %%
+for what, attempt in [("list its URLs", lambda: list(bloom)), ("count them", lambda: len(bloom))]:
+    try:
+        attempt()
+    except TypeError as error:
+        print(f"{what}: TypeError: {error}")
+estimate = bloom.approximate_count()
+print(f"estimate the count from the bits: {estimate:,.0f}, off by {estimate - n:+,.0f}")
+print(f"find its members by testing candidates: of {len(safe):,} safe URLs, "
+      f"{int(bloom.contains_many(safe).sum())} pass")
+
+# %% [markdown]
+# The count is an estimate, close but not exact (and a URL added twice counts once). The only way
+# to get members back is to guess candidates and test them, and then the 940 safe URLs come back
+# with the real members, indistinguishable. What the filter stores is a summary of a set, good for
+# one question only: "certainly not", or "maybe". Mistakes get a clear error, and the filter is
+# left as it was:
+
+# %%
+for attempt in (lambda: BloomFilter.from_bytes(data[:-1]),
+                lambda: bloom | BloomFilter(1024, bloom.num_hashes),
+                lambda: bloom.add_many(["https://ok.example/", 3.5])):
+    try:
+        attempt()
+    except (ValueError, TypeError) as error:
+        print(f"{type(error).__name__}: {error}")
+print(f"bits set afterwards: {bloom.bits_set():,} (unchanged)")
+
+# %% [markdown]
+# ## 4. Someone who knows the hash
+#
+# The filter's errors are rare only for URLs nobody chose. bloomedu's `BloomFilter`, like Guava's,
+# hashes with a public function (MurmurHash3, seed 0), and many blacklists are public feeds. An
+# attacker who knows the list can rebuild the filter bit for bit, search offline for URLs of their
+# own that it wrongly claims, and then visit only those, so that every visit costs the service a
+# database query (lesson 10). The attack, on a public filter of 100,000 listed URLs:
+
+# %%
+listed = malicious[:100_000]
+public = BloomFilter.from_capacity(len(listed), p)
+public.add_many(listed)
+attackers_copy = BloomFilter.from_capacity(len(listed), p)  # built from the public list alone
+attackers_copy.add_many(listed)
+candidates = [f"https://promo-{i}.deals.example/" for i in range(1_000_000)]
+crafted = [url for url, hit in zip(candidates, attackers_copy.contains_many(candidates)) if hit]
+print(f"the attacker's copy equals the service's filter: {attackers_copy == public}")
+print(f"candidates tried offline: {len(candidates):,}; crafted false positives kept: {len(crafted):,}")
+print(f"crafted URLs the service's filter sends to the database: "
+      f"{int(public.contains_many(crafted).sum()):,} of {len(crafted):,}")
+
+# %% [markdown]
+# Every one of them, every time (lesson 09: a false positive is one on every lookup). The defence
+# is a **keyed filter**: the service mixes a secret into the hash, so the attacker's copy, built
+# without it, no longer says where the service's bits are.
+
+# %%
+guess_keyed = predict("Of the crafted URLs, how many does a keyed filter of the same 100,000 URLs "
+                      "send to the database?", None)
+
+# %%
+SECRET = bytes.fromhex("8f2a61c0d94e3b7a15c6e0f9a2d4b873")  # in real use: secrets.token_bytes(16),
+#                                                            kept private, new at each rebuild
+keyed = KeyedBloomFilter.from_capacity(len(listed), p, SECRET)
+keyed.add_many(listed)
+assert keyed.contains_many(listed).all()  # it still holds every listed URL
+keyed_claims = int(keyed.contains_many(crafted).sum())
+print(f"crafted URLs the keyed filter sends to the database: {keyed_claims:,} of {len(crafted):,} "
+      f"(p x {len(crafted):,} = {p * len(crafted):.1f} expected)")
+print(f"ordinary safe URLs, keyed filter: {float(keyed.contains_many(safe[:200_000]).mean()):.5f}")
+
+# %%
+guess_keyed.reveal(keyed_claims)
+
+# %% [markdown]
+# To the keyed filter the crafted URLs are just URLs: 2 of the 1,049 pass, where its ordinary rate
+# of 0.1% expects about one, and ordinary safe URLs pass at that rate too.
+#
+# `bloomedu.core.keyed.KeyedBloomFilter` replaces each key by a 64-bit tag, BLAKE2b keyed with the
+# secret, before the usual positions are taken; without the secret, where a URL's bits fall cannot
+# be computed. A secret *seed* for MurmurHash would not be enough: MurmurHash2 and 3 have
+# collisions that hold for every seed (Aumasson, Bernstein and Boßlet, *"Hash-flooding DoS
+# reloaded"*, 2012), so an attacker could still craft URLs whose hash equals a listed one's. The
+# price of the keyed hash is one more hash of every key (a keyed BLAKE2b, before the usual
+# MurmurHash3), and a secret that must stay secret.
+
+# %% [markdown]
+# ## Recap
+#
+# - `|` of two filters with the same m, k and hashing is, to the bit, the filter of the union:
+#   shards merge exactly.
+# - `&` is not the filter of the intersection: it keeps bits that different keys set, and claims
+#   a key of one list only at the other filter's false-positive rate (4,111 of 400,000 here).
+# - A filter's bits estimate its count and its current rate, but cannot list, return or count its
+#   keys: it answers "certainly not" or "maybe", nothing more.
+# - With a public hash, anyone who knows the keys can craft false positives; a keyed filter,
+#   hashing with a secret, makes them ordinary URLs again.
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/11_a_filter_is_not_a_set_solutions.ipynb`; try
+# first.
+
+# %% [markdown]
+# **11.1 (compute).** A filter of m = 958,506 bits and k = 7 hash functions has 300,000 bits
+# set. About how many keys went into it?
+#
+# Section 3's estimate: a bit is still 0 with probability about $e^{-kn/m}$; solve for n.
+
+# %%
+answer = None  # replace None with your answer
+check.estimated_count(answer, num_bits=958_506, num_hashes=7, bits_set=300_000)
+
+# %% [markdown]
+# **11.2 (predict).** A and B are both BloomFilter.from_capacity(100_000, 0.01); A holds 100,000
+# URLs and B 50,000, 10,000 of them also in A. At what rate does A & B claim a URL that is in A
+# but not in B?
+#
+# Section 2: which filter's bits decide whether such a URL survives the AND?
+
+# %%
+answer = None  # replace None with your answer
+check.and_claim_rate(answer, n=100_000, p=0.01, n_b=50_000, shared=10_000)
+
+# %% [markdown]
+# **11.3 (measure).** Craft the false positives of a public BloomFilter.from_capacity(10_000,
+# 0.01) of 10,000 malicious URLs from 200,000 candidate URLs, then measure the share of them that
+# KeyedBloomFilter.from_capacity(10_000, 0.01, secret) of the same URLs claims.
+#
+# Section 4 does the same at a larger scale; draw your own secret with `secrets.token_bytes(16)`.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_keyed_rate(answer, n=10_000, p=0.01, candidates=200_000)
+
+# %% [markdown]
+# ## What comes next
+#
+# `12_guava.ipynb`, lesson 12 · Guava, bit for bit: the article's own library, the filter Java
+# builds, matched bit for bit and byte for byte.
+#
+# *Where this lesson's code lives:* `bloomedu/core/filter_sets.py` (`|`, `&`),
+# `bloomedu/core/filter_bytes.py`, `bloomedu/core/keyed.py` (`KeyedBloomFilter`),
+# `bloomedu/core/theory.py` (`estimate_count`); its tests: `tests/test_serialization.py`,
+# `tests/test_keyed.py`, `tests/test_filter.py`. The README's table maps every article step to its
+# module, lesson and test.
