@@ -21,18 +21,23 @@
 # %% [markdown]
 # # 01 · Remembering every click ID
 #
-# This is the first lesson. It follows step 1 of the article *"Filtro di Bloom: un elemento
-# appartiene all'insieme?"*, which starts from an advertising problem. Each click on a banner
-# reaches the server as an HTTP request carrying a message ID. A user who double-clicks by mistake
-# sends the same message twice. The click should be counted once, so the second copy has to be
-# dropped.
+# The first lesson: it needs only Python, and starts where the first article, *"Filtro di
+# Bloom: un elemento appartiene all'insieme?"*, starts, with a stream of ad clicks to
+# deduplicate.
+
+# %% [markdown]
+# ## Objectives
 #
-# Comparing whole messages is not needed: two copies share their ID. The obvious solution
-# remembers every ID already processed and lets a message through only if its ID is new. This
-# lesson builds that solution, runs it on a realistic stream of clicks, and measures how much
-# memory it needs. The article warns that this memory only grows. Here we measure how fast.
+# - You will be able to deduplicate a stream of messages exactly, with a dict of the IDs seen,
+#   and score what a deduplicator kept against what it should have kept.
+# - You will be able to work out what a day of IDs costs at the article's rate, in decimal and
+#   binary units.
+# - You will be able to measure what Python really spends per ID, and say where the bytes
+#   beyond the ID's characters go.
 #
-# Symbols, as everywhere in bloomedu: **n** is the number of items (here, IDs) stored.
+# **Prerequisites:** none beyond Python (dicts, sets, loops).
+#
+# **Time:** about 60 minutes (teaching 40, exercises 20).
 
 # %%
 # %matplotlib inline
@@ -48,15 +53,21 @@ from bloomedu.steps.dedup import add_all
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.plots import draw_bytes_per_item
+from bloomedu.teaching.predict import predict
 
 SEED = 1
 
 # %% [markdown]
 # ## Step 1 by hand: a dictionary of processed IDs
 #
-# The article uses a JavaScript object as a lookup table with four messages, one of them
-# repeated. In Python the natural equivalent is a `dict`, where the key is the ID and the value
-# is just a marker:
+# Each click on a banner reaches the server as an HTTP request carrying a message ID. A user who
+# double-clicks by mistake sends the same message twice; the click should be counted once, so
+# the second copy has to be dropped. Comparing whole messages is not needed: two copies share
+# their ID. The obvious solution remembers every ID already processed and lets a message through
+# only if its ID is new. The article writes it with a JavaScript object as a lookup table and four
+# messages, one of them repeated. In Python the natural equivalent is a `dict`, where the key is
+# the ID and the value is just a marker. Symbols, as everywhere in bloomedu: **n** is the number
+# of items (here, IDs) stored.
 
 # %%
 messages = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
@@ -115,11 +126,11 @@ print(f"gap between the two: {copy.timestamp - original.timestamp:.3f} s")
 #
 # `score` compares what a stage kept with what it should have kept. A dropped message can be of
 # two kinds. A dropped duplicate is a success. A dropped genuine click is a lost click that the
-# advertiser never pays for.
-#
-# **Predict:** the stream holds 100,000 messages, about 2% of them double-click copies. After the
-# dict has seen them all, how many IDs does it hold? How many genuine clicks did it drop? Write
-# down two numbers, then run the next cell.
+# advertiser never pays for. The stream below holds 100,000 messages, about 2% of them
+# double-click copies.
+
+# %%
+guess_ids = predict("After the dict has seen all 100,000 messages, how many IDs does it hold?", None)
 
 # %%
 seen = SeenIds()
@@ -133,16 +144,18 @@ print(f"duplicates missed   {result.duplicates_missed:7d}")
 print(f"genuine dropped     {result.genuine_dropped:7d}")
 print(f"IDs remembered      {len(seen):7d}")
 assert result.duplicates_missed == 0 and result.genuine_dropped == 0
+guess_ids.reveal(len(seen), label="Counted")
 
 # %% [markdown]
-# **Check your prediction:** the dict holds exactly one ID per genuine click, 98,085, and drops
-# none of them: an ID is dropped only when the very same ID was seen before, which for a genuine
-# click never happens. Every one of the 1,915 copies is caught, for the same reason. A dict of IDs
-# is exact.
+# The dict holds exactly one ID per genuine click, 98,085, and drops none of them: an ID is
+# dropped only when the very same ID was seen before, which for a genuine click never happens.
+# Every one of the 1,915 copies is caught, for the same reason. A dict of IDs is exact.
 #
 # The catch is that `seen` now holds one entry per genuine click, and the article points out
-# that this set can only grow. Expiring old IDs (for example, after an hour) keeps it bounded.
-# But if the business needs a whole day of IDs, nothing can be expired.
+# that this set can only grow. It suggests expiring old IDs, "the messages older than an hour or
+# something similar", which keeps it bounded; lesson 15 (*Forgetting old clicks*) builds that
+# and the filters that forget. But if the business needs a whole day of IDs, nothing can be
+# expired.
 #
 # ## The article's arithmetic
 #
@@ -159,13 +172,10 @@ print(f"  in GB  (10**9 bytes)  {article_bytes / 1e9:16.2f}")
 print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
 
 # %% [markdown]
-# So the article's "31 GB" is in decimal gigabytes (10**9 bytes). In the binary units an
-# operating system often reports it is about 29 GiB. The article also says "at least", and that
-# is fair: 36 bytes is only the text of the ID. A real program also stores a header for every
-# string object and a slot for it in the hash table.
-#
-# **Predict:** how many bytes does Python really spend on each ID it keeps in the dict: about
-# 36, twice that, three times, ten times? Pick one before the measurement below.
+# So the article's "31 GB" is in decimal gigabytes ($10^9$ bytes). In the binary units an
+# operating system often reports it is about 29 GiB ($2^{30}$ bytes each). The article also says
+# "at least", and that is fair: 36 bytes is only the text of the ID. A real program also stores a
+# header for every string object and a slot for it in the hash table.
 #
 # ## Measuring what Python spends per ID
 #
@@ -178,7 +188,12 @@ print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
 # * **a set alone**: the same strings added one by one to a plain `set`. The dict's `True`
 #   values carry no information, so a set looks like the slimmer choice.
 #
-# The exact bytes depend on the Python version, so the tests do not compare this cell's output.
+# The exact bytes depend on the Python version, so the tests do not compare the output of the
+# measuring cell.
+
+# %%
+guess_bytes = predict("How many bytes does Python spend on each ID it keeps in a SeenIds, the "
+                      "36-character string included?", None)
 
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000]
@@ -194,6 +209,7 @@ print(f"{'n':>8}  {'SeenIds+IDs':>12}  {'B/ID':>6}  {'dict':>10}  {'B/ID':>5}  "
       f"{'set':>10}  {'B/ID':>5}")
 for n, t, d, s in zip(sizes, with_ids, dict_only, set_only):
     print(f"{n:8d}  {t:12d}  {t / n:6.1f}  {d:10d}  {d / n:5.1f}  {s:10d}  {s / n:5.1f}")
+guess_bytes.reveal(round(with_ids[-1] / sizes[-1], 1))
 
 # %%
 measured = {"SeenIds, IDs included": with_ids, "the dict alone": dict_only, "a set alone": set_only}
@@ -202,10 +218,9 @@ draw_bytes_per_item(sizes, measured, 36, "article: 36 bytes per ID",
 plt.show()
 
 # %% [markdown]
-# **Check your prediction:** the first column of bytes per ID (`SeenIds+IDs`) is the answer.
-# On the Python these lessons were executed with it is roughly three times the article's 36;
-# other Python versions give a little more or less, which is why the tests do not compare that
-# table.
+# The first column of bytes per ID (`SeenIds+IDs`) is the answer: on the Python these lessons
+# were executed with, about three times the article's 36; other Python versions give a little
+# more or less, which is why the tests do not compare that table.
 #
 # The cost grows in proportion to n: the bytes per ID stay roughly level. They move in steps
 # because a hash table grows in jumps, so its bytes per ID depend on where n falls between two
@@ -239,8 +254,19 @@ print(f"the article's estimate                {article_bytes / 1e9:8.1f} GB")
 # %% [markdown]
 # The article's estimate is a lower bound. A Python dict of a day's IDs would need several
 # times the article's figure, more memory than most single machines have. Keep this question
-# in mind: how can a day of clicks be remembered in far less memory? Lessons 02 to 05 build the
-# article's answer step by step, and lesson 05 ends by running it on this day.
+# in mind: how can a day of clicks be remembered in far less memory? Lessons 02 to 07 build the
+# article's answer step by step, and lesson 08 (*Sizing a filter*) runs it on this day.
+
+# %% [markdown]
+# ## Recap
+#
+# - A dict (or set) of the IDs seen deduplicates exactly: every copy is dropped, no genuine
+#   click is lost.
+# - It holds one entry per genuine click and only grows: at 10,000 clicks a second a day is
+#   864,000,000 IDs, 31.1 GB of 36-character IDs (28.97 GiB).
+# - Python spends several times the characters on each ID (the string's header, the table's
+#   slots and spare room), so the article's 31 GB is a lower bound.
+# - Expiring old IDs bounds the memory (lesson 15); a whole day needs another idea.
 
 # %% [markdown]
 # ## Exercises
@@ -287,9 +313,9 @@ check.bytes_per_id(answer, id_chars=32)
 # ## What comes next
 #
 # The IDs are long (36 characters) while their only job is to be compared for equality. The
-# article's next step keeps only a 32-bit hash of each ID. Lesson `02_hashed_ids.ipynb` measures
-# what that saves and what it costs: two different IDs can share a hash, and a genuine click is
-# then dropped as if it were a duplicate.
+# article's next step keeps only a 32-bit hash of each ID. Lesson 02 (*Keeping only a 32-bit
+# hash of each ID*) measures what that saves and what it costs: two different IDs can share a
+# hash, and a genuine click is then dropped as if it were a duplicate.
 #
 # *Where this lesson's code lives:* `bloomedu/workloads/clicks.py`, `bloomedu/steps/dedup.py`,
 # `bloomedu/teaching/memory.py`; its tests: `tests/test_clicks.py`, `tests/test_dedup.py`. The README's

@@ -21,18 +21,23 @@
 # %% [markdown]
 # # 02 · Keeping only a 32-bit hash of each ID
 #
-# Lesson `01_seen_ids.ipynb` deduplicated clicks with a dict of every ID seen. It was exact, but
-# Python spent far more than the 36 characters of each ID, and a day of traffic did not fit in
-# memory. Step 2 of the article *"Filtro di Bloom: un elemento appartiene all'insieme?"* stores a
-# 32-bit hash of each ID instead of the ID itself. A hash is a fixed-size number computed from
-# the text, so 4 bytes replace 36 characters.
+# Lesson 01 (*Remembering every click ID*) deduplicated clicks exactly with a dict of every ID
+# seen, at several times the 36 characters of each ID. Step 2 of the first article stores a
+# 32-bit hash of each ID instead: this lesson measures what that saves, and what it costs.
+
+# %% [markdown]
+# ## Objectives
 #
-# The trade is exactness. Different IDs can have the same hash, and the stage cannot tell them
-# apart. This lesson measures both sides: how much memory the hashes save, and how many genuine
-# clicks they wrongly drop.
+# - You will be able to deduplicate with a set of hashes and reproduce the article's
+#   `murmurhash.v2` values.
+# - You will be able to measure what a set of hashes costs in Python against packed 4-byte hashes.
+# - You will be able to predict how many IDs share a hash with an earlier one, from the birthday
+#   bound, and check it on four million IDs.
+# - You will be able to say what a collision costs a deduplicator over a day.
 #
-# Symbols, as everywhere in bloomedu: **n** items (IDs) stored. A b-bit hash has N = 2**b
-# possible values.
+# **Prerequisites:** lesson 01 (*Remembering every click ID*).
+#
+# **Time:** about 70 minutes (teaching 50, exercises 20).
 
 # %%
 # %matplotlib inline
@@ -42,6 +47,7 @@ import numpy as np
 
 from bloomedu import HashedIds, SeenIds, click_stream, deduplicate, score
 from bloomedu.teaching.classroom import find_collision
+from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_bytes, uuid4_strings
 from bloomedu.steps.dedup import add_all
 from bloomedu.teaching.exercises import check
@@ -54,6 +60,11 @@ SEED = 2
 
 # %% [markdown]
 # ## Which murmur?
+#
+# A hash is a fixed-size number computed from the text, so 4 bytes replace 36 characters. The
+# trade is exactness: different IDs can have the same hash, and the stage cannot tell them
+# apart. Symbols, as everywhere in bloomedu: **n** items (IDs) stored; a b-bit hash has
+# $N = 2^b$ possible values.
 #
 # The article uses MurmurHash2 through the npm package `murmurhash` (`murmurhash.v2`).
 # `bloomedu.murmurhash2` reproduces it bit for bit. `HashedIds` uses MurmurHash3 by default (the
@@ -69,8 +80,9 @@ for key in ["123", "456", "789"]:
 # %% [markdown]
 # ## Step 2 by hand
 #
-# This is lesson 01's loop with a set of hashes in place of the dict of IDs. Here it uses the
-# article's own hash:
+# This is lesson 01's loop with a set of hashes in place of the dict of IDs, with the article's
+# own hash; `HashedIds(hash_function=...)` is the same stage inside the library, and keeps the
+# same messages and the same hashes:
 
 # %%
 messages = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
@@ -83,12 +95,6 @@ for message in messages:
         kept_by_hand.append(message)
 print(kept_by_hand)
 print(sorted(seen_hashes))
-
-# %% [markdown]
-# `HashedIds(hash_function=...)` is the same stage inside the library. With `murmurhash2` it keeps
-# the same messages and the same hashes:
-
-# %%
 stage = HashedIds(hash_function=murmurhash2)
 assert deduplicate(messages, stage, key=lambda m: m["id"]) == kept_by_hand
 assert stage.hashes == seen_hashes
@@ -151,13 +157,13 @@ draw_bytes_per_item(sizes, stored, 4, "4 bytes per 32-bit hash, packed",
 plt.show()
 
 # %% [markdown]
-# In Python the saving from a set of hashes is much smaller than 36 bytes against 4. Each hash in
-# a set is a full Python `int` object, and the set adds a slot with a pointer and a copy of the
-# hash, plus spare room. Depending on where n falls between the set's resize points, a set of
-# hashes saves far less than 36 bytes against 4 suggests. The 4 bytes per ID that a
-# 32-bit hash promises need a packed array of 32-bit numbers. That is what the last column
-# shows, and what the bit vector of the next lesson will give us in a form that is quick to
-# search.
+# In Python a set of hashes saves little, and at some n nothing at all. Each hash in a set is a
+# full Python `int` object, and the set adds a slot with a pointer and a copy of the hash, plus
+# spare room, which it grows in jumps. Where n falls just after one of the set's jumps, the set
+# of hashes costs more per ID than lesson 01's dict with its strings (on the Python that executed
+# this lesson, at n = 5,000 and 20,000: compare the first two columns). The 4 bytes per ID that a
+# 32-bit hash promises need a packed array of 32-bit numbers. That is what the last column shows,
+# and what the bit vector of the next lesson gives in a form that is quick to search.
 #
 # The per-ID costs at the largest n, scaled to the article's day of 864,000,000 IDs:
 
@@ -179,21 +185,28 @@ print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
 # %% [markdown]
 # ## Collisions of a 32-bit hash as n grows
 #
-# A 32-bit hash has N = 2**32 values, billions of them. That sounds like plenty for a few
-# million IDs, but the birthday problem says otherwise: collisions start at around the square
-# root of N. After n hashes, the expected number of them that land on a value already taken is
-# n − N(1 − (1 − 1/N)**n), which is close to n²/(2N) while it is small
-# (`bloomedu.core.theory.expected_collisions`). The chance of at least one collision is
-# `collision_probability`.
+# A 32-bit hash has $N = 2^{32}$ values, billions of them. That sounds like plenty for a few
+# million IDs, but the birthday problem says otherwise: after n hashes, the expected number of
+# them that land on a value already taken is
 #
-# To check this we hash four million random UUID v4 strings with MurmurHash3, as `HashedIds`
-# does. For speed this calls `mmh3` directly on the 36-byte IDs. A spot check shows it gives the
+# $$n - N\left(1 - \left(1 - 
+# rac{1}{N}
+# ight)^n
+# ight) pprox 
+# rac{n^2}{2N},$$
+#
+# the birthday bound (`bloomedu.core.theory.expected_collisions`; `collision_probability` is
+# the chance of at least one). *Going deeper:* `deeper/02_birthday_bound` derives both in a few
+# lines, and measures when the first collision comes.
+#
+# To check it we hash four million random UUID v4 strings with MurmurHash3, as `HashedIds`
+# does. For speed this calls `mmh3` directly on the 36-byte IDs; a spot check shows it gives the
 # same values as `murmur3_32`. Then, for growing n, we count n minus the number of distinct
 # hashes among the first n.
-#
-# **Predict:** how many of the first 100,000 IDs land on a hash value already taken, and how
-# many of all 4,000,000? Use n²/(2N) with N = 2**32 ≈ 4.3 billion; the first answer is
-# smaller than you may expect, the second larger.
+
+# %%
+guess_collisions = predict("How many of 4,000,000 random IDs land on a 32-bit hash value "
+                           "already taken?", None)
 
 # %%
 N_MAX, CHUNK = 4_000_000, 500_000
@@ -222,12 +235,13 @@ for n, got, mean in zip(prefixes, measured, expected):
     print(f"{n:9d}  {got:8d}  {mean:9.2f}  {np.sqrt(mean):6.2f}  {n * n / (2 * N32):9.2f}  "
           f"{collision_probability(n, N32):6.3f}")
 assert all(abs(got - mean) <= 3 * np.sqrt(mean) + 1 for got, mean in zip(measured, expected))
+guess_collisions.reveal(measured[-1])
 
 # %% [markdown]
-# **Check your prediction:** n²/(2N) gives 1.16 at n = 100,000 and 1,862.65 at n = 4,000,000
-# (the `n²/2N` column); the stream had 0 and 1,867. Forty times as many IDs give about 1,600
-# times as many collisions (40² = 1,600): the count grows with the square of n, because every
-# new ID can collide with every ID before it.
+# $n^2/(2N)$ gives 1.16 at n = 100,000 and 1,862.65 at n = 4,000,000 (the `n²/2N` column); the
+# stream had 0 and 1,867. Forty times as many IDs give about 1,600 times as many collisions
+# ($40^2 = 1{,}600$): the count grows with the square of n, because every new ID can collide
+# with every ID before it.
 #
 # The sd column is the square root of the expected count: collisions are many rare, nearly
 # independent events, so their count is close to Poisson. Every measured count lies within a
@@ -248,41 +262,16 @@ decorate(ax, xlabel="n, IDs hashed", ylabel="IDs whose hash was already taken",
 plt.show()
 
 # %% [markdown]
-# How soon does the first collision come? `bloomedu.teaching.classroom.find_collision` walks through IDs,
-# remembering which ID gave each hash value, and stops at the first value it has met before. Given
-# this lesson's own IDs again (the first chunk of 500,000, drawn anew from the same seed; the table
-# shows they surely hold a collision), it names the two IDs that collide and the number of IDs it
-# took. Beside it, the n at which the theory gives even odds:
-
-# %%
-first_chunk = (key.decode() for key in uuid4_bytes(CHUNK, np.random.default_rng(SEED)))
-collision = find_collision(murmur3_32, keys=first_chunk)
-print(collision)
-assert murmur3_32(collision.first) == murmur3_32(collision.second) == collision.value
-assert hashes[collision.tries - 1] == collision.value  # the same IDs the table counted
-first_repeat = collision.tries
-low, high = 1, 200_000  # bisection for the smallest n with P(any collision) >= 0.5
-while low < high:
-    middle = (low + high) // 2
-    low, high = (low, middle) if collision_probability(middle, N32) >= 0.5 else (middle + 1, high)
-even_odds = low
-print(f"first repeated hash at ID number   {first_repeat:7,d}")
-print(f"P(any collision) reaches 0.5 near  {even_odds:7,d}")
-print(f"P(any collision) by {first_repeat:,}: {collision_probability(first_repeat, N32):.3f}")
-
-# %% [markdown]
-# One stream of IDs is one draw, so its first collision falls at a random position, before or
-# after the even-odds point. The theory describes the spread of such draws, not this one value.
-
-# %% [markdown]
 # ## What a collision costs: a genuine click lost
 #
 # In the dedup stage, a collision means a genuine click is taken for a double click and dropped.
 # On ten seconds of traffic a 32-bit hash loses about one click, too few to study. A shorter hash
 # makes the losses visible: `n_bit_hash_function(b, "", murmur3_32)` keeps the remainder of the
-# hash modulo 2**b, which is the article's own way of getting a b-bit hash. With b = 16,
-# `find_collision` finds two click IDs that such a stage confuses within a few hundred IDs (any
-# seed gives another pair, live in front of a class), and the stage drops the second as a copy:
+# hash modulo $2^b$, which is the article's own way of getting a b-bit hash. With b = 16,
+# `bloomedu.teaching.classroom.find_collision`, which walks through fresh click IDs and stops at
+# the first hash it has met before, finds two IDs that such a stage confuses within a few hundred
+# (any seed gives another pair, live in front of a class), and the stage drops the second as a
+# copy:
 
 # %%
 hash_16 = n_bit_hash_function(16, "", murmur3_32)
@@ -310,11 +299,12 @@ for hash_bits in [16, 20, 24, 32]:
 # Every width catches every duplicate (the last column is 0). What the hash width buys is fewer
 # lost genuine clicks, and each lost click is a click the advertiser does not pay for.
 #
-# At the article's volume the 32-bit hash is no longer safe.
-#
-# **Predict:** over a whole day, 864,000,000 IDs, how many genuine clicks does a set of 32-bit
-# hashes drop? The table above lost 1 of the 98,169 genuine clicks in ten seconds of stream; the
-# day holds 8,640 times as many IDs, and each new one faces more taken hashes than the last.
+# At the article's volume the 32-bit hash is no longer safe. The table above lost 1 of the
+# 98,169 genuine clicks in ten seconds of stream; a whole day holds 8,640 times as many IDs.
+
+# %%
+guess_day = predict("Over a whole day, 864,000,000 IDs, how many genuine clicks does a set of "
+                    "32-bit hashes drop?", None)
 
 # %%
 lost_per_day = expected_collisions(ids_per_day, N32)
@@ -323,17 +313,26 @@ print(f"expected lost to 32-bit collisions {lost_per_day:>12,.0f}")
 print(f"share of the day's clicks          {100 * lost_per_day / ids_per_day:>11.2f} %")
 print(f"chance the last click of the day is lost "
       f"{1 - (1 - 1 / N32) ** (ids_per_day - 1):.3f}")
+guess_day.reveal(round(lost_per_day), label="Expected")
 
 # %% [markdown]
-# **Check your prediction:** 81 million, 9.42% of the day. Multiplying the morning's 1 click in
-# 100,000 by 8,640 would give about 8,600 lost clicks: the losses grow with the square of n,
-# not in proportion to it, because every ID stays in the set all day.
+# 81 million, 9.42% of the day. Multiplying the morning's 1 click in 100,000 by 8,640 would give
+# about 8,600 lost clicks: the losses grow with the square of n, not in proportion to it,
+# because every ID stays in the set all day. By evening nearly one new click in five finds its
+# hash already taken. Four bytes per ID bought a memory saving at the price of exactness, and at
+# this volume that price is high. The article keeps the idea of remembering hashes, but stores
+# them as single bits, and then uses several hash functions.
+
+# %% [markdown]
+# ## Recap
 #
-# That is tens of millions of lost clicks a day. By evening the stage has seen so many hashes
-# that nearly one new click in five finds its hash already taken. Four bytes per ID bought a
-# memory saving at the price of exactness, and at this volume that price is high. The article
-# does not stop here. It keeps the idea of remembering hashes but stores them as single bits,
-# and then uses several hash functions.
+# - A set of 32-bit hashes catches every duplicate (a copy has the same hash) but drops a
+#   genuine click whenever its hash was already taken.
+# - In Python a set of hashes saves little over the dict of IDs; only packed storage reaches
+#   4 bytes per ID.
+# - Among n hashes of N values about $n^2/(2N)$ land on a taken value (the birthday bound): 1,867
+#   measured among 4,000,000 IDs, against 1,862 expected.
+# - The losses grow with the square of n: 81 million genuine clicks over the article's day.
 
 # %% [markdown]
 # ## Exercises
@@ -356,7 +355,8 @@ check.expected_collisions(answer, n=36_000_000, hash_bits=32)
 # %% [markdown]
 # **02.2 (predict).** After how many IDs is a collision of a 24-bit hash more likely than not?
 #
-# The bisection in that section finds this point for 32 bits.
+# `collision_probability(n, 2**24)` is the chance; find where it crosses one half, or use the
+# formula that `deeper/02_birthday_bound` derives.
 
 # %%
 answer = None  # replace None with your answer
@@ -379,9 +379,9 @@ check.genuine_dropped(answer, genuine=100_000, hash_bits=22)
 # %% [markdown]
 # ## What comes next
 #
-# Lesson `03_bit_vector.ipynb` replaces the growing set of hashes with a fixed array of 2**b bits,
-# one bit per possible hash value. The memory no longer depends on n, and its mistakes follow
-# the same theory measured here.
+# Lesson 03 (*The bit vector*) replaces the growing set of hashes with a fixed array of $2^b$
+# bits, one bit per possible hash value. The memory no longer depends on n, and its mistakes
+# follow the same theory measured here.
 #
 # *Where this lesson's code lives:* `bloomedu/steps/dedup.py` (`HashedIds`), `bloomedu/core/hashing.py`,
 # `bloomedu/core/theory.py`, `bloomedu/teaching/classroom.py`; its tests: `tests/test_dedup.py`,

@@ -21,21 +21,26 @@
 # %% [markdown]
 # # 03 · The bit vector: one hash, one bit per hash value
 #
-# Lesson `02_hashed_ids.ipynb` kept a 32-bit hash of every click ID instead of the ID itself.
-# The set of hashes still grows with every click. Step 3 of the article *"Filtro di Bloom: un elemento appartiene
-# all'insieme?"* swaps the set for a fixed array of bits: truncate the hash to a few bits, use
-# it as an index, and set that one bit. The article calls this a very degenerate Bloom filter;
-# this lesson measures what it costs and what it gets wrong.
+# Lesson 02 (*Keeping only a 32-bit hash of each ID*) kept a hash of every click ID, in a set
+# that still grows with every click. Step 3 of the first article swaps the set for a fixed array
+# of bits, which the article calls a very degenerate Bloom filter.
+
+# %% [markdown]
+# ## Objectives
 #
-# Symbols, as everywhere in bloomedu: **m** bits, **k** hash functions, **n** inserted items,
-# **p** false-positive rate. The article names the hash width *n* and lesson 02 called it b;
-# here it is `hash_bits`, so that n keeps meaning items. A `hash_bits`-bit hash needs
-# m = 2**hash_bits bits.
+# - You will be able to build the article's bit vector by hand and check it against the
+#   library's `BitVector`, bit for bit.
+# - You will be able to derive the rate at which a key never added is reported seen,
+#   $1 - (1 - 1/m)^n$, and measure it honestly, on keys never inserted.
+# - You will be able to compare what a bit vector and a set of hashes cost, and show that at the
+#   same hash width they make the same mistakes.
+#
+# **Prerequisites:** lesson 02 (*Keeping only a 32-bit hash of each ID*).
+#
+# **Time:** about 60 minutes (teaching 40, exercises 20).
 
 # %%
 # %matplotlib inline
-import inspect
-
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -45,6 +50,7 @@ from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.plots import decorate, draw_bits, new_axes
+from bloomedu.teaching.predict import predict
 from bloomedu.core.theory import (bit_vector_false_positive_rate, collision_probability,
                                   expected_collisions)
 
@@ -52,6 +58,12 @@ SEED = 3
 
 # %% [markdown]
 # ## The article's index 47
+#
+# Truncate the hash to a few bits, use it as an index into an array of bits, and set that one
+# bit. Symbols, as everywhere in bloomedu: **m** bits, **k** hash functions, **n** inserted items,
+# **p** false-positive rate. The article names the hash width *n* and lesson 02 called it b; here
+# it is `hash_bits`, so that n keeps meaning items: a `hash_bits`-bit hash needs
+# $m = 2^{\text{hash bits}}$ bits.
 #
 # The article says: if the hash of `"123"` is 47, set bit 47. That is not a made-up number.
 # `murmurhash2` is the npm package's `murmurhash.v2`, and with an 8-bit hash (m = 256) the
@@ -68,7 +80,7 @@ print(f"murmurhash2('123') % 2**{hash_bits} = {full_hash % 2**hash_bits}")
 #
 # The article builds its vector with `new Array(numberOfValues)`: a JavaScript array of 256
 # slots, each holding `true` or nothing. That is a vector of flags, not of bits: an array slot
-# costs several bytes. Here a Python list of 2**8 booleans plays the same part (one 8-byte
+# costs several bytes. Here a Python list of $2^8$ booleans plays the same part (one 8-byte
 # pointer per slot); a message is new when its slot is still `False`.
 
 # %%
@@ -96,19 +108,16 @@ print(kept)
 print(f"{vector!r}: bits set at {np.flatnonzero(vector.bits.to_bools()).tolist()}")
 print(f"the list's pointers: {8 * len(bit_list):,} bytes; the packed bits: {vector.nbytes} bytes")
 
-# %%
-print(inspect.getsource(BitVector))
-
 # %% [markdown]
 # ## Forty clicks in 256 bits, drawn
 #
 # A short seeded click stream goes through an 8-bit vector: 40 messages, of which 34 are
 # genuine clicks and 6 are double-click copies. Each genuine ID lands on one of the 256 bits,
-# as if at random.
-#
-# **Predict:** will two of the 34 genuine IDs land on the same bit, so that the second is
-# dropped as a "duplicate"? This is lesson 02's birthday problem with N = 256 values: guess
-# the chance, and how many genuine clicks you expect to lose.
+# as if at random; when two land on the same bit, the second is dropped as a "duplicate". This
+# is lesson 02's birthday problem with N = 256 values.
+
+# %%
+guess_lost = predict("How many of the 34 genuine clicks will the 256-bit vector drop?", None)
 
 # %%
 clicks = click_stream(40, rate=10, double_click_rate=0.2, seed=SEED)
@@ -134,6 +143,7 @@ bools = vector.bits.to_bools()
 for start in range(0, vector.num_bits, 32):
     row = ["o" if start + i in collided else "#" if bit else "." for i, bit in enumerate(bools[start:start + 32])]
     print(f"{start:3d} {''.join(row)}")
+guess_lost.reveal(result.genuine_dropped, label="Dropped")
 
 # %% [markdown]
 # The grid shows the 256 bits, 32 per row: dark cells are set, and the orange cells are the bits
@@ -147,9 +157,9 @@ draw_bits(vector.bits, highlight=collided, width=32,
 plt.show()
 
 # %% [markdown]
-# **Check your prediction:** with 34 IDs on 256 bits a shared bit is likely (chance 0.90), and
-# about two are expected; this stream has exactly two, bits 236 and 135, so 32 bits are set for
-# 34 genuine clicks and 2 genuine clicks were dropped. Each time two different IDs landed on the
+# With 34 IDs on 256 bits a shared bit is likely (chance 0.90), and about two are expected;
+# this stream has exactly two, bits 236 and 135, so 32 bits are set for 34 genuine clicks and 2
+# genuine clicks were dropped. Each time two different IDs landed on the
 # same bit, and the second looked like a double click. That is a **false positive**, the only
 # kind of mistake a bit vector makes. The opposite mistake is impossible: once an ID's bit is
 # set it stays set, so a real duplicate is always caught.
@@ -170,17 +180,18 @@ assert collision.second not in {click.id for click in kept}  # dropped as a "dup
 #
 # A key that was never inserted lands on a uniformly random bit, so it is reported present
 # exactly when that bit is set. After n insertions each bit is still 0 with probability
-# (1 − 1/m)^n, so
+# $(1 - 1/m)^n$, so
 #
-# p = 1 − (1 − 1/m)^n = 1 − (1 − 2^−hash_bits)^n  (`bloomedu.core.theory.bit_vector_false_positive_rate`).
+# $$p = 1 - \left(1 - \frac{1}{m}\right)^n = 1 - \left(1 - 2^{-\text{hash bits}}\right)^n$$
 #
-# To measure it honestly, the keys we insert and the keys we query are disjoint: every "present"
-# answer to a query is a false positive. A 16-bit vector (m = 65,536 bits, 8 KiB) takes up to
-# 60,000 random UUIDs; after each checkpoint 10,000 fresh UUIDs are queried.
-#
-# **Predict:** once 60,000 IDs are in (almost one per bit), what share of fresh IDs does the
-# vector wrongly claim: about 0.9, 0.6 or 0.3? Many IDs share bits, so fewer than 60,000 bits are
-# set.
+# (`bloomedu.core.theory.bit_vector_false_positive_rate`). To measure it honestly, the keys we
+# insert and the keys we query are disjoint: every "present" answer to a query is a false
+# positive. A 16-bit vector (m = 65,536 bits, 8 KiB) takes up to 60,000 random UUIDs; after each
+# checkpoint 10,000 fresh UUIDs are queried.
+
+# %%
+guess_rate = predict("Once 60,000 IDs are in the 65,536 bits, what share of fresh IDs does the "
+                     "vector wrongly claim?", None)
 
 # %%
 hash_bits = 16
@@ -205,31 +216,32 @@ print("       n  bits set  measured p  1-(1-1/m)^n  (meas-theory)/sd")
 for n, filled, measured, theory in rows:
     sd = (theory * (1 - theory) / num_queries) ** 0.5
     print(f"{n:8d}  {filled:8.4f}  {measured:10.4f}  {theory:11.4f}  {(measured - theory) / sd:+16.2f}")
+guess_rate.reveal(rows[-1][2])
 
 # %%
 ax = new_axes()
 grid = np.linspace(0, checkpoints[-1], 200)
-ax.plot(grid, [bit_vector_false_positive_rate(m, n) for n in grid], label="1 − (1 − 1/m)^n")
+ax.plot(grid, [bit_vector_false_positive_rate(m, n) for n in grid], label=r"$1 - (1 - 1/m)^n$")
 ax.plot([r[0] for r in rows], [r[2] for r in rows], "o", label=f"measured, {num_queries} fresh keys")
 decorate(ax, xlabel="n, items inserted", ylabel="false-positive rate p",
          title=f"Bit vector, m = 2**{hash_bits} bits: p grows with every insertion")
 plt.show()
 
 # %% [markdown]
-# **Check your prediction:** 0.60 (0.6043 measured, 0.5997 from the formula): 60,000 IDs set only
-# 60% of the 65,536 bits, because so many land on a bit already set, and a fresh key is wrongly
-# claimed exactly when its one bit is set.
+# 0.60 (0.6043 measured, 0.5997 from the formula): 60,000 IDs set only 60% of the 65,536 bits,
+# because so many land on a bit already set, and a fresh key is wrongly claimed exactly when its
+# one bit is set.
 #
 # Every measured rate sits within a few standard deviations of the formula (the largest is
-# +2.00, at n = 40,000, about what the largest of eight rows reaches one time in three), and it tracks the fraction
-# of bits set: a fresh key simply samples one random bit. While n is small compared to m the rate
-# is close to n/m; by n ≈ m it is near 1 − 1/e. The filter never says "full": it just drops more
-# and more genuine clicks.
+# +2.00, at n = 40,000, about what the largest of eight rows reaches one time in three), and it
+# tracks the fraction of bits set: a fresh key simply samples one random bit. While n is small
+# compared to m the rate is close to $n/m$; by $n \approx m$ it is near $1 - 1/e$. The filter never
+# says "full": it just drops more and more genuine clicks.
 
 # %% [markdown]
 # ## Storage: fixed m/8 bytes
 #
-# The bit vector costs 2**hash_bits / 8 bytes whatever n is (`nbytes`). Lesson 02's set of
+# The bit vector costs $2^{\text{hash bits}}/8$ bytes whatever n is (`nbytes`). Lesson 02's set of
 # hashes grows with n. Below, the 16-bit vector against a Python set of 32-bit hashes
 # (`HashedIds`) holding the same keys, and against the ideal of 4 bytes per hash in a packed
 # array.
@@ -260,8 +272,8 @@ for n in sizes:
 # ## The article's day of clicks
 #
 # The article's scenario keeps one day of clicks at 10,000 a second: 864,000,000 IDs. To keep
-# the full 32-bit murmurhash as an index the vector needs 2**32 bits. The numbers (computed, not
-# allocated):
+# the full 32-bit murmurhash as an index the vector needs $2^{32}$ bits. The numbers (computed,
+# not allocated):
 
 # %%
 day = 10_000 * 24 * 3600
@@ -279,7 +291,7 @@ print(f"n where the vector beats 4 B/hash {m_day // 32:>15,d}")
 
 # %% [markdown]
 # Half a gigabyte instead of 31 GB, and smaller than even a perfectly packed array of 32-bit
-# hashes once more than 2**32 / 32 IDs are kept. A set of 32-bit hashes and a 2**32-bit vector
+# hashes once more than $2^{32}/32$ IDs are kept. A set of 32-bit hashes and a 2**32-bit vector
 # know exactly the same thing (which hash values were seen), so they make the same mistakes;
 # the vector just stores that knowledge more densely. But the mistakes are many: by evening,
 # nearly one genuine click in five would be thrown away as a "duplicate". Over the whole day
@@ -306,6 +318,17 @@ print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) 
 # what decides the loss is how full the vector gets. Every message kept sets one new bit, so
 # 9,184 kept messages leave the 65,536 bits 14.0% full, where the article's day leaves 2**32 bits
 # 18% full. A smaller hash with fewer clicks can lose less; at the same n/m it loses the same.
+
+# %% [markdown]
+# ## Recap
+#
+# - The bit vector keeps one bit per possible hash value: $2^{\text{hash bits}}/8$ bytes, fixed,
+#   whatever n is.
+# - It never misses a duplicate; a key never added is wrongly reported seen with probability
+#   $1 - (1 - 1/m)^n$, the share of bits set, close to $n/m$ while the vector is sparse.
+# - At the same hash width a set of hashes and a bit vector know the same thing and make the
+#   same mistakes: the vector only stores it more densely.
+# - With one hash the only way to lower the rate is more bits.
 
 # %% [markdown]
 # ## Exercises
@@ -348,10 +371,10 @@ check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)
 # %% [markdown]
 # ## What comes next
 #
-# With one hash function, the only way to lower p is to add bits: p ≈ n/m while the vector is
-# sparse. The article's next step makes **several** n-bit hash functions out of one by salting
-# the input, and sets one bit per function. Lesson `04_salted_hashes.ipynb` builds that family,
-# reproduces the article's printed 42 and 174, and checks that differently salted hashes really
+# With one hash function, the only way to lower p is to add bits: $p \approx n/m$ while the
+# vector is sparse. The article's next step makes **several** n-bit hash functions out of one by
+# salting the input, and sets one bit per function. Lesson 04 (*Salted hashes*) builds that
+# family, reproduces the article's printed 42 and 174, and checks that differently salted hashes
 # behave as independent ones.
 #
 # *Where this lesson's code lives:* `bloomedu/steps/salted.py` (`BitVector`), `bloomedu/core/bits.py`,

@@ -2,9 +2,9 @@
 # jupyter:
 #   bloomedu:
 #     summary: 'Many hash functions out of one by salting the input: the article''s
-#       42 and 174 reproduced, and their independence measured.'
+#       42 and 174 reproduced, and their independence checked.'
 #   jupytext:
-#     cell_metadata_filter: -slideshow
+#     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: bloomedu
 #     text_representation:
@@ -21,16 +21,23 @@
 # %% [markdown]
 # # 04 · Salted hashes: many hash functions out of one
 #
-# Lesson `03_bit_vector.ipynb` ended with a bit vector whose false-positive rate only falls if
-# the vector grows. Step 4 of the article *"Filtro di Bloom: un elemento appartiene
-# all'insieme?"* prepares the cure: instead of one hash function, several, each setting its own
-# bit. It gets them from a single MurmurHash2 by gluing a different **salt** to the end of the
-# input before hashing, and keeps n bits of the result (the article's n is the hash width,
-# `hash_bits` here; n stays the number of items).
+# Lesson 03 (*The bit vector*) ended with a bit vector whose false-positive rate only falls if
+# the vector grows. Step 4 of the first article prepares the cure: several hash functions, each
+# setting its own bit, all made from one MurmurHash2.
+
+# %% [markdown]
+# ## Objectives
 #
-# This lesson reproduces the article's two printed numbers, builds the same family with
-# MurmurHash3 seeds instead of salts, and then checks the claim the whole Bloom filter rests
-# on: two differently salted functions behave like **independent** random functions.
+# - You will be able to build the article's salted n-bit hash functions by hand and reproduce
+#   its printed 42 and 174.
+# - You will be able to make the same family with MurmurHash3 seeds instead of salts.
+# - You will be able to check, on 65,536 keys, that two differently salted functions behave as
+#   independent ones, and say what a dependent pair would look like.
+# - You will be able to spot the clash that appending a salt to a key allows.
+#
+# **Prerequisites:** lesson 03 (*The bit vector*).
+#
+# **Time:** about 55 minutes (teaching 35, exercises 20).
 
 # %%
 # %matplotlib inline
@@ -42,9 +49,14 @@ import numpy as np
 from bloomedu import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE
+from bloomedu.teaching.predict import predict
 
 # %% [markdown]
 # ## The article's 42 and 174
+#
+# The article glues a different **salt** to the end of the input before hashing, and keeps n
+# bits of the result (the article's n is the hash width, `hash_bits` here; n stays the number of
+# items). Its two functions, salted "nejakaSul" and "nejakaJinaSul", on the ID "123":
 
 # %%
 first = n_bit_hash_function(8, "nejakaSul")
@@ -54,7 +66,7 @@ print(f"second('123') = {second('123')}")
 
 # %% [markdown]
 # Where they come from: the salt is appended to the text, the 32-bit hash is taken, and the
-# remainder modulo 2**8 keeps its lowest 8 bits.
+# remainder modulo $2^8$ keeps its lowest 8 bits.
 
 # %%
 for salt in ["nejakaSul", "nejakaJinaSul"]:
@@ -102,62 +114,19 @@ for i, function in enumerate(seeded):
 assert seeded[2]("123") == murmur3_32("123", seed=2) % 256
 
 # %% [markdown]
-# ## Do differently salted functions behave independently?
+# ## Do two salted functions agree more often than chance?
 #
-# A Bloom filter's arithmetic assumes that knowing h_a(x) tells you nothing about h_b(x). Salts
-# "0" and "1" change only the last byte of the input, and the click IDs in the article are
-# short numbers, so this is worth measuring rather than trusting. The tool is the chi-square
-# test; here it is in half a page.
-#
-# ### A primer: the chi-square test
-#
-# Throw N keys into C cells that should be equally likely. Each cell then expects E = N/C keys,
-# and a real count O wanders around E by about √E (a count of many rare events spreads like
-# that). The chi-square statistic adds up the squared misses, each in units of that spread:
-#
-# χ² = Σ (O − E)² / E.
-#
-# Each term is about 1 on average, so χ² comes out near C − 1, its **degrees of freedom** (one
-# less than C, because the counts must add up to N: once C − 1 are known, the last is too). For
-# many cells χ² is close to a normal curve with mean df and standard deviation √(2·df), so
-# z = (χ² − df) / √(2·df) says how unusual a result is: an honest table gives |z| < 2 nineteen
-# times in twenty. A dependence makes the counts lumpy, and χ² then lands far above df.
-#
-# A die rolled 6,000 times makes a small example: 6 cells, E = 1,000 each, df = 5, so an honest
-# die gives χ² around 5 ± 3.2. A die that shows a six 20% of the time instead of 16.7%:
+# A Bloom filter's arithmetic assumes that knowing $h_a(x)$ tells you nothing about $h_b(x)$.
+# Salts "0" and "1" change only the last byte of the input, and the article's click IDs are
+# short numbers, so this is worth measuring rather than trusting. A plain check: keep 4 bits of
+# each function, 16 possible values, and count the keys on which the two functions give the same
+# value. Independent functions agree on one key in 16, $1/16 = 0.0625$, give or take
+# $\sqrt{(1/16)(15/16)/q}$ for q keys. The keys are the 65,536 IDs "0" … "65535"; the last pair
+# is a control that must fail, the "0" function paired with itself.
 
 # %%
-rng = np.random.default_rng(4)
-for label, odds in [("fair die", [1 / 6] * 6), ("loaded die", [0.16] * 5 + [0.20])]:
-    counts = np.bincount(rng.choice(6, size=6000, p=odds), minlength=6)
-    chi2 = float(((counts - 1000) ** 2 / 1000).sum())
-    print(f"{label:10}  counts {counts.tolist()}  chi-square {chi2:6.1f}  "
-          f"z {(chi2 - 5) / 10 ** 0.5:+6.2f}")
-
-# %% [markdown]
-# The fair die lands within a standard deviation of 5; the loaded one, whose counts look only a
-# little uneven by eye, is many standard deviations out.
-#
-# ### The test on salted hashes
-#
-# We hash the 65,536 IDs "0" … "65535" with several pairs of functions and ask three questions:
-#
-# 1. **Joint uniformity.** With 4-bit outputs there are 16 × 16 = 256 possible pairs
-#    (h_a(x), h_b(x)); independent uniform functions fill each with 256 keys on average. This is
-#    the chi-square test with C = 256 cells and 255 degrees of freedom: about 255 ± 23 if the
-#    functions are independent.
-# 2. **Agreement.** h_a(x) = h_b(x) should happen for 1 key in 16, the product of the two
-#    marginal probabilities summed over the 16 values.
-# 3. **Correlation** of the full 32-bit outputs: about 0 ± 1/√65536 = ±0.004.
-#
-# Each of the last two also gets a z-score: its distance from the expected value in standard
-# deviations, as for χ².
-#
-# The last pair is a control that must fail: the "0" function paired with itself.
-#
-# **Predict:** for the control, h_a(x) = h_b(x) for every key, so only the 16 cells of the
-# diagonal can fill. How many of the 256 cells stay empty, and where does its chi-square land:
-# near 255, or far above it? And for an honest pair such as salts "0" and "1"?
+guess_agree = predict("On what share of the 65,536 IDs do the 4-bit values of salts '0' and '1' "
+                      "agree?", None)
 
 # %%
 families = {
@@ -170,99 +139,76 @@ families = {
 }
 pairs = [("salt '0'", "salt '1'"), ("salt 'nejakaSul'", "salt 'nejakaJinaSul'"),
          ("seed 0", "seed 1"), ("salt '0'", "salt '0'")]
-
-
-def joint_counts(a, b, hash_bits=4):
-    """Table of how many keys fall on each pair of hash_bits-bit values (16 x 16 for 4 bits)."""
-    size = 2**hash_bits
-    cells = ((a % size) * size + b % size).astype(np.intp)  # numpy 1.x will not count uint64
-    return np.bincount(cells, minlength=size * size).reshape(size, size)
-
-
-def independence(keys):
-    """For each pair: joint table, chi-square, agreement rate and correlation, with z-scores."""
-    full = {name: np.array([f(key) for key in keys], dtype=np.uint64) for name, f in families.items()}
-    num_keys, expected_cell = len(keys), len(keys) / 256
-    results = {}
-    for a, b in pairs:
-        counts = joint_counts(full[a], full[b])
-        chi2 = float(((counts - expected_cell) ** 2 / expected_cell).sum())
-        agree = float(np.trace(counts)) / num_keys
-        corr = float(np.corrcoef(full[a].astype(float), full[b].astype(float))[0, 1])
-        results[a, b] = dict(counts=counts, chi2=chi2, chi2_z=(chi2 - 255) / 510**0.5, agree=agree,
-                             agree_z=(agree - 1 / 16) / (15 / 256 / num_keys) ** 0.5,
-                             corr=corr, corr_z=corr * num_keys**0.5)
-    return results
-
-
 keys = [str(i) for i in range(65_536)]
-results = independence(keys)
-print(f"{len(keys)} keys, expected {len(keys) / 256:.0f} per cell, chi-square df 255 (sd {510**0.5:.1f})")
-print(f"{'pair':40s} {'chi-square':>10s} {'z':>9s} {'agree':>7s} {'z':>7s} {'corr':>8s} {'z':>7s}")
-for (a, b), r in results.items():
-    print(f"{a + ' vs ' + b:40s} {r['chi2']:10.1f} {r['chi2_z']:+9.2f} {r['agree']:7.4f} "
-          f"{r['agree_z']:+7.2f} {r['corr']:+8.4f} {r['corr_z']:+7.2f}")
-for pair in [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]:
-    counts = results[pair]["counts"]
-    print(f"{pair[0]} vs {pair[1]}: min cell {int(counts.min())}, max cell {int(counts.max())}, "
-          f"cells at 0: {int((counts == 0).sum())} of 256, diagonal total {int(np.trace(counts))}")
+low_bits = {name: np.array([f(key) % 16 for key in keys]) for name, f in families.items()}
+sd = ((1 / 16) * (15 / 16) / len(keys)) ** 0.5
+print(f"{len(keys):,} keys; independent functions agree on 1/16 = {1 / 16:.4f} of them, sd {sd:.5f}")
+print(f"{'pair':40s}  {'agree':>7s}  {'(agree - 1/16)/sd':>17s}")
+agreement = {}
+for a, b in pairs:
+    agreement[a, b] = float(np.mean(low_bits[a] == low_bits[b]))
+    print(f"{a + ' vs ' + b:40s}  {agreement[a, b]:7.4f}  {(agreement[a, b] - 1 / 16) / sd:+17.2f}")
+guess_agree.reveal(round(agreement["salt '0'", "salt '1'"], 4))
 
 # %% [markdown]
-# **Check your prediction:** the control leaves 240 of the 256 cells empty and piles all 65,536
-# keys on the diagonal; its chi-square is 983,207, more than forty thousand standard deviations
-# above 255, and it fails the other two questions by hundreds. The three real pairs land within
-# a standard deviation of 255 (267.8, 237.8 and 277.0). The picture: each cell is one pair of
-# 4-bit values, its colour the number of keys that land there.
+# The salted pairs agree within about a standard deviation of 1/16. The seeded pair is 2.7
+# standard deviations below, a distance chance gives about once in 150 measurements: uncommon
+# enough that `deeper/04_chi_square` follows it on millions of keys, and finds that on short IDs
+# like these, seeds 0 and 1 really do agree about 1% less often than independent functions, a
+# dependence far too small for a Bloom filter to notice. The control agrees on every key, about
+# a thousand standard deviations out. The same, drawn: each cell is one pair of 4-bit values, its colour the number of keys that land
+# there. Independent functions fill all 256 cells evenly, about 256 keys each; the control fills
+# only the diagonal.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=FIGSIZE, layout="constrained")
-for ax, pair in zip(axes, [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]):
-    image = ax.imshow(results[pair]["counts"], cmap="viridis", vmin=0, vmax=2 * len(keys) / 256)
-    ax.set(title=f"{pair[0]} vs {pair[1]}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15], yticks=[0, 5, 10, 15])
+for ax, (a, b) in zip(axes, [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]):
+    counts = np.bincount(low_bits[a] * 16 + low_bits[b], minlength=256).reshape(16, 16)
+    image = ax.imshow(counts, cmap="viridis", vmin=0, vmax=2 * len(keys) / 256)
+    ax.set(title=f"{a} vs {b}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15], yticks=[0, 5, 10, 15])
 axes[0].set_ylabel("h_a(x) mod 16")
 fig.colorbar(image, ax=axes, shrink=0.8, label="keys per cell (max 2x expected)")
 plt.show()
 
 # %% [markdown]
-# Measured this way, differently salted (or seeded) functions are as good as independent ones:
-# the property the Bloom filter of lesson 05 rests on.
+# Measured this way, differently salted (or seeded) functions are as good as independent ones
+# for a Bloom filter: the property the filter of lesson 05 rests on. *Going deeper:* `deeper/04_chi_square`
+# turns the picture into a test (the chi-square statistic of the 256 cells), adds the correlation
+# of the full 32-bit outputs, and follows two numbers that land near three standard deviations
+# until they are explained.
 
 # %% [markdown]
-# One caveat the measurement cannot see, because it lies in how the salts are glued on.
+# ## Salts glued to the key
 #
-# **Predict:** a filter with 11 hash functions uses salts "0" to "10". Key "1" with salt "10",
-# and key "11" with salt "0": do the two calls give different hashes, as two salted functions
-# should?
+# One caveat no count of agreements can see, because it lies in how the salts are glued on. A
+# filter with 11 hash functions uses salts "0" to "10".
 
 # %%
-print(f"key '1' + salt '10' -> {n_bit_hash_function(32, '10')('1')}")
-print(f"key '11' + salt '0' -> {n_bit_hash_function(32, '0')('11')}")
-
-# %% [markdown]
-# **Check your prediction:** the same hash, 2896012438, because both calls hash the same text
-# "110". Appending a salt only separates the functions while no key and salt can run into each
-# other. In the article's filter this stays harmless (the two calls belong to different
-# positions of different keys), and a seed avoids the question entirely.
-
-# %% [markdown]
-# ## Going deeper: two z-scores near −3
-#
-# The first table also shows two numbers of the real pairs near −3 standard deviations (the
-# correlation of salts "0" and "1", the agreement of seeds 0 and 1). That is unusual but not
-# alarming among nine: a z beyond ±2.7 happens by chance about once in 140 numbers, and nine
-# numbers give that chance 9 times over. A real dependence would come back on other keys, as the
-# control's does on any keys at all. The next 65,536 IDs, "65536" … "131071":
+guess_clash = predict("Do key '1' with salt '10' and key '11' with salt '0' get the same 32-bit "
+                      "hash, or different ones?", None, choices=("same", "different"))
 
 # %%
-fresh = independence([str(i) for i in range(65_536, 131_072)])
-print(f"{'pair':40s} {'chi2 z':>7s} {'agree z':>8s} {'corr z':>7s}")
-for (a, b), r in list(fresh.items())[:3]:
-    print(f"{a + ' vs ' + b:40s} {r['chi2_z']:+7.2f} {r['agree_z']:+8.2f} {r['corr_z']:+7.2f}")
+clash = [n_bit_hash_function(32, "10")("1"), n_bit_hash_function(32, "0")("11")]
+print(f"key '1' + salt '10' -> {clash[0]}")
+print(f"key '11' + salt '0' -> {clash[1]}")
+guess_clash.reveal("same" if clash[0] == clash[1] else "different")
 
 # %% [markdown]
-# On fresh keys the two near-misses shrink back towards 0 and none of the nine numbers comes near
-# 3 standard deviations (the largest is about 2, as one in nine often is): chance, not a flaw of
-# the salting.
+# The same hash, 2896012438, because both calls hash the same text "110". Appending a salt only
+# separates the functions while no key and salt can run into each other. In the article's filter
+# this stays harmless (the two calls belong to different positions of different keys), and a
+# seed avoids the question entirely.
+
+# %% [markdown]
+# ## Recap
+#
+# - The article's n-bit hash function i is `murmurhash2(key + salt_i) % 2**n`: the salt makes a
+#   new function out of the same hash. A MurmurHash3 seed does the same without building a string.
+# - Independent b-bit functions agree on one key in $2^b$; salted and seeded pairs come within
+#   three standard deviations of that on 65,536 keys, and a function paired with itself misses
+#   by a thousand.
+# - Appending salts lets a key and a salt run into each other ("1" + "10" = "11" + "0"); seeds
+#   cannot.
 
 # %% [markdown]
 # ## Exercises
@@ -308,12 +254,10 @@ check.measured_bits_set(answer, num_bits=256, num_hashes=3, n=50)
 # %% [markdown]
 # ## What comes next
 #
-# We now have as many independent-looking n-bit hash functions as we like. Lesson
-# `05_bloom_filter.ipynb` puts k of them over one vector of 2**n bits: the article's
-# `BloomFilter(3, 8)`, each property in the article's list shown by an executed cell, and
-# bloomedu's general `BloomFilter`, which gets its k positions from one 128-bit hash.
+# We now have as many independent-looking hash functions as we like. Lesson 05 (*The Bloom
+# filter*) puts k of them over one vector of $2^n$ bits: the article's `BloomFilter(3, 8)`, each
+# property in the article's list shown by a cell that runs.
 #
 # *Where this lesson's code lives:* `bloomedu/core/hashing.py` (`murmurhash2`, `n_bit_hash_function`);
 # its tests: `tests/test_hashing.py`. The README's table maps every article step to its module,
 # lesson and test.
-

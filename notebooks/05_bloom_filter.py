@@ -2,7 +2,7 @@
 # jupyter:
 #   bloomedu:
 #     summary: The article's BloomFilter(k, n), each property in its list shown by a
-#       cell that runs, then a filter of any m and k.
+#       cell that runs.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
@@ -21,16 +21,25 @@
 # %% [markdown]
 # # 05 · The Bloom filter: k salted hashes over one bit vector
 #
-# Lesson `03_bit_vector.ipynb` kept one bit per ID; lesson `04_salted_hashes.ipynb` made as many
-# independent-looking hash functions as we like. Step 5 of the article *"Filtro di Bloom: un
-# elemento appartiene all'insieme?"* combines them: k salted `hash_bits`-bit functions (salts
-# "0" … "k-1") share one vector of m = 2**hash_bits bits. Adding a key sets its k bits; a key is
-# reported present only if all k of its bits are set.
+# Lesson 03 (*The bit vector*) kept one bit per ID; lesson 04 (*Salted hashes*) made as many
+# independent-looking hash functions as we like. This lesson combines them into the Bloom
+# filter of step 5 of the article *"Filtro di Bloom: un elemento appartiene all'insieme?"*, and
+# runs a cell for each property in the article's closing list.
+
+# %% [markdown]
+# ## Objectives
 #
-# The article closes with a list of the filter's properties. Here each one is shown by a cell
-# that runs. Then the finished filter answers the question lesson 01 asked, on a whole day of
-# clicks, and a toy lets you follow one key at a time. Symbols: m bits, k hash functions, n
-# inserted items, p false-positive rate.
+# - You will be able to build the article's `BloomFilter(3, 8)` from k salted hashes over one bit
+#   vector, and check it against a copy written by hand.
+# - You will be able to show by experiment that "absent" is always right and "present" may be
+#   wrong, and say how full a filter is after n keys.
+# - You will be able to predict how the false-positive rate moves with the number of hash
+#   functions k and with the number of bits m.
+# - You will be able to explain why a key cannot be removed by clearing its bits.
+#
+# **Prerequisites:** lessons 03 (*The bit vector*) and 04 (*Salted hashes*).
+#
+# **Time:** about 75 minutes (teaching 55, exercises 20).
 
 # %%
 # %matplotlib inline
@@ -40,25 +49,23 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bloomedu import BloomFilter, SaltedBloomFilter, click_stream, deduplicate, n_bit_hash_function
+from bloomedu import SaltedBloomFilter, click_stream, n_bit_hash_function
+from bloomedu.core.theory import LN2, false_positive_rate, optimal_num_hashes
 from bloomedu.teaching.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
-from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check
-from bloomedu.core.hashing import fmix64, hash128
 from bloomedu.teaching.plots import FIGSIZE, decorate
-from bloomedu.core.theory import (LN2, false_positive_rate, measured_rate_std, num_bits_for,
-                                  optimal_num_hashes)
-from bloomedu.teaching.clickday import IDS_PER_DAY, dropped_messages, expected_drops
-from bloomedu.teaching.experiments import double_hash_positions
-from bloomedu.teaching.toy import toy, toy_view
+from bloomedu.teaching.predict import predict
+from bloomedu.workloads.clicks import uuid4_strings
 
 SEED = 5
 
 # %% [markdown]
 # ## The article's `BloomFilter(3, 8)`
 #
-# Three hash functions, 2**8 = 256 bits. The four messages of the article, one of them a double
-# click:
+# The article's class takes k, the number of hash functions, and the hash width: k salted
+# functions (salts "0" … "k-1", lesson 04) share one vector of $m = 2^8 = 256$ bits. Adding a
+# key sets its k bits; a key is reported present only if all k of its bits are set. The four
+# messages of the article, one of them a double click:
 
 # %%
 messages = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
@@ -67,8 +74,6 @@ for message in messages:
     if message["id"] not in bloom:
         bloom.add(message["id"])
         print(message)
-
-# %%
 for key in ["123", "456", "789"]:
     print(f"{key}: bits {bloom.bit_indices(key)}")
 print(f"{bloom!r}: {bloom.bits.count()} of {bloom.num_bits} bits set, {bloom.nbytes} bytes")
@@ -106,8 +111,7 @@ print(f"{len(answers)} answers agree; {sum(a for a, _ in answers)} clicks report
 #
 # A key's bits are set when it is added and never cleared, so an inserted key always finds all
 # of them set: no false negatives. Checked on all 5,000 IDs of two filters: a roomy one
-# (2**14 bits, 60% of them set by the 5,000 IDs) and, to make the point, one so overfull that
-# every bit is set:
+# ($2^{14}$ bits) and, to make the point, one so overfull that every bit is set:
 
 # %%
 rng = np.random.default_rng(SEED)
@@ -123,9 +127,10 @@ for hash_bits in (14, 9):
 # %% [markdown]
 # ## Property 2: "present" may be wrong
 #
-# A key never added can find its k bits already set by other keys. In the article's small
-# filter, after 30 click IDs, `bloomedu.teaching.classroom.find_false_positive` draws fresh click IDs
-# until one is wrongly reported present, and names the inserted keys that set each of its bits.
+# A key never added can find its k bits already set by other keys. The article's small filter
+# takes 30 click IDs; then `bloomedu.teaching.classroom.find_false_positive` draws fresh click
+# IDs until one is wrongly reported present, and names the inserted keys that set each of its
+# bits.
 
 # %%
 bloom = SaltedBloomFilter(3, 8)
@@ -134,37 +139,35 @@ for key in ids:
     bloom.add(key)
 print(f"after {len(ids)} IDs, {bloom.bits.count()} of {bloom.num_bits} bits are set")
 
-# %% [markdown]
-# **Predict:** 79 of the 256 bits are set. A fresh ID is claimed when all 3 of its bits land on
-# set ones. About how many fresh IDs will `find_false_positive` try before one is claimed: 3,
-# 30 or 300?
+# %%
+guess_tries = predict("How many fresh IDs will find_false_positive try before the filter claims "
+                      "one? (a fresh ID is claimed when all 3 of its bits land on set ones)", None)
 
 # %%
 impostor = find_false_positive(bloom, ids, seed=SEED + 1)
 print(impostor)
-print(f"chance for one fresh ID: (79/256)^3 = {(79 / 256) ** 3:.4f}, "
-      f"about 1 in {256 ** 3 / 79 ** 3:.0f}")
+set_share = bloom.bits.count() / bloom.num_bits
+print(f"chance for one fresh ID: ({bloom.bits.count()}/256)^3 = {set_share ** 3:.4f}, "
+      f"about 1 in {1 / set_share ** 3:.0f}")
+guess_tries.reveal(impostor.tries, label="Tried")
 
 # %% [markdown]
-# **Check your prediction:** each fresh ID is claimed with probability (79/256)³, about 1 in 34,
-# so 30 is the right scale; this search was lucky and stopped at the 10th ID. The number of
-# tries is random (any seed gives another), but its average is 34.
-
-# %% [markdown]
-# The same, drawn: the filter's 256 bits, 32 a row, set bits dark and the impostor's k bits in
-# orange, each labelled with the inserted IDs that set it.
+# Each fresh ID is claimed with probability $(79/256)^3$, about 1 in 34, so a few dozen tries
+# is the right scale; this search was lucky and stopped at the 10th ID. The number of tries is
+# random (any seed gives another), but its average is 34. The same, drawn: the filter's 256
+# bits, 32 a row, set bits dark and the impostor's k bits in orange, each labelled with the
+# inserted IDs that set it.
 
 # %%
 draw_key_bits(bloom, impostor.key, ids, width=32)
 plt.show()
 
 # %% [markdown]
-# The impostor was unlucky only in that every one of its bits was already taken, and that gets
-# likelier as the filter fills. `bloomedu.teaching.classroom.fill_curve` inserts 200 fresh IDs into an
-# empty `SaltedBloomFilter(3, 8)`, the article's `BloomFilter(3, 8)`, and records the fraction of bits set as it goes. Each of the k·n
-# settings misses a given bit with probability 1 − 1/m, so the fraction set should follow
-# 1 − e^(−kn/m); a key never inserted finds all k of its bits set with probability about that
-# fraction to the power k (last column):
+# Every one of the impostor's bits was already taken, and that gets likelier as the filter
+# fills. `fill_curve` inserts 200 fresh IDs into an empty `SaltedBloomFilter(3, 8)` and records
+# the fraction of bits set as it goes. Each of the $kn$ settings misses a given bit with
+# probability $1 - 1/m$, so the fraction set should follow $1 - e^{-kn/m}$; a key never inserted
+# finds all k of its bits set with probability about that fraction to the power k (last column):
 
 # %%
 curve = fill_curve(SaltedBloomFilter(3, 8), uuid4_strings(200, np.random.default_rng(SEED)), points=8)
@@ -179,7 +182,8 @@ plt.show()
 
 # %% [markdown]
 # The measured fill follows the curve; half the bits are set after a few dozen IDs, and by 200
-# IDs most new keys are reported present: a filter this small is only good for a few dozen IDs.
+# IDs three new keys in four are reported present: a filter this small is only good for a few
+# dozen IDs.
 
 # %% [markdown]
 # ## Property 3: more hash functions, more time, and p?
@@ -189,11 +193,13 @@ plt.show()
 # string per add and per query. The first half deserves a check: with m and n fixed, every extra
 # function is one more bit a false positive must find set, but it also sets more bits.
 #
-# The experiment: m = 2**14 bits, n = 2,000 random IDs inserted (m/n = 8.2 bits per ID), 5,000
-# other IDs queried, for k = 1, 2, 4, 6, 8 and 12.
-#
-# **Predict:** which k gives the fewest false positives? Will k = 12 do better than k = 6, or
-# worse?
+# The experiment: $m = 2^{14}$ bits, $n = 2{,}000$ random IDs inserted ($m/n = 8.2$ bits per
+# ID), 5,000 other IDs queried, for k = 1, 2, 4, 6, 8 and 12. Every "present" answer is a false
+# positive, since the queried IDs were never inserted.
+
+# %%
+guess_more = predict("Will k = 12 give more or fewer false positives than k = 6?", None,
+                     choices=("more", "fewer"))
 
 # %%
 hash_bits, n, num_queries = 14, 2_000, 5_000
@@ -229,19 +235,13 @@ for k, measured, theory in salted_rows:
     sd = (theory * (1 - theory) / num_queries) ** 0.5
     print(f"{k:2d}  {measured:10.4f}  {theory:15.4f}  {sd:6.4f}  {(measured - theory) / sd:+16.2f}")
 print(f"lowest measured: k = {min(salted_rows, key=lambda row: row[1])[0]}")
-
-# %% [markdown]
-# Time per key (these numbers depend on the machine, so the tests do not compare them):
-
-# %% tags=["nbval-ignore-output"]
-print(" k  add, µs/key  query of an inserted key, µs/key")
-for k, add_time, query_time in timings:
-    print(f"{k:2d}  {add_time * 1e6:11.1f}  {query_time * 1e6:32.1f}")
+rate = dict((k, measured) for k, measured, _ in salted_rows)
+guess_more.reveal("more" if rate[12] > rate[6] else "fewer")
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=FIGSIZE)
 k_grid = list(range(1, ks[-1] + 1))
-left.plot(k_grid, [false_positive_rate(m, n, k) for k in k_grid], label="(1 − e^(−kn/m))^k")
+left.plot(k_grid, [false_positive_rate(m, n, k) for k in k_grid], label=r"$(1 - e^{-kn/m})^k$")
 left.plot(ks, [r[1] for r in salted_rows], "o", label="measured")
 decorate(left, xlabel="k, hash functions", ylabel="false-positive rate p", yscale="log",
          xticks=k_grid[::2], title=f"m = 2**{hash_bits}, n = {n}")
@@ -252,16 +252,16 @@ decorate(right, xlabel="k, hash functions", ylabel="µs per key", xticks=k_grid[
 plt.show()
 
 # %% [markdown]
-# **Check your prediction:** the formula is lowest at k = 6, and k = 12 is more than twice as bad
-# (0.0427 against 0.0196): past the bottom, every extra hash sets more bits than its extra check
-# rejects. The measured rates follow the formula within noise, all within two standard
-# deviations: they fall steeply from k = 1, flatten out around the bottom, and climb again
-# towards k = 12. The lowest *measured* rate sits at k = 4, not 6, and that is noise, not a
-# second opinion: near the bottom the formula's values for k = 4, 6 and 8 differ by at most
-# 0.0032, less than two standard deviations of 5,000 queries (0.0020 each). So the article's advice
-# holds only below (m/n) ln 2; past it, more hash functions cost time *and* accuracy. Lesson 07
-# derives the formula and the best k in a few lines, and measures the bottom of this valley
-# with 200 times as many queries.
+# (The right panel's microseconds depend on the machine; that each extra hash adds to them does
+# not.) The formula is lowest at k = 6, and k = 12 is more than twice as bad (0.0427 against 0.0196):
+# past the bottom, every extra hash sets more bits than its extra check rejects. The measured
+# rates follow the formula, all within two standard deviations: they fall steeply from k = 1,
+# flatten out around the bottom, and climb again towards k = 12. The lowest *measured* rate sits
+# at k = 4, not 6, and that is noise, not a second opinion: near the bottom the formula's values
+# for k = 4, 6 and 8 differ by at most 0.0032, less than two standard deviations of 5,000
+# queries (0.0020 each). So the article's advice holds only up to a point; past it, more hash
+# functions cost time *and* accuracy. Lesson 07 derives the formula and the best k in a few
+# lines, and measures the bottom of this valley with 200 times as many queries.
 
 # %% [markdown]
 # ## Property 4: more bits, more space, fewer mistakes
@@ -285,16 +285,16 @@ for row, previous in zip(bits_rows, [None] + bits_rows):
 
 # %%
 fig, ax = plt.subplots(figsize=FIGSIZE)
-ax.plot([r[2] for r in bits_rows], [r[4] for r in bits_rows], label="(1 − e^(−kn/m))^k")
+ax.plot([r[2] for r in bits_rows], [r[4] for r in bits_rows], label=r"$(1 - e^{-kn/m})^k$")
 ax.plot([r[2] for r in bits_rows], [r[3] for r in bits_rows], "o", label=f"measured, {num_queries} queries")
 decorate(ax, xscale="log", yscale="log", xlabel="nbytes = 2**hash_bits / 8",
          ylabel="false-positive rate p", title=f"k = 3, n = {n}: space buys accuracy")
 plt.show()
 
 # %% [markdown]
-# Each doubling of the memory divides p by a factor that approaches 2**k = 8 as the vector gets
+# Each doubling of the memory divides p by a factor that approaches $2^k = 8$ as the vector gets
 # sparse (last column): space is the cheap way to buy accuracy, up to the point where a hash of
-# 32 bits caps m at 2**32.
+# 32 bits caps m at $2^{32}$.
 
 # %% [markdown]
 # ## Property 5: nothing can be removed
@@ -329,253 +329,20 @@ bloom.bits = original
 
 # %% [markdown]
 # A bit records only that *some* key set it, not which or how many. Counting Bloom filters
-# replace each bit by a small counter to allow removal, at several times the memory.
+# replace each bit by a small counter to allow removal, at several times the memory (lesson 16).
 
 # %% [markdown]
-# ## bloomedu's general `BloomFilter`
+# ## Recap
 #
-# The article's filter ties m to a power of two and pays for k separate hashes of a salted
-# string. `bloomedu.BloomFilter(num_bits, num_hashes)` takes any m and hashes each key once
-# with the 128-bit MurmurHash3, then derives the k positions by double hashing (Kirsch and
-# Mitzenmacher, "Less hashing, same performance"): value i is (h1 + i·h2) mod 2**64, mixed by
-# MurmurHash3's 64-bit finaliser `fmix64` and taken modulo m. Without the mixing, keys whose h2
-# is a multiple of m (or nearly) would pile their k positions onto few bits, which small filters
-# notice. The same four messages, in a filter of 1,000 bits:
-
-# %%
-general = BloomFilter(num_bits=1000, num_hashes=3)
-for message in messages:
-    if message["id"] not in general:
-        general.add(message["id"])
-        print(message)
-h1, h2 = hash128("123")
-by_hand = [fmix64((h1 + i * h2) % 2**64) % 1000 for i in range(3)]
-assert by_hand == general.bit_indices("123")
-print(f"'123': h1 = {h1}, h2 = {h2} -> bits {by_hand}")
-
-# %% [markdown]
-# Does one hash with double hashing behave like k independent salted hashes? The property-3
-# experiment again (same m, n, keys and queries), now through the general filter's bulk path
-# (`add_many` / `contains_many`), beside the salted filter's numbers:
-
-# %%
-print(" k  salted p  general p  (1-e^(-kn/m))^k  general (meas-theory)/sd")
-for k, salted_p, theory in salted_rows:
-    general = BloomFilter(m, k)
-    general.add_many(inserted)
-    assert general.contains_many(inserted).all()
-    general_p = float(general.contains_many(queries).mean())
-    sd = (theory * (1 - theory) / num_queries) ** 0.5
-    print(f"{k:2d}  {salted_p:8.4f}  {general_p:9.4f}  {theory:15.4f}  {(general_p - theory) / sd:+24.2f}")
-
-# %% [markdown]
-# The same rates, within noise, and the same shape in k. The bulk path makes real sizes cheap:
-# a million random 64-bit keys in a filter sized for p = 1% (`from_capacity`, the subject of a
-# later lesson), and a million other keys queried.
-
-# %%
-rng = np.random.default_rng(SEED)
-big_keys = rng.integers(0, 2**64, size=2_000_000, dtype=np.uint64)
-ordered = np.sort(big_keys)
-assert (ordered[1:] != ordered[:-1]).all()  # all distinct, so no query key was inserted
-big_inserted, big_queries = big_keys[:1_000_000], big_keys[1_000_000:]
-big = BloomFilter.from_capacity(expected_items=1_000_000, fpp=0.01)
-big.add_many(big_inserted)
-missing = int((~big.contains_many(big_inserted)).sum())
-big_p = float(big.contains_many(big_queries).mean())
-big_theory = false_positive_rate(big.num_bits, 1_000_000, big.num_hashes)
-big_sd = measured_rate_std(big.num_bits, 1_000_000, big.num_hashes, 1_000_000)
-print(f"{big!r}: {big.nbytes:,d} bytes, {missing} false negatives")
-print(f"measured p {big_p:.5f}, (1-e^(-kn/m))^k {big_theory:.5f}, "
-      f"(meas-theory)/sd {(big_p - big_theory) / big_sd:+.2f}")
-
-# %% [markdown]
-# +2.83 standard deviations is far out: a measurement lands that far from its mean about once
-# in 200. Is the filter unlucky (more bits set than usual), or the queries? The filter's own
-# fill answers the first, (bits set / m)^k; another million fresh keys answer the second:
-
-# %%
-others = np.random.default_rng(SEED + 1).integers(0, 2**64, size=1_000_000, dtype=np.uint64)
-assert not np.isin(others, big_inserted).any()
-other_p = float(big.contains_many(others).mean())
-print(f"this filter's (bits set / m)^k: {big.current_false_positive_rate():.5f}")
-print(f"another million fresh keys: {other_p:.5f}, (meas-theory)/sd {(other_p - big_theory) / big_sd:+.2f}")
-
-# %% [markdown]
-# The filter is exactly as full as the formula expects; it was the first million queries that
-# happened to draw a rare excess, and a fresh million lands back near the formula.
-#
-# One hash per key also softens property 3: the general filter's cost should grow more slowly
-# with k, because the 128-bit hash is computed once and each extra position costs only a
-# multiply-add, an `fmix64`, a modulo and a bit write. Time per key on this machine:
-
-# %% tags=["nbval-ignore-output"]
-print(" k  salted add, µs/key  general add, µs/key")
-for k, salted_add, _ in timings:
-    general = BloomFilter(m, k)
-    start = time.perf_counter()
-    for key in inserted:
-        general.add(key)
-    print(f"{k:2d}  {salted_add * 1e6:18.1f}  {(time.perf_counter() - start) / n * 1e6:19.1f}")
-
-# %% [markdown]
-# ## Lesson 01's question, answered: a day of clicks
-#
-# Lesson 01 asked how to remember a day of clicks, 864,000,000 IDs, so as to drop the double
-# clicks. A dict of the IDs was exact but needed about 100 GB; a set of 32-bit hashes (lesson 02)
-# dropped 81 million genuine clicks over the day. Here is the finished filter on that day, built
-# two ways:
-#
-# * **the article's own design**, k salted `hash_bits`-bit hashes over 2**hash_bits bits. Its hash
-#   is the 32-bit MurmurHash2, so `hash_bits` is at most 32: m ≤ 2**32 bits, 512 MiB. With that m
-#   and n = 864,000,000 IDs the best k is (m/n) ln 2 = 3.45, so k = 3, the article's own choice in
-#   its example;
-# * **a filter sized for the day** at p = 0.1%: m = −n ln p / (ln 2)² bits and k = 10, the sizing
-#   `BloomFilter.from_capacity` uses (lesson 07 derives it, lesson 09 puts it to work).
-#
-# A dedup stage drops a genuine click when the filter, holding every ID before it, wrongly
-# claims it. That rate is not fixed: ID number i meets a filter of i IDs, so it is dropped with
-# probability (1 − e^(−ki/m))^k, zero in the morning and highest at midnight. The day's losses
-# are that rate added up over the day, which has a closed form
-# (`bloomedu.teaching.clickday.expected_drops`).
-#
-# **Predict:** which loses more genuine clicks over the day, the article's filter at its largest
-# or lesson 02's set of 32-bit hashes (81 million)? And the filter sized for the day: does it
-# lose millions, hundreds of thousands, or thousands?
-
-# %%
-sized_bits = num_bits_for(IDS_PER_DAY, 0.001)  # computed, not allocated: 1.55 GB
-designs = {"article: 3 hashes, 2**32 bits": (2**32, 3),
-           "sized for the day at 0.1%": (sized_bits, optimal_num_hashes(sized_bits, IDS_PER_DAY))}
-print(f"{'design':30} {'m bits':>15} {'k':>3} {'memory':>10} {'p at midnight':>13} "
-      f"{'genuine clicks dropped':>22} {'share':>7}")
-for name, (bits, k) in designs.items():
-    lost = expected_drops(bits, k, IDS_PER_DAY)
-    print(f"{name:30} {bits:15,d} {k:3d} {bits / 8 / 2**30:6.2f} GiB "
-          f"{false_positive_rate(bits, IDS_PER_DAY, k):13.5f} {lost:22,.0f} {lost / IDS_PER_DAY:7.3%}")
-lost_02 = expected_drops(2**32, 1, IDS_PER_DAY)  # one hash, 2**32 values: lesson 02's set
-print(f"{'lesson 02: set of 32-bit hashes':30} {'':15} {'':3} {4 * IDS_PER_DAY / 2**30:6.2f} GiB "
-      f"{false_positive_rate(2**32, IDS_PER_DAY, 1):13.5f} {lost_02:22,.0f} "
-      f"{lost_02 / IDS_PER_DAY:7.3%}")
-
-# %% [markdown]
-# (The last row's memory is the packed 4 bytes per hash; lesson 02 measured a Python set at
-# many times that.)
-#
-# Those are expectations. To see them happen, the day is scaled down 4,096 times: 210,938
-# random click IDs, the article's design on 2**32 / 4,096 = 2**20 bits, and the sized filter on
-# 1/4,096 of its bits. Every design keeps its bits per ID, so every rate, and the share of clicks
-# lost, is the same as on the full day. (The positions come from bloomedu's `BloomFilter` for
-# both designs: the article's salted MurmurHash2 runs here in pure Python, several µs a call,
-# and the general filter's section above showed that the two give the same rates. Double clicks are left out: a copy
-# sets no new bit, so it changes no genuine click's fate.) `dropped_messages` finds, for the whole stream at once,
-# the IDs a dedup stage would drop; on the first 3,000 it agrees with `deduplicate` itself:
-
-# %%
-SCALE = 4096
-day_ids = uuid4_strings(round(IDS_PER_DAY / SCALE), np.random.default_rng(SEED))
-scaled = {name: (bits // SCALE, k) for name, (bits, k) in designs.items()}
-drops = {}
-for name, (bits, k) in scaled.items():
-    drops[name] = dropped_messages(double_hash_positions(day_ids, bits, k), bits)
-    kept = deduplicate([{"id": key} for key in day_ids[:3000]], BloomFilter(bits, k),
-                       key=lambda message: message["id"])
-    assert [m["id"] for m in kept] == [key for key, gone in zip(day_ids[:3000], drops[name]) if not gone]
-print(f"{len(day_ids):,} IDs, 1/{SCALE:,} of the day")
-print(f"{'design':30} {'m bits':>9} {'k':>3} {'dropped':>8} {'expected':>9} {'sd':>6} "
-      f"{'x 4,096':>12}")
-for name, (bits, k) in scaled.items():
-    expected = expected_drops(bits, k, len(day_ids))
-    lost = int(drops[name].sum())
-    print(f"{name:30} {bits:9,d} {k:3d} {lost:8,d} {expected:9.1f} {expected ** 0.5:6.1f} "
-          f"{lost * SCALE:12,d}")
-
-# %% [markdown]
-# The rate as the day goes by, measured in 16 slices of the scaled day (the share of its genuine
-# clicks each design dropped in that slice) against (1 − e^(−ki/m))^k:
-
-# %%
-slices = np.array_split(np.arange(len(day_ids)), 16)
-print("hours        article  sized for the day")
-for number, part in enumerate(slices):
-    print(f"{24 * number / 16:4.1f}-{24 * (number + 1) / 16:4.1f}  "
-          + "  ".join(f"{float(drops[name][part].mean()):{width}.5f}"
-                      for name, width in zip(scaled, [9, 17])))
-fig, ax = plt.subplots(figsize=FIGSIZE)
-hours = np.linspace(0, 24, 200)
-for (name, (bits, k)), color, short in zip(scaled.items(), ["#f28e2b", "#1f4e79"],
-                                          ["article", "sized for the day"]):
-    ax.plot(hours, [false_positive_rate(bits, len(day_ids) * h / 24, k) for h in hours],
-            color=color, label=f"{short}: (1 - e^(-ki/m))^k")
-    measured = [float(drops[name][part].mean()) for part in slices]
-    middles = [24 * (number + 0.5) / 16 for number in range(16)]
-    ax.plot([h for h, r in zip(middles, measured) if r > 0], [r for r in measured if r > 0],
-            "o", color=color, label=f"{short}: measured (slices with a loss)")
-decorate(ax, xlabel="hour of the day", ylabel="share of genuine clicks dropped", yscale="log",
-         ylim=(1e-6, 0.3), xticks=range(0, 25, 4),
-         title="A day of clicks: the rate grows as the filter fills")
-ax.legend(loc="lower right", fontsize=8)
-plt.show()
-
-# %% [markdown]
-# **Check your prediction:** the article's design at its largest drops 24 million genuine clicks
-# (2.8% of the day), under a third of the set of hashes' 81 million, in a sixth of its packed
-# size (0.50 GiB against 3.22): five bits per ID and three hash functions do better than a
-# 32-bit hash per ID. But by midnight it wrongly claims 9.3% of new IDs, because 2**32 bits is all
-# a 32-bit hash can address. The filter sized for the day uses 1.45 GiB, three times as much, and
-# drops about 105,000 clicks, 0.012%: its rate reaches the 0.1% it was sized for only at
-# midnight, and averages an eighth of that over the day. The scaled stream
-# shows the same: its losses times 4,096 land within a standard deviation or two of both
-# computed figures, and the measured rate climbs with the curves through the day (the sized
-# filter drops nothing at all in the first hours).
-
-# %% [markdown]
-# ## A toy for one key
-#
-# Everything above measured thousands of keys at a time. The toy below shows one key at a time,
-# as the interactive pages *Bloom Filters by Example* and Jason Davies' Bloom filter demo do:
-# the article's filter with k = 3 salted hashes over 2**5 = 32 bits, small enough to draw every
-# bit. Type a key and its 3 bits light up; "add it" sets them; each set bit shows the numbers of
-# the added keys behind it. `bloomedu.teaching.toy.toy_view` computes everything the toy shows;
-# first its words for four added fruits and one key never added:
-
-# %%
-fruits = ["apple", "banana", "cherry", "date"]
-print(toy_view(fruits, "fig").text())
-
-# %% [markdown]
-# **Predict:** 12 of the 32 bits are set. What is the chance that a key never added is claimed,
-# and will one of "grape", "kiwi", "lemon", "lime" be?
-
-# %%
-for name in ["grape", "kiwi", "lemon", "lime"]:
-    print(f"{name:6} {toy_view(fruits, name).verdict}")
-print(f"chance for one key never added: (12/32)^3 = {(12 / 32) ** 3:.3f}")
-view = toy_view(fruits, "lime")
-print()
-print(view.text())
-
-# %% [markdown]
-# **Check your prediction:** (12/32)³ is about 5%, so among four names one false positive is
-# luck, but not rare luck. "lime" is the one: its bits 19, 7 and 31 were set by "date" and
-# "banana", and the filter, which keeps only bits, cannot tell it from a key that was added.
-
-# %%
-view.draw()
-plt.show()
-
-# %% [markdown]
-# The live toy (it needs a running kernel; the committed notebook shows it only once run):
-# type in the box, press "add it", and watch the bits. Things to try:
-#
-# - Type "lime": a false positive, on bits borrowed from banana and date. Add "fig" (bits 28, 16
-#   and 19), then type "lime" again: still claimed, since adding keys only ever sets bits.
-# - Add keys until half the bits are set (about 7 keys), and count how many new names come
-#   back claimed.
-# - Add a key, then type it again: the filter never says "no" to a key it holds.
-
-# %% tags=["nbval-ignore-output"]
-toy(fruits, "lime")
+# - The article's filter is k salted hashes over one vector of $m = 2^{\text{hash bits}}$ bits:
+#   add sets a key's k bits, a query asks whether all k are set.
+# - "Absent" is always right: bits only go from 0 to 1. "Present" may be wrong, when other keys
+#   set all of a new key's bits.
+# - After n keys about $1 - e^{-kn/m}$ of the bits are set, and a key never added is claimed
+#   with probability about $(1 - e^{-kn/m})^k$.
+# - More bits always lower that rate; more hash functions lower it only up to a point, then
+#   raise it, and every one costs time.
+# - Clearing a key's bits erases other keys: a plain Bloom filter cannot delete.
 
 # %% [markdown]
 # ## Exercises
@@ -618,14 +385,10 @@ check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)
 # %% [markdown]
 # ## What comes next
 #
-# Every measured rate in this lesson landed on the formula (1 − e^(−kn/m))^k. Lesson
-# `07_false_positive_rate.ipynb` derives it, finds the k that minimises it, measures the bottom
-# of the valley, and shows where the approximation is exact and where it is not.
+# Lesson 06 (*Inside the filter*) opens the box: bloomedu's general `BloomFilter`, which takes
+# any m and gets its k positions from one hash, the second article's walkthrough of three keys in
+# 32 bits, and a toy that shows one key at a time.
 #
 # *Where this lesson's code lives:* `bloomedu/steps/salted.py` (`SaltedBloomFilter`),
-# `bloomedu/core/filter.py` (`BloomFilter`), `bloomedu/teaching/classroom.py`,
-# `bloomedu/teaching/clickday.py` (the day of clicks), `bloomedu/teaching/toy.py` (the toy); its
-# tests: `tests/test_salted.py`, `tests/test_filter.py`, `tests/test_classroom.py`,
-# `tests/test_clickday.py`, `tests/test_toy.py`. The README's table maps every article step to
-# its module, lesson and test.
-
+# `bloomedu/teaching/classroom.py`; its tests: `tests/test_salted.py`, `tests/test_classroom.py`.
+# The README's table maps every article step to its module, lesson and test.

@@ -25,7 +25,7 @@ from bloomedu.teaching.explorer import make_keys
 from bloomedu.core.hashing import n_bit_hash_function
 from bloomedu.teaching.exercises import EXERCISES, Exercise, check, show
 from bloomedu.teaching.exercises._feedback import CHECKERS
-from bloomedu.core.hashing import murmur3_32, murmurhash2
+from bloomedu.core.hashing import fmix64, hash128, murmur3_32, murmurhash2
 from bloomedu.teaching.memory import allocated_bytes
 
 LN2 = math.log(2)
@@ -43,6 +43,15 @@ def _m(n, p):
     return -n * math.log(p) / LN2 ** 2
 
 
+def _day_share(n, p):
+    """The mean over i < n of (1 - e^(-ki/m))^k, for m and k sized from n and p, summed by numpy."""
+    m = math.ceil(_m(n, p))
+    k = min((math.floor(m / n * LN2), math.ceil(m / n * LN2)),
+            key=lambda k: (1 - math.exp(-k * n / m)) ** k)
+    i = np.arange(n, dtype=float)
+    return float(np.mean((1 - np.exp(-k * i / m)) ** k))
+
+
 REFERENCE = {  # exercise name -> the answer a student computes by hand for its catalogue params
     "01.1": 10_000 * 86_400 * 32,
     "01.2": 1000 - 20,
@@ -54,8 +63,12 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "04.2": 256 * (1 - math.exp(-3 * 50 / 256)),
     "05.1": 2 ** 20 // 8,
     "05.2": (1 - math.exp(-3 * 20 / 256)) ** 3,
+    "06.1": fmix64((hash128("789")[0] + 2 * hash128("789")[1]) % 2 ** 64) % 2000,
+    "06.2": 1 - (63 / 64) * (62 / 64) * (61 / 64),
     "07.1": round(10 * LN2),
     "07.2": (1 - math.exp(-0.7)) ** 7,
+    "08.1": math.ceil(_m(50_000, 0.02)),
+    "08.2": _day_share(1_000_000, 0.001),
     "09.1": math.ceil(_m(1e6, 0.001) / 8),
     "09.2": 0.001 * 250_000,  # the same URLs on every lookup: p x urls, not p^2 x urls
     "10.1": (1000 + 0.001 * 99_000) * 0.002,  # blacklisted + p x safe round trips of 2 ms
@@ -102,6 +115,16 @@ def _measure(name: str, params: dict):
     if name == "04.3":
         functions = [n_bit_hash_function(8, str(i)) for i in range(params["num_hashes"])]
         return len({h(key) for key in uuid4_strings(params["n"], rng) for h in functions})
+    if name == "06.3":  # k positions of random keys, counted distinct
+        f = BloomFilter(params["num_bits"], params["num_hashes"])
+        keys = rng.integers(0, 2 ** 63, size=params["trials"], dtype=np.uint64)
+        positions = np.sort(np.array([f.bit_indices(int(key)) for key in keys]), axis=1)
+        return np.mean((np.diff(positions, axis=1) == 0).any(axis=1))
+    if name == "08.3":  # from_capacity's filter on the bulk path, keys never inserted
+        f = BloomFilter.from_capacity(params["n"], params["p"])
+        f.add_many(np.arange(params["n"], dtype=np.uint64))
+        fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
+        return f.contains_many(fresh).mean()
     if name == "10.3":  # a real cache on a real SQLite file, asked about safe URLs only
         import tempfile
         from bloomedu.services.blacklist import BlacklistCache
@@ -161,7 +184,7 @@ def _measure(name: str, params: dict):
                                       params["generation_size"])
         f.add_many(np.arange(30 * params["generation_size"], dtype=np.uint64))
         return f.contains_many(np.arange(2 ** 40, 2 ** 40 + params["trials"], dtype=np.uint64)).mean()
-    # 05.3, 06.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
+    # 05.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
     f = BloomFilter(params["num_bits"], params["num_hashes"])
     f.add_many(np.arange(params["n"], dtype=np.uint64))
     fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
@@ -327,6 +350,36 @@ SLIPS = [
     ("article_filter_fpp", {}, 0.912, "percentage"),
     ("measured_fpp", {}, 0.999, "inserted ones"),
     ("measured_fpp", {}, 912, "count"),
+    ("double_hash_position", {}, ((hash128("789")[0] + 2 * hash128("789")[1]) % 2 ** 64) % 2000,
+     "without fmix64"),
+    ("double_hash_position", {}, (hash128("789")[0] + 2 * hash128("789")[1]) % 2000, "skips both"),
+    ("double_hash_position", {}, fmix64((hash128("789")[1] + 2 * hash128("789")[0]) % 2 ** 64) % 2000,
+     "swapped h1 and h2"),
+    ("double_hash_position", {}, fmix64((hash128("789")[0] + 2 * hash128("789")[1]) % 2 ** 64),
+     "take it modulo m"),
+    ("double_hash_position", {}, fmix64((hash128("789")[0] + hash128("789")[1]) % 2 ** 64) % 2000,
+     "that is position 1"),
+    ("coinciding_positions", {}, (63 / 64) * (62 / 64) * (61 / 64), "all distinct"),
+    ("coinciding_positions", {}, 6 / 64, "pairs"),
+    ("coinciding_positions", {}, 1 - math.exp(-6 / 64), "birthday approximation"),
+    ("coinciding_positions", {}, 1 / 64, "two given positions"),
+    ("coinciding_positions", {}, 9.11, "percentage"),
+    ("measured_coinciding_positions", {}, 0.909, "all distinct"),
+    ("measured_coinciding_positions", {}, 9109, "count"),
+    ("measured_coinciding_positions", {}, 9.1, "percentage"),
+    ("sized_num_bits", {}, -50_000 * math.log10(0.02) / LN2 ** 2, "log10 instead of ln"),
+    ("sized_num_bits", {}, -50_000 * math.log2(0.02) / LN2 ** 2, "log2 instead of ln"),
+    ("sized_num_bits", {}, -50_000 * math.log(0.02) / LN2, "(ln 2)^2, not ln 2"),
+    ("sized_num_bits", {}, _m(50_000, 0.0002), "already a rate"),
+    ("sized_num_bits", {}, _m(50_000, 0.02) / 50_000, "bits per item"),
+    ("sized_num_bits", {}, 6, "that is k"),
+    ("sized_num_bits", {}, math.ceil(_m(50_000, 0.02)) / 8, "you gave bytes"),
+    ("day_share_dropped", {}, 0.001, "the filter is full"),
+    ("day_share_dropped", {}, 0.0005, "in proportion"),
+    ("day_share_dropped", {}, _day_share(1_000_000, 0.001) * 1_000_000, "number of clicks dropped"),
+    ("day_share_dropped", {}, 100 * _day_share(1_000_000, 0.001), "percentage"),
+    ("measured_sized_fpp", {}, 0.9999, "inserted ones"),
+    ("measured_sized_fpp", {}, 5017, "count"),
     ("optimal_k", {}, 3, "log10 instead of ln"),
     ("optimal_k", {}, 10 * LN2, "whole number"),
     ("optimal_k", {}, 10, "not m/n"),

@@ -10,15 +10,20 @@ set bit names the added keys behind it, and a key never added whose bits are
 all set is a false positive that borrowed them.
 
 The numbers come from :func:`toy_view`, a pure function (same keys, same
-view; unit-tested); :func:`toy` is only the ipywidgets panel around it, as
-:func:`bloomedu.teaching.explorer.explorer` is for m, k and n.
+view; unit-tested); :func:`toy` is only the ipywidgets panel around it, with
+controls for m and k, as :func:`bloomedu.teaching.explorer.explorer` is for m,
+k and n.  The drawing keeps every label inside its figure, whatever the keys:
+a long key is shortened, a long list of keys wrapped, and a character the
+plotting font cannot draw (an emoji) is written as its escape, so the figure
+keeps its size and matplotlib warns of no missing glyph.
 
-Taught at the end of ``notebooks/05_bloom_filter.ipynb``; tested in
+Taught in ``notebooks/06_inside_the_filter.ipynb``; tested in
 ``tests/test_toy.py`` and ``tests/test_browser.py``.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 from dataclasses import dataclass
 from typing import Iterable
@@ -28,13 +33,16 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..steps.salted import SaltedBloomFilter
-from .plots import new_axes
 
 __all__ = ["ToyView", "toy_view", "toy"]
 
 _MAX_HASH_BITS = 7  # 128 bits: every cell still has room for its index and its keys
+_MAX_HASHES = 16
 _COLORS = {"clear": "#f2f2f2", "set": "#1f4e79", "key, bit set": "#f28e2b",
            "key, bit clear": "#e15759"}
+_COLUMNS = 16  # bits a row in the drawing
+_SHOWN_KEY = 24  # characters of a key shown in a label; longer keys end in "..."
+INDEX_FONTSIZE, OWNERS_FONTSIZE, SMALL_FONTSIZE = 8, 9, 7  # points: readable on a projector
 
 
 def _keys(added) -> tuple[str, ...]:
@@ -47,6 +55,39 @@ def _keys(added) -> tuple[str, ...]:
             raise TypeError(f"added must hold only str keys, but added[{index}] is "
                             f"{type(key).__name__}")
     return tuple(dict.fromkeys(added))
+
+
+def _shortened(key: str, width: int = _SHOWN_KEY) -> str:
+    """A key cut to ``width`` characters, "..." marking the cut.
+
+    >>> _shortened("apple"), _shortened("x" * 30, 10)
+    ('apple', 'xxxxxxx...')
+    """
+    return key if len(key) <= width else key[:width - 3] + "..."
+
+
+@functools.lru_cache(maxsize=None)
+def _font_characters(path: str) -> frozenset:
+    from matplotlib.ft2font import FT2Font
+
+    return frozenset(FT2Font(path).get_charmap())
+
+
+def drawable(text: str) -> str:
+    """``text`` as matplotlib can draw it in its default font, without a missing-glyph warning.
+
+    A character the font has no glyph for becomes its Python escape, and a ``$`` is
+    escaped so that a key is never read as a formula.
+
+    >>> drawable("pear"), drawable("🍐 $5")
+    ('pear', '\\\\U0001f350 \\\\$5')
+    """
+    from matplotlib import font_manager
+
+    font = font_manager.findfont(font_manager.FontProperties(family=plt.rcParams["font.family"]))
+    known = _font_characters(font)
+    shown = "".join(c if ord(c) in known and c.isprintable() else ascii(c)[1:-1] for c in text)
+    return shown.replace("$", r"\$")
 
 
 @dataclass(frozen=True)
@@ -81,8 +122,7 @@ class ToyView:
 
     def label(self, index: int) -> str:
         """Added key number ``index`` as the toy names it: its number and the key."""
-        key = self.added[index]
-        return f"{index + 1} {key if len(key) <= 24 else key[:21] + '...'}"
+        return f"{index + 1} {_shortened(self.added[index])}"
 
     def borrowed_from(self) -> tuple[int, ...]:
         """The added keys (their places in ``added``), other than the key, behind its bits."""
@@ -97,48 +137,67 @@ class ToyView:
                  f"keys added ({len(self.added)}): {names}"]
         if not self.key:
             return "\n".join(lines + ["type a key to see its bits"])
+        key = repr(_shortened(self.key, 40))
         width = len(str(self.num_bits - 1))
-        lines.append(f"key {self.key!r} -> bits {', '.join(map(str, self.positions))}")
+        lines.append(f"key {key} -> bits {', '.join(map(str, self.positions))}")
         for p in dict.fromkeys(self.positions):  # a bit two of its hashes share, once
             who = ", ".join(self.label(i) for i in self.owners[p]) or "no key"
             lines.append(f"  bit {p:>{width}} = {int(self.bits[p])}, set by {who}")
         verdict = self.verdict
         if verdict == "absent":
             zero = next(p for p in self.positions if not self.bits[p])
-            lines.append(f"bit {zero} is 0: {self.key!r} was certainly never added")
+            lines.append(f"bit {zero} is 0: {key} was certainly never added")
         elif verdict == "added":
-            lines.append(f"all {self.num_hashes} bits are set: {self.key!r} was added "
+            lines.append(f"all {self.num_hashes} bits are set: {key} was added "
                          "(and a key never added could look just the same)")
         else:
-            lines.append(f"all {self.num_hashes} bits are set, but {self.key!r} was never added: "
+            lines.append(f"all {self.num_hashes} bits are set, but {key} was never added: "
                          "a false positive, on bits borrowed from "
                          + ", ".join(self.label(i) for i in self.borrowed_from()))
         return "\n".join(lines)
 
+    def cell_owners(self, index: int) -> str:
+        """The numbers drawn in bit ``index``: its setters', or the first and how many more.
+
+        At most five characters, so that they fit in a cell: "3", "1,4", "12,18", "10+2".
+
+        >>> view = toy_view(["a", "b", "c", "d", "e"], num_hashes=4, hash_bits=1)
+        >>> view.owners[1], view.cell_owners(1)
+        ((0, 1, 2, 3, 4), '1+4')
+        """
+        numbers = [str(i + 1) for i in self.owners[index]]
+        joined = ",".join(numbers)
+        return joined if len(numbers) <= 2 and len(joined) <= 5 else f"{numbers[0]}+{len(numbers) - 1}"
+
     def draw(self, ax=None):
         """The bit array, 16 bits a row: set bits dark, the key's bits orange (set) or red (0).
 
-        Each cell shows its index and the numbers of the added keys that set it.
+        Each cell shows its index and the numbers of the added keys that set it.  Every
+        label stays inside the figure (``fig.get_tightbbox`` is the figure's own box), so
+        a notebook shows the drawing at its full size whatever the keys.
         """
-        width = 16
+        width = min(_COLUMNS, self.num_bits)
         rows = -(-self.num_bits // width)
-        ax = ax if ax is not None else new_axes((7.0, 0.9 + 0.5 * rows))
+        if ax is None:
+            height = 1.5 + 0.45 * rows
+            _, ax = plt.subplots(figsize=(7.0, height))
+            ax.figure.subplots_adjust(left=0.02, right=0.78, top=1 - 0.45 / height,
+                                      bottom=0.75 / height)
         codes = np.array(self.bits, dtype=float)
         for p in self.positions:
             codes[p] = 2.0 if self.bits[p] else 3.0
-        palette = list(_COLORS.values())
-        cmap = plt.matplotlib.colors.ListedColormap(palette)
+        cmap = plt.matplotlib.colors.ListedColormap(list(_COLORS.values()))
         ax.imshow(codes.reshape(rows, width), cmap=cmap, vmin=-0.5, vmax=3.5,
                   interpolation="nearest", aspect="equal")
         for index in range(self.num_bits):
             row, column = divmod(index, width)
-            dark = codes[index] == 1.0
-            color = "white" if dark else "black"
-            ax.text(column - 0.42, row - 0.42, str(index), ha="left", va="top", fontsize=5,
-                    color=color)
-            numbers = ",".join(str(i + 1) for i in self.owners[index])
-            ax.text(column, row + 0.12, numbers, ha="center", va="center",
-                    fontsize=7 if len(numbers) <= 3 else 5, color=color, fontweight="bold")
+            color = "white" if codes[index] == 1.0 else "black"
+            ax.text(column - 0.44, row - 0.44, str(index), ha="left", va="top",
+                    fontsize=INDEX_FONTSIZE, color=color)
+            owners = self.cell_owners(index)
+            ax.text(column, row + 0.16, owners, ha="center", va="center", color=color,
+                    fontsize=OWNERS_FONTSIZE if len(owners) <= 3 else SMALL_FONTSIZE,
+                    fontweight="bold")
         ax.set_xticks(np.arange(-0.5, width, 1), minor=True)
         ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
         ax.grid(which="minor", color="white", linewidth=1.5)
@@ -146,24 +205,47 @@ class ToyView:
         ax.set_xticks([]), ax.set_yticks([])
         patches = [plt.matplotlib.patches.Patch(color=color, label=label)
                    for label, color in _COLORS.items()]
-        ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7,
+        ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
                   frameon=False)
-        headline = {"no key": "type a key", "absent": f"{self.key!r}: a bit is 0, never added",
-                    "added": f"{self.key!r}: all bits set, added",
-                    "false positive": f"{self.key!r}: all bits set, never added: a false positive"}
+        key = drawable(repr(_shortened(self.key)))
+        headline = {"no key": "type a key", "absent": f"{key}: a bit is 0, never added",
+                    "added": f"{key}: all bits set, added",
+                    "false positive": f"{key}: all bits set, never added: a false positive"}
         ax.set_title(headline[self.verdict], fontsize=10)
-        names = "   ".join(self.label(i) for i in range(len(self.added)))
-        ax.set_xlabel(f"keys added: {names}" if names else "no key added yet", fontsize=8)
-        ax.figure.tight_layout()
+        ax.set_xlabel(self._added_line(), fontsize=8)
         return ax
+
+    def _added_line(self, width: int = 80, lines: int = 2) -> str:
+        """The added keys under the drawing, in at most ``lines`` lines of ``width`` characters.
+
+        >>> print(toy_view([f"key-{i}" for i in range(30)])._added_line(width=40))
+        keys added: 1 key-0   2 key-1   3 key-2
+        4 key-3   5 key-4   6 key-5   ... 24 more
+        """
+        if not self.added:
+            return "no key added yet"
+        names = [drawable(_shortened(self.label(i), 18)) for i in range(len(self.added))]
+        done, line = [], "keys added:"
+        for number, name in enumerate(names):
+            last = len(done) == lines - 1
+            more = f"   ... {len(names) - number} more" if number + 1 < len(names) else ""
+            if len(line) + 1 + len(name) + (len(more) if last else 0) <= width:
+                line += " " + name if line == "keys added:" else "   " + name
+            elif not last:
+                done.append(line)
+                line = name
+            else:
+                line += more
+                break
+        return "\n".join(done + [line])
 
 
 def toy_view(added: Iterable[str], key: str = "", num_hashes: int = 3,
              hash_bits: int = 5) -> ToyView:
     """The article's filter after the ``added`` keys, and the k bits of ``key`` in it.
 
-    Pure: the same keys always give the same view.  ``hash_bits`` is 1..7
-    (m = 2**hash_bits up to 128 bits, small enough to draw every bit).
+    Pure: the same keys always give the same view.  ``num_hashes`` is 1..16,
+    ``hash_bits`` 1..7 (m = 2**hash_bits up to 128 bits, small enough to draw every bit).
 
     >>> view = toy_view(["apple", "banana", "cherry", "date"], "lime")
     >>> view.num_bits, view.positions, view.verdict
@@ -175,8 +257,8 @@ def toy_view(added: Iterable[str], key: str = "", num_hashes: int = 3,
     """
     if not isinstance(key, str):
         raise TypeError(f"key must be str, not {type(key).__name__}")
-    if not is_int(num_hashes) or not 1 <= num_hashes <= 16:
-        raise ValueError(f"num_hashes must be an int in 1..16, got {num_hashes!r}")
+    if not is_int(num_hashes) or not 1 <= num_hashes <= _MAX_HASHES:
+        raise ValueError(f"num_hashes must be an int in 1..{_MAX_HASHES}, got {num_hashes!r}")
     if not is_int(hash_bits) or not 1 <= hash_bits <= _MAX_HASH_BITS:
         raise ValueError(f"hash_bits must be an int in 1..{_MAX_HASH_BITS} (at most "
                          f"{2 ** _MAX_HASH_BITS} bits to draw), got {hash_bits!r}")
@@ -194,13 +276,16 @@ def toy_view(added: Iterable[str], key: str = "", num_hashes: int = 3,
 
 
 def toy(added: Iterable[str] = (), key: str = "", num_hashes: int = 3, hash_bits: int = 5):
-    """The ipywidgets panel: a text box for a key, "add it", "empty the filter"; redraws as you type.
+    """The ipywidgets panel: a text box for a key, "add it", "empty the filter", and m and k.
 
-    Everything it shows comes from :func:`toy_view`.
+    It redraws as you type; changing m (8 to 128 bits) or k (1 to 8) places the same keys
+    again.  Everything it shows comes from :func:`toy_view`.
 
     >>> panel = toy(["apple"], "pear")
-    >>> box, add, empty = panel.children[0].children
-    >>> add.click(); "2 pear" in panel.children[1].value
+    >>> (box, add, empty), (bits, hashes) = panel.children[0].children, panel.children[1].children
+    >>> add.click(); "2 pear" in panel.children[2].value
+    True
+    >>> bits.value = 7; "128 bits" in panel.children[2].value
     True
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
@@ -213,11 +298,18 @@ def toy(added: Iterable[str] = (), key: str = "", num_hashes: int = 3, hash_bits
                        continuous_update=True, layout=widgets.Layout(width="300px"))
     add_button = widgets.Button(description="add it", button_style="primary")
     empty_button = widgets.Button(description="empty the filter")
+    sizes = [(f"{2 ** b} bits", b) for b in range(3, _MAX_HASH_BITS + 1)]
+    if hash_bits not in [b for _, b in sizes]:
+        sizes = sorted(sizes + [(f"{2 ** hash_bits} bits", hash_bits)], key=lambda s: s[1])
+    bits_choice = widgets.Dropdown(options=sizes, value=hash_bits, description="m",
+                                   layout=widgets.Layout(width="180px"))
+    hashes_slider = widgets.IntSlider(value=num_hashes, min=1, max=max(8, num_hashes),
+                                      description="k", continuous_update=False)
     words = widgets.HTML()
     figure = widgets.Output()
 
     def redraw(*_):
-        view = toy_view(keys, box.value, num_hashes, hash_bits)
+        view = toy_view(keys, box.value, hashes_slider.value, bits_choice.value)
         words.value = f"<pre class='bloomedu-toy-text'>{html.escape(view.text())}</pre>"
         add_button.disabled = not box.value or box.value in keys
         with figure:
@@ -235,10 +327,12 @@ def toy(added: Iterable[str] = (), key: str = "", num_hashes: int = 3, hash_bits
         keys.clear()
         redraw()
 
-    box.observe(redraw, names="value")
+    for control in (box, bits_choice, hashes_slider):
+        control.observe(redraw, names="value")
     add_button.on_click(add_key)
     empty_button.on_click(empty)
     redraw()
-    panel = widgets.VBox([widgets.HBox([box, add_button, empty_button]), words, figure])
+    panel = widgets.VBox([widgets.HBox([box, add_button, empty_button]),
+                          widgets.HBox([bits_choice, hashes_slider]), words, figure])
     panel.add_class("bloomedu-toy")
     return panel

@@ -35,10 +35,10 @@ show("02")
 # %% [markdown]
 # ## 02.1 (compute)
 #
-# With N = 2**32 values, a given value is still untaken after n IDs with probability
-# (1 − 1/N)**n, so N(1 − (1 − 1/N)**n) distinct values are taken and the other IDs collided:
-# n − N(1 − (1 − 1/N)**n). `log1p` and `expm1` keep the tiny 1/N from being lost in rounding.
-# The birthday approximation n²/(2N) is within 1% here.
+# With $N = 2^{32}$ values, a given value is still untaken after n IDs with probability
+# $(1 - 1/N)^n$, so $N(1 - (1 - 1/N)^n)$ distinct values are taken and the other IDs collided:
+# $n - N(1 - (1 - 1/N)^n)$. `log1p` and `expm1` keep the tiny $1/N$ from being lost in rounding.
+# The birthday approximation $n^2/(2N)$ is within 1% here.
 
 # %%
 n, N = 36_000_000, 2**32
@@ -54,7 +54,8 @@ check.expected_collisions(answer, n=36_000_000, hash_bits=32)
 # ## 02.2 (predict)
 #
 # The chance of at least one collision grows with n; bisection finds the smallest n at which it
-# reaches 1/2. The rule of thumb √(2N ln 2) ≈ 1.18 √N lands next to it.
+# reaches 1/2. The rule of thumb $\sqrt{2N \ln 2} \approx 1.18 \sqrt{N}$, derived in
+# `deeper/02_birthday_bound`, lands next to it.
 
 # %%
 N = 2**24

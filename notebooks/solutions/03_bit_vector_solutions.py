@@ -38,7 +38,7 @@ show("03")
 # ## 03.1 (compute)
 #
 # A new ID is a false positive when its one bit is set. Each of the 100 earlier IDs missed that
-# bit with probability 1 − 1/m, so the bit is still 0 with probability (1 − 1/m)**100.
+# bit with probability $1 - 1/m$, so the bit is still 0 with probability $(1 - 1/m)^{100}$.
 
 # %%
 m, items = 2**8, 100
@@ -53,9 +53,9 @@ check.bit_vector_fpp(answer, hash_bits=8, items=100)
 # ## 03.2 (predict)
 #
 # The rate only falls as the vector grows, so the smallest hash width that is good enough is
-# found by trying widths in turn. Solving 1 − (1 − 1/m)**n ≤ p for m gives the same answer:
-# m ≥ 1 / (1 − (1 − p)**(1/n)), about n/p bits, and hash_bits is its base-2 logarithm, rounded
-# up.
+# found by trying widths in turn. Solving $1 - (1 - 1/m)^n \le p$ for m gives the same answer:
+# $m \ge 1 / \left(1 - (1 - p)^{1/n}\right)$, about $n/p$ bits, and `hash_bits` is its base-2
+# logarithm, rounded up.
 
 # %%
 items, fpp = 1000, 0.01

@@ -35,7 +35,7 @@ show("04")
 # ## 04.1 (compute)
 #
 # Append the salt to the text, take MurmurHash2 (the npm package's `murmurhash.v2`) of the
-# whole string, and keep the remainder modulo 2**10: the lowest 10 bits.
+# whole string, and keep the remainder modulo $2^{10}$: the lowest 10 bits.
 
 # %%
 text, salt, hash_bits = "789", "nejakaJinaSul", 10
@@ -51,10 +51,10 @@ check.salted_hash(answer, text='789', salt='nejakaJinaSul', hash_bits=10)
 # %% [markdown]
 # ## 04.2 (predict)
 #
-# With independent functions, the k·n = 150 settings are 150 uniform throws at m = 256 bits. A
-# given bit escapes one throw with probability 1 − 1/m and all of them with probability
-# (1 − 1/m)**150, so the expected number of bits set is m(1 − (1 − 1/m)**(kn)): fewer than 150,
-# because some throws land on a bit already set.
+# With independent functions, the $kn = 150$ settings are 150 uniform throws at m = 256 bits. A
+# given bit escapes one throw with probability $1 - 1/m$ and all of them with probability
+# $(1 - 1/m)^{150}$, so the expected number of bits set is $m(1 - (1 - 1/m)^{kn})$: fewer than
+# 150, because some throws land on a bit already set.
 
 # %%
 m, k, n = 256, 3, 50

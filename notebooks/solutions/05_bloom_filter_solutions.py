@@ -37,7 +37,7 @@ show("05")
 # %% [markdown]
 # ## 05.1 (compute)
 #
-# The article's second argument is the hash width: the vector has 2**20 bits, whatever k is
+# The article's second argument is the hash width: the vector has $2^{20}$ bits, whatever k is
 # (the k functions share it), at 8 bits a byte.
 
 # %%
@@ -51,9 +51,9 @@ check.article_filter_bytes(answer, num_hashes=3, hash_bits=20)
 # %% [markdown]
 # ## 05.2 (predict)
 #
-# After n keys each of the m bits is still 0 with probability (1 − 1/m)**(kn) ≈ e^(−kn/m). A key
-# never inserted is reported present when all k of its bits are set: (1 − e^(−kn/m))**k, with
-# m = 2**8 = 256.
+# After n keys each of the m bits is still 0 with probability $(1 - 1/m)^{kn} \approx e^{-kn/m}$.
+# A key never inserted is reported present when all k of its bits are set:
+# $(1 - e^{-kn/m})^k$, with $m = 2^8 = 256$.
 
 # %%
 m, k, n = 2**8, 3, 20
@@ -70,7 +70,7 @@ check.article_filter_fpp(answer, num_hashes=3, hash_bits=8, n=20)
 #
 # 20 IDs inserted, 100,000 other IDs queried: every "present" is a false positive. With so few
 # keys the rate depends a lot on how many bits this one filter happened to set, so the printout
-# also gives (bits set / m)**k for this filter; the checker allows for that spread.
+# also gives $(\text{bits set}/m)^k$ for this filter; the checker allows for that spread.
 
 # %%
 n, trials = 20, 100_000

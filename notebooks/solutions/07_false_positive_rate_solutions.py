@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 07 · The false-positive rate: measured against theory
+# # Solutions · 07 · The false-positive rate: derived, then measured
 #
 # Worked solutions to the exercises at the end of lesson
 # [07_false_positive_rate.ipynb](../07_false_positive_rate.ipynb). Try them there first. Each
@@ -37,8 +37,8 @@ show("07")
 # %% [markdown]
 # ## 07.1 (compute)
 #
-# For a fixed number of bits per key m/n, the classic rate (1 − e^(−kn/m))^k is smallest at
-# k = (m/n)·ln 2. That is rarely a whole number, so compare the whole numbers on either side.
+# For a fixed number of bits per key $m/n$, the classic rate $(1 - e^{-kn/m})^k$ is smallest at
+# $k = (m/n) \ln 2$. That is rarely a whole number, so compare the whole numbers on either side.
 
 # %%
 m, n = 10_000, 1000
@@ -56,7 +56,7 @@ check.optimal_k(answer, m=10_000, n=1000)
 # %% [markdown]
 # ## 07.2 (predict)
 #
-# After n keys a bit is still 0 with probability about e^(−kn/m). A key never inserted is a
+# After n keys a bit is still 0 with probability about $e^{-kn/m}$. A key never inserted is a
 # false positive when all k of its bits are set. At m = 10,000 bits the exact rate is within a
 # fraction of a percent of the classic one, so either answer passes.
 

@@ -1,5 +1,6 @@
-"""Exercises for part 1's filter lessons: article 1's ``BloomFilter(k, n)`` (step 5) and
-the rate as m and k change.
+"""Exercises for part 1's filter lessons (05-08): article 1's ``BloomFilter(k, n)`` (step 5),
+the general filter's k positions from one hash, the rate as m and k change, and a filter
+sized from n and p (article 2's two wishes).
 """
 
 from __future__ import annotations
@@ -7,6 +8,10 @@ from __future__ import annotations
 import math
 
 from ...core import theory
+from ...core.checks import MAX_NUM_BITS, whole_number
+from ...core.hashing import fmix64
+from ...core.positions import key_hashes
+from ..clickday import expected_drops
 from ._feedback import Exercise, Mistake, as_number, checker, fmt, hash_count, judge, judge_measured
 
 __all__ = ["EXERCISES"]
@@ -81,6 +86,92 @@ def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
 
 
+# --- lesson 06: inside the filter, k positions from one hash ------------------------------
+@checker
+def double_hash_position(answer, key: str = "789", num_bits: int = 2000, num_hashes: int = 3,
+                         i: int = 2):
+    """Position i (counted from 0) of a str key in ``BloomFilter(m, k)``:
+    fmix64((h1 + i*h2) mod 2^64) mod m, with (h1, h2) the key's MurmurHash3 x64 128.
+
+    >>> double_hash_position(876, key="123", num_bits=1000, i=0)
+    Correct: position 0 of '123' in BloomFilter(1000, 3) = 876.
+    True
+    """
+    m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+    k = hash_count(num_hashes, "num_hashes")
+    i = whole_number(i, "i", 0, k - 1)
+    h1, h2 = key_hashes(key, k)
+    mask = 2 ** 64 - 1
+    position = lambda j: fmix64((h1 + j * h2) & mask) % m  # noqa: E731
+    mistakes = [
+        Mistake(((h1 + i * h2) & mask) % m, "that is (h1 + i*h2) mod 2^64 mod m without fmix64: "
+                "bloomedu mixes each value before taking it modulo m"),
+        Mistake((h1 + i * h2) % m, "that skips both the mod 2^64 and fmix64: keep h1 + i*h2 to 64 bits, "
+                "mix it with fmix64, then take it modulo m"),
+        Mistake(fmix64((h2 + i * h1) & mask) % m, "you swapped h1 and h2: the start is h1, the step h2"),
+        Mistake(fmix64((h1 + i * h2) & mask), "that is the mixed 64-bit value; take it modulo m"),
+    ]
+    mistakes += [Mistake(position(j), f"that is position {j}: positions count from i = 0, so "
+                         f"position {i} uses h1 + {i}*h2") for j in (i - 1, i + 1) if 0 <= j < k]
+    return judge(answer, position(i), f"position {i} of {key!r} in BloomFilter({m}, {k})", rel=0,
+                 mistakes=mistakes, hint="h1, h2 = hash128(key); fmix64((h1 + i*h2) % 2**64) % m.")
+
+
+def _coinciding(m: int, k: int) -> float:
+    """The chance that k independent uniform positions in m cells are not all distinct."""
+    return 1 - math.prod(1 - j / m for j in range(k))
+
+
+@checker
+def coinciding_positions(answer, num_bits: int = 64, num_hashes: int = 4):
+    """The share of keys whose k positions are not all distinct, positions independent and uniform:
+    1 - (1 - 1/m)(1 - 2/m)...(1 - (k-1)/m).
+
+    >>> coinciding_positions(0.0918, num_bits=32, num_hashes=3)
+    Correct: the share of keys with fewer than 3 distinct positions = 0.0918.
+    True
+    """
+    m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+    k = hash_count(num_hashes, "num_hashes")
+    correct = _coinciding(m, k)
+    pairs = k * (k - 1) / 2
+    return judge(answer, correct, f"the share of keys with fewer than {k} distinct positions",
+                 rel=0.005, unit="rate", mistakes=[
+        Mistake(1 - correct, "that is the share whose positions are all distinct; the question "
+                "asks for the others"),
+        Mistake(pairs / m, f"that adds the chances of the {pairs:.0f} pairs as if two pairs could "
+                "never coincide at once; multiply instead the chances that each new position "
+                "misses the ones before it"),
+        Mistake(-math.expm1(-pairs / m), "that is the birthday approximation 1 - e^(-k(k-1)/(2m)); "
+                "the exact share is 1 minus the product of (1 - j/m) for j < k"),
+        Mistake(1 / m, "1/m is the chance that two given positions coincide; here k positions "
+                "can coincide in any pair"),
+    ], hint="position j misses the j positions before it with probability 1 - j/m.")
+
+
+@checker
+def measured_coinciding_positions(answer, num_bits: int = 64, num_hashes: int = 4,
+                                  trials: int = 100_000):
+    """A measured share of ``trials`` keys whose k positions in ``BloomFilter(m, k)`` coincide.
+
+    >>> measured_coinciding_positions(0.0905, num_bits=64, num_hashes=4, trials=100_000)
+    Correct: 0.0905 is within 4 standard deviations (4 x 0.00091) of the expected 0.09109.
+    True
+    """
+    m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
+    k = hash_count(num_hashes, "num_hashes")
+    trials = whole_number(trials, "trials", 1, MAX_NUM_BITS)
+    expected = _coinciding(m, k)
+    sd = math.sqrt(expected * (1 - expected) / trials)
+    return judge_measured(answer, expected, sd, "the share of keys whose positions coincide",
+                          mistakes=[
+        Mistake(1 - expected, "that is the share whose positions are all distinct", 4 * sd),
+        Mistake(expected * trials, f"you gave a count ({fmt(as_number(answer) or 0)} of "
+                f"{trials:,} keys); divide by the number of keys", 4 * sd * trials + 1),
+        Mistake(100 * expected, "you gave a percentage; give the share as a fraction", 400 * sd),
+    ])
+
+
 # --- lesson 07: the rate as m and k change ---------------------------------------------
 @checker
 def optimal_k(answer, m: int = 10_000, n: int = 1000):
@@ -142,7 +233,63 @@ def fpp(answer, m: int = 10_000, n: int = 1000, k: int = 7):
     ], hint="(1 - e^(-kn/m))^k.")
 
 
-# --- lesson 09: a million URLs, and the cache in front of the database -----------------------
+# --- lesson 08: a filter sized from n and p -------------------------------------------------
+@checker
+def sized_num_bits(answer, n: int = 50_000, p: float = 0.02):
+    """The bits m of a filter sized for n items at rate p: ceil(-n ln p / (ln 2)^2).
+
+    >>> sized_num_bits(407_119, n=50_000, p=0.02)
+    Correct: the number of bits m = 407,119.
+    True
+    """
+    correct = theory.num_bits_for(n, p)
+    return judge(answer, correct, "the number of bits m", rel=1e-5, abs_tol=1, unit="bits", mistakes=[
+        Mistake(_bits_for(n, p, math.log10), "you used log10 instead of ln"),
+        Mistake(_bits_for(n, p, math.log2), "you used log2 instead of ln"),
+        Mistake(-n * math.log(p) / LN2, "the denominator is (ln 2)^2, not ln 2"),
+        Mistake(_bits_for(n, p / 100), f"you used p = {p / 100:g}: p = {p} is already a rate, "
+                f"{p:.0%} as a percentage"),
+        Mistake(correct / n, "that is m/n, the bits per item; multiply by n"),
+        Mistake(theory.optimal_num_hashes(correct, n), "that is k, the number of hash functions; "
+                "the question asks the bits m", 0),
+    ], hint="m = -n ln p / (ln 2)^2, rounded up to a whole bit.")
+
+
+@checker
+def day_share_dropped(answer, n: int = 1_000_000, p: float = 0.001):
+    """The share of n distinct first clicks that a dedup stage drops with a filter sized for
+    n at rate p: the mean over i < n of (1 - e^(-ki/m))^k, m and k as ``from_capacity`` sizes.
+
+    >>> day_share_dropped(0.0001217, n=1_000_000, p=0.001)
+    Correct: the share of the clicks dropped = 0.0001217. That is 0.122 of p: m = 14,377,588, k = 10.
+    True
+    """
+    n = whole_number(n, "n", 1, MAX_NUM_BITS)
+    m = theory.num_bits_for(n, p)
+    k = theory.optimal_num_hashes(m, n)
+    share = expected_drops(m, k, n) / n
+    return judge(answer, share, "the share of the clicks dropped", rel=0.01, unit="rate", mistakes=[
+        Mistake(p, f"that is the rate when the filter is full, at the n-th click; the clicks before "
+                "it met an emptier filter and were dropped far less often"),
+        Mistake(p / 2, "that assumes the rate grows in proportion to the clicks; it grows like a "
+                f"power of them, (1 - e^(-ki/m))^k with k = {k}, so it stays low most of the day"),
+        Mistake(share * n, f"that is the number of clicks dropped; divide by n = {n:,}"),
+    ], hint="add up (1 - e^(-k i/m))^k over i = 0 .. n-1 and divide by n.",
+        note=f"That is {share / p:.3f} of p: m = {m:,}, k = {k}.")
+
+
+@checker
+def measured_sized_fpp(answer, n: int = 200_000, p: float = 0.005, trials: int = 1_000_000):
+    """A false-positive rate measured on ``trials`` keys never inserted into
+    ``BloomFilter.from_capacity(n, p)`` holding n keys.
+
+    >>> measured_sized_fpp(0.00502, n=200_000, p=0.005, trials=1_000_000)
+    Correct: 0.00502 is within 4 standard deviations (4 x 7.2e-05) of the expected 0.005017.
+    True
+    """
+    m = theory.num_bits_for(n, p)
+    return measured_fpp.__wrapped__(answer, num_bits=m, num_hashes=theory.optimal_num_hashes(m, n),
+                                    n=n, trials=trials)
 
 
 EXERCISES = [
@@ -155,6 +302,17 @@ EXERCISES = [
     Exercise("05", 3, "measure", "Add {n} random IDs to SaltedBloomFilter({num_hashes}, 8) and "
              "test {trials:,} new IDs: what fraction does it claim to contain?", "measured_fpp",
              {"num_bits": 256, "num_hashes": 3, "n": 20, "trials": 100_000}),
+    Exercise("06", 1, "compute", "Which bit is position i = {i} (counted from 0) of the key "
+             "{key!r} in BloomFilter({num_bits:_}, {num_hashes})? Compute it by hand with "
+             "hash128 and fmix64.", "double_hash_position",
+             {"key": "789", "num_bits": 2000, "num_hashes": 3, "i": 2}),
+    Exercise("06", 2, "predict", "If a key's {num_hashes} positions in {num_bits} bits were "
+             "independent uniform draws, what share of keys would have fewer than {num_hashes} "
+             "distinct positions?", "coinciding_positions", {"num_bits": 64, "num_hashes": 4}),
+    Exercise("06", 3, "measure", "Measure that share on {trials:,} random keys in "
+             "BloomFilter({num_bits}, {num_hashes}): the keys whose positions are not all "
+             "distinct.", "measured_coinciding_positions",
+             {"num_bits": 64, "num_hashes": 4, "trials": 100_000}),
     Exercise("07", 1, "compute", "What is the best whole number of hash functions k for m = {m:,} "
              "bits and n = {n:,} keys?", "optimal_k", {"m": 10_000, "n": 1000}),
     Exercise("07", 2, "predict", "What false-positive rate do you expect with m = {m:,}, "
@@ -162,4 +320,12 @@ EXERCISES = [
     Exercise("07", 3, "measure", "Fill BloomFilter({num_bits:_}, {num_hashes}) with {n:,} random "
              "keys and measure its false-positive rate on {trials:,} new keys.", "measured_fpp",
              {"num_bits": 10_000, "num_hashes": 7, "n": 1000, "trials": 100_000}),
+    Exercise("08", 1, "compute", "How many bits m does a filter sized for n = {n:,} items at "
+             "p = {p} need?", "sized_num_bits", {"n": 50_000, "p": 0.02}),
+    Exercise("08", 2, "predict", "A filter sized for n = {n:,} at p = {p} reaches that rate only "
+             "when its n-th key goes in. Deduplicating n distinct clicks with it, what share of "
+             "them does it drop?", "day_share_dropped", {"n": 1_000_000, "p": 0.001}),
+    Exercise("08", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, {p}) with {n:,} random "
+             "keys and measure its false-positive rate on {trials:,} keys never inserted.",
+             "measured_sized_fpp", {"n": 200_000, "p": 0.005, "trials": 1_000_000}),
 ]

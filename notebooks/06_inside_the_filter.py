@@ -1,0 +1,357 @@
+# ---
+# jupyter:
+#   bloomedu:
+#     summary: 'Inside the filter: k positions from one hash (double hashing), the second
+#       article''s walkthrough of three keys in 32 bits, and a toy that shows one key
+#       at a time.'
+#   jupytext:
+#     cell_metadata_filter: tags,-slideshow
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 · Inside the filter: k positions from one hash
+#
+# Lesson 05 (*The Bloom filter*) built the article's filter from k salted hashes and checked its
+# properties. This lesson opens the box: the filter every later lesson uses, which gets its k
+# positions from a single hash, then the second article's walkthrough of three keys, bit by bit,
+# and a toy that shows one key at a time.
+
+# %% [markdown]
+# ## Objectives
+#
+# - You will be able to compute a key's k positions in bloomedu's `BloomFilter(m, k)` by hand,
+#   from one 128-bit hash, and say why each value is mixed before it is taken modulo m.
+# - You will be able to follow an add and three lookups bit by bit, and name the keys a false
+#   positive borrows its bits from.
+# - You will be able to work out how often a key's k positions coincide, and check it by
+#   measuring.
+# - You will be able to use the toy to try keys, m and k one at a time.
+#
+# **Prerequisites:** lessons 04 (*Salted hashes*) and 05 (*The Bloom filter*).
+#
+# **Time:** about 70 minutes (teaching 50, exercises 20).
+
+# %%
+# %matplotlib inline
+import inspect
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from bloomedu import BloomFilter, SaltedBloomFilter
+from bloomedu.core.hashing import bit_position, fmix64, hash128
+from bloomedu.core.theory import false_positive_rate, num_bits_for
+from bloomedu.teaching.classroom import bit_setters, find_false_positive
+from bloomedu.teaching.exercises import check
+from bloomedu.teaching.plots import GROUP_COLORS, draw_bit_groups
+from bloomedu.teaching.predict import predict
+from bloomedu.teaching.toy import toy, toy_view
+from bloomedu.workloads.clicks import uuid4_strings
+from bloomedu.workloads.urls import malicious_urls, safe_urls
+
+SEED = 5  # lesson 05's seed: the first experiment runs on its very IDs
+
+# %% [markdown]
+# ## bloomedu's `BloomFilter`: any m, one hash per key
+#
+# The article's filter ties m to a power of two and pays for k separate hashes of a salted
+# string. `bloomedu.BloomFilter(num_bits, num_hashes)` takes any m and hashes each key once,
+# with the 128-bit MurmurHash3, whose two 64-bit halves are $h_1$ and $h_2$. Its k positions
+# come by **double hashing** (Kirsch and Mitzenmacher, *"Less hashing, same performance"*,
+# 2006): position i, for $i = 0, 1, \dots, k - 1$, is
+#
+# $$\text{position}_i = \operatorname{fmix64}\big((h_1 + i \cdot h_2) \bmod 2^{64}\big) \bmod m,$$
+#
+# where `fmix64` is MurmurHash3's 64-bit finaliser, a scramble that spreads every input bit over
+# all 64. Without it, the positions of a key would be a walk of equal steps $h_2 \bmod m$
+# around the m bits, and a key whose step is 0 or $m/2$ would pile its k positions onto one or
+# two bits; small filters notice. (One more detail: for the rare key whose k values
+# $h_1 + i \cdot h_2$ would repeat, the empty key among them, the library makes $h_2$ odd.) The
+# same four messages as the article's, in a filter of 1,000 bits, and the positions by hand:
+
+# %%
+messages = [{"id": "123"}, {"id": "456"}, {"id": "123"}, {"id": "789"}]
+general = BloomFilter(num_bits=1000, num_hashes=3)
+for message in messages:
+    if message["id"] not in general:
+        general.add(message["id"])
+        print(message)
+h1, h2 = hash128("123")
+by_hand = [fmix64((h1 + i * h2) % 2**64) % 1000 for i in range(3)]
+assert by_hand == general.bit_indices("123")
+print(f"'123': h1 = {h1}, h2 = {h2} -> bits {by_hand}")
+
+# %%
+print(inspect.getsource(bit_position))
+
+# %% [markdown]
+# *Going deeper:* how badly the unmixed walk does on filters of 16 to 16,384 bits, and why, is
+# measured in `deeper/06_small_filters` (read it after lesson 07).
+#
+# ## The same experiment, one hash instead of k
+#
+# Does one hash with double hashing behave like k independent salted hashes? Lesson 05's
+# property-3 experiment again: $m = 2^{14}$ bits, 2,000 random IDs inserted, 5,000 others
+# queried (the very IDs of lesson 05), for each k through the salted filter and through the
+# general one (its bulk path, `add_many` and `contains_many`), beside the formula
+# $(1 - e^{-kn/m})^k$:
+
+# %%
+hash_bits, n, num_queries = 14, 2_000, 5_000
+m = 2**hash_bits
+keys = uuid4_strings(n + num_queries, np.random.default_rng(SEED))
+inserted, queries = keys[:n], keys[n:]
+assert not set(inserted) & set(queries)
+print(" k  salted p  general p  (1-e^(-kn/m))^k  salted z  general z")
+for k in [1, 2, 4, 6, 8, 12]:
+    salted = SaltedBloomFilter(k, hash_bits)
+    for key in inserted:
+        salted.add(key)
+    salted_p = sum(key in salted for key in queries) / num_queries
+    general = BloomFilter(m, k)
+    general.add_many(inserted)
+    assert general.contains_many(inserted).all()
+    general_p = float(general.contains_many(queries).mean())
+    theory = false_positive_rate(m, n, k)
+    sd = (theory * (1 - theory) / num_queries) ** 0.5
+    print(f"{k:2d}  {salted_p:8.4f}  {general_p:9.4f}  {theory:15.4f}  {(salted_p - theory) / sd:+8.2f}  "
+          f"{(general_p - theory) / sd:+9.2f}")
+
+# %% [markdown]
+# The same rates, within noise (each z is a distance from the formula in standard deviations
+# of 5,000 queries), and the same valley in k. One hash per key also makes each extra position
+# cheap: a multiply-add, an `fmix64`, a modulo and a bit, instead of a whole MurmurHash2 of a
+# longer string.
+
+# %% [markdown]
+# ## The second article's walkthrough: three URLs, three hashes, 32 bits
+#
+# The article *"Bloom Filter: come memorizzare 1 Milione di stringhe in meno di 2MB?"* opens the
+# box the same way. The only thing a Bloom filter stores is an array of m bits. Adding an item
+# computes k hash functions, each giving a position from 0 to $m - 1$, and sets those bits to 1.
+# Looking an item up computes the same k positions: if any of them is 0, the item was certainly
+# never added; if all are 1, it was added, or other items happen to have set exactly those
+# bits. The article draws this with three hash functions on a small array (its pictures are not
+# in the text we have, so we draw our own): here $m = 32$ and $k = 3$, and three malicious URLs
+# A, B, C go in one after the other.
+
+# %%
+WALK_SEED = 46  # picked so that the three items set nine different bits, and the false
+#                positive below borrows one bit from each of them
+small = BloomFilter(num_bits=32, num_hashes=3)
+items = dict(zip("ABC", malicious_urls(3, seed=WALK_SEED)))
+snapshots = []
+print(f"{'item':4}  {'positions':>12}  url")
+for name, url in items.items():
+    small.add(url)
+    snapshots.append((name, small.bit_indices(url), small.bits.copy()))
+    print(f"{name:4}  {str(small.bit_indices(url)):>12}  {url}")
+print(f"bits set after three items: {small.bits_set()} of {small.num_bits}")
+
+# %%
+fig, axes = plt.subplots(3, 1, figsize=(7.0, 4.2))
+for ax, color, (name, positions, bits) in zip(axes, GROUP_COLORS, snapshots):
+    draw_bit_groups(bits, {f"{name} sets": positions}, ax=ax, colors=[color],
+                    title=f"after adding {name}: bits {positions}")
+plt.show()
+
+# %% [markdown]
+# ### Three lookups
+#
+# Item A, which is in; a safe URL that is not; and a safe URL that is not in but that the filter
+# claims, found by trying safe URLs until all three of one's bits happen to be set.
+
+# %%
+guess_tries = predict("Nine of the 32 bits are set. How many safe URLs will be tried before one "
+                      "fools the filter?", None)
+
+# %%
+candidates = safe_urls(5000, seed=WALK_SEED)
+absent = next(url for url in candidates if url not in small)
+tried, fooled = next((i + 1, url) for i, url in enumerate(candidates) if url in small)
+queries = {"present (A)": items["A"], "absent": absent, "false positive": fooled}
+name_of = {url: name for name, url in items.items()}
+print(f"{'query':15}  {'positions':>12}  {'bits':>9}  {'in filter':9}  {'really added':12}  set by")
+for label, url in queries.items():
+    positions = small.bit_indices(url)
+    values = [int(small.bits[i]) for i in positions]
+    assert (url in small) == all(values)  # the lookup rule, by hand, agrees with the library
+    owners = ["".join(name for name, pos, _ in snapshots if i in pos) or "-" for i in positions]
+    print(f"{label:15}  {str(positions):>12}  {str(values):>9}  {str(url in small):9}  "
+          f"{str(url in items.values()):12}  {' '.join(owners)}")
+    by_library = ["".join(name_of[key] for key in b.setters) or "-"
+                  for b in bit_setters(small, url, items.values())]
+    assert owners == by_library  # the "set by" column agrees with bloomedu.teaching.classroom
+found = find_false_positive(small, list(items.values()), keys=candidates)
+assert (found.key, found.tries) == (fooled, tried)  # the hand-made search agrees too
+print(f"chance for one safe URL: (9/32)^3 = {(9 / 32) ** 3:.4f}, about 1 in {(32 / 9) ** 3:.0f}")
+guess_tries.reveal(tried, label="Tried")
+
+# %%
+fig, axes = plt.subplots(3, 1, figsize=(7.0, 4.2))
+for ax, (label, url) in zip(axes, queries.items()):
+    positions = small.bit_indices(url)
+    groups = {"query, bit set": [i for i in positions if small.bits[i]],
+              "query, bit clear": [i for i in positions if not small.bits[i]]}
+    draw_bit_groups(small.bits, groups, ax=ax, colors=["#59a14f", "#e15759"],
+                    title=f"{label}: {'maybe in' if url in small else 'certainly not in'}")
+plt.show()
+
+# %% [markdown]
+# A safe URL is claimed with probability $(9/32)^3$, about 1 in 45, so the 62 tries of this
+# search are ordinary luck. The false positive borrows one bit from each of A, B and C (the last
+# column): no single inserted item explains it, and the filter, which keeps only bits, cannot tell
+# it from a real member. With 32 bits for three items the rate is high; lesson 08 sizes a filter
+# that keeps it near 0.1% for a million URLs.
+#
+# ### When a key's positions coincide
+#
+# Each of a key's k positions is its own scrambled value modulo m, so two of them coincide only
+# by chance: the second position misses the first with probability $1 - 1/m$, the third misses
+# both with probability $1 - 2/m$. Such a key sets fewer than k bits, and it is an easier false
+# positive; the formulas already count it.
+
+# %%
+guess_share = predict("In 32 bits with k = 3, what share of keys have fewer than 3 distinct "
+                      "positions?", None)
+
+# %%
+coinciding = sum(len(set(small.bit_indices(url))) < small.num_hashes for url in candidates)
+chance = 1 - (1 - 1 / small.num_bits) * (1 - 2 / small.num_bits)
+million_bits = num_bits_for(1_000_000, 0.001)  # the million-URL filter of lessons 08 and 09, k = 10
+million_chance = 1 - math.prod(1 - i / million_bits for i in range(10))
+print(f"safe URLs with coinciding positions: {coinciding} of {len(candidates)} = "
+      f"{coinciding / len(candidates):.4f}")
+print(f"by chance: 1 - (1 - 1/32)(1 - 2/32) = {chance:.4f}")
+print(f"in {million_bits:,} bits with k = 10, by chance: {million_chance:.2e} = "
+      f"1 in {1 / million_chance:,.0f}")
+guess_share.reveal(coinciding / len(candidates))
+
+# %% [markdown]
+# About one key in eleven, in a filter this small; on the million-URL filter, one key in
+# 320,000. The general rule, $1 - \prod_{j < k} (1 - j/m)$, is exercise 06.2.
+
+# %% [markdown]
+# ## A toy for one key
+#
+# The toy below shows one key at a time, as the interactive pages *Bloom Filters by Example* and
+# Jason Davies' Bloom filter demo do: the first article's filter with k = 3 salted hashes over
+# $2^5 = 32$ bits, small enough to draw every bit. Type a key and its 3 bits light up; "add it"
+# sets them; each set bit shows the numbers of the added keys behind it.
+# `bloomedu.teaching.toy.toy_view` computes everything the toy shows; first its words for four
+# added fruits and one key never added:
+
+# %%
+fruits = ["apple", "banana", "cherry", "date"]
+print(toy_view(fruits, "fig").text())
+
+# %%
+guess_claimed = predict("Twelve of the 32 bits are set. How many of 'grape', 'kiwi', 'lemon' and "
+                        "'lime' will the filter claim?", None)
+
+# %%
+claimed = 0
+for name in ["grape", "kiwi", "lemon", "lime"]:
+    verdict = toy_view(fruits, name).verdict
+    claimed += verdict == "false positive"
+    print(f"{name:6} {verdict}")
+print(f"chance for one key never added: (12/32)^3 = {(12 / 32) ** 3:.3f}")
+view = toy_view(fruits, "lime")
+print(view.text())
+guess_claimed.reveal(claimed, label="Claimed")
+
+# %% [markdown]
+# $(12/32)^3$ is about 5%, so one false positive among four names is luck, but not rare luck.
+# "lime" is the one: its bits 19, 7 and 31 were set by "date" and "banana", and the filter,
+# which keeps only bits, cannot tell it from a key that was added.
+
+# %%
+view.draw()
+plt.show()
+
+# %% [markdown]
+# The live toy (it needs a running kernel; the committed notebook shows it only once run): type
+# in the box, press "add it", change m and k, and watch the bits. Things to try:
+#
+# - Type "lime", then add "fig" (bits 28, 16 and 19) and type "lime" again: is it still claimed?
+#   Adding keys only ever sets bits.
+# - Add keys until about half the bits are set, and count how many new names come back claimed.
+# - Raise m to 128 bits: the same keys are placed again. Is "lime" still claimed? Then try k = 1
+#   and k = 8 with many keys added.
+# - Add a key, then type it again: the filter never says "no" to a key it holds.
+
+# %% tags=["nbval-ignore-output"]
+toy(fruits, "lime")
+
+# %% [markdown]
+# ## Recap
+#
+# - bloomedu's `BloomFilter(m, k)` hashes a key once; position i is
+#   $\operatorname{fmix64}((h_1 + i h_2) \bmod 2^{64}) \bmod m$, and it measures the same rates
+#   as k salted hashes.
+# - A lookup checks the same k bits an add sets: one 0 means "certainly never added"; all 1 means
+#   "added, or its bits were borrowed", and a false positive can borrow from several keys.
+# - A key's positions coincide by chance, with probability $1 - \prod_{j<k}(1 - j/m)$: often in
+#   32 bits, almost never in millions.
+
+# %% [markdown]
+# ## Exercises
+#
+# Three exercises on this lesson: compute, predict, then measure. Replace `None` with your
+# answer and run the cell: `check` tells you whether it is right and, when it is not, which slip
+# it looks like. Worked solutions are in `solutions/06_inside_the_filter_solutions.ipynb`; try
+# first.
+
+# %% [markdown]
+# **06.1 (compute).** Which bit is position i = 2 (counted from 0) of the key '789' in
+# BloomFilter(2_000, 3)? Compute it by hand with hash128 and fmix64.
+#
+# The first section does it for '123' in 1,000 bits.
+
+# %%
+answer = None  # replace None with your answer
+check.double_hash_position(answer, key='789', num_bits=2000, num_hashes=3, i=2)
+
+# %% [markdown]
+# **06.2 (predict).** If a key's 4 positions in 64 bits were independent uniform draws, what
+# share of keys would have fewer than 4 distinct positions?
+#
+# Position j misses the j positions before it with probability $1 - j/m$.
+
+# %%
+answer = None  # replace None with your answer
+check.coinciding_positions(answer, num_bits=64, num_hashes=4)
+
+# %% [markdown]
+# **06.3 (measure).** Measure that share on 100,000 random keys in BloomFilter(64, 4): the keys
+# whose positions are not all distinct.
+#
+# `bit_indices(key)` gives a key's positions; random 64-bit integers make good keys.
+
+# %%
+answer = None  # replace None with your answer
+check.measured_coinciding_positions(answer, num_bits=64, num_hashes=4, trials=100_000)
+
+# %% [markdown]
+# ## What comes next
+#
+# Every rate so far landed on the formula $(1 - e^{-kn/m})^k$. Lesson 07 (*The false-positive
+# rate*) derives it, finds the k that minimises it, and measures the bottom of the valley.
+#
+# *Where this lesson's code lives:* `bloomedu/core/filter.py` (`BloomFilter`),
+# `bloomedu/core/positions.py` and `bloomedu/core/hashing.py` (the positions),
+# `bloomedu/workloads/urls.py`, `bloomedu/teaching/classroom.py`, `bloomedu/teaching/toy.py` (the
+# toy); its tests: `tests/test_filter.py`, `tests/test_hashing.py`, `tests/test_classroom.py`,
+# `tests/test_toy.py`. The README's table maps every article step to its module, lesson and test.
