@@ -1,9 +1,9 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: 'Inside the filter: k positions from one hash (double hashing), the second
-#       article''s walkthrough of three keys in 32 bits, and a toy that shows one key
-#       at a time.'
+#     summary: 'Inside the filter: k positions from one hash (double hashing), article
+#       2''s walkthrough of three keys in 32 bits, and a toy that shows one key at a
+#       time.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

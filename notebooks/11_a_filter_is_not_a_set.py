@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: What a service does with its filter (merge, save, estimate), what a filter
-#       cannot do that a set does (list, count, intersect), and crafted false positives
-#       stopped by a secret key.
+#     summary: What a filter does (merge, save, estimate) and cannot do that a set does
+#       (list, count, intersect); crafted false positives a secret key stops.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
