@@ -3,8 +3,9 @@
 Which lessons: every notebook (lessons, optional lessons, solutions: any folder under
 ``notebooks/``) whose code cells import one of the course's widgets (:data:`WIDGETS`: the toy
 for one key of :mod:`bloomedu.teaching.toy`, the explorer of :mod:`bloomedu.teaching.explorer`),
-found by reading its cells' imports, and the first lesson without a widget as a smoke test of
-a plain lesson.  Every lesson is executed by strict nbval in both environments anyway (``make
+found by reading its cells' imports, and the last lesson without a widget (the newest: today
+20, after Bloom, which starts a Redis server from its kernel and draws its plots) as a smoke
+test of a plain lesson.  Every lesson is executed by strict nbval in both environments anyway (``make
 test`` runs it on a copy): here it is the browser that is tested, in the newest environment only.
 
 A fresh JupyterLab server (loopback, random free port, random token, its own
@@ -79,10 +80,10 @@ def widgets_imported(path: Path) -> set[str]:
 
 
 def lessons_for_the_browser() -> list[Path]:
-    """The notebooks that use a widget, then the first lesson that uses none."""
+    """The notebooks that use a widget, then the last lesson that uses none."""
     notebooks = [NOTEBOOKS / name for name in course_notebooks(NOTEBOOKS)]
     chosen = [path for path in notebooks if widgets_imported(path)]
-    plain = next((path for path in LESSONS if not widgets_imported(path)), None)
+    plain = next((path for path in reversed(LESSONS) if not widgets_imported(path)), None)
     return chosen + ([plain] if plain else [])
 
 
