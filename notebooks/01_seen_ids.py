@@ -37,7 +37,7 @@
 #
 # **Prerequisites:** none beyond Python (dicts, sets, loops).
 #
-# **Time:** about 60 minutes (teaching 40, exercises 20).
+# **Time:** about 55 minutes (teaching 35 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

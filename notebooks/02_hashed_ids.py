@@ -37,7 +37,7 @@
 #
 # **Prerequisites:** lesson 01 (*Remembering every click ID*).
 #
-# **Time:** about 70 minutes (teaching 50, exercises 20).
+# **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

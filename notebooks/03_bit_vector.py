@@ -37,7 +37,7 @@
 #
 # **Prerequisites:** lesson 02 (*Keeping only a 32-bit hash of each ID*).
 #
-# **Time:** about 60 minutes (teaching 40, exercises 20).
+# **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

@@ -37,7 +37,7 @@
 #
 # **Prerequisites:** lesson 03 (*The bit vector*).
 #
-# **Time:** about 55 minutes (teaching 35, exercises 20).
+# **Time:** about 45 minutes (teaching 25 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

@@ -39,7 +39,7 @@
 #
 # **Prerequisites:** lessons 03 (*The bit vector*) and 04 (*Salted hashes*).
 #
-# **Time:** about 75 minutes (teaching 55, exercises 20).
+# **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

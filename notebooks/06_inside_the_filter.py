@@ -40,7 +40,7 @@
 #
 # **Prerequisites:** lessons 04 (*Salted hashes*) and 05 (*The Bloom filter*).
 #
-# **Time:** about 70 minutes (teaching 50, exercises 20).
+# **Time:** about 65 minutes (teaching 45 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

@@ -40,7 +40,7 @@
 #
 # **Prerequisites:** lessons 05 (*The Bloom filter*) and 06 (*Inside the filter*).
 #
-# **Time:** about 80 minutes (teaching 60, exercises 20).
+# **Time:** about 70 minutes (teaching 50 min, exercises 20 min).
 
 # %%
 # %matplotlib inline

@@ -42,7 +42,7 @@
 # **Prerequisites:** lessons 01 (*Remembering every click ID*) and 07 (*The false-positive
 # rate*).
 #
-# **Time:** about 75 minutes (teaching 55, exercises 20).
+# **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
 
 # %%
 # %matplotlib inline
