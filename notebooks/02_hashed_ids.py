@@ -189,11 +189,7 @@ print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
 # million IDs, but the birthday problem says otherwise: after n hashes, the expected number of
 # them that land on a value already taken is
 #
-# $$n - N\left(1 - \left(1 - 
-# rac{1}{N}
-# ight)^n
-# ight) pprox 
-# rac{n^2}{2N},$$
+# $$n - N\left(1 - \left(1 - \frac{1}{N}\right)^n\right) \approx \frac{n^2}{2N},$$
 #
 # the birthday bound (`bloomedu.core.theory.expected_collisions`; `collision_probability` is
 # the chance of at least one). *Going deeper:* `deeper/02_birthday_bound` derives both in a few

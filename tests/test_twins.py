@@ -4,6 +4,7 @@ Reviews read the ``.py`` twins; this keeps them honest.  After editing either
 side, ``jupytext --sync notebooks/NN_slug.ipynb`` brings the other along.
 """
 
+import re
 from pathlib import Path
 
 import jupytext
@@ -29,3 +30,16 @@ def test_twin_has_the_same_cells(lesson):
     notebook = jupytext.read(lesson)
     twin = jupytext.read(lesson.with_suffix(".py"))
     assert _cells(twin) == _cells(notebook)
+
+
+# A string written without r"..." turns "\frac", "\right" and "\approx" into a form feed, a
+# carriage return and a bell: the formula then renders as garbage and no output changes.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: str(p.relative_to(NOTEBOOKS)))
+def test_no_control_characters_in_a_cell(lesson):
+    notebook = jupytext.read(lesson)
+    found = [(i + 1, repr(m.group())) for i, cell in enumerate(notebook.cells)
+             for m in CONTROL.finditer(cell.source)]
+    assert not found, f"cells (1-based) holding control characters, a LaTeX backslash lost: {found}"
