@@ -255,7 +255,7 @@ check.measured_bits_set(answer, num_bits=256, num_hashes=3, n=50)
 # ## What comes next
 #
 # We now have as many independent-looking hash functions as we like. Lesson 05 (*The Bloom
-# filter*) puts k of them over one vector of $2^n$ bits: the article's `BloomFilter(3, 8)`, each
+# filter*) puts k of them over one vector of m bits, $m = 2^8$ for 8-bit hashes: the article's `BloomFilter(3, 8)`, each
 # property in the article's list shown by a cell that runs.
 #
 # *Where this lesson's code lives:* `bloomedu/core/hashing.py` (`murmurhash2`, `n_bit_hash_function`);

@@ -1,8 +1,9 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: 'Size a filter from n and p: m and k derived once, `bloomedu size`, a
-#       million keys on the bulk path, and the first article''s day of clicks answered.'
+#     summary: 'Size a filter from n and p: m and k derived once, the bloomedu size
+#       command, a million keys on the bulk path, and the first article''s day of clicks
+#       answered.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

@@ -384,6 +384,7 @@ def test_every_lesson_carries_its_index_summary():
     for path in LESSONS:
         summary = nbformat.read(path, as_version=4).metadata.get("bloomedu", {}).get("summary", "")
         assert 40 <= len(summary) <= 160 and summary.endswith("."), (path.name, summary)
+        assert "`" not in summary, (path.name, "the index shows it as plain text, without code marks", summary)
 
 
 # --- the site's helpers (docs/_ext), on small inputs ------------------------------------------

@@ -294,8 +294,10 @@ def lesson_minutes(stated: list[tuple[str, int]]) -> int | None:
 
     >>> lesson_minutes([("Time", 45), ("teaching", 30), ("exercises", 15)]), lesson_minutes([("Teaching", 25), ("Exercises", 10)])
     (45, 35)
+    >>> lesson_minutes(stated_minutes("**Time:** about 55 minutes (teaching 35 min, exercises 20 min)"))
+    55
     """
     if not stated:
         return None
-    whole = [n for label, n in stated if label.lower() in ("time", "total", "duration", "")]
+    whole = [n for label, n in stated if label.lower() in ("time", "total", "duration", "about", "")]
     return whole[0] if whole else sum(n for _, n in stated)

@@ -201,7 +201,8 @@ def bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
     values from one 128-bit hash.  Reducing ``h1 + i*h2`` straight modulo m, as
     Guava does, ties the k positions together whenever h2 mod m is 0 or has a
     small order (about one key in m): on small filters the false-positive rate
-    then runs several times above the exact rate (lesson 07 measures it).
+    then runs several times above the exact rate (``notebooks/deeper/06_small_filters``
+    measures it).
     Mixing each value with ``fmix64`` first removes that.
 
     >>> bit_position(10, 3, i=1, num_bits=8)
