@@ -399,6 +399,18 @@ def lesson_id(path: Path) -> str:
     return path.relative_to(NOTEBOOKS).with_suffix("").as_posix()
 
 
+def test_every_notebook_that_shows_a_widget_is_driven_here():
+    """A committed widget output means a widget lesson, whatever form its import takes:
+    ``import bloomedu.teaching as teaching; teaching.toy(...)`` is not found by
+    :func:`widgets_imported`, and strict nbval skips widget outputs (their model IDs are
+    random), so such a lesson would otherwise be checked by nothing."""
+    notebooks = [NOTEBOOKS / name for name in course_notebooks(NOTEBOOKS)]
+    showing = {lesson_id(path) for path in notebooks if committed_counts(path)["widgets"]}
+    chosen = {lesson_id(path) for path in BROWSER_LESSONS}
+    assert showing, "no committed notebook shows a widget"
+    assert showing <= chosen, f"widget lessons left out of the browser test: {showing - chosen}"
+
+
 @pytest.mark.parametrize("lesson", BROWSER_LESSONS, ids=[lesson_id(p) for p in BROWSER_LESSONS])
 def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
     expected, used = committed_counts(lesson), widgets_imported(lesson)

@@ -354,13 +354,15 @@ def bad_in_the_middle(bad, size: int) -> list:
     return keys
 
 
+# On one thread too (workers): there a large path that wrote a job's bits before hashing the
+# next chunk shows it; two workers hash the next job before the first is written.
 @pytest.mark.parametrize("staged", [True, False], ids=["scratch", "checking pass"])
 @pytest.mark.parametrize("bad, error", [(1.5, TypeError), (None, TypeError), (True, TypeError),
                                         (np.float32(1), TypeError), (2 ** 64, ValueError),
                                         ("\ud800", UnicodeEncodeError),
                                         (np.frombuffer(b"12345678", np.uint8), TypeError)])
 def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch,
-                                                          small_chunks):
+                                                          small_chunks, workers):
     if not staged:
         monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
     f = BloomFilter(20_000, 4)

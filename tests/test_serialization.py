@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bloomedu import BloomFilter
@@ -110,8 +110,12 @@ def test_filters_are_not_hashable():
 
 
 # --- bytes and pickles -----------------------------------------------------------------------
+# m a whole number of 64-bit words, and one bit past: a ceil(m / 64) slip shows only there,
+# and the dev profile's 10 drawn m in 1..3000 usually miss every multiple of 64.
 @settings(deadline=None)
 @given(keys_lists, st.integers(1, 3000), st.integers(1, 12))
+@example(["a", 2 ** 64 - 1], 128, 3)
+@example(["a", -1], 129, 12)
 def test_bytes_and_pickle_round_trip(keys, m, k):
     f = built(keys, m, k)
     data = f.to_bytes()
