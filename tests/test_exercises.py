@@ -69,6 +69,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
                                for j in range(15))),  # m P(X >= 15), X ~ Binomial(kn, 1/m)
     "17.1": 64 * math.ceil(int(1_000_000 * -math.log(0.0005) / 0.480453013918201) / 64),
     "17.2": 4,  # 1,000 + 2,000 + 4,000 hold 7,000: the fourth sub-filter (8,000) takes the rest
+    "18.1": 2 * 3,  # m = 864e6 x 19.17 bits = 3.86 strings of 2^32 bits: 4, then a multiple of 3
+    "18.2": 1000 / (80e-6 + 1000 * 1e-6),  # keys a command / (round trip + the server's time)
     "19.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
     "19.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
                 for j in range(1, 120)),  # Poisson(20) keys a block
@@ -109,6 +111,10 @@ def _measure(name: str, params: dict):
         f = RedisBloomFilter(0.01, params["capacity"], expansion=params["expansion"])
         f.add_many(ids[:params["n"]])
         return f.exists_many(ids[params["n"]:]).mean()
+    if name == "18.3":  # the share of random IDs whose CRC16 slot is in shard 0's range
+        from bloomedu.services.redis_sharded import key_slot
+        slots = [key_slot(i.encode()) for i in uuid4_strings(params["n"], rng)]
+        return np.mean([params["first_slot"] <= s <= params["last_slot"] for s in slots])
     if name == "19.3":
         from bloomedu.variants import BlockedBloomFilter
         f = BlockedBloomFilter(params["num_bits"])
@@ -381,6 +387,18 @@ SLIPS = [
     ("redisbloom_filters", {}, 5, "no further one opens"),
     ("measured_chain_fpp", {}, 0.8639, "percentage"),
     ("measured_chain_fpp", {}, 864, "count"),
+    ("shards_for_day", {}, 4, "round up to a multiple of the 3 nodes"),
+    ("shards_for_day", {}, 3, "that is enough at p = 0.001"),
+    ("shards_for_day", {}, 1, "more than one Redis string holds"),
+    ("shards_for_day", {}, 864e6 * -math.log(1e-4) / LN2 ** 2 / 2 ** 32, "shards are whole"),
+    ("batched_keys_per_s", {}, 1000 / 80e-6, "the server's work is paid too"),
+    ("batched_keys_per_s", {}, 1 / 81e-6, "one key per round trip"),
+    ("batched_keys_per_s", {}, 1e6, "leaves out the round trip"),
+    ("batched_keys_per_s", {}, 1000 / 1080, "keys per microsecond"),
+    ("measured_shard_share", {}, 3000 / 16384, "divided by the number of slots"),
+    ("measured_shard_share", {}, 2 / 3, "the share of the other shards"),
+    ("measured_shard_share", {}, 3000, "count"),
+    ("measured_shard_share", {}, 1.0, "that counts every ID"),
 ]
 
 
