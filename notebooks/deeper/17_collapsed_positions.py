@@ -1,8 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: When RedisBloom's double-hashing positions of one key coincide, derived from
-#       the factors 2 of the step and of m, and counted on 200,000 click IDs.
+#     summary: When RedisBloom's double-hashing positions of one key coincide, derived
+#       from the factors 2 of the step and of m, and counted on 200,000 click IDs.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
