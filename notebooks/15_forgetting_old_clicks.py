@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: 'Deduplicators that forget: an exact dict with expiry, rotating generations,
-#       an age-partitioned and a stable filter, sized for an hour and run through a
-#       day of clicks.'
+#     summary: 'Deduplicators that forget: a dict with expiry, rotating generations,
+#       an age-partitioned and a stable filter, sized for an hour, run through a day.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

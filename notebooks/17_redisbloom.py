@@ -2,8 +2,7 @@
 # jupyter:
 #   bloomedu:
 #     summary: 'RedisBloom''s BF.* filter on a real server, bit for bit: BF.RESERVE
-#       sized from n and p, and the same scalable filter built in Python, dumped and
-#       loaded byte for byte.'
+#       sized from n and p, the same scalable filter in Python, dumped and loaded.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

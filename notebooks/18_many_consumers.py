@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: Consumer processes sharing one stream and one filter on a real Redis
-#       (one killed, nothing lost), what the server spends per key, and the day's filter
-#       over a Redis Cluster that loses a node and nothing else.
+#     summary: Consumers sharing one stream and one filter on Redis (one killed, nothing
+#       lost), the server's cost per key, and the day over a cluster that loses a node.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

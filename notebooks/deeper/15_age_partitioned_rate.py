@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: Why an age-partitioned filter's false positive is a run of k set slices,
-#       the rate computed from each slice's fill, and how the paper's formula compares
-#       with the rate a filter measures before, after and across a shift.
+#     summary: An age-partitioned filter's false positive as a run of k set slices,
+#       its rate from the slices' fills, and the paper's formula against measured rates.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: One cell of a stable filter as a Markov chain on its decrements since
-#       it was last set; its stable point derived (Deng and Rafiei's formula), how fast
-#       an empty filter reaches it, and the false negatives the same chain predicts.
+#     summary: 'A stable filter''s cell as a Markov chain: the stable point derived,
+#       how fast an empty filter reaches it, and the false negatives the chain predicts.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
