@@ -447,3 +447,27 @@ def test_strided_and_fortran_ordered_arrays():
     f = BloomFilter(5000, 3)
     f.add_many(words)
     assert f.bits == per_key(5000, 3, words.ravel().tolist()).bits
+
+
+@pytest.mark.parametrize("num_hashes, size, first", [(89, 48, 0), (3, 5, 7), (10, 7000, 0),
+                                                     (1, 1, 0), (89, 48, 15)])
+def test_positions_in_one_pass_equal_those_row_by_row(num_hashes, size, first, monkeypatch):
+    """A few keys with many positions (an age-partitioned filter's slices) take one pass over a
+    (k, n) array; many keys take one row at a time: both are position first + i of each key,
+    as the per-key formula gives it, steps past 2**63 included."""
+    import bloomedu.core.positions as positions_module
+    from bloomedu.core.positions import double_hash_indices, positions
+
+    rng = np.random.default_rng(RNG_SEED)
+    h1 = rng.integers(0, 2 ** 64, size, dtype=np.uint64, endpoint=False)
+    h2 = rng.integers(0, 2 ** 64, size, dtype=np.uint64, endpoint=False) | np.uint64(1)
+    m = 1_000_003
+    monkeypatch.setattr(positions_module, "_ONE_PASS", 0)
+    by_rows = positions(h1, h2, num_hashes, m, first)
+    monkeypatch.setattr(positions_module, "_ONE_PASS", 1 << 40)
+    one_pass = positions(h1, h2, num_hashes, m, first)
+    assert one_pass.shape == by_rows.shape == (num_hashes, size)
+    assert np.array_equal(one_pass, by_rows)
+    for j in range(min(size, 5)):
+        every = double_hash_indices(int(h1[j]), int(h2[j]), first + num_hashes, m)
+        assert one_pass[:, j].tolist() == every[first:]

@@ -83,8 +83,13 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
     "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
     "15.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
+    "16.1": 0.009 / (1 - 0.9),  # p0 + p0 r + p0 r^2 + ...
+    "16.2": 100_000 * (1 - sum(math.comb(700_000, j) * 1e-5 ** j * (1 - 1e-5) ** (700_000 - j)
+                               for j in range(15))),  # m P(X >= 15), X ~ Binomial(kn, 1/m)
     "17.1": 64 * math.ceil(int(1_000_000 * -math.log(0.0005) / 0.480453013918201) / 64),
     "17.2": 4,  # 1,000 + 2,000 + 4,000 hold 7,000: the fourth sub-filter (8,000) takes the rest
+    "18.1": 2 * 3,  # m = 864e6 x 19.17 bits = 3.86 strings of 2^32 bits: 4, then a multiple of 3
+    "18.2": 1000 / (80e-6 + 1000 * 1e-6),  # keys a command / (round trip + the server's time)
     "19.1": 28_082 * (1 - (1 - 1 / 28_082) ** 10),  # lines of 512 bits: ceil(14,377,588 / 512)
     "19.2": sum(math.exp(-20) * 20 ** j / math.factorial(j) * (1 - (31 / 32) ** j) ** 8
                 for j in range(1, 120)),  # Poisson(20) keys a block
@@ -164,6 +169,10 @@ def _measure(name: str, params: dict):
         f = RedisBloomFilter(0.01, params["capacity"], expansion=params["expansion"])
         f.add_many(ids[:params["n"]])
         return f.exists_many(ids[params["n"]:]).mean()
+    if name == "18.3":  # the share of random IDs whose CRC16 slot is in shard 0's range
+        from bloomedu.services.redis_sharded import key_slot
+        slots = [key_slot(i.encode()) for i in uuid4_strings(params["n"], rng)]
+        return np.mean([params["first_slot"] <= s <= params["last_slot"] for s in slots])
     if name == "19.3":
         from bloomedu.variants import BlockedBloomFilter
         f = BlockedBloomFilter(params["num_bits"])
@@ -183,6 +192,11 @@ def _measure(name: str, params: dict):
         f = AgePartitionedBloomFilter(params["num_hashes"], params["extra_slices"],
                                       params["generation_size"])
         f.add_many(np.arange(30 * params["generation_size"], dtype=np.uint64))
+        return f.contains_many(np.arange(2 ** 40, 2 ** 40 + params["trials"], dtype=np.uint64)).mean()
+    if name == "16.3":  # a scalable filter grown from 100 keys, queried on keys never added
+        from bloomedu import ScalableBloomFilter
+        f = ScalableBloomFilter(params["initial_capacity"], params["fpp"])
+        f.add_many(np.arange(params["n"], dtype=np.uint64))
         return f.contains_many(np.arange(2 ** 40, 2 ** 40 + params["trials"], dtype=np.uint64)).mean()
     # 05.3, 07.3: the bulk filter, integer keys, tested on keys never inserted
     f = BloomFilter(params["num_bits"], params["num_hashes"])
@@ -476,6 +490,21 @@ SLIPS = [
     ("measured_apbf_fpp", {}, 1.0, "inserted ones"),
     ("measured_apbf_fpp", {}, 2325, "count"),
     ("measured_apbf_fpp", {}, 2.325, "percentage"),
+    ("scalable_bound", {}, 0.009, "first sub-filter's rate alone"),
+    ("scalable_bound", {}, 0.009 * 0.9 / 0.1, "the sum starts with the first sub-filter"),
+    ("scalable_bound", {}, 0.009 / 0.9, "divide by 1 - r, not by r"),
+    ("scalable_bound", {}, 1 - math.prod(1 - 0.009 * 0.9 ** i for i in range(500)), "limit of the product"),
+    ("scalable_bound", {}, 0.1, "1 - r alone"),
+    ("scalable_bound", {}, 9.0, "percentage"),
+    ("saturated_counters", {}, 100_000 * math.exp(-7) * 7 ** 15 / math.factorial(15), "exactly 15"),
+    ("saturated_counters", {}, 100_000 * (1 - sum(math.exp(-7) * 7 ** j / math.factorial(j)
+                                                  for j in range(16))), "not 16 or more"),
+    ("saturated_counters", {}, 1 - sum(math.exp(-7) * 7 ** j / math.factorial(j) for j in range(15)),
+     "one counter's chance"),
+    ("saturated_counters", {}, 100_000 * (1 - math.exp(-7)), "non-zero counters"),
+    ("measured_scalable_fpp", {}, 0.01, "the bound the filter promises"),
+    ("measured_scalable_fpp", {}, 471, "count"),
+    ("measured_scalable_fpp", {}, 1.0, "inserted ones"),
     ("redisbloom_bits", {}, 64 * math.ceil(int(1e6 * -math.log(0.001) / 0.480453013918201) / 64), "half the error rate"),
     ("redisbloom_bits", {}, math.ceil(-1e6 * math.log(0.001) / LN2 ** 2), "lesson 09's from_capacity"),
     ("redisbloom_bits", {}, int(1e6 * -math.log(0.0005) / 0.480453013918201), "whole 64-bit words"),
@@ -500,6 +529,18 @@ SLIPS = [
     ("measured_xor_fpp", {}, 390.6, "count"),
     ("measured_xor_fpp", {}, 0.39, "percentage"),
     ("measured_xor_fpp", {}, 1.0, "inserted ones"),
+    ("shards_for_day", {}, 4, "round up to a multiple of the 3 nodes"),
+    ("shards_for_day", {}, 3, "that is enough at p = 0.001"),
+    ("shards_for_day", {}, 1, "more than one Redis string holds"),
+    ("shards_for_day", {}, 864e6 * -math.log(1e-4) / LN2 ** 2 / 2 ** 32, "shards are whole"),
+    ("batched_keys_per_s", {}, 1000 / 80e-6, "the server's work is paid too"),
+    ("batched_keys_per_s", {}, 1 / 81e-6, "one key per round trip"),
+    ("batched_keys_per_s", {}, 1e6, "leaves out the round trip"),
+    ("batched_keys_per_s", {}, 1000 / 1080, "keys per microsecond"),
+    ("measured_shard_share", {}, 3000 / 16384, "divided by the number of slots"),
+    ("measured_shard_share", {}, 2 / 3, "the share of the other shards"),
+    ("measured_shard_share", {}, 3000, "count"),
+    ("measured_shard_share", {}, 1.0, "that counts every ID"),
 ]
 
 

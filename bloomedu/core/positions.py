@@ -37,6 +37,7 @@ __all__ = ["key_hashes", "hashed_batches", "joined", "step", "key_positions", "p
            "CHUNK_KEYS"]
 
 CHUNK_KEYS = 1 << 15  # keys per numpy batch: bounds a bulk call's memory
+_ONE_PASS = 1 << 16  # positions computed in one pass over a (k, n) array, kept in the cache
 
 
 def key_hashes(key, num_hashes: int | None, *, spread: bool = True) -> tuple[int, int]:
@@ -114,6 +115,14 @@ def positions(h1: np.ndarray, h2: np.ndarray, num_hashes: int, num_cells: int,
     [524, 190, 435]
     """
     m = np.uint64(num_cells)
+    if num_hashes * h1.size <= _ONE_PASS:  # a few keys, many positions (an age-partitioned
+        # filter's k + l slices): one pass over the (k, n) array instead of k small ones
+        with np.errstate(over="ignore"):  # wraps modulo 2**64, as the running sum below
+            running = h1 + h2 * np.arange(first, first + num_hashes, dtype=np.uint64)[:, None]
+        out = np.empty_like(running)
+        fmix64_array(out, np.empty_like(running), source=running)
+        out %= m
+        return out.view(np.int64)
     out = np.empty((num_hashes, h1.size), dtype=np.uint64)
     scratch = np.empty(h1.size, dtype=np.uint64)
     with np.errstate(over="ignore"):

@@ -80,13 +80,25 @@ def _client_work(url: str, path: str, name: str, keys: list, barrier, results) -
     client.close()
 
 
+def _context():
+    """Processes forked from one server process that has imported this module: a client
+    starts in milliseconds, where a spawned one imports numpy and bloomedu again (about a
+    second on a loaded machine).  Spawn where fork servers do not exist (Windows)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__, "bloomedu.services.redis_filter",
+                                    "bloomedu.services.redis_connect"])
+    return context
+
+
 def run_load(url: str, client, path: str, name: str, keys: list, clients: int = 1) -> LoadResult:
     """Send ``keys`` through ``path`` on the filter ``name`` (a ``BF.RESERVE`` key, or a
     :class:`~bloomedu.services.redis_filter.RedisBackedFilter`), split among ``clients``
     processes started together; ``client``: a client of the same server, to read its CPU."""
     if path not in PATHS:
         raise ValueError(f"path must be one of {PATHS}, got {path!r}")
-    context = multiprocessing.get_context("spawn")
+    context = _context()
     barrier, results = context.Barrier(clients + 1), context.Queue()
     shares = [keys[i::clients] for i in range(clients)]
     workers = [context.Process(target=_client_work, args=(url, path, name, share, barrier, results))

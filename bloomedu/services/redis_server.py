@@ -102,7 +102,10 @@ class RedisServer:
             # however long a loaded machine kept it from hearing from the primary
             args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                      "--cluster-node-timeout", str(self.cluster_node_timeout_ms),
-                     "--cluster-replica-validity-factor", "0"]
+                     "--cluster-replica-validity-factor", "0",
+                     # a replica is synced at once: a primary otherwise waits 5 s for others
+                     # to join the same transfer, on every (re)start of a replica
+                     "--repl-diskless-sync-delay", "0"]
         if self.module_path:
             args += ["--loadmodule", self.module_path]
         return args + list(self.extra_args)

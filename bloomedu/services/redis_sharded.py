@@ -21,7 +21,7 @@ whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
 replicas, ``replicas=1`` makes every write wait until a replica holds it, so a failover
 loses nothing (lesson 17 shows both).
 
-Taught in ``notebooks/17_redisbloom.ipynb``; tested on a real 3-node
+Taught in ``notebooks/18_many_consumers.ipynb``; tested on a real 3-node
 cluster in ``tests/test_redis_cluster.py``.
 """
 
@@ -99,21 +99,32 @@ class ShardLayout:
         return 8 * -(-self.bits_per_shard // 64)
 
     @property
+    def shards_per_node(self) -> int:
+        return -(-self.shards // self.nodes)
+
+    @property
+    def bit_strings_per_node(self) -> int:
+        """Redis strings of bits per node."""
+        return self.keys_per_shard * self.shards_per_node
+
+    @property
     def keys_per_node(self) -> int:
-        """Redis strings of bits per node (each shard's description is one key more)."""
-        return self.keys_per_shard * -(-self.shards // self.nodes)
+        """Keys per node: its shards' strings of bits, and each shard's description."""
+        return (self.keys_per_shard + 1) * self.shards_per_node
 
     @property
     def bytes_per_node(self) -> int:
-        return self.bytes_per_shard * -(-self.shards // self.nodes)
+        return self.bytes_per_shard * self.shards_per_node
 
 
 def day_layout(n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardLayout:
     """The fewest shards (a multiple of ``nodes``) whose filters each fit one Redis string.
 
     >>> layout = day_layout()
-    >>> layout.shards, layout.bits_per_shard, layout.num_hashes, layout.keys_per_node
-    (3, 4140745220, 10, 1)
+    >>> layout.shards, layout.bits_per_shard, layout.num_hashes
+    (3, 4140745220, 10)
+    >>> layout.bit_strings_per_node, layout.keys_per_node   # and the shard's description
+    (1, 2)
     """
     shards = nodes
     while True:

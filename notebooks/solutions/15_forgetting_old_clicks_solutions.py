@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 15 · Forgetting old clicks: time windows, deletion and growth
+# # Solutions · 15 · Forgetting old clicks: time windows
 #
 # Worked solutions to the exercises at the end of lesson
 # [15_forgetting_old_clicks.ipynb](../15_forgetting_old_clicks.ipynb). Try them there first.

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # Solutions · 17 · One filter for many consumers
+# # Solutions · 17 · RedisBloom, bit for bit
 #
 # Worked solutions to the exercises at the end of lesson
 # [17_redisbloom.ipynb](../17_redisbloom.ipynb). Try them there

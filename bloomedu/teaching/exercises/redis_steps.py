@@ -1,8 +1,11 @@
-"""Exercises for lesson 17: RedisBloom's BF.RESERVE sizing, its growth, and the rate of its chain.
+"""Exercises for lessons 17 and 18: article 1's deduplicator shared on Redis.
 
-Article 1's deduplicator shared on Redis: how many bits ``BF.RESERVE`` gives the first
-sub-filter (half the error rate, floor, whole 64-bit words), how many sub-filters a
-stream opens, and the false-positive rate of the whole chain, measured.
+Lesson 17: how many bits ``BF.RESERVE`` gives the first sub-filter (half the error rate,
+floor, whole 64-bit words), how many sub-filters a stream opens, and the false-positive rate
+of the whole chain, measured.  Lesson 18: how many shards the day's filter needs on a cluster,
+what a round trip costs a client that batches its keys, and the share of IDs a shard's slot
+range receives, measured.  Posed in ``notebooks/17_redisbloom.ipynb`` and
+``notebooks/18_many_consumers.ipynb``; tested in ``tests/test_exercises.py``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from ...core.checks import MAX_NUM_BITS, whole_number
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES", "chain_loads"]
+
+_SLOTS = 16384  # Redis Cluster's hash slots
 
 _LN2_SQUARED = 0.480453013918201  # RedisBloom's (ln 2)^2
 
@@ -111,6 +116,81 @@ def measured_chain_fpp(answer, capacity: int = 1000, expansion: int = 2, n: int 
                           trials=trials)
 
 
+@checker
+def shards_for_day(answer, n: int = 864_000_000, p: float = 0.0001, nodes: int = 3):
+    """Shards of ``day_layout(n, p, nodes)``: the fewest, a multiple of the nodes, each under 2^32 bits.
+
+    >>> shards_for_day(6, n=864_000_000, p=0.0001, nodes=3)
+    Correct: the number of shards = 6.
+    True
+    """
+    from ...services.redis_sharded import day_layout  # a checker needs no Redis client
+
+    n = whole_number(n, "n", 1, MAX_NUM_BITS)
+    nodes = whole_number(nodes, "nodes", 1, 16)
+    correct = day_layout(n, p, nodes).shards
+    whole = theory.num_bits_for(n, p)
+    fewest = -(-whole // 2 ** 32)
+    return judge(answer, correct, "the number of shards", rel=0, mistakes=[
+        Mistake(fewest, f"{fewest} shards would each fit in 2^32 bits, but every node holds as many "
+                f"shards as the others: round up to a multiple of the {nodes} nodes", 0),
+        Mistake(day_layout(n, p * 10, nodes).shards, f"that is enough at p = {p * 10:g}; at p = "
+                f"{p:g} each ID needs {-math.log(p) / theory.LN2 ** 2:.1f} bits, so a third of the "
+                "day no longer fits one string", 0),
+        Mistake(1, f"one filter for the day needs {whole:,} bits, more than one Redis string "
+                "holds (2^32 bits)", 0),
+        Mistake(whole / 2 ** 32, "shards are whole: round up, then to a multiple of the nodes",
+                0.05),
+    ], hint="m = -n ln p / (ln 2)^2 bits in all; each shard at most 2^32 bits; a multiple of the nodes.")
+
+
+@checker
+def batched_keys_per_s(answer, round_trip_us: float = 80.0, server_us_per_key: float = 1.0,
+                       batch: int = 1000):
+    """Keys per second of one client sending ``batch`` keys a command and waiting for each reply.
+
+    >>> batched_keys_per_s(925_926, round_trip_us=80.0, server_us_per_key=1.0, batch=1000)
+    Correct: the keys per second = 9.259e+05.
+    True
+    """
+    trip, per_key = round_trip_us * 1e-6, server_us_per_key * 1e-6
+    correct = batch / (trip + batch * per_key)
+    return judge(answer, correct, "the keys per second", rel=5e-3, mistakes=[
+        Mistake(batch / trip, "the server's work is paid too: each command takes a round trip "
+                "plus the server's time for its keys"),
+        Mistake(1 / (trip + per_key), "that is one key per round trip, as one BF.ADD per key "
+                f"would be; a command carries {batch:,} keys"),
+        Mistake(1 / per_key, "that leaves out the round trip each command waits for"),
+        Mistake(correct * 1e-6, "you computed keys per microsecond; a second is 10^6 of them"),
+    ], hint="a command of B keys takes round trip + B x (server time per key); keys/s = B / that.")
+
+
+@checker
+def measured_shard_share(answer, n: int = 9000, first_slot: int = 0, last_slot: int = 5460):
+    """The fraction of n random IDs whose CRC16 slot falls in first_slot..last_slot.
+
+    A binomial share: expected (last - first + 1) / 16384, within 4 standard deviations.
+
+    >>> measured_shard_share(0.3352, n=9000, first_slot=0, last_slot=5460)
+    Correct: 0.3352 is within 4 standard deviations (4 x 0.005) of the expected 0.3333.
+    True
+    """
+    n = whole_number(n, "n", 1, MAX_NUM_BITS)
+    first = whole_number(first_slot, "first_slot", 0, _SLOTS - 1)
+    last = whole_number(last_slot, "last_slot", first, _SLOTS - 1)
+    share = (last - first + 1) / _SLOTS
+    sd = math.sqrt(share * (1 - share) / n)
+    return judge_measured(answer, share, sd, "the measured share of the shard", trials=n,
+                          mistakes=[
+        Mistake(share * n / _SLOTS, "you divided by the number of slots; divide the IDs that "
+                "land in the range by the number of IDs", 4 * sd * n / _SLOTS),
+        Mistake(1 - share, "that is the share of the other shards; count the IDs whose slot is "
+                f"in {first}..{last}", 4 * sd),
+        Mistake(1.0, f"that counts every ID; count only those whose slot is in {first}..{last}",
+                0.02),
+    ])
+
+
 EXERCISES = [
     Exercise("17", 1, "compute", "How many bits does BF.RESERVE key {error} {capacity:_} give its "
              "first sub-filter?", "redisbloom_bits", {"error": 0.001, "capacity": 1_000_000}),
@@ -120,4 +200,16 @@ EXERCISES = [
     Exercise("17", 3, "measure", "Add {n:,} distinct IDs to RedisBloomFilter(0.01, {capacity:_}) and "
              "measure the fraction of {trials:,} other IDs it claims to hold.", "measured_chain_fpp",
              {"capacity": 1000, "expansion": 2, "n": 10_000, "trials": 100_000}),
+    Exercise("18", 1, "compute", "How many shards does day_layout({n:_}, {p}, nodes={nodes}) "
+             "make: the fewest, a multiple of the nodes, whose filters each fit one Redis "
+             "string of 2^32 bits?", "shards_for_day", {"n": 864_000_000, "p": 0.0001, "nodes": 3}),
+    Exercise("18", 2, "predict", "One client sends BF.MADD commands of {batch:,} keys, one at a "
+             "time, each waiting for its reply. A round trip costs {round_trip_us:g} µs and the "
+             "server spends {server_us_per_key:g} µs per key. How many keys per second does it "
+             "reach?", "batched_keys_per_s",
+             {"round_trip_us": 80.0, "server_us_per_key": 1.0, "batch": 1000}),
+    Exercise("18", 3, "measure", "Draw {n:,} IDs with uuid4_strings and measure the fraction "
+             "whose Redis Cluster slot (key_slot of the ID's UTF-8 bytes) is in "
+             "{first_slot}..{last_slot}, shard 0's range.", "measured_shard_share",
+             {"n": 9000, "first_slot": 0, "last_slot": 5460}),
 ]

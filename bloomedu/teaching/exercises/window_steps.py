@@ -1,13 +1,21 @@
-"""Exercises for lesson 15: deduplicators that forget (article 1's "remove the messages older
-than an hour"): sizing rotating generations, the stable filter's stable point (Deng and
-Rafiei 2006), and a rate measured on an age-partitioned filter (Shtul, Baquero and Almeida 2020).
+"""Exercises for lessons 15 and 16: deduplicators that forget, delete and grow.
+
+Lesson 15 (article 1's "remove the messages older than an hour"): sizing rotating
+generations, the stable filter's stable point (Deng and Rafiei 2006), and a rate measured on
+an age-partitioned filter (Shtul, Baquero and Almeida 2020).  Lesson 16 (article 1's "cannot
+be removed", and traffic not known in advance): the bound a scalable filter stays under
+(Almeida et al. 2007), the saturated counters of a counting filter (Fan et al. 2000), and a
+rate measured on a scalable filter.  Posed in ``notebooks/15_forgetting_old_clicks.ipynb``
+and ``notebooks/16_deleting_and_growing.ipynb``, answered in their solutions notebooks;
+tested in ``tests/test_exercises.py``.
 """
 
 from __future__ import annotations
 
 import math
 
-from ...core.theory import LN2, num_bits_for
+from ...core.checks import MAX_HASHES, whole_number
+from ...core.theory import LN2, exact_false_positive_rate, measured_rate_std, num_bits_for, size_for
 from ...variants import theory as vt
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
@@ -86,6 +94,93 @@ def measured_apbf_fpp(answer, num_hashes: int = 6, extra_slices: int = 4,
                           trials=trials)
 
 
+@checker
+def scalable_bound(answer, first_fpp: float = 0.009, tightening: float = 0.9):
+    """The bound p0 / (1 - r) a scalable filter's rate stays under, however far it grows.
+
+    >>> scalable_bound(0.09, first_fpp=0.009, tightening=0.9)
+    Correct: the bound on the scalable filter's rate = 0.09.
+    True
+    """
+    p0, r = first_fpp, tightening
+    correct = vt.scalable_bound(p0, r)
+    product = vt.compound_false_positive_rate(vt.scalable_fpps(p0, r, 2000))
+    return judge(answer, correct, "the bound on the scalable filter's rate", rel=2e-3, unit="rate",
+                 mistakes=[
+        Mistake(p0, "that is the first sub-filter's rate alone; every sub-filter added errs "
+                "too, so add up p0 + p0 r + p0 r^2 + ..."),
+        Mistake(p0 * r / (1 - r), "the sum starts with the first sub-filter, which errs with "
+                "p0 itself: p0 + p0 r + ... = p0 / (1 - r)"),
+        Mistake(p0 / r, "divide by 1 - r, not by r: p0 + p0 r + ... = p0 / (1 - r)"),
+        Mistake(product, "that is the limit of the product 1 - (1 - p0)(1 - p0 r)..., the rate "
+                "itself, which is indeed below the bound; the question asks the bound, the sum "
+                "p0 / (1 - r)", 1e-4),
+        Mistake(1 - r, "that is 1 - r alone; the bound is p0 / (1 - r)"),
+    ], hint="a geometric series: p0 + p0 r + p0 r^2 + ... = p0 / (1 - r).")
+
+
+@checker
+def saturated_counters(answer, num_cells: int = 100_000, num_hashes: int = 7, n: int = 100_000):
+    """Counters of a counting filter stuck at 15 (4 bits) after n distinct keys: m P(count >= 15).
+
+    Each of the kn increments lands on a given counter with chance 1/m, so a counter's count
+    is Binomial(kn, 1/m), about Poisson(kn/m).
+
+    >>> saturated_counters(572, num_cells=100_000, num_hashes=7, n=100_000)
+    Correct: the expected number of saturated counters = 571.7.
+    True
+    """
+    m = whole_number(num_cells, "num_cells", 1, 2 ** 40)
+    k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    n = whole_number(n, "n", 0, 2 ** 40)
+    at_least = lambda j: m * vt.counter_tail(m, n, k, j)  # noqa: E731
+    exactly = at_least(15) - at_least(16)
+    return judge(answer, at_least(15), "the expected number of saturated counters", rel=0.01,
+                 mistakes=[
+        Mistake(exactly, "that counts the counters at exactly 15 increments; a counter stays "
+                "at 15 once it gets there, so count those with 15 or more"),
+        Mistake(at_least(16), "a 4-bit counter saturates at 15, its largest value: count 15 "
+                "or more increments, not 16 or more"),
+        Mistake(at_least(15) / m, "that is one counter's chance; multiply by the m counters"),
+        Mistake(m * (1 - math.exp(-k * n / m)), "that is the number of non-zero counters; "
+                "saturated ones have 15 or more increments"),
+    ], hint="m P(X >= 15) with X ~ Binomial(kn, 1/m), about Poisson(kn/m).")
+
+
+def _scalable_rate(initial_capacity: int, fpp: float, n: int, trials: int,
+                   growth: int = 2, tightening: float = 0.9) -> tuple[float, float]:
+    """The expected rate of ScalableBloomFilter(initial_capacity, fpp) after n distinct keys,
+    and its standard deviation: sub-filters of n0 s^i keys at p (1 - r) r^i, the last part full."""
+    n0 = whole_number(initial_capacity, "initial_capacity", 1, 2 ** 40)
+    n = whole_number(n, "n", 0, 2 ** 40)
+    p0, rates, variance, i = fpp * (1 - tightening), [], 0.0, 0
+    while n > 0 and i < 64:
+        capacity = n0 * growth ** i
+        m, k = size_for(capacity, p0 * tightening ** i)
+        load = min(n, capacity)
+        rates.append(exact_false_positive_rate(m, load, k))
+        variance += measured_rate_std(m, load, k, trials) ** 2
+        n, i = n - load, i + 1
+    return vt.compound_false_positive_rate(rates), math.sqrt(variance)
+
+
+@checker
+def measured_scalable_fpp(answer, initial_capacity: int = 100, fpp: float = 0.01,
+                          n: int = 10_000, trials: int = 100_000):
+    """A rate measured on ``trials`` keys never added to ScalableBloomFilter(initial_capacity,
+    fpp) holding n keys: within 4 standard deviations of 1 - prod(1 - p_i).
+
+    >>> measured_scalable_fpp(0.0046, initial_capacity=100, fpp=0.01, n=10_000)
+    Correct: 0.0046 is within 4 standard deviations (4 x 0.00029) of the expected 0.004708.
+    True
+    """
+    expected, sd = _scalable_rate(initial_capacity, fpp, n, trials)
+    return judge_measured(answer, expected, sd, "the scalable filter's measured false-positive rate",
+                          trials=trials, mistakes=[
+        Mistake(fpp, f"{fpp} is the bound the filter promises to stay under, not what it "
+                "measures: query keys never added and count", 1e-12)])
+
+
 EXERCISES = [
     Exercise("15", 1, "compute", "How many bytes does a rotating filter of {generations} "
              "generations need to remember at least the last {window:,} keys at a "
@@ -99,4 +194,17 @@ EXERCISES = [
              "{generation_size}) with 30 generations of keys and query {trials:,} keys never "
              "inserted: what fraction does it report present?", "measured_apbf_fpp",
              {"num_hashes": 6, "extra_slices": 4, "generation_size": 1000, "trials": 100_000}),
+    Exercise("16", 1, "compute", "A scalable filter's first sub-filter errs with p0 = {first_fpp} "
+             "and each new one with r = {tightening} times the rate of the one before "
+             "(pybloom-live's choice). Bounding the compound rate by the sum of the sub-filters' "
+             "rates, below what rate does it stay however far it grows?", "scalable_bound",
+             {"first_fpp": 0.009, "tightening": 0.9}),
+    Exercise("16", 2, "predict", "CountingBloomFilter({num_cells:_}, {num_hashes}) receives "
+             "{n:,} distinct keys. How many of its 4-bit counters do you expect to be stuck at "
+             "their largest value, 15?", "saturated_counters",
+             {"num_cells": 100_000, "num_hashes": 7, "n": 100_000}),
+    Exercise("16", 3, "measure", "Add {n:,} distinct keys to ScalableBloomFilter({initial_capacity}, "
+             "{fpp}) and measure the fraction of {trials:,} keys never added that it reports "
+             "present.", "measured_scalable_fpp",
+             {"initial_capacity": 100, "fpp": 0.01, "n": 10_000, "trials": 100_000}),
 ]

@@ -1,0 +1,126 @@
+# ---
+# jupyter:
+#   bloomedu:
+#     summary: 'A stable filter''s cell as a Markov chain: the stable point derived,
+#       how fast an empty filter reaches it, and the false negatives the chain predicts.'
+#   jupytext:
+#     cell_metadata_filter: tags,-slideshow
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: bloomedu
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Going deeper 16 · The stable filter's Markov chain
+#
+# An optional notebook that deepens lesson 16 (*Deleting and growing*), which measured how fast
+# a stable filter forgets a key against the formula $z_\delta$. Here is where that formula and the
+# filter's stable point come from: one cell, followed insert after insert.
+
+# %%
+import math
+
+import numpy as np
+
+from bloomedu.variants import StableBloomFilter
+from bloomedu.variants import theory as vt
+
+SEED = 16
+m, K, MAX, P = 100_000, 4, 3, 60  # cells, cells set per insert, their value, decrements per insert
+
+# %% [markdown]
+# ## One cell, one insert at a time
+#
+# Deng and Rafiei's stable filter (2006) has m cells counting 0 to Max. Each insert first
+# decrements P cells chosen at random (those already at 0 stay there), then sets the key's K
+# cells to Max; a query asks whether the key's K cells are all non-zero. Follow one cell. What
+# matters about it is how many decrements it received since it was last set, capped at Max
+# (after Max of them it is 0). That number is a Markov chain on the states $0, 1, \dots, \text{Max}$:
+# at each insert, $D \sim \text{Binomial}(P, 1/m)$ decrements land on the cell, moving it from
+# state s to $\min(s + D, \text{Max})$, and then, with chance $\sigma = 1 - (1 - 1/m)^K$, the
+# insert's key sets it, back to state 0. The cell is 0 exactly in state Max.
+#
+# ## The stable point, derived
+#
+# Deng and Rafiei count events instead of inserts. Per insert, a cell is set with chance about
+# $K/m$ and decremented, without being set afterwards, with chance about $(P/m)(1 - K/m)$. Look
+# back from now at the events that touched the cell: each is a decrement with chance
+#
+# $$q = \frac{(P/m)(1 - K/m)}{(P/m)(1 - K/m) + K/m} = \frac{1}{1 + \dfrac{1}{P\,(1/K - 1/m)}} .$$
+#
+# The cell is 0 when its last Max events were all decrements, so the fraction of zero cells, once
+# the filter has run long, is $z = q^{\text{Max}}$, and a key never inserted finds its K cells all
+# non-zero with chance
+#
+# $$p = (1 - z)^K = \left(1 - \left(\frac{1}{1 + 1/(P\,(1/K - 1/m))}\right)^{\text{Max}}\right)^K .$$
+#
+# The chain needs no such approximation: its stationary distribution, reached by running it long
+# enough, gives the zero fraction directly.
+
+# %%
+keys = np.random.default_rng(SEED).integers(0, 2 ** 63, 200_000, dtype=np.uint64)
+f = StableBloomFilter(m, K, 2, P, seed=SEED)
+f.add_many(keys)
+deng = vt.stable_zero_fraction(m, K, MAX, P)
+chain = vt.stable_zero_fraction_after(10 ** 7, m, K, MAX, P)
+print(f"zero fraction: Deng and Rafiei {deng:.6f}, the chain's limit {chain:.6f}, "
+      f"measured after {keys.size:,} inserts {f.zero_fraction():.6f}")
+print(f"false-positive rate: Deng and Rafiei {vt.stable_false_positive_rate(m, K, MAX, P):.6f}, "
+      f"the chain's {(1 - chain) ** K:.6f}")
+spread = math.sqrt(deng * (1 - deng) / m)
+print(f"one filter's zero fraction varies by about sqrt(z(1 - z)/m) = {spread:.6f}")
+
+# %% [markdown]
+# The two formulas differ in the fifth decimal, far less than one filter's own spread, and the
+# measured fraction is within that spread of both.
+#
+# ## How fast an empty filter gets there
+#
+# An empty filter has every cell at 0: every cell starts in state Max. The chain, started there,
+# gives the expected zero fraction after t inserts (`stable_zero_fraction_after`), and how far it
+# still is from the limit.
+
+# %%
+g = StableBloomFilter(m, K, 2, P, seed=SEED + 1)
+done = 0
+print(f"{'inserts':>8} {'chain':>9} {'measured':>9} {'chain - limit':>14}")
+for t in (0, 2_500, 5_000, 10_000, 20_000, 40_000):
+    g.add_many(keys[done:t])
+    done = t
+    expected = vt.stable_zero_fraction_after(t, m, K, MAX, P)
+    print(f"{t:8,d} {expected:9.5f} {g.zero_fraction():9.5f} {expected - chain:14.2e}")
+
+# %% [markdown]
+# The distance starts at 0.176, is half that after 2,500 inserts, 2% of it after 10,000 and
+# $10^{-4}$ of it after 20,000. The scale is a cell's mean time between events, $m/(P + K)$,
+# about 1,560 inserts here: a dozen of them and the empty start is forgotten. The measured
+# fractions follow the chain, within one filter's spread.
+#
+# ## The same chain, started at a key's insert: false negatives
+#
+# Now follow one of a key's K cells from the moment the key set it: state 0. After δ further
+# inserts the chain gives $z_\delta$, the chance that this cell is 0. The key is reported absent
+# when any of its K cells is 0; taking them as independent,
+#
+# $$P(\text{false negative after } \delta) = 1 - (1 - z_\delta)^K ,$$
+#
+# lesson 16's `stable_false_negative_rate`, which its table measured at every gap. As δ grows,
+# $z_\delta$ rises from 0 to the stable z, and a key inserted long ago is found with chance
+# $(1 - z)^K$, the false-positive rate: no more often than a key never inserted.
+
+# %%
+for gap in (0, 100, 1_000, 5_000, 20_000):
+    lost = vt.stable_false_negative_rate(gap, m, K, MAX, P)
+    print(f"gap {gap:6,d}: P(false negative) = {lost:.4f}")
+print(f"the stable point's 1 - (1 - z)^K = {1 - (1 - chain) ** K:.4f}")
+
+# %% [markdown]
+# Back to lesson 16 (*Deleting and growing*).
