@@ -17,7 +17,7 @@ those DIR lacks and keeps the rest as they are (``make lab``'s working copy).
 
 Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
 
-Taught in ``notebooks/09_one_million_urls.ipynb`` (the same sizing); tested in
+Taught in ``notebooks/08_sizing_a_filter.ipynb`` (``bloomedu size``, the same sizing); tested in
 ``tests/test_cli.py``.
 """
 

@@ -506,7 +506,7 @@ SLIPS = [
     ("measured_scalable_fpp", {}, 471, "count"),
     ("measured_scalable_fpp", {}, 1.0, "inserted ones"),
     ("redisbloom_bits", {}, 64 * math.ceil(int(1e6 * -math.log(0.001) / 0.480453013918201) / 64), "half the error rate"),
-    ("redisbloom_bits", {}, math.ceil(-1e6 * math.log(0.001) / LN2 ** 2), "lesson 09's from_capacity"),
+    ("redisbloom_bits", {}, math.ceil(-1e6 * math.log(0.001) / LN2 ** 2), "lesson 08's from_capacity"),
     ("redisbloom_bits", {}, int(1e6 * -math.log(0.0005) / 0.480453013918201), "whole 64-bit words"),
     ("redisbloom_bits", {}, 64 * math.ceil(int(1e6 * -math.log10(0.0005) / 0.480453013918201) / 64), "log10"),
     ("redisbloom_bits", {}, 15_820_288 / 8, "you gave bytes"),

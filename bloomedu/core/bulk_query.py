@@ -12,7 +12,7 @@ costs little more than two rounds.  The keys left after the first two rounds of 
 are pooled over chunks and finished together, so the later rounds still run on full arrays.
 
 Used by ``BloomFilter.add_many``/``contains_many`` and :mod:`bloomedu.core.large`; taught in
-``notebooks/07_false_positive_rate.ipynb`` (the bulk path); tested in ``tests/test_bulk.py``
+``notebooks/08_sizing_a_filter.ipynb`` (a million keys on the bulk path); tested in ``tests/test_bulk.py``
 and ``tests/test_bulk_fast_paths.py``.
 """
 

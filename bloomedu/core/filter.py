@@ -13,9 +13,10 @@ and ``contains_many`` do the same work on numpy arrays (:mod:`bloomedu.core.bulk
 :mod:`bloomedu.core.large`).  Union ``|``, intersection ``&`` (:mod:`bloomedu.core.filter_sets`), ``copy``, bytes
 (:mod:`bloomedu.core.filter_bytes`), pickling and estimates read from the bits are here too.
 
-Taught in ``notebooks/05_bloom_filter.ipynb`` (one key at a time),
-``notebooks/07_false_positive_rate.ipynb`` and ``notebooks/09_one_million_urls.ipynb`` (the
-bulk path); tested in ``tests/test_filter.py``, ``tests/test_bulk.py``,
+Taught in ``notebooks/06_inside_the_filter.ipynb`` (one key at a time),
+``notebooks/07_false_positive_rate.ipynb`` (its rate, measured),
+``notebooks/08_sizing_a_filter.ipynb`` (``from_capacity``, the bulk path) and
+``notebooks/09_one_million_urls.ipynb`` (a million URLs); tested in ``tests/test_filter.py``, ``tests/test_bulk.py``,
 ``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """
 

@@ -15,7 +15,8 @@ whatever their byte order).
 
 Taught in ``notebooks/02_hashed_ids.ipynb`` (MurmurHash),
 ``notebooks/04_salted_hashes.ipynb`` (the article's salted functions) and
-``notebooks/05_bloom_filter.ipynb`` (double hashing); tested in ``tests/test_hashing.py``.
+``notebooks/06_inside_the_filter.ipynb`` (double hashing; why the positions are mixed, in
+``notebooks/deeper/06_small_filters.ipynb``); tested in ``tests/test_hashing.py``.
 
 Nothing here uses Python's built-in ``hash()``: it is salted per process, so
 bit positions would change from one run to the next.

@@ -36,7 +36,8 @@ k^2 ln k operations at worst, a fraction of a second at k = 1024
 (:data:`~bloomedu.core.checks.MAX_HASHES`).
 
 Taught in ``notebooks/07_false_positive_rate.ipynb`` (through
-:func:`bloomedu.core.theory.exact_false_positive_rate`); tested in
+:func:`bloomedu.core.theory.exact_false_positive_rate`) and derived in
+``notebooks/deeper/07_exact_rate.ipynb``; tested in
 ``tests/test_theory.py``.
 """
 

@@ -17,7 +17,7 @@ generations share one key's k positions); k for each sub-filter of a scalable fi
 ``BloomFilter(m_t, k_t)`` does); k + l for an age-partitioned filter, whose slice j uses
 value j, so its positions are ``BloomFilter(m, k + l).bit_indices``.
 
-Taught in ``notebooks/05_bloom_filter.ipynb`` (double hashing); tested in
+Taught in ``notebooks/06_inside_the_filter.ipynb`` (double hashing); tested in
 ``tests/test_variants.py`` (every structure's positions, per key and in bulk, equal
 ``BloomFilter.bit_indices``) and ``tests/test_hashing.py``.
 """

@@ -3,17 +3,18 @@
 Symbols as in the literature: m bits, k hash functions, n inserted items,
 p false-positive rate.
 
-- The birthday bound for a b-bit hash (lesson 02).
+- The birthday bound for a b-bit hash (lesson 02; derived in ``deeper/02_birthday_bound``).
 - The single-hash bit vector of article 1, step 3: 1 - (1 - 1/m)^n (lesson 03).
 - The classic Bloom rate (1 - e^(-kn/m))^k (Bloom 1970, as usually simplified),
   its optimum k = (m/n) ln 2 and the sizing m = -n ln p / (ln 2)^2 that article
   2's Guava example uses: :func:`size_for` is the one sizing rule of the library (the
   command line, ``BloomFilter.from_capacity`` and every variant's tables), with the best
-  whole k of :func:`optimal_num_hashes`.
+  whole k of :func:`optimal_num_hashes` (the rate in lesson 07, the sizing in lesson 08).
 - The exact rate when the kn positions are independent and uniform (Bose et
   al. 2008; Christensen, Roginsky and Jimeno 2010), which the classic one only
   approaches from below, and the spread of a rate measured with q queries
-  (lesson 07); both computed in :mod:`bloomedu.core.occupancy`.
+  (lesson 07; derived in ``deeper/07_exact_rate`` and ``deeper/07_measured_rates``); both
+  computed in :mod:`bloomedu.core.occupancy`.
 - Space: bits per item against the information-theoretic lower bound, and
   estimating n back from the number of bits set (Swamidass and Baldi 2007).
 
@@ -21,8 +22,8 @@ Every argument goes through :mod:`bloomedu.core.checks` first: any integer or
 real type works (numpy scalars, ``Fraction``, ``Decimal``) and gives the result
 its Python value gives, and k is at most 1024 (``MAX_HASHES``) everywhere.
 
-Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``
-and ``notebooks/07_false_positive_rate.ipynb``; tested in
+Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``,
+``notebooks/07_false_positive_rate.ipynb`` and ``notebooks/08_sizing_a_filter.ipynb``; tested in
 ``tests/test_theory.py``.
 """
 

@@ -16,7 +16,7 @@ returns from a write only once the replica holds it too.  Without either, a
 restarted node comes back empty; a filter notices (its description is gone with
 the bits) and raises instead of answering "absent".
 
-Lesson 17 restarts a node and fails one over; tested in ``tests/test_redis_cluster.py``.
+Lesson 18 restarts a node and fails one over; tested in ``tests/test_redis_cluster.py``.
 """
 
 from __future__ import annotations

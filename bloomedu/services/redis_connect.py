@@ -9,7 +9,7 @@ naming the server that refused it, instead of being retried like a dropped conne
 filter 4.6 s, a consumer 70 s).
 
 Used by the consumers (:mod:`bloomedu.services.redis_dedup`), the load runner and
-lesson 17; tested in ``tests/test_redis_faults.py`` and ``tests/test_redis_server.py``.
+the Redis lessons (17, 18 and 20); tested in ``tests/test_redis_faults.py`` and ``tests/test_redis_server.py``.
 """
 
 from __future__ import annotations

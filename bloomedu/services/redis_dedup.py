@@ -43,7 +43,7 @@ patience; a refused password stops it at once with a clear message.
 Run a consumer as a process: ``python -m bloomedu.services.redis_dedup --url
 redis://127.0.0.1:P --name clicks --consumer c1`` (or ``$BLOOMEDU_REDIS_URL``, so a
 password in the URL stays off the command line).  Taught in
-``notebooks/17_redisbloom.ipynb``; fault tests (kill -9 a consumer,
+``notebooks/18_many_consumers.ipynb``; fault tests (kill -9 a consumer,
 restart the server, roll it back) in ``tests/test_redis_dedup.py``.
 """
 

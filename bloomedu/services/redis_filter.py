@@ -8,7 +8,7 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
 
 - **Keys.** What ``BloomFilter`` takes, hashed as it hashes them: a str is its UTF-8
   bytes, bytes are themselves, an int is its 8-byte value.  So ``123`` and ``"123"`` are
-  two different keys, on this path and every other of lesson 17 (the sharded filter, the
+  two different keys, on this path and every other of lesson 18 (the sharded filter, the
   stream's consumers).  A bytes-like value (``bytearray``, ``memoryview``) is one key, and
   a batch must be an iterable of keys: ``add_many(bytearray(b"ab"))`` is refused, as
   ``BloomFilter.add_many`` refuses it.
@@ -44,7 +44,7 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   returns only once R replicas hold it, so a failover to one of them loses nothing
   (:class:`NotReplicated` otherwise).
 
-Taught in ``notebooks/17_redisbloom.ipynb``; tested against real servers in
+Taught in ``notebooks/18_many_consumers.ipynb``; tested against real servers in
 ``tests/test_redis_filter.py`` and ``tests/test_redis_faults.py``.
 """
 
@@ -212,7 +212,7 @@ class RedisBackedFilter(Filter):
     @classmethod
     def from_capacity(cls, client, name: str, expected_items: int, fpp: float,
                       part_bits: int | None = None, **options) -> "RedisBackedFilter":
-        """Sized as ``BloomFilter.from_capacity(n, p)`` sizes a filter (lesson 09)."""
+        """Sized as ``BloomFilter.from_capacity(n, p)`` sizes a filter (lesson 08)."""
         n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
         m = num_bits_for(n, probability(fpp, "fpp"))
         return cls.create(client, name, m, max(1, round(m / n * LN2)), part_bits, **options)

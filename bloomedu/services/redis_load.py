@@ -13,7 +13,7 @@ The paths: ``"BF.MADD"`` (1,000 keys a command, the commands pipelined), ``"add_
 (bloomedu's filter in plain Redis strings), and their lookups ``"BF.MEXISTS"`` and
 ``"contains_many"``.
 
-Used by lesson 17 (its throughput plot) and ``make bench`` (``benchmarks/redis_bench.py``);
+Used by lesson 18 (its throughput plot) and ``make bench`` (``benchmarks/redis_bench.py``);
 tested in ``tests/test_redis_filter.py``.
 """
 

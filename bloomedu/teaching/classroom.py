@@ -11,13 +11,13 @@ functions make each claim happen in front of a class, reproducibly from a seed:
   (lessons 02 and 03); a dict from hash value to ID finds one after about
   sqrt(2**n) IDs, the birthday bound.
 - :func:`find_false_positive`: a key never inserted whose k bits are all set,
-  with the inserted keys that set each bit (lessons 05 and 09).
+  with the inserted keys that set each bit (lessons 05 and 06).
 - :func:`draw_key_bits` and :func:`plot_fill`, one-line figures; the data behind
   them comes from :func:`bit_setters` and :func:`fill_curve` (the grid itself is
   :func:`bloomedu.teaching.plots.draw_bit_groups`).
 
-Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``
-and ``notebooks/05_bloom_filter.ipynb``; tested in
+Taught in ``notebooks/02_hashed_ids.ipynb``, ``notebooks/03_bit_vector.ipynb``,
+``notebooks/05_bloom_filter.ipynb`` and ``notebooks/06_inside_the_filter.ipynb``; tested in
 ``tests/test_classroom.py``.
 """
 

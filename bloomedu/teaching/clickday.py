@@ -15,7 +15,7 @@ dropped with probability p(i) = (1 - e^(-ki/m))^k, a rate that grows all day.
   :func:`bloomedu.steps.dedup.deduplicate` would keep and drop, message by
   message, but in numpy.
 
-Taught at the end of ``notebooks/05_bloom_filter.ipynb``; tested in
+Taught at the end of ``notebooks/08_sizing_a_filter.ipynb``; tested in
 ``tests/test_clickday.py``.
 """
 

@@ -16,9 +16,11 @@ odd, so no query is ever a key that was inserted.
 For comparison, :func:`measure_plain_double_hashing_rate` measures plain double
 hashing (Kirsch and Mitzenmacher, "Less hashing, same performance: building a
 better Bloom filter", ESA 2006) without the library's mixing step, on the same
-keys: lesson 07 shows it running above the exact rate on small filters.
+keys: ``deeper/06_small_filters`` shows it running above the exact rate on small filters.
 
-Taught in ``notebooks/07_false_positive_rate.ipynb``; tested in
+Taught in ``notebooks/07_false_positive_rate.ipynb`` (the sweep over k, m and n) and
+``notebooks/deeper/07_measured_rates.ipynb`` (the 240-filter grid, z-scores); plain double
+hashing in ``notebooks/deeper/06_small_filters.ipynb``; tested in
 ``tests/test_experiments.py``.
 """
 
@@ -150,8 +152,8 @@ def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True
     :class:`~bloomedu.core.filter.BloomFilter` (a step h2 whose k values repeat made
     odd, as there).  ``mix=False``: plain double
     hashing, ``(h1 + i*h2) mod 2**64 mod m``, the reduction Guava uses (it also
-    clears the sign bit first: see :mod:`bloomedu.compat.guava`).  Lesson 07
-    compares the two.
+    clears the sign bit first: see :mod:`bloomedu.compat.guava`).
+    ``deeper/06_small_filters`` compares the two; lesson 08 runs the day of clicks on the mixed ones.
 
     >>> keys = np.array([7], dtype=np.uint64)
     >>> double_hash_positions(keys, 1024, 3).tolist() == [BloomFilter(1024, 3).bit_indices(7)]

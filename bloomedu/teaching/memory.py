@@ -3,8 +3,8 @@
 Article 1 estimates 31 GB a day for 864,000,000 IDs of 36 characters; lesson 01
 sets that beside bytes measured with :mod:`tracemalloc`.
 
-Taught in ``notebooks/01_seen_ids.ipynb``, ``notebooks/02_hashed_ids.ipynb``
-and ``notebooks/09_one_million_urls.ipynb`` (what a million URLs cost elsewhere); tested
+Taught in ``notebooks/01_seen_ids.ipynb``, ``notebooks/02_hashed_ids.ipynb``,
+``notebooks/03_bit_vector.ipynb`` and ``notebooks/09_one_million_urls.ipynb`` (what a million URLs cost elsewhere); tested
 in its doctest.
 """
 

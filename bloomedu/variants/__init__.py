@@ -23,8 +23,10 @@ every dedup stage and numpy bulk paths (``add_many``/``contains_many``):
 
 They share :mod:`bloomedu.core`: hashing and positions, bit and counter storage, argument
 checks, versioned bytes and a per-filter lock.  Taught in
-``notebooks/15_forgetting_old_clicks.ipynb`` (the blocked filter in
-``notebooks/19_blocked_filters.ipynb``); tested in ``tests/test_variants.py``,
+``notebooks/15_forgetting_old_clicks.ipynb`` (rotating, age-partitioned, stable),
+``notebooks/16_deleting_and_growing.ipynb`` (stable, counting, scalable),
+``notebooks/19_blocked_filters.ipynb`` (blocked) and ``notebooks/20_after_bloom.ipynb``
+(cuckoo, xor, binary fuse); tested in ``tests/test_variants.py``,
 ``tests/test_variants_rates.py`` and ``tests/test_blocked.py``.
 
 >>> from bloomedu import RotatingBloomFilter

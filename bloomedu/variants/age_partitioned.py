@@ -38,7 +38,8 @@ large and l small (k = 20, l = 1); just after a shift it is x0.70 to x0.95 of it
 averaged over a generation x0.87 to x1.10
 (:func:`~bloomedu.variants.theory.apbf_average_false_positive_rate`).
 
-Taught in ``notebooks/15_forgetting_old_clicks.ipynb``; tested in
+Taught in ``notebooks/15_forgetting_old_clicks.ipynb`` (its rate derived in
+``notebooks/deeper/15_age_partitioned_rate.ipynb``); tested in
 ``tests/test_variants.py`` and ``tests/test_variants_rates.py``.
 """
 

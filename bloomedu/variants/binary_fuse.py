@@ -15,7 +15,7 @@ Here, for a key's mixed hash x (:mod:`bloomedu.variants.static`): its first slot
 (j >= 1) is in segment s + j, at offset ``x mod L`` (j = 1), ``(x >> 18) mod L`` (j = 2) and
 ``fmix64(x) mod L`` (j = 3).  Built by peeling (:mod:`bloomedu.variants.peeling`).
 
-Taught in the lesson after ``notebooks/19_blocked_filters.ipynb``; tested in
+Taught in ``notebooks/20_after_bloom.ipynb``; tested in
 ``tests/test_binary_fuse.py``; timed against PyPI's ``pyfusefilter`` by ``make bench``.
 """
 

@@ -12,9 +12,10 @@ Two pitfalls, both handled here and shown in the lesson:
 - removing a key that was never added is refused whenever that can be seen (one of its
   counters is 0, or too small for the times the key uses it); a key never added that is a
   false positive cannot be told from an added one, and removing it takes counts from other
-  keys: a false negative for one of them (lesson 15 finds one).
+  keys: a false negative for one of them (lesson 16 finds one).
 
-Taught in ``notebooks/15_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py``
+Taught in ``notebooks/16_deleting_and_growing.ipynb`` (Fan's bound on overflow derived in
+``notebooks/deeper/16_counting_overflow.ipynb``); tested in ``tests/test_variants.py``
 and ``tests/test_variants_rates.py``.
 """
 

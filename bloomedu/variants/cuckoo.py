@@ -34,7 +34,7 @@ never added it usually finds none and returns False; but when the key is a false
 fingerprint, and that key, which was added, is then reported absent: delete only what you
 added.  A key added twice is stored twice, and needs two deletes.
 
-Taught in the lesson after ``notebooks/19_blocked_filters.ipynb``; tested in
+Taught in ``notebooks/20_after_bloom.ipynb``; tested in
 ``tests/test_cuckoo.py`` (and its rates in ``tests/test_cuckoo_rates.py``).
 """
 

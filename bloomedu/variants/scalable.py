@@ -20,7 +20,7 @@ hashed once, and sub-filter t spreads the step h2 for its own k_t
 (:func:`bloomedu.core.positions.step`), so it places the key exactly where
 ``BloomFilter(m_t, k_t)`` would: the sub-filters' k differ, and the rule that keeps a
 key's k values distinct is about the values one table uses.  Taught in
-``notebooks/15_forgetting_old_clicks.ipynb``; tested in ``tests/test_variants.py`` and
+``notebooks/16_deleting_and_growing.ipynb``; tested in ``tests/test_variants.py`` and
 ``tests/test_variants_rates.py``.
 """
 

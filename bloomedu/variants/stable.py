@@ -14,7 +14,9 @@ inserts (each can take at most P from a cell).
 The P cells of insert number t are drawn from a counter-based generator seeded by
 ``seed``: cell j is ``fmix64(seed' + (t P + j + 1) * 0x9E3779B97F4A7C15) mod m``.  So the
 randomness is reproducible, and inserting keys one by one or in a batch gives the same
-cells bit for bit.  Taught in ``notebooks/15_forgetting_old_clicks.ipynb``; tested in
+cells bit for bit.  Taught in ``notebooks/15_forgetting_old_clicks.ipynb`` (a day through it) and
+``notebooks/16_deleting_and_growing.ipynb`` (its false negatives against the gap), its Markov
+chain in ``notebooks/deeper/16_stable_filter_chain.ipynb``; tested in
 ``tests/test_variants.py`` and ``tests/test_variants_rates.py``.
 """
 

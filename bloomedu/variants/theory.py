@@ -1,8 +1,11 @@
 """Formulas for the structures that forget, delete and grow, from the papers that built them.
 
 Symbols as everywhere in bloomedu: m cells (bits or counters), k hash functions, n items,
-p false-positive rate.  Each function cites its paper; lesson
-``notebooks/15_forgetting_old_clicks.ipynb`` measures every one, and
+p false-positive rate.  Each function cites its paper; lessons
+``notebooks/15_forgetting_old_clicks.ipynb`` and ``notebooks/16_deleting_and_growing.ipynb``
+measure them (derived in ``notebooks/deeper/15_age_partitioned_rate.ipynb``,
+``notebooks/deeper/16_stable_filter_chain.ipynb`` and
+``notebooks/deeper/16_counting_overflow.ipynb``), and
 ``tests/test_variants_rates.py`` holds each structure to it within a few standard deviations.
 
 - Counting filters (Fan, Cao, Almeida and Broder, "Summary cache", IEEE/ACM ToN 8(3), 2000):

@@ -13,7 +13,7 @@ Slot j of a key is ``j * c/3 + fastrange(rotl(x, 21 j), c/3)`` for its mixed has
 (:mod:`bloomedu.variants.static`).  1.23 is the paper's: below about 1.222 slots a key, a
 random 3-hypergraph almost surely keeps a 2-core and cannot be peeled.
 
-Taught in the lesson after ``notebooks/19_blocked_filters.ipynb``; tested in
+Taught in ``notebooks/20_after_bloom.ipynb``; tested in
 ``tests/test_xor.py``; timed against PyPI's ``pyfusefilter`` by ``make bench``.
 """
 

@@ -4,7 +4,7 @@ topic, the sizing table, and links from inside committed outputs.
 - ``{lesson}`topic``` (role): a link to the lesson that teaches ``topic``, its title as text
   (``{lesson}`the sizing lesson <sizing>``` gives its own text).  Topics are the keys of
   ``docs/lesson_topics.json``, each naming a lesson by its file stem, so a lesson split or
-  renumbered changes that file only (``{lesson}`lesson {n} <sizing>``` shows "lesson 09",
+  renumbered changes that file only (``{lesson}`lesson {n} <sizing>``` shows "lesson 08",
   the number read from that file too); an unknown topic, or a topic whose lesson is gone, fails
   the build (warnings are errors).
 - ``bloomedu-sizing-table`` (directive): m, its memory and k for every n and p of its options,

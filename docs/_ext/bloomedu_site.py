@@ -83,7 +83,7 @@ CLOSING = "Where this lesson's code lives"
 
 def modules_named_by_lessons(notebooks: Path) -> dict[str, list[str]]:
     """Module -> the lessons whose closing "where this lesson's code lives" paragraph names
-    its file (``bloomedu/core/filter.py``), as page names (``notebooks/05_bloom_filter``)."""
+    its file (``bloomedu/core/filter.py``), as page names (``notebooks/06_inside_the_filter``)."""
     named: dict[str, list[str]] = {}
     for path in sorted(Path(notebooks).glob(NOTEBOOKS[0])):
         cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])

@@ -65,7 +65,7 @@ def redisbloom_bits(answer, error: float = 0.001, capacity: int = 1_000_000):
                  mistakes=[
         Mistake(_module_bits(capacity, error), "a scaling filter sizes its first sub-filter for "
                 "half the error rate (error/2); error itself is for NONSCALING"),
-        Mistake(theory.num_bits_for(capacity, error), "that is lesson 09's from_capacity; RedisBloom "
+        Mistake(theory.num_bits_for(capacity, error), "that is lesson 08's from_capacity; RedisBloom "
                 "uses half the error rate and whole 64-bit words", 64),
         Mistake(_module_bits(capacity, error / 2, whole_words=False), "the module rounds the bits "
                 "up to whole 64-bit words", 0.5),
