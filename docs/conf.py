@@ -1,6 +1,6 @@
 """Sphinx configuration of the course site: ``make html`` builds it into ``build/html/``.
 
-The lessons and worked solutions are the committed notebooks (copied from ``notebooks/``
+The lessons, worked solutions and deeper notebooks are the committed notebooks (copied from ``notebooks/``
 into ``docs/notebooks/`` before each build), rendered by MyST-NB from their saved outputs,
 never executed here (strict nbval and the real-browser test already run them).  The API
 reference is written from the docstrings by autodoc, one page per public module, found by
@@ -34,7 +34,7 @@ extensions = [
 
 root_doc = "index"
 include_patterns = ["index.md", "api/*.rst", "notebooks/[0-9][0-9]_*.ipynb",
-                    "notebooks/solutions/*.ipynb", "toy.md", "cheatsheet.md", "glossary.md", "faq.md",
+                    "notebooks/solutions/*.ipynb", "notebooks/deeper/*.ipynb", "toy.md", "cheatsheet.md", "glossary.md", "faq.md",
                     "instructors.md", "instructors/*.md"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 

@@ -110,8 +110,12 @@ print(f"NONSCALING sizes for p itself: {RedisBloomFilter(p, n, nonscaling=True).
 guess_extra.reveal(first.bits - ours.num_bits, label="Computed")
 
 # %% [markdown]
-# The difference is $-n \ln(p/2)/(\ln 2)^2 + n \ln p/(\ln 2)^2 = n \ln 2 / (\ln 2)^2 = n / \ln 2
-# \approx 1.44\,n$, whatever p: halving p costs 1.44 bits per item and one more hash function,
+# The difference is
+#
+# $$-\frac{n \ln(p/2)}{(\ln 2)^2} + \frac{n \ln p}{(\ln 2)^2} = \frac{n \ln 2}{(\ln 2)^2}
+# = \frac{n}{\ln 2} \approx 1.44\,n,$$
+#
+# whatever p: halving p costs 1.44 bits per item and one more hash function,
 # since $\log_2(2/p) = \log_2(1/p) + 1$ (11 here where lesson 08 takes 10). The 51 bits beyond
 # $n/\ln 2$ are the module's floor and its 64-bit words. Why p/2? When the first sub-filter is
 # full the next one gets p/4, then p/8, …: a key never inserted is a false positive if any

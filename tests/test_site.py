@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 SOLUTIONS = sorted((NOTEBOOKS / "solutions").glob("[0-9][0-9]_*.ipynb"))
+DEEPER = sorted((NOTEBOOKS / "deeper").glob("[0-9][0-9]_*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
@@ -150,10 +151,10 @@ def public_modules() -> list[str]:
 
 
 def test_there_are_lessons_and_solutions_to_build():
-    assert LESSONS and SOLUTIONS, f"no lessons or solutions in {NOTEBOOKS}"
+    assert LESSONS and SOLUTIONS and DEEPER, f"no lessons, solutions or deeper notebooks in {NOTEBOOKS}"
 
 
-@pytest.mark.parametrize("notebook", LESSONS + SOLUTIONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("notebook", LESSONS + SOLUTIONS + DEEPER, ids=lambda p: p.stem)
 def test_every_lesson_and_solution_has_a_page_with_its_title_and_figures(site, notebook):
     page = page_of(notebook)
     tags = read(site, page)
@@ -171,17 +172,20 @@ def sidebar(tags: Elements, page: str) -> list[str]:
     return [resolve(page, a["href"]) for a in tags.find("a", inside="bd-docs-nav", class_="reference")]
 
 
-def test_the_sidebar_lists_lessons_in_reading_order_then_solutions_then_the_api(site):
+def test_the_sidebar_lists_lessons_in_reading_order_then_solutions_deeper_and_the_api(site):
     lessons, solutions = [page_of(p) for p in LESSONS], [page_of(p) for p in SOLUTIONS]
-    for page in ["index.html", lessons[0], lessons[-1], "api/bloomedu.core.filter.html"]:
+    deeper = [page_of(p) for p in DEEPER]
+    for page in ["index.html", lessons[0], lessons[-1], deeper[0], "api/bloomedu.core.filter.html"]:
         links = sidebar(read(site, page), page)
         assert [link for link in links if link in lessons] == lessons, page
         assert [link for link in links if link in solutions] == solutions, page
-        assert links.index(lessons[-1]) < links.index(solutions[0]) < links.index("api/bloomedu.html")
+        assert [link for link in links if link in deeper] == deeper, page
+        assert (links.index(lessons[-1]) < links.index(solutions[0]) < links.index(solutions[-1])
+                < links.index(deeper[0]) < links.index("api/bloomedu.html"))
 
 
 def test_previous_and_next_follow_the_reading_order(site):
-    order = ["index.html"] + [page_of(p) for p in LESSONS + SOLUTIONS]
+    order = ["index.html"] + [page_of(p) for p in LESSONS + SOLUTIONS + DEEPER]
     for before, page, after in zip(order, order[1:], order[2:] + ["api/bloomedu.html"]):
         tags = read(site, page)
         assert [resolve(page, a["href"]) for a in tags.find("a", class_="left-prev")] == [before]
@@ -295,6 +299,18 @@ def test_lesson_pages_link_the_api_pages_of_the_modules_they_name(site):
         for file in named:
             target = f"api/{file[:-3].replace('/', '.').removesuffix('.__init__')}.html"
             assert target in hrefs and (site / target).is_file(), (path.name, file)
+
+
+def test_every_deeper_notebook_is_linked_from_the_lessons_that_name_it(site):
+    for deeper in DEEPER:
+        name, target = re.compile(rf"`deeper/{deeper.stem}(\.ipynb)?`"), page_of(deeper)
+        naming = [path for path in LESSONS if any(
+            c.cell_type == "markdown" and name.search(c.source) for c in nbformat.read(path, as_version=4).cells)]
+        assert naming, f"no lesson names deeper/{deeper.stem}: a deeper notebook is linked from the place it deepens"
+        for path in naming:
+            page = page_of(path)
+            hrefs = {resolve(page, a["href"]) for a in read(site, page).find("a", inside="bd-article")}
+            assert target in hrefs, (path.name, deeper.stem)
 
 
 def test_api_pages_link_the_lessons_whose_code_lives_there(site):

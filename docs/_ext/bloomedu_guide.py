@@ -106,8 +106,8 @@ def page(path: Path, notes: Path) -> str:
     """The Markdown of one lesson's guide page."""
     nb = lesson_cells.read(path)
     stem, folder = path.stem, path.parent.name
-    # a lesson's page is linked; a deeper notebook is named (the site shows lessons and solutions)
-    where = f"{{doc}}`/notebooks/{stem}`" if folder == "notebooks" else f"`notebooks/{folder}/{stem}.ipynb`"
+    # the site has a page for every lesson and deeper notebook
+    where = f"{{doc}}`/notebooks/{stem}`" if folder == "notebooks" else f"{{doc}}`/notebooks/{folder}/{stem}`"
     title = lesson_cells.title(nb)
     summary = nb.metadata.get("bloomedu", {}).get("summary", "")
     lines = [f"# Guide · {title}", "", summary, "", f"The lesson: {where}."]

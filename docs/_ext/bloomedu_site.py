@@ -35,7 +35,7 @@ from sphinx.util.docutils import SphinxDirective
 from bloomedu_names import resolve
 from tools.lesson_cells import replace_widgets  # conf.py puts the project's root on sys.path
 
-NOTEBOOKS = ("[0-9][0-9]_*.ipynb", "solutions/[0-9][0-9]_*.ipynb")  # under notebooks/
+NOTEBOOKS = ("[0-9][0-9]_*.ipynb", "solutions/[0-9][0-9]_*.ipynb", "deeper/[0-9][0-9]_*.ipynb")  # under notebooks/
 LESSONS = "notebooks/" + NOTEBOOKS[0]
 WIDGET_NOTE = ("<p class=\"bloomedu-widget-note\"><em>An interactive widget is shown here when the "
                "lesson runs in Jupyter (<code>make lab</code>); a static page cannot run it. The "
@@ -67,7 +67,7 @@ def sync_folder(folder: Path, contents: dict[str, bytes], pattern: str) -> list[
 
 
 def copy_notebooks(app) -> None:
-    """The lessons and solutions, copied from ``notebooks/`` into the source folder.
+    """The lessons, solutions and deeper notebooks, copied from ``notebooks/`` into the source folder.
 
     Sphinx and MyST resolve a page's links by real paths, so a link to the folder
     would send ``[lesson 01](../01_seen_ids.ipynb)`` outside the source folder.
@@ -170,7 +170,7 @@ class LessonIndex(MarkdownDirective):
 
 MODULE_FILE = re.compile(r"^(bloomedu(?:/\w+)*)(?:\.py|/)$")
 MODULE_NAME = re.compile(r"^bloomedu(?:\.\w+)+$")
-LESSON = re.compile(r"^(?:notebooks/)?((?:solutions/)?\d\d_[\w-]+?)(?:\.ipynb)?$")
+LESSON = re.compile(r"^(?:notebooks/)?((?:solutions/|deeper/)?\d\d_[\w-]+?)(?:\.ipynb)?$")
 NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 PACKAGE = "bloomedu"
 
