@@ -56,7 +56,7 @@ NOTES = [
     "absent key usually costs one or two positions: that is where bloomedu passes rbloom.",
     "- Each position is MurmurHash3's finaliser `fmix64(h1 + i*h2)` reduced mod m, not "
     "plain `(h1 + i*h2) mod m`: plain double hashing runs 3x to 20x above the exact "
-    "false-positive rate on small filters (lesson 07).  In numpy the mix costs about 2 ns "
+    "false-positive rate on small filters (notebooks/deeper/06_small_filters).  In numpy the mix costs about 2 ns "
     "a position (timing each numpy step on 32,768-key chunks), "
     "about a third of computing a position; W1 and W2 ratios fell by roughly a fifth with it.",
     "- W4 and W4-day (filters of 36 MB and 1.55 GB, far larger than the cache): above 40 Mi "
