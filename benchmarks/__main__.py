@@ -245,7 +245,8 @@ def machine() -> list[str]:
     versions = ", ".join(f"{name} {version(name)}" for name in
                          ("numpy", "mmh3", "rbloom", "fastbloom-rs", "pybloom-live"))
     return [f"- machine: {cpu}, {os.cpu_count()} cores, load average "
-            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end (shared with other work)",
+            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end (1, 5 and 15 minutes; "
+            f"the benchmark's own worker threads count in it)",
             f"- Python {platform.python_version()}; {versions}"]
 
 
