@@ -63,7 +63,7 @@ from bloomedu.teaching.plots import FIGSIZE, decorate
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_strings
 
-SEED = 5  # the seed of these experiments since they were part of lesson 05
+SEED = 5  # fixed, so every run draws the same keys
 MIB = 2**20
 
 # %% [markdown]
