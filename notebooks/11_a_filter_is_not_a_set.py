@@ -30,8 +30,8 @@
 # %% [markdown]
 # ## Objectives
 #
-# - You will be able to merge the filters of two shards with `|`, save a filter as bytes and
-#   estimate from its bits how many keys it holds and how often it errs.
+# - You will be able to combine the filters of two shards with `|` and say what the result is, save
+#   a filter as bytes, and estimate from its bits how many keys it holds and how often it errs.
 # - You will be able to say what `A & B` holds, and predict how often it claims a key that only
 #   one of them held.
 # - You will be able to name what a set does that a filter cannot.
