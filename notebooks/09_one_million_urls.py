@@ -138,10 +138,10 @@ print(f"a filter for p = {p / 100:g} (the article's '0.001%'): {smaller_p.nbytes
 guess_fp.reveal(false_positives)
 
 # %% [markdown]
-# p × 1,000,000 = 1,000 false positives are expected, give or take $\sqrt{1000} \approx 32$ (the
-# spread of a count of rare events). The filter claimed 940, **0.094%**, 1.9 standard deviations
-# below the target: within the spread a fresh set of safe URLs gives. And not one malicious URL
-# was missed.
+# $p \times 1{,}000{,}000 = 1{,}000$ false positives are expected, give or take
+# $\sqrt{1000} \approx 32$ (the spread of a count of rare events). The filter claimed 940,
+# **0.094%**, 1.9 standard deviations below the target: within the spread a fresh set of safe URLs
+# gives. And not one malicious URL was missed.
 #
 # The article writes "0.001%" for the same one-in-a-thousand rate. As lesson 08 noted, that is a
 # slip: 0.001% is one in 100,000, and a filter that rare in its errors needs 1.67 times these
