@@ -82,7 +82,7 @@ CORE = recorded("bip37")  # Bitcoin Core's BIP37 unit-test vectors, shipped insi
 #
 # Bitcoin Core computes the size in **bits**, $-n \ln p / (\ln 2)^2$, truncates it to an
 # `unsigned int`, caps it at 36,000 bytes and divides by 8; then k is the bytes times 8 divided by
-# n **in whole-number division**, times ln 2, truncated and capped at 50. A wallet of n = 20
+# n **in whole-number division**, times $\ln 2$, truncated and capped at 50. A wallet of n = 20
 # addresses asks for a range of rates:
 
 # %%
@@ -303,7 +303,7 @@ plt.show()
 # **13.1 (compute).** How many hash functions does Bitcoin Core give a BIP37 filter for 40
 # elements at rate 0.1?
 #
-# Section 2: the size in whole bytes first, then a whole-number division, then ln 2, truncated.
+# Section 2: the size in whole bytes first, then a whole-number division, then $\ln 2$, truncated.
 
 # %%
 answer = None  # replace None with your answer
@@ -314,7 +314,7 @@ check.bip37_hashes(answer, n=40, p=0.1)
 # at rate 0.0001. What false-positive rate does the filter it gets really have?
 #
 # Follow section 2: the size in bits, truncated and capped at 36,000 bytes; then k from a
-# whole-number division, times ln 2, truncated; then the classic formula for that m and k.
+# whole-number division, times $\ln 2$, truncated; then the classic formula for that m and k.
 # `check.bip37_bytes(answer, n=100_000, p=0.0001)` checks the size on the way.
 
 # %%
