@@ -78,7 +78,7 @@ print(make_keys("url", 2, seed=SEED, inserted=False))
 # %% [markdown]
 # ## 2. One setting, and the curve over k
 #
-# m = 10,000 bits and n = 1,000 keys, so m/n = 10 bits a key, with k = 4 hash functions.
+# m = 10,000 bits and n = 1,000 keys, so $m/n = 10$ bits a key, with k = 4 hash functions.
 # `explore` builds one filter for each k from 1 to 12 with the same 1,000 keys, and queries each
 # with the same 20,000 absent keys.
 
@@ -105,7 +105,7 @@ guess_k.reveal(result.curve_x[int(np.argmin(result.curve_exact))], label="The fo
 
 # %% [markdown]
 # The star sits at k = 4, but the curve bottoms out near $k = \frac{m}{n} \ln 2 = 6.93$, at k = 7,
-# where the exact rate is 0.00820 against 0.01182 at k = 4: 1.44 times lower. At m/n = 10 the two
+# where the exact rate is 0.00820 against 0.01182 at k = 4: 1.44 times lower. At $m/n = 10$ the two
 # formulas agree to three significant digits. The last line below says how far each measured point
 # is from the exact rate, in standard deviations. The points are not independent samples, though:
 # all twelve filters hold the same 1,000 keys and answer the same queries.
