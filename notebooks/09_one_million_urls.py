@@ -33,7 +33,7 @@
 #   and check the article's "under 2 MB" against its size.
 # - You will be able to measure a false-positive rate on URLs never inserted and say how far it
 #   may fairly stray from p.
-# - You will be able to explain why a URL that is a false positive is one on every lookup.
+# - You will be able to say what asking the filter again about a flagged URL tells you, and why.
 # - You will be able to compare the filter's bytes with a set, with sorted hashes and with the
 #   least any structure of the same p needs.
 #
@@ -138,13 +138,14 @@ print(f"a filter for p = {p / 100:g} (the article's '0.001%'): {smaller_p.nbytes
 guess_fp.reveal(false_positives)
 
 # %% [markdown]
-# p × 1,000,000 = 1,000 false positives are expected, give or take $\sqrt{1000} \approx 32$ (the
-# spread of a count of rare events). The filter claimed 940, **0.094%**, 1.9 standard deviations
-# below the target: within the spread a fresh set of safe URLs gives. And not one malicious URL
-# was missed.
+# $p \times 1{,}000{,}000 = 1{,}000$ false positives are expected, give or take
+# $\sqrt{1000} \approx 32$ (the spread of a count of rare events). The filter claimed 940,
+# **0.094%**, 1.9 standard deviations below the target: within the spread a fresh set of safe URLs
+# gives. And not one malicious URL was missed.
 #
-# The article writes "0.001%" for the same one-in-a-thousand rate. That is a slip: 0.001% is one
-# in 100,000, and a filter that rare in its errors would need 1.67 times these bytes.
+# The article writes "0.001%" for the same one-in-a-thousand rate. As lesson 08 noted, that is a
+# slip: 0.001% is one in 100,000, and a filter that rare in its errors needs 1.67 times these
+# bytes (the last line above).
 #
 # ## 3. The same URL, asked again
 #

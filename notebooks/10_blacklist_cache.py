@@ -250,10 +250,11 @@ plt.show()
 # %% [markdown]
 # At zero latency there is no waiting to save, only local work, and the filter's lookups are local
 # work too. As the latency grows the waiting takes over, and the saving tends to the ratio of round
-# trips, 100,000 / 1,103 ≈ 90.7 times, once the waiting dwarfs the local work per visit (the
-# microseconds of section 2's table; where that happens depends on the machine: a busy one makes the
-# local work, and so the crossing point, larger). That is the article's premise, measured: a filter in front of a database
-# pays in proportion to how far away the database is.
+# trips, $100{,}000 / 1{,}103 \approx 90.7$ times, once the waiting dwarfs the local work per visit
+# (the microseconds of section 2's table). How far away the database must be for that depends on
+# the machine: a busy one does more local work per visit, so it needs a larger latency. That is the
+# article's premise, measured: a filter in front of a database pays more the farther away the
+# database is, up to the ratio of round trips.
 #
 # Closing the connections and deleting the database file:
 

@@ -150,10 +150,10 @@ guess_bits.reveal(guava.bit_count(), label="Counted")
 print(f"on average, 12 positions x 17 / 64 = {12 * 17 / 64:.1f} land in the padding")
 
 # %% [markdown]
-# On average 12 × 17/64 ≈ 3.2 of the positions land in the padding; here two do, 51 (città) and
-# 58 (naïve), outlined in red. And naïve and the kanji share bits 0 and 6, so the 12 positions set
-# only 10 bits (painted in the "shared" colour). A shared bit is the raw material of every false
-# positive: a key whose bits were all set by others.
+# On average $12 \times 17/64 \approx 3.2$ of the positions land in the padding; here
+# two do, 51 (città) and 58 (naïve), outlined in red. And naïve and the kanji share bits 0 and 6,
+# so the 12 positions set only 10 bits (painted in the "shared" colour). A shared bit is the raw
+# material of every false positive: a key whose bits were all set by others.
 #
 # Guava's `writeTo` stream is a six-byte header (strategy ordinal, k, number of words as a
 # big-endian int) and then each 64-bit word, big-endian. `to_bytes()` gives exactly that, and the

@@ -82,7 +82,7 @@ CORE = recorded("bip37")  # Bitcoin Core's BIP37 unit-test vectors, shipped insi
 #
 # Bitcoin Core computes the size in **bits**, $-n \ln p / (\ln 2)^2$, truncates it to an
 # `unsigned int`, caps it at 36,000 bytes and divides by 8; then k is the bytes times 8 divided by
-# n **in whole-number division**, times ln 2, truncated and capped at 50. A wallet of n = 20
+# n **in whole-number division**, times $\ln 2$, truncated and capped at 50. A wallet of n = 20
 # addresses asks for a range of rates:
 
 # %%
@@ -103,11 +103,11 @@ for p_ in p_values:
 guess_k.reveal(Bip37Filter(wallet_size, 0.5).n_hash_funcs, label="Bitcoin Core")
 
 # %% [markdown]
-# None at all. At p = 0.5 the filter has 24 bits; 24 / 20 is 1 in whole numbers, and 1 · ln 2 =
-# 0.69 truncates to **k = 0**: a filter with no hash function, which matches every transaction.
-# The whole-number division shows at p = 0.1 too: 88 bits / 20 = 4 (not 4.4), and 4 · ln 2 = 2.77
-# truncates to k = 2, so that filter errs more often than asked. Our filter reproduces these
-# quirks on purpose, since a node computes exactly this.
+# None at all. At p = 0.5 the filter has 24 bits; $24 / 20$ is 1 in whole numbers,
+# and $1 \cdot \ln 2 = 0.69$ truncates to **k = 0**: a filter with no hash function, which matches
+# every transaction. The whole-number division shows at p = 0.1 too: $88 / 20$ gives 4 (not 4.4),
+# and $4 \ln 2 = 2.77$ truncates to k = 2, so that filter errs more often than asked. Our filter
+# reproduces these quirks on purpose, since a node computes exactly this.
 #
 # ## 3. The `filterload` message of a small wallet
 #
@@ -195,12 +195,12 @@ for p_, k_, decoys, expected, expected_here, share in rows:
 guess_decoys.reveal(rows[2][2])
 
 # %% [markdown]
-# p × 100,000 = 1,000 is the right scale: 963 decoys, so the wallet's 20 are only 2.03% of what
-# the node sees. Two computed values sit beside each count. *expected* is the classic formula for
-# Bitcoin Core's m and k (its m is 184 bits here, and k = 6): an average over all filters of that
-# size, 1,209 at p = 0.01. *this filter* is $(\text{bits set} / m)^k$ for the filter actually built. A
-# filter of a few hundred bits fills up a little more or a little less than average, and its decoys
-# follow its own fill: 963 against 972.
+# $p \times 100{,}000 = 1{,}000$ is the right scale: 963 decoys, so the wallet's 20
+# are only 2.03% of what the node sees. Two computed values sit beside each count. *expected* is
+# the classic formula for Bitcoin Core's m and k (its m is 184 bits here, and k = 6): an average
+# over all filters of that size, 1,209 at p = 0.01. *this filter* is $(\text{bits set} / m)^k$ for
+# the filter actually built. A filter of a few hundred bits fills up a little more or a little less
+# than average, and its decoys follow its own fill: 963 against 972.
 
 # %%
 ax = new_axes()
@@ -265,8 +265,9 @@ decorate(ax, yscale="log", xlabel="filters seen by the node", xticks=[1, 2, 3, 4
 plt.show()
 
 # %% [markdown]
-# About 100,000 × 0.05 × 0.05 = 250 would survive two independent filters; the node is left with
-# 173 after two, 7 after three and none after four. Each new filter keeps only its own
+# About $100{,}000 \times 0.05 \times 0.05 = 250$ would survive two independent filters; the node
+# is left with 173 after two (the second filter kept 173 of the first one's 5,740, 3.0%), 7 after
+# three and none after four. Each new filter keeps only its own
 # false-positive share of the decoys still left (a few percent at p = 0.05, about one in seven at
 # p = 0.1, where Core's k = 2 errs more than asked). At p = 0.01 the decoys are gone by the third
 # filter; at p = 0.1, 44 of 100,000 are still left after four, and at one in seven per filter two
@@ -285,8 +286,8 @@ plt.show()
 # - Bitcoin Core sizes it in whole numbers: m truncated and capped at 36,000 bytes, k from a
 #   whole-number division, truncated (k = 0 for 20 addresses at p = 0.5), and `Bip37Filter`
 #   matches its bytes and its test vector exactly.
-# - The false-positive rate is the wallet's cover: about p × 100,000 decoys among 100,000 other
-#   addresses, each small filter following its own fill.
+# - The false-positive rate is the wallet's cover: about $p \times 100{,}000$ decoys among 100,000
+#   other addresses, each small filter following its own fill.
 # - Filters with fresh tweaks strip the decoys multiplicatively: after a few, the node knows the
 #   wallet's addresses.
 
@@ -302,7 +303,7 @@ plt.show()
 # **13.1 (compute).** How many hash functions does Bitcoin Core give a BIP37 filter for 40
 # elements at rate 0.1?
 #
-# Section 2: the size in whole bytes first, then a whole-number division, then ln 2, truncated.
+# Section 2: the size in whole bytes first, then a whole-number division, then $\ln 2$, truncated.
 
 # %%
 answer = None  # replace None with your answer
@@ -313,7 +314,7 @@ check.bip37_hashes(answer, n=40, p=0.1)
 # at rate 0.0001. What false-positive rate does the filter it gets really have?
 #
 # Follow section 2: the size in bits, truncated and capped at 36,000 bytes; then k from a
-# whole-number division, times ln 2, truncated; then the classic formula for that m and k.
+# whole-number division, times $\ln 2$, truncated; then the classic formula for that m and k.
 # `check.bip37_bytes(answer, n=100_000, p=0.0001)` checks the size on the way.
 
 # %%

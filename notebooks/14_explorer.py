@@ -38,7 +38,8 @@
 #   formulas, the fill ratio and the optimal k.
 # - You will be able to find the best k for a number of bits a key, and say what a worse k costs.
 # - You will be able to read a measured "0 of N" as an upper bound on the rate, not as a rate of 0.
-# - You will be able to show that a good hash makes the key type irrelevant to the rate.
+# - You will be able to test whether the type of the keys (integers or URL strings) changes the
+#   rate.
 #
 # **Prerequisites:** 07 · The false-positive rate, 08 · Sizing a filter.
 #
@@ -77,7 +78,7 @@ print(make_keys("url", 2, seed=SEED, inserted=False))
 # %% [markdown]
 # ## 2. One setting, and the curve over k
 #
-# m = 10,000 bits and n = 1,000 keys, so m/n = 10 bits a key, with k = 4 hash functions.
+# m = 10,000 bits and n = 1,000 keys, so $m/n = 10$ bits a key, with k = 4 hash functions.
 # `explore` builds one filter for each k from 1 to 12 with the same 1,000 keys, and queries each
 # with the same 20,000 absent keys.
 
@@ -104,7 +105,7 @@ guess_k.reveal(result.curve_x[int(np.argmin(result.curve_exact))], label="The fo
 
 # %% [markdown]
 # The star sits at k = 4, but the curve bottoms out near $k = \frac{m}{n} \ln 2 = 6.93$, at k = 7,
-# where the exact rate is 0.00820 against 0.01182 at k = 4: 1.44 times lower. At m/n = 10 the two
+# where the exact rate is 0.00820 against 0.01182 at k = 4: 1.44 times lower. At $m/n = 10$ the two
 # formulas agree to three significant digits. The last line below says how far each measured point
 # is from the exact rate, in standard deviations. The points are not independent samples, though:
 # all twelve filters hold the same 1,000 keys and answer the same queries.
@@ -156,11 +157,11 @@ plt.show()
 # %% [markdown]
 # The first two points, at n = 125 and 250, measured no false positive at all: 0 of 20,000. A log
 # axis cannot draw a 0, so the explorer draws each as an open triangle at the rate a 0 still
-# allows, the Wilson 95% upper bound (lesson 07 and `deeper/07_measured_rates` derive the
-# interval): about $3/N$, here 0.00019. Below that line the measurement says nothing; the formulas
-# still do.
+# allows, the Wilson 95% upper bound (lesson 07 used the interval; `deeper/07_measured_rates`
+# derives it). For 0 of N it is $z^2/(N + z^2) \approx 3.84/N$ with $z = 1.96$, here 0.00019. Below
+# that line the measurement says nothing; the formulas still do.
 #
-# ## 4. Many bits a key: rates no measurement sees
+# ## 4. Fifty bits a key
 #
 # Lesson 08's filters spend about 10 to 20 bits a key. Give one 50: m = 50,000 bits for n = 1,000
 # keys, with k = 8.
@@ -215,7 +216,7 @@ explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", see
 #   1.44 times as often.
 # - A good hash makes keys of any type look random: URL and integer keys measure the same rate
 #   within the noise.
-# - "0 of N" is not a rate of 0 but a bound, about $3/N$ (0.00019 for 20,000 queries); rates far
+# - "0 of N" is not a rate of 0 but a bound, about $3.84/N$ (0.00019 for 20,000 queries); rates far
 #   below it, like those at 50 bits a key, are known from the formulas, not from a measurement.
 
 # %% [markdown]

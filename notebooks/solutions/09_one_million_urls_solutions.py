@@ -36,7 +36,7 @@ show("09")
 # ## 09.1 (compute)
 #
 # Lesson 08's rule: $m = \lceil -n \ln p / (\ln 2)^2 \rceil$ bits, then 8 bits to a byte. The
-# natural logarithm matters: log10 or log2 give other sizes.
+# natural logarithm matters: $\log_{10}$ or $\log_2$ give other sizes.
 
 # %%
 n, p = 1_000_000, 0.001

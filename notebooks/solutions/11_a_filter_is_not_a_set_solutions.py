@@ -43,7 +43,7 @@ show("11")
 #
 # $$n \approx -\frac{m}{k} \ln\left(1 - \frac{X}{m}\right).$$
 #
-# It is more than X/k, because keys share bits: X/k would count every set bit as one key's own.
+# It is more than $X/k$, because keys share bits: $X/k$ would count every set bit as one key's own.
 
 # %%
 m, k, x = 958_506, 7, 300_000

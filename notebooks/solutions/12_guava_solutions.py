@@ -52,8 +52,8 @@ check.guava_bit_size(answer, n=1_000_000, p=0.01)
 # ## 12.2 (predict)
 #
 # create(10, 0.1) has m = 47, k = 3 and bitSize = 64 (the lesson's section 1). Eight strings set
-# 3 × 8 = 24 positions, each uniform over all 64 bits, padding included. A given bit escapes all
-# of them with probability $(1 - 1/64)^{24}$, so the expected number of bits set is
+# $3 \times 8 = 24$ positions, each uniform over all 64 bits, padding included. A given bit escapes
+# all of them with probability $(1 - 1/64)^{24}$, so the expected number of bits set is
 # $64\,(1 - (1 - 1/64)^{24})$: fewer than 24, because two positions may fall on one bit.
 
 # %%

@@ -37,8 +37,8 @@ show("13")
 # ## 13.1 (compute)
 #
 # Bitcoin Core's arithmetic, step by step: the size in bits, $-n \ln p / (\ln 2)^2$, truncated,
-# then whole bytes; then k = (bits // n) · ln 2, truncated. The textbook k, $(m/n) \ln 2$ with a
-# real division, would round to 3.
+# then whole bytes; then $k = \lfloor \lfloor m/n \rfloor \ln 2 \rfloor$, with m the bits of those
+# whole bytes. The textbook k, $(m/n) \ln 2$ with a real division, would round to 3.
 
 # %%
 n, p = 40, 0.1

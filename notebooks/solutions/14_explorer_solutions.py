@@ -59,9 +59,10 @@ check.fill_ratio(answer, m=20_000, k=3, n=2500)
 # %% [markdown]
 # ## 14.2 (predict)
 #
-# At m/n = 8 bits per key the classic rate $(1 - e^{-kn/m})^k$ is smallest near
-# $k = \frac{m}{n} \ln 2 \approx 5.5$, which is not a whole number: compare the whole k on either side. The
-# two are close, so the explorer's measured points cannot tell them apart; the formulas can.
+# At $m/n = 8$ bits per key the classic rate $(1 - e^{-kn/m})^k$ is smallest near
+# $k = \frac{m}{n} \ln 2 \approx 5.5$, which is not a whole number: compare the whole k on either
+# side. The two are close, so the explorer's measured points cannot tell them apart; the formulas
+# can.
 
 # %%
 m, n = 8000, 1000
