@@ -188,11 +188,11 @@ guess_memory.reveal(round(memory_ratio, 1), label="Computed")
 # batches of 512 messages through the bulk paths (`contains_many`, then `add_many` of the kept
 # keys), redoing one by one only the few messages an earlier one of the same batch could change,
 # and records the memory after each batch. We add a fifth, the plain filter sized for the whole
-# day, to see what not forgetting costs.
+# day, to compare with a filter that does not forget.
 
 # %%
-guess_repeats = predict("The plain filter sized for the whole day remembers every key it is "
-                        "given. Of the day's 3,210 legitimate repeats, how many will it drop?", None)
+guess_repeats = predict("Of the day's 3,210 legitimate repeats, how many will the plain filter "
+                        "sized for the whole day drop?", None)
 
 # %%
 guess_rotating = predict("The filters were sized for p = 0.001. What fraction of its first clicks "

@@ -33,7 +33,7 @@
 # - You will be able to read the split-block layout (Putze, Sanders and Singler 2007; Impala,
 #   Parquet): one block per key, one bit in each of its eight words.
 # - You will be able to compute the blocked filter's rate as a Poisson average over its blocks,
-#   and say why it lies above the plain filter's.
+#   and compare it with the plain filter's at the same m.
 # - You will be able to size the day's blocked filter and deduplicate a batch exactly.
 #
 # **Prerequisites:** lessons 07 (The false-positive rate: derived, then measured), 08 (Sizing a
