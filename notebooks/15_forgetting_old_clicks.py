@@ -34,7 +34,7 @@
 # - You will be able to size a rotating, an age-partitioned and a stable filter for a window at a
 #   target rate p, and compare their memory with an exact dict's.
 # - You will be able to run a day of clicks through each scheme and read what each one drops.
-# - You will be able to explain why a filter that never forgets drops every legitimate repeat.
+# - You will be able to explain what a filter that never forgets does to legitimate repeats.
 #
 # **Prerequisites:** lessons 01 (Remembering every click ID), 07 (The false-positive rate) and
 # 08 (Sizing a filter: m and k from n and p).
@@ -175,8 +175,8 @@ guess_memory.reveal(round(memory_ratio, 1), label="Computed")
 # age-partitioned filter needs a little more at this rate: it takes k = 15 where a rotating
 # generation takes 12, and carries k partly filled young slices (26 bits a key); in exchange it
 # forgets an l-th of the window at a time, where the rotating filter forgets a third. The exact
-# dict needs 1.6 GB (and about three times that in Python, as lesson 01 measured), the plain
-# filter for the day 1.55 GB, and the article's IDs 31 GB. The stable filter is given the
+# dict needs 1.6 GB (more in Python, where lesson 01 measured about three times the article's
+# 36 bytes an ID), the plain filter for the day 1.55 GB, and the article's IDs 31 GB. The stable filter is given the
 # rotating filter's memory, so it is not in the table. Why the age-partitioned filter's rate is
 # a run of k set slices, and how good the paper's formula is: *Going deeper* in
 # `deeper/15_age_partitioned_rate.ipynb`.
@@ -188,11 +188,11 @@ guess_memory.reveal(round(memory_ratio, 1), label="Computed")
 # batches of 512 messages through the bulk paths (`contains_many`, then `add_many` of the kept
 # keys), redoing one by one only the few messages an earlier one of the same batch could change,
 # and records the memory after each batch. We add a fifth, the plain filter sized for the whole
-# day, to see what not forgetting costs.
+# day, to compare with a filter that does not forget.
 
 # %%
-guess_repeats = predict("The plain filter sized for the whole day remembers every key it is "
-                        "given. Of the day's 3,210 legitimate repeats, how many will it drop?", None)
+guess_repeats = predict("Of the day's 3,210 legitimate repeats, how many will the plain filter "
+                        "sized for the whole day drop?", None)
 
 # %%
 guess_rotating = predict("The filters were sized for p = 0.001. What fraction of its first clicks "
@@ -254,9 +254,9 @@ for hour in (1, 2, 6, 12, 24):
     print(f"{hour:>4}  " + "  ".join(f"{b:>14,d}" for b in row))
 
 # %% [markdown]
-# The dict grows for an hour, then holds steady at about W keys (the hour-1 row is read at the
-# last batch of 512 messages before the hour ends, up to 8 simulated minutes early, so it is
-# still below); the filters never change size.
+# The dict grows for an hour, then holds steady at about W keys (the hour-1 row is read after
+# the last whole batch of 512 messages, up to 512 messages, about 8.5 simulated minutes, before
+# the hour ends, so it is still below); the filters never change size.
 #
 # The stable filter caught every double and dropped few repeats, but it has no window: a key
 # fades as other keys' inserts decrement its cells. How fast, and what that means for a copy that

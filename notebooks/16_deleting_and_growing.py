@@ -33,9 +33,9 @@
 # - You will be able to measure how fast a stable filter forgets a key, and compare the false
 #   negatives with those its model predicts.
 # - You will be able to explain how a counting filter deletes, when its counters saturate, and
-#   why removing a false positive makes false negatives.
+#   what removing a false positive does to the keys that were added.
 # - You will be able to choose a scalable filter's sub-filter rates so that the whole chain stays
-#   under a target p, and spot a choice that does not.
+#   under a target p, and test a library's choice against it.
 #
 # **Prerequisites:** lessons 15 (Forgetting old clicks: time windows), 07 (The false-positive
 # rate) and 08 (Sizing a filter: m and k from n and p).
@@ -262,7 +262,7 @@ guess_grow.reveal(measured["pybloom-live: s = 4, p0 = 0.9 p", 100_000])
 # - A counting filter deletes by decrementing; a counter's count is about Poisson(kn/m), so at the
 #   best k 4-bit counters almost never saturate, and overloaded ones do as the tail predicts.
 # - Removing a false positive takes other keys' counts: false negatives.
-# - A scalable filter stays under p when its sub-filters' rates sum to p:
+# - A scalable filter stays under p when its sub-filters' rates sum to at most p:
 #   $p_0 = p(1 - r)$, then $p_0 r, p_0 r^2, \dots$; a larger $p_0$ climbs towards $p_0/(1-r)$.
 
 # %% [markdown]

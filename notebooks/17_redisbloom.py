@@ -39,7 +39,8 @@
 # - You will be able to start and stop a Redis server of your own from the virtual environment.
 #
 # **Prerequisites:** lessons 16 (Deleting and growing: stable, counting and scalable filters),
-# 08 (Sizing a filter: m and k from n and p) and 06 (Inside the filter: double hashing).
+# 08 (Sizing a filter: m and k from n and p) and 06 (Inside the filter: k positions from
+# one hash).
 #
 # **Time:** about 60 minutes (teaching 40, exercises 20).
 
@@ -215,9 +216,9 @@ print(f"false positives among 20,000 fresh IDs: {measured:.5f}; the chain's boun
 #
 # One difference from bloomedu's filter remains. Lesson 06 showed why bloomedu mixes its
 # double-hashing positions; RedisBloom does not, and its m is a multiple of 64 where the sum
-# $a + i\,b$ wraps past $2^{64}$ before the reduction. So a few keys, about one in ten thousand
-# at k = 18, fall on fewer than k distinct bits, some on far fewer. *Going deeper:* when and how
-# often the module's positions collapse, derived and counted, in
+# $a + i\,b$ wraps past $2^{64}$ before the reduction. So a few keys fall on fewer than k
+# distinct bits, some on far fewer. *Going deeper:* when and how often the module's positions
+# collapse, derived and counted (about one key in ten thousand at k = 18), in
 # `deeper/17_collapsed_positions.ipynb`.
 
 # %% [markdown]

@@ -28,13 +28,14 @@
 # %% [markdown]
 # ## Objectives
 #
-# - You will be able to run consumer processes on one Redis Stream, kill one mid-batch, and show
-#   that no click is lost or passed twice; and to say what is promised to whom.
+# - You will be able to run consumer processes on one Redis Stream, kill one mid-batch, and count
+#   the clicks lost or passed twice; and to say what is promised to whom.
 # - You will be able to predict throughput from round trips, and read what the server spends per
 #   key for `BF.MADD` and for bloomedu's filter in plain Redis strings.
 # - You will be able to lay a filter too large for one node over a cluster's shards and predict
 #   how evenly the keys spread.
-# - You will be able to show that a restarted node and a failover to a replica lose nothing.
+# - You will be able to test what a restarted node and a failover to a replica do to the
+#   filter's answers.
 #
 # **Prerequisites:** lessons 17 (RedisBloom, bit for bit), 08 (Sizing a filter: m and k from n
 # and p) and 01 (Remembering every click ID).

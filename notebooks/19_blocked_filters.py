@@ -33,7 +33,7 @@
 # - You will be able to read the split-block layout (Putze, Sanders and Singler 2007; Impala,
 #   Parquet): one block per key, one bit in each of its eight words.
 # - You will be able to compute the blocked filter's rate as a Poisson average over its blocks,
-#   and say why it lies above the plain filter's.
+#   and compare it with the plain filter's at the same m.
 # - You will be able to size the day's blocked filter and deduplicate a batch exactly.
 #
 # **Prerequisites:** lessons 07 (The false-positive rate: derived, then measured), 08 (Sizing a
@@ -198,7 +198,7 @@ for bits_per_key in (8, 10, 12, 14, 16, 18, 20, 24):
 guess_ratio.reveal(round(rows[4][3] / rows[4][1], 2))
 
 # %% [markdown]
-# Above, and by more the larger the filter: about 1.3 times the plain rate at 8 bits per key, 2.3
+# Above, and by more the more bits a key: about 1.3 times the plain rate at 8 bits per key, 2.3
 # times at 16, 3.9 times at 24. The measured column follows the Poisson average: z is its distance
 # in standard deviations of 400,000 queries, all within 2.5. (Most lean the same way because the
 # eight filters hold the same keys and answer the same queries, and because one filter's blocks
@@ -325,10 +325,10 @@ check.measured_blocked_fpp(answer, num_bits=256_000, n=20_000, trials=100_000)
 # %% [markdown]
 # ## What comes next
 #
-# This is the end of part 3. A Bloom filter spends about 1.44 times the bits of the information
-# lower bound (lesson 07); the next lesson, **20 · After Bloom: cuckoo, xor and binary fuse
-# filters**, measures the filters that come closer to it. To see the whole day run, type `make bench-day` in a terminal:
-# it takes a few minutes and about 2 GiB.
+# A Bloom filter spends about 1.44 times the bits of the information lower bound (lesson 07);
+# the next lesson, **20 · After Bloom: cuckoo, xor and binary fuse filters**, the last of part 3
+# and of the course, measures the filters that come closer to it. To see the whole day run,
+# type `make bench-day` in a terminal: it takes a few minutes and about 2 GiB.
 #
 # *Where this lesson's code lives:* `bloomedu/variants/blocked.py` (the filter and its rate
 # formula), `bloomedu/variants/blocks.py` (its numpy kernels), `bloomedu/workloads/day.py` (the

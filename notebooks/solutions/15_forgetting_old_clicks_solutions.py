@@ -35,9 +35,10 @@ show("15")
 # %% [markdown]
 # ## 15.1 (compute)
 #
-# The oldest of the g generations may be dropped at any moment, so the other g − 1 must hold
-# the whole window: each generation holds n = window/(g − 1) keys. A query asks all g, so each
-# generation may err with p_gen = 1 − (1 − p)^(1/g). Each needs m = −n ln p_gen/(ln 2)² bits.
+# The oldest of the g generations may be dropped at any moment, so the other $g - 1$ must hold
+# the whole window W: each generation holds $n = W/(g - 1)$ keys. A query asks all g, so each
+# generation may err with $p_\text{gen} = 1 - (1 - p)^{1/g}$. Each needs
+# $m = -n \ln p_\text{gen} / (\ln 2)^2$ bits (lesson 08).
 
 # %%
 window, p, g = 36_000_000, 0.001, 4
@@ -55,9 +56,13 @@ check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
 # %% [markdown]
 # ## 15.2 (predict)
 #
-# Per insert a cell is set with chance K/m and decremented without being set with chance
-# (P/m)(1 − K/m); the chance that an event touching the cell is a decrement rather than a
-# setting is q = 1/(1 + 1/(P(1/K − 1/m))). A cell is 0 when its last Max events were all decrements: q^Max.
+# Per insert a cell is set with chance $K/m$ and decremented without being set with chance
+# $(P/m)(1 - K/m)$; the chance that an event touching the cell is a decrement rather than a
+# setting is
+#
+# $$q = \frac{(P/m)(1 - K/m)}{(P/m)(1 - K/m) + K/m} = \frac{1}{1 + 1/(P\,(1/K - 1/m))}.$$
+#
+# A cell is 0 when its last Max events were all decrements: $q^{\text{Max}}$.
 
 # %%
 m, k, top, decrements = 1_000_000, 4, 3, 60

@@ -46,7 +46,7 @@ p0, r = 0.009, 0.9
 answer = p0 / (1 - r)
 limit = vt.compound_false_positive_rate(p0 * r ** i for i in range(500))
 print(f"bound p0 / (1 - r) = {answer:.4f}; the product's limit {limit:.4f}; "
-      f"the target these sub-filters were meant for: {p0 / r:.2f}")
+      f"the target these sub-filters were meant for: {p0 / 0.9:.2f} (pybloom-live's p0 = 0.9 p)")
 
 # %%
 check.scalable_bound(answer, first_fpp=0.009, tightening=0.9)

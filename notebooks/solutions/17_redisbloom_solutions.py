@@ -37,9 +37,9 @@ show("17")
 # %% [markdown]
 # ## 17.1 (compute)
 #
-# A scaling filter sizes its first sub-filter for half the error rate: bpe = −ln(p/2) / (ln 2)²
-# with the module's (ln 2)² = 0.480453013918201, bits = ⌊n · bpe⌋, then rounded up to a whole
-# number of 64-bit words.
+# A scaling filter sizes its first sub-filter for half the error rate: bits per entry
+# $\text{bpe} = -\ln(p/2) / (\ln 2)^2$ with the module's $(\ln 2)^2 = 0.480453013918201$, then
+# $\lfloor n \cdot \text{bpe} \rfloor$ bits, rounded up to a whole number of 64-bit words.
 
 # %%
 error, capacity = 0.001, 1_000_000

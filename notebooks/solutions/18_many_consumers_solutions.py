@@ -59,7 +59,10 @@ check.shards_for_day(answer, n=864_000_000, p=0.0001, nodes=3)
 # ## 18.2 (predict)
 #
 # A command of B keys costs one round trip plus the server's time for its B keys, and the client
-# waits for each reply before sending the next: keys per second = B / (round trip + B × per key).
+# waits for each reply before sending the next. With a round trip of $t_\text{rt}$ and
+# $t_\text{key}$ of server time a key,
+#
+# $$\text{keys per second} = \frac{B}{t_\text{rt} + B\,t_\text{key}}.$$
 
 # %%
 round_trip, per_key, batch = 80e-6, 1e-6, 1000

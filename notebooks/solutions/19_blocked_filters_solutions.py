@@ -37,9 +37,10 @@ show("19")
 # %% [markdown]
 # ## 19.1 (compute)
 #
-# m = 14,377,588 bits make L = ⌈m / 512⌉ cache lines. A position misses a given line with
-# probability 1 − 1/L, all k = 10 positions miss it with (1 − 1/L)^k, so the expected number of
-# lines touched is L (1 − (1 − 1/L)^k): just below k, since two positions rarely share a line.
+# m = 14,377,588 bits make $L = \lceil m / 512 \rceil$ cache lines. A position misses a given
+# line with probability $1 - 1/L$, all k = 10 positions miss it with $(1 - 1/L)^k$, so the
+# expected number of lines touched is $L\,(1 - (1 - 1/L)^k)$: just below k, since two positions
+# rarely share a line.
 # Counting the lines of real keys agrees.
 
 # %%
@@ -57,9 +58,13 @@ check.cache_lines_touched(answer, num_bits=14_377_588, num_hashes=10)
 # %% [markdown]
 # ## 19.2 (predict)
 #
-# 20,000 keys in 1,000 blocks: λ = 20 keys a block on average, Poisson distributed. A block with
-# j keys answers a query "maybe" with probability (1 − (31/32)^j)^8; the expected rate is the
-# Poisson average of that. Plugging λ = 20 straight in, or using a plain filter's formula for the
+# 20,000 keys in 1,000 blocks: $\lambda = 20$ keys a block on average, Poisson distributed. A
+# block with j keys answers a query "maybe" with probability $(1 - (31/32)^j)^8$; the expected
+# rate is the Poisson average of that,
+#
+# $$p = \sum_{j \ge 0} e^{-\lambda} \frac{\lambda^j}{j!} \left(1 - (31/32)^j\right)^8 .$$
+#
+# Plugging $\lambda = 20$ straight in, or using a plain filter's formula for the
 # same m = 256,000 bits, gives less: both miss the uneven filling of the blocks.
 
 # %%
