@@ -182,7 +182,7 @@ plt.show()
 
 # %% [markdown]
 # The measured fill follows the curve; half the bits are set after a few dozen IDs, and by 200
-# IDs three new keys in four are reported present: a filter this small is only good for a few
+# IDs about three new keys in four would be reported present (the last column): a filter this small is only good for a few
 # dozen IDs.
 
 # %% [markdown]
@@ -328,7 +328,8 @@ print(f"inserted IDs now reported absent: {len(lost)} of {len(ids)}")
 bloom.bits = original
 
 # %% [markdown]
-# A bit records only that *some* key set it, not which or how many. Counting Bloom filters
+# Two of the 30 now read as absent: the removed ID, as intended, and the victim, which was never
+# removed. A bit records only that *some* key set it, not which or how many. Counting Bloom filters
 # replace each bit by a small counter to allow removal, at several times the memory (lesson 16).
 
 # %% [markdown]
