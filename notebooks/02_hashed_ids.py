@@ -28,8 +28,8 @@
 # %% [markdown]
 # ## Objectives
 #
-# - You will be able to deduplicate with a set of hashes and reproduce the article's
-#   `murmurhash.v2` values.
+# - You will be able to deduplicate with a set of hashes, computed with the article's own
+#   `murmurhash.v2` or with MurmurHash3.
 # - You will be able to measure what a set of hashes costs in Python against packed 4-byte hashes.
 # - You will be able to predict how many IDs share a hash with an earlier one, from the birthday
 #   bound, and check it on four million IDs.
