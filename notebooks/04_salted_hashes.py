@@ -31,7 +31,7 @@
 # - You will be able to build the article's salted `hash_bits`-bit hash functions by hand and reproduce
 #   its printed 42 and 174.
 # - You will be able to make the same family with MurmurHash3 seeds instead of salts.
-# - You will be able to check, on 65,536 keys, that two differently salted functions behave as
+# - You will be able to check, on 65,536 keys, whether two differently salted functions behave as
 #   independent ones, and say what a dependent pair would look like.
 # - You will be able to say whether appending a salt to a key keeps every key and salt apart.
 #
