@@ -50,7 +50,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import SaltedBloomFilter, click_stream, n_bit_hash_function
-from bloomedu.core.theory import LN2, false_positive_rate, optimal_num_hashes
+from bloomedu.core.theory import LN2, false_positive_rate
 from bloomedu.teaching.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE, decorate
@@ -202,6 +202,8 @@ guess_more = predict("Will k = 12 give more or fewer false positives than k = 6?
                      choices=("more", "fewer"))
 
 # %%
+from bloomedu.core.theory import optimal_num_hashes  # only here: its name would hint at the answer
+
 hash_bits, n, num_queries = 14, 2_000, 5_000
 m = 2**hash_bits
 rng = np.random.default_rng(SEED)
