@@ -28,8 +28,8 @@
 # %% [markdown]
 # ## Objectives
 #
-# - You will be able to deduplicate with a set of hashes and reproduce the article's
-#   `murmurhash.v2` values.
+# - You will be able to deduplicate with a set of hashes, computed with the article's own
+#   `murmurhash.v2` or with MurmurHash3.
 # - You will be able to measure what a set of hashes costs in Python against packed 4-byte hashes.
 # - You will be able to predict how many IDs share a hash with an earlier one, from the birthday
 #   bound, and check it on four million IDs.
@@ -157,7 +157,8 @@ draw_bytes_per_item(sizes, stored, 4, "4 bytes per 32-bit hash, packed",
 plt.show()
 
 # %% [markdown]
-# In Python a set of hashes saves little, and at some n nothing at all. Each hash in a set is a
+# In Python a set of hashes costs tens of bytes per ID, not 4, and at some n more than the
+# dict of IDs. Each hash in a set is a
 # full Python `int` object, and the set adds a slot with a pointer and a copy of the hash, plus
 # spare room, which it grows in jumps. Where n falls just after one of the set's jumps, the set
 # of hashes costs more per ID than lesson 01's dict with its strings (on the Python that executed
@@ -235,13 +236,14 @@ guess_collisions.reveal(measured[-1])
 
 # %% [markdown]
 # $n^2/(2N)$ gives 1.16 at n = 100,000 and 1,862.65 at n = 4,000,000 (the `n²/2N` column); the
-# stream had 0 and 1,867. Forty times as many IDs give about 1,600 times as many collisions
+# four million hashed IDs gave 0 and 1,867. Forty times as many IDs give about 1,600 times as many collisions
 # ($40^2 = 1{,}600$): the count grows with the square of n, because every new ID can collide
 # with every ID before it.
 #
 # The sd column is the square root of the expected count: collisions are many rare, nearly
 # independent events, so their count is close to Poisson. Every measured count lies within a
-# few sd of the theory (the `assert` above checks three, plus one for the smallest counts).
+# few sd of the theory, the farthest (n = 200,000) 1.2 sd below it (the `assert` above checks
+# three, plus one for the smallest counts).
 
 # %%
 ax = new_axes()
@@ -295,7 +297,7 @@ for hash_bits in [16, 20, 24, 32]:
 # Every width catches every duplicate (the last column is 0). What the hash width buys is fewer
 # lost genuine clicks, and each lost click is a click the advertiser does not pay for.
 #
-# At the article's volume the 32-bit hash is no longer safe. The table above lost 1 of the
+# The table above lost 1 of the
 # 98,169 genuine clicks in ten seconds of stream; a whole day holds 8,640 times as many IDs.
 
 # %%
@@ -312,8 +314,8 @@ print(f"chance the last click of the day is lost "
 guess_day.reveal(round(lost_per_day), label="Expected")
 
 # %% [markdown]
-# 81 million, 9.42% of the day. Multiplying the morning's 1 click in 100,000 by 8,640 would give
-# about 8,600 lost clicks: the losses grow with the square of n, not in proportion to it,
+# 81 million, 9.42% of the day: at the article's volume the 32-bit hash is no longer safe.
+# Multiplying the ten seconds' 1 lost click by 8,640 would give only about 8,600 lost clicks: the losses grow with the square of n, not in proportion to it,
 # because every ID stays in the set all day. By evening nearly one new click in five finds its
 # hash already taken. Four bytes per ID bought a memory saving at the price of exactness, and at
 # this volume that price is high. The article keeps the idea of remembering hashes, but stores
@@ -324,8 +326,8 @@ guess_day.reveal(round(lost_per_day), label="Expected")
 #
 # - A set of 32-bit hashes catches every duplicate (a copy has the same hash) but drops a
 #   genuine click whenever its hash was already taken.
-# - In Python a set of hashes saves little over the dict of IDs; only packed storage reaches
-#   4 bytes per ID.
+# - In Python a set of hashes still costs tens of bytes per ID, at some n more than the dict
+#   of IDs; only packed storage reaches 4 bytes per ID.
 # - Among n hashes of N values about $n^2/(2N)$ land on a taken value (the birthday bound): 1,867
 #   measured among 4,000,000 IDs, against 1,862 expected.
 # - The losses grow with the square of n: 81 million genuine clicks over the article's day.

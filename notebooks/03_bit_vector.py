@@ -291,7 +291,7 @@ print(f"n where the vector beats 4 B/hash {m_day // 32:>15,d}")
 
 # %% [markdown]
 # Half a gigabyte instead of 31 GB, and smaller than even a perfectly packed array of 32-bit
-# hashes once more than $2^{32}/32$ IDs are kept. A set of 32-bit hashes and a 2**32-bit vector
+# hashes once more than $2^{32}/32$ IDs are kept. A set of 32-bit hashes and a $2^{32}$-bit vector
 # know exactly the same thing (which hash values were seen), so they make the same mistakes;
 # the vector just stores that knowledge more densely. But the mistakes are many: by evening,
 # nearly one genuine click in five would be thrown away as a "duplicate". Over the whole day
@@ -316,7 +316,7 @@ print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) 
 # %% [markdown]
 # This stream loses 7.1% of its genuine clicks, less than the article's day (9.4%, lesson 02):
 # what decides the loss is how full the vector gets. Every message kept sets one new bit, so
-# 9,184 kept messages leave the 65,536 bits 14.0% full, where the article's day leaves 2**32 bits
+# 9,184 kept messages leave the 65,536 bits 14.0% full, where the article's day leaves $2^{32}$ bits
 # 18% full. A smaller hash with fewer clicks can lose less; at the same n/m it loses the same.
 
 # %% [markdown]
@@ -372,7 +372,7 @@ check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)
 # ## What comes next
 #
 # With one hash function, the only way to lower p is to add bits: $p \approx n/m$ while the
-# vector is sparse. The article's next step makes **several** n-bit hash functions out of one by
+# vector is sparse. The article's next step makes **several** `hash_bits`-bit hash functions out of one by
 # salting the input, and sets one bit per function. Lesson 04 (*Salted hashes*) builds that
 # family, reproduces the article's printed 42 and 174, and checks that differently salted hashes
 # behave as independent ones.

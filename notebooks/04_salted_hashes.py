@@ -28,12 +28,12 @@
 # %% [markdown]
 # ## Objectives
 #
-# - You will be able to build the article's salted n-bit hash functions by hand and reproduce
+# - You will be able to build the article's salted `hash_bits`-bit hash functions by hand and reproduce
 #   its printed 42 and 174.
 # - You will be able to make the same family with MurmurHash3 seeds instead of salts.
-# - You will be able to check, on 65,536 keys, that two differently salted functions behave as
+# - You will be able to check, on 65,536 keys, whether two differently salted functions behave as
 #   independent ones, and say what a dependent pair would look like.
-# - You will be able to spot the clash that appending a salt to a key allows.
+# - You will be able to say whether appending a salt to a key keeps every key and salt apart.
 #
 # **Prerequisites:** lesson 03 (*The bit vector*).
 #
@@ -54,8 +54,8 @@ from bloomedu.teaching.predict import predict
 # %% [markdown]
 # ## The article's 42 and 174
 #
-# The article glues a different **salt** to the end of the input before hashing, and keeps n
-# bits of the result (the article's n is the hash width, `hash_bits` here; n stays the number of
+# The article glues a different **salt** to the end of the input before hashing, and keeps
+# `hash_bits` bits of the result (the article calls this width n; here n stays the number of
 # items). Its two functions, salted "nejakaSul" and "nejakaJinaSul", on the ID "123":
 
 # %%
@@ -152,12 +152,15 @@ guess_agree.reveal(round(agreement["salt '0'", "salt '1'"], 4))
 
 # %% [markdown]
 # The salted pairs agree within about a standard deviation of 1/16. The seeded pair is 2.7
-# standard deviations below, a distance chance gives about once in 150 measurements: uncommon
+# standard deviations below, a distance chance gives about once in 150 measurements (`deeper/04_chi_square` computes
+# these odds: 1 in 144 beyond 2.7): uncommon
 # enough that `deeper/04_chi_square` follows it on millions of keys, and finds that on short IDs
 # like these, seeds 0 and 1 really do agree about 1% less often than independent functions, a
 # dependence far too small for a Bloom filter to notice. The control agrees on every key, about
-# a thousand standard deviations out. The same, drawn: each cell is one pair of 4-bit values, its colour the number of keys that land
-# there. Independent functions fill all 256 cells evenly, about 256 keys each; the control fills
+# a thousand standard deviations out.
+#
+# The same, drawn: each cell is one pair of 4-bit values, its colour the number of keys that
+# land there. Independent functions fill all 256 cells evenly, about 256 keys each; the control fills
 # only the diagonal.
 
 # %%
@@ -180,8 +183,8 @@ plt.show()
 # %% [markdown]
 # ## Salts glued to the key
 #
-# One caveat no count of agreements can see, because it lies in how the salts are glued on. A
-# filter with 11 hash functions uses salts "0" to "10".
+# One more question, which no count of agreements can answer, because it is about how the
+# salts are glued on. A filter with 11 hash functions uses salts "0" to "10".
 
 # %%
 guess_clash = predict("Do key '1' with salt '10' and key '11' with salt '0' get the same 32-bit "
@@ -202,11 +205,11 @@ guess_clash.reveal("same" if clash[0] == clash[1] else "different")
 # %% [markdown]
 # ## Recap
 #
-# - The article's n-bit hash function i is `murmurhash2(key + salt_i) % 2**n`: the salt makes a
+# - The article's hash function i is `murmurhash2(key + salt_i) % 2**hash_bits`: the salt makes a
 #   new function out of the same hash. A MurmurHash3 seed does the same without building a string.
-# - Independent b-bit functions agree on one key in $2^b$; salted and seeded pairs come within
-#   three standard deviations of that on 65,536 keys, and a function paired with itself misses
-#   by a thousand.
+# - Independent functions of b bits agree on one key in $2^b$; salted and seeded pairs come
+#   within three standard deviations of that on 65,536 keys, and a function paired with itself
+#   misses by about a thousand.
 # - Appending salts lets a key and a salt run into each other ("1" + "10" = "11" + "0"); seeds
 #   cannot.
 

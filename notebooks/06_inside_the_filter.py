@@ -78,7 +78,8 @@ SEED = 5  # lesson 05's seed: the first experiment runs on its very IDs
 # all 64. Without it, the positions of a key would be a walk of equal steps $h_2 \bmod m$
 # around the m bits, and a key whose step is 0 or $m/2$ would pile its k positions onto one or
 # two bits; small filters notice. (One more detail: for the rare key whose k values
-# $h_1 + i \cdot h_2$ would repeat, the empty key among them, the library makes $h_2$ odd.) The
+# $h_1 + i \cdot h_2$ would not all differ, such as the empty key, the library makes $h_2$ odd,
+# and the multiples of an odd step never repeat modulo $2^{64}$.) The
 # same four messages as the article's, in a filter of 1,000 bits, and the positions by hand:
 
 # %%

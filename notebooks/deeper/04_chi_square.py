@@ -142,7 +142,7 @@ print(f"control: cells at 0: {int((counts == 0).sum())} of 256, diagonal total {
 # The table also shows two numbers of the real pairs near three standard deviations: the
 # correlation of salts "0" and "1" ($-2.93$) and the agreement of seeds 0 and 1 ($-2.71$, the
 # number lesson 04 printed). Among nine z-scores, how surprising is that? If the nine were
-# independent normal draws, a $|z|$ beyond 2.7 would come about once in 140 numbers, so two of
+# independent normal draws, a $|z|$ beyond 2.7 would come about once in 144 numbers, so two of
 # nine would be rare:
 
 # %%
@@ -188,7 +188,7 @@ for (a, b, which), values in scores.items():
 # %% [markdown]
 # The salted pair's correlation averages within about a standard deviation of 0, with the spread
 # of an honest z-score: its $-2.93$ was chance. The seeded pair's agreement does not settle: over
-# twenty fresh batches it still averages below 0, about two and a half standard deviations of the
+# ten fresh batches it still averages below 0, about two and a half standard deviations of the
 # mean. That is worth a bigger test.
 #
 # ## A real, tiny dependence
@@ -228,7 +228,7 @@ for label, form in kinds.items():
 # mixing before its final scramble, so two starting values that differ in one bit give hashes
 # whose difference has had little room to spread, and longer keys mix it away. The dependence is
 # real and tiny: about 1% of the agreements a Bloom filter's arithmetic expects, far below what
-# lesson 05's rates, measured to a few percent, could show. The salted pairs showed nothing, and
+# lesson 05's rates, measured to about a tenth of their value (one standard deviation), could show. The salted pairs showed nothing, and
 # bloomedu's own `BloomFilter` (lesson 06) takes its positions from one 128-bit hash, not from
 # seeds. And it is a fair warning: "as good as independent" is a measured statement, always
 # about some keys and some precision.

@@ -137,9 +137,9 @@ print(f"the filter's luck makes the sd up to {(both_sd / np.where(queries_sd > 0
 
 # %% [markdown]
 # Counted in the queries' luck alone, the errors spread with a standard deviation of 1.14
-# instead of 1, and only 216 rows fall within 1.96 of it: the Wilson interval's 216. Counted in
-# both kinds, they spread with 0.98, and 228 rows of 240, exactly 95%, fall within 1.96. For most
-# rows the two sds differ by under 1%, so the difference comes from a few rows where the
+# instead of 1, and only 216 rows have $|z| \le 1.96$: the Wilson interval's 216. Counted in
+# both kinds, they spread with 0.98, and 228 rows of 240, exactly 95%, fall within 1.96. For half
+# the rows the two sds differ by under 1% (the median ratio is 1.007), so the difference comes from a few rows where the
 # filter's luck dominates (a few bits per key, k large enough that one more set bit matters):
 # there the sd is up to three times the queries' alone. The z-scores, against the normal curve:
 
