@@ -338,7 +338,7 @@ print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) 
 # it looks like. Worked solutions are in `solutions/03_bit_vector_solutions.ipynb`; try first.
 
 # %% [markdown]
-# **03.1 (compute).** What is the false-positive rate of a vector of 2**8 bits after 100 IDs?
+# **03.1 (compute).** What is the false-positive rate of a vector of $2^8$ bits after 100 IDs?
 #
 # The section on how often a new key looks old has the formula.
 

@@ -274,7 +274,7 @@ guess_grow.reveal(measured["pybloom-live: s = 4, p0 = 0.9 p", 100_000])
 # try first.
 
 # %% [markdown]
-# **16.1 (compute).** A scalable filter's first sub-filter errs with p0 = 0.009 and each new one
+# **16.1 (compute).** A scalable filter's first sub-filter errs with $p_0 = 0.009$ and each new one
 # with r = 0.9 times the rate of the one before (pybloom-live's choice). Bounding the compound
 # rate by the sum of the sub-filters' rates, below what rate does it stay however far it grows?
 

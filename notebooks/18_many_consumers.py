@@ -385,7 +385,7 @@ print(f"cluster and server stopped: {server.pid is None and all(s.pid is None fo
 
 # %% [markdown]
 # **18.1 (compute).** How many shards does day_layout(864_000_000, 0.0001, nodes=3) make: the
-# fewest, a multiple of the nodes, whose filters each fit one Redis string of 2^32 bits?
+# fewest, a multiple of the nodes, whose filters each fit one Redis string of $2^{32}$ bits?
 
 # %%
 answer = None  # replace None with your answer

@@ -367,7 +367,7 @@ for label, f in filters.items():
 
 # %% [markdown]
 # **20.1 (compute).** What is the fewest whole number of fingerprint bits f that keeps a cuckoo
-# filter with buckets of b = 4 under p = 0.001 even when every slot is full (the bound 2b/2^f)?
+# filter with buckets of b = 4 under p = 0.001 even when every slot is full (the bound $2b/2^f$)?
 
 # %%
 answer = None  # replace None with your answer

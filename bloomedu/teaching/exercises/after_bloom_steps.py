@@ -108,7 +108,7 @@ def measured_xor_fpp(answer, n: int = 100_000, trials: int = 100_000, fingerprin
 EXERCISES = [
     Exercise("20", 1, "compute", "What is the fewest whole number of fingerprint bits f that keeps "
              "a cuckoo filter with buckets of b = {bucket_size} under p = {fpp} even when every "
-             "slot is full (the bound 2b/2^f)?", "cuckoo_fingerprint_bits",
+             "slot is full (the bound $2b/2^f$)?", "cuckoo_fingerprint_bits",
              {"fpp": 0.001, "bucket_size": 4}),
     Exercise("20", 2, "predict", "A CuckooFilter with {fingerprint_bits}-bit fingerprints and "
              "buckets of {bucket_size} holds its keys at a load of {load}. You delete {deletes:,} "

@@ -275,7 +275,7 @@ EXERCISES = [
              "messages of a click stream that are not double clicks) with a HashedIds that keeps "
              "{hash_bits}-bit MurmurHash3 hashes: how many genuine clicks were dropped?",
              "genuine_dropped", {"genuine": 100_000, "hash_bits": 22}),
-    Exercise("03", 1, "compute", "What is the false-positive rate of a vector of 2**{hash_bits} "
+    Exercise("03", 1, "compute", "What is the false-positive rate of a vector of $2^{hash_bits}$ "
              "bits after {items} IDs?", "bit_vector_fpp", {"hash_bits": 8, "items": 100}),
     Exercise("03", 2, "predict", "How many hash bits (hash_bits) must the vector use so that "
              "{items:,} IDs give a false-positive rate of at most {fpp}?", "bit_vector_hash_bits",

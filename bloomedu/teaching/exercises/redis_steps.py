@@ -202,7 +202,7 @@ EXERCISES = [
              {"capacity": 1000, "expansion": 2, "n": 10_000, "trials": 100_000}),
     Exercise("18", 1, "compute", "How many shards does day_layout({n:_}, {p}, nodes={nodes}) "
              "make: the fewest, a multiple of the nodes, whose filters each fit one Redis "
-             "string of 2^32 bits?", "shards_for_day", {"n": 864_000_000, "p": 0.0001, "nodes": 3}),
+             "string of $2^{{32}}$ bits?", "shards_for_day", {"n": 864_000_000, "p": 0.0001, "nodes": 3}),
     Exercise("18", 2, "predict", "One client sends BF.MADD commands of {batch:,} keys, one at a "
              "time, each waiting for its reply. A round trip costs {round_trip_us:g} µs and the "
              "server spends {server_us_per_key:g} µs per key. How many keys per second does it "

@@ -194,7 +194,7 @@ EXERCISES = [
              "{generation_size}) with 30 generations of keys and query {trials:,} keys never "
              "inserted: what fraction does it report present?", "measured_apbf_fpp",
              {"num_hashes": 6, "extra_slices": 4, "generation_size": 1000, "trials": 100_000}),
-    Exercise("16", 1, "compute", "A scalable filter's first sub-filter errs with p0 = {first_fpp} "
+    Exercise("16", 1, "compute", "A scalable filter's first sub-filter errs with $p_0 = {first_fpp}$ "
              "and each new one with r = {tightening} times the rate of the one before "
              "(pybloom-live's choice). Bounding the compound rate by the sum of the sub-filters' "
              "rates, below what rate does it stay however far it grows?", "scalable_bound",
