@@ -27,7 +27,7 @@ import pytest
 from bloomedu import BloomFilter
 from bloomedu.core.hashing import spread_step
 from bloomedu.core.positions import key_positions
-from tests.browser_support import assert_stayed_on_this_machine, guarded_page, launch
+from browser_support import assert_stayed_on_this_machine, guarded_page, launch
 from tools import lesson_cells, slide_marks, slides
 
 pytestmark = pytest.mark.browser

@@ -200,3 +200,18 @@ def test_the_sequential_loop_reads_no_private_field_of_a_structure():
                    and not node.attr.startswith("__")
                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
         assert private == [], (path.name, private)
+
+
+def test_tests_import_their_helpers_by_module_name_never_through_a_tests_package():
+    # pyfusefilter (the bench extra) installs a top-level package named `tests` into
+    # site-packages, and a regular package always wins over this folder, which has no
+    # __init__.py: `from tests.x import ...` then fails after `make bench`. pytest puts this
+    # folder on sys.path, so helpers are imported by their own names.
+    found = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            found += [f"{path.name}:{node.lineno} {name}" for name in names
+                      if name == "tests" or name.startswith("tests.")]
+    assert not found, found

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bloomedu.core.positions import key_positions
-from tests.test_browser_instructor import toy_cases
+from test_browser_instructor import toy_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "docs" / "_static" / "bloomedu-toy.js"
