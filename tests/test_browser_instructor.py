@@ -255,6 +255,49 @@ def test_a_deck_with_formulas_shows_them_typeset_by_the_local_mathjax(browser, d
         page.context.close()
 
 
+# Served in place of MathJax: load the real script only once require.js has loaded reveal.js, the
+# order that, before decks waited for MathJax, left raw TeX in reveal.js's aria-live status region
+# for MathJax to typeset as a third, hidden formula (a CI run on a loaded machine counted 3).
+MATHJAX_AFTER_REVEAL = """(function wait() {
+  if (!window.bloomeduDeck) { setTimeout(wait, 10); return; }
+  var late = document.createElement("script");
+  late.src = document.querySelector("#MathJax-script").src + "?after-reveal";
+  document.head.appendChild(late);
+})();"""
+
+
+def test_a_deck_starts_after_mathjax_has_typeset_whichever_script_arrives_first(browser, decks):
+    page = guarded_page(browser)
+    page.route("**/mathjax/tex-chtml.js",
+               lambda route: route.fulfill(body=MATHJAX_AFTER_REVEAL, content_type="text/javascript"))
+    try:
+        page.goto(decks["math"].resolve().as_uri(), wait_until="load")
+        page.wait_for_function("() => document.querySelector('.reveal.ready') && "
+                               "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
+                               timeout=slides.PRINT_TIMEOUT_MS)
+        assert any(url.endswith("tex-chtml.js?after-reveal") for url in page.requests), page.requests
+        status = page.locator(".reveal .aria-status")
+        assert status.locator("mjx-container").count() == 0
+        assert "$" not in status.inner_text() and "Formulas" in status.inner_text()
+        assert page.locator("mjx-container").count() == 2
+        assert page.errors == [] and page.remote == [], (page.errors, page.remote)
+    finally:
+        page.context.close()
+
+
+
+def test_a_deck_whose_mathjax_cannot_load_still_starts(browser, decks):
+    page = guarded_page(browser)
+    page.route("**/mathjax/tex-chtml.js", lambda route: route.abort())
+    try:
+        page.goto(decks["math"].resolve().as_uri(), wait_until="load")
+        page.wait_for_function("() => document.querySelector('.reveal.ready')", timeout=slides.PRINT_TIMEOUT_MS)
+        assert page.evaluate("() => window.bloomeduDeck.getTotalSlides()") == 3
+        assert page.locator("mjx-container").count() == 0
+    finally:
+        page.context.close()
+
+
 # --- the site as a reader sees it ---------------------------------------------------------------
 
 CUT_JS = """() => {
