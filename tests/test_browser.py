@@ -235,8 +235,9 @@ class LabServer:
         self.log.close()
 
 
-def run_lesson(page, server: LabServer, name: str, workspace: str) -> dict:
-    """Open one lesson, Run → Run All Cells, wait for idle; return what the page shows."""
+def run_lesson(page, server: LabServer, name: str, workspace: str, expected: dict) -> dict:
+    """Open one lesson, Run → Run All Cells, wait for idle and for the ``expected`` figures and
+    widgets to render (a loaded machine draws them late); return what the page shows."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     page.goto(f"{server.base}/lab/workspaces/{workspace}/tree/{name}?token={server.token}",
@@ -270,7 +271,13 @@ def run_lesson(page, server: LabServer, name: str, workspace: str) -> dict:
                    (s.prompts.every(p => /^\\[\\d+\\]:$/.test(p)) ||
                     s.stderr.some(t => t.includes('Traceback'))); }}""",
         timeout=LESSON_RUN_S * 1000, polling=500)
-    page.wait_for_timeout(1500)  # let late display messages (widgets, images) render
+    try:  # display messages (figures, widgets) may arrive after the kernel is idle
+        page.wait_for_function(
+            f"""() => {{ const s = ({NOTEBOOK_STATE_JS})();
+                return s && s.images >= {expected['png']} && s.widgets >= {expected['widgets']}; }}""",
+            timeout=60_000, polling=250)
+    except PlaywrightTimeout:
+        pass  # the assertions on the counts say what was shown
     state = page.evaluate(f"({NOTEBOOK_STATE_JS})")
     state["seconds"] = time.monotonic() - started
     return state
@@ -307,9 +314,10 @@ def use_explorer(page, shot: Path) -> dict:
         page.wait_for_function(
             """() => [...document.querySelectorAll('.bloomedu-explorer-numbers')]
                      .some(e => e.textContent.includes('keys = url'))""", timeout=60_000)
+        page.wait_for_function("() => document.querySelectorAll('.bloomedu-explorer img').length >= 1",
+                               timeout=60_000)
     except PlaywrightTimeout:
-        pass  # the assertion on the text says what was shown
-    page.wait_for_timeout(1000)
+        pass  # the assertions on the text and the plot say what was shown
     screenshot(page, shot)
     return {"explorer_before": before, "explorer_after": numbers.inner_text(),
             "explorer_images_after": panel.locator("img").count()}
@@ -317,6 +325,8 @@ def use_explorer(page, shot: Path) -> dict:
 
 def use_toy(page, shot: Path) -> dict:
     """Type a key into the toy for one key; its words and drawing before and after."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     panel = page.locator(".bloomedu-toy").first
     words, image = panel.locator(".bloomedu-toy-text"), panel.locator("img").first
     before = {"toy_before": words.inner_text(), "toy_image_before": image.get_attribute("src")}
@@ -325,7 +335,12 @@ def use_toy(page, shot: Path) -> dict:
     box.press_sequentially("plum", delay=100)  # the toy redraws as each letter arrives
     page.wait_for_function("""() => [...document.querySelectorAll('.bloomedu-toy-text')]
                               .some(e => e.textContent.includes("key 'plum'"))""", timeout=60_000)
-    page.wait_for_timeout(1500)
+    try:  # the drawing follows the words
+        page.wait_for_function("""(before) => { const img = document.querySelector('.bloomedu-toy img');
+                                  return img && img.getAttribute('src') !== before; }""",
+                               arg=before["toy_image_before"], timeout=60_000)
+    except PlaywrightTimeout:
+        pass  # the assertion on the drawing says what was shown
     panel.scroll_into_view_if_needed()
     page.screenshot(path=str(shot))
     return {**before, "toy_after": words.inner_text(), "toy_image_after": image.get_attribute("src")}
@@ -417,7 +432,7 @@ def test_lesson_runs_in_jupyterlab(lesson, lab, browser_page):
     name, shots = lesson.relative_to(NOTEBOOKS).as_posix(), lesson_id(lesson).replace("/", "_")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     try:
-        state = run_lesson(browser_page, lab, name, workspace=shots.replace("_", "-"))
+        state = run_lesson(browser_page, lab, name, workspace=shots.replace("_", "-"), expected=expected)
         if "bloomedu.teaching.explorer" in used:
             state.update(use_explorer(browser_page, SCREENSHOTS / f"{shots}_url_keys.png"))
         if "bloomedu.teaching.toy" in used:
