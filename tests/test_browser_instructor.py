@@ -267,14 +267,12 @@ MATHJAX_AFTER_REVEAL = """(function wait() {
 
 
 def test_a_deck_starts_after_mathjax_has_typeset_whichever_script_arrives_first(browser, decks):
-    page = guarded_page(browser)
-    page.route("**/mathjax/tex-chtml.js",
-               lambda route: route.fulfill(body=MATHJAX_AFTER_REVEAL, content_type="text/javascript"))
+    def hold_mathjax(page):
+        page.route("**/mathjax/tex-chtml.js",
+                   lambda route: route.fulfill(body=MATHJAX_AFTER_REVEAL, content_type="text/javascript"))
+
+    page = slides.open_deck(browser, decks["math"], prepare=hold_mathjax)
     try:
-        page.goto(decks["math"].resolve().as_uri(), wait_until="load")
-        page.wait_for_function("() => document.querySelector('.reveal.ready') && "
-                               "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
-                               timeout=slides.PRINT_TIMEOUT_MS)
         assert any(url.endswith("tex-chtml.js?after-reveal") for url in page.requests), page.requests
         status = page.locator(".reveal .aria-status")
         assert status.locator("mjx-container").count() == 0

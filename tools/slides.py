@@ -221,9 +221,13 @@ def recorded_page(browser, width: int = 1280, height: int = 800):
     return page
 
 
-def open_deck(browser, deck: Path, query: str = ""):
-    """A page (:func:`recorded_page`) showing ``deck`` once reveal.js is ready and MathJax has typeset it."""
+def open_deck(browser, deck: Path, query: str = "", prepare=None):
+    """A page (:func:`recorded_page`) showing ``deck`` once reveal.js is ready and MathJax has typeset it.
+
+    ``prepare(page)``, if given, runs before the deck is loaded (a test's routes)."""
     page = recorded_page(browser)
+    if prepare is not None:
+        prepare(page)
     page.goto(deck.resolve().as_uri() + query, wait_until="load")
     page.wait_for_function("() => document.querySelector('.reveal.ready') && "
                            "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
