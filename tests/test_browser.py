@@ -271,13 +271,9 @@ def run_lesson(page, server: LabServer, name: str, workspace: str, expected: dic
                    (s.prompts.every(p => /^\\[\\d+\\]:$/.test(p)) ||
                     s.stderr.some(t => t.includes('Traceback'))); }}""",
         timeout=LESSON_RUN_S * 1000, polling=500)
-    try:  # display messages (figures, widgets) may arrive after the kernel is idle
-        page.wait_for_function(
-            f"""() => {{ const s = ({NOTEBOOK_STATE_JS})();
-                return s && s.images >= {expected['png']} && s.widgets >= {expected['widgets']}; }}""",
-            timeout=60_000, polling=250)
-    except PlaywrightTimeout:
-        pass  # the assertions on the counts say what was shown
+    settle(page, f"""() => {{ const s = ({NOTEBOOK_STATE_JS})();  // figures and widgets come late
+               return s && s.images >= {expected['png']} && s.widgets >= {expected['widgets']}; }}""",
+           polling=250)
     state = page.evaluate(f"({NOTEBOOK_STATE_JS})")
     state["seconds"] = time.monotonic() - started
     return state
@@ -302,22 +298,27 @@ def screenshot(page, path: Path) -> None:
     page.screenshot(path=str(path))
 
 
-def use_explorer(page, shot: Path) -> dict:
-    """Click the explorer's "URL strings" button; the numbers before, and after the redraw."""
+def settle(page, expression: str, arg=None, polling="raf") -> bool:
+    """Wait up to 60 s for ``expression`` to hold in the page. False if it never did: the
+    test's assertions then say what was shown (a loaded machine draws late, not wrongly)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=60_000, polling=polling)
+        return True
+    except PlaywrightTimeout:
+        return False
+
+
+def use_explorer(page, shot: Path) -> dict:
+    """Click the explorer's "URL strings" button; the numbers before, and after the redraw."""
     panel = page.locator(".bloomedu-explorer").first
     numbers = panel.locator(".bloomedu-explorer-numbers")
     before = numbers.inner_text()
     panel.get_by_role("button", name="URL strings").click()
-    try:
-        page.wait_for_function(
-            """() => [...document.querySelectorAll('.bloomedu-explorer-numbers')]
-                     .some(e => e.textContent.includes('keys = url'))""", timeout=60_000)
-        page.wait_for_function("() => document.querySelectorAll('.bloomedu-explorer img').length >= 1",
-                               timeout=60_000)
-    except PlaywrightTimeout:
-        pass  # the assertions on the text and the plot say what was shown
+    if settle(page, """() => [...document.querySelectorAll('.bloomedu-explorer-numbers')]
+                           .some(e => e.textContent.includes('keys = url'))"""):
+        settle(page, "() => document.querySelectorAll('.bloomedu-explorer img').length >= 1")
     screenshot(page, shot)
     return {"explorer_before": before, "explorer_after": numbers.inner_text(),
             "explorer_images_after": panel.locator("img").count()}
@@ -325,8 +326,6 @@ def use_explorer(page, shot: Path) -> dict:
 
 def use_toy(page, shot: Path) -> dict:
     """Type a key into the toy for one key; its words and drawing before and after."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     panel = page.locator(".bloomedu-toy").first
     words, image = panel.locator(".bloomedu-toy-text"), panel.locator("img").first
     before = {"toy_before": words.inner_text(), "toy_image_before": image.get_attribute("src")}
@@ -335,12 +334,9 @@ def use_toy(page, shot: Path) -> dict:
     box.press_sequentially("plum", delay=100)  # the toy redraws as each letter arrives
     page.wait_for_function("""() => [...document.querySelectorAll('.bloomedu-toy-text')]
                               .some(e => e.textContent.includes("key 'plum'"))""", timeout=60_000)
-    try:  # the drawing follows the words
-        page.wait_for_function("""(before) => { const img = document.querySelector('.bloomedu-toy img');
+    settle(page, """(before) => { const img = document.querySelector('.bloomedu-toy img');
                                   return img && img.getAttribute('src') !== before; }""",
-                               arg=before["toy_image_before"], timeout=60_000)
-    except PlaywrightTimeout:
-        pass  # the assertion on the drawing says what was shown
+           arg=before["toy_image_before"])  # the drawing follows the words
     panel.scroll_into_view_if_needed()
     page.screenshot(path=str(shot))
     return {**before, "toy_after": words.inner_text(), "toy_image_after": image.get_attribute("src")}

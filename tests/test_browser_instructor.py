@@ -283,7 +283,6 @@ def test_a_deck_starts_after_mathjax_has_typeset_whichever_script_arrives_first(
         page.context.close()
 
 
-
 def test_a_deck_whose_mathjax_cannot_load_still_starts(browser, decks):
     page = guarded_page(browser)
     page.route("**/mathjax/tex-chtml.js", lambda route: route.abort())
