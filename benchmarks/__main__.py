@@ -29,7 +29,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bloomedu.core.pipeline import WORKERS
+from bloomedu.kernels.threads import WORKERS
 
 from . import after_bloom
 from .libraries import LARGE_LIBRARIES, LIBRARIES, version

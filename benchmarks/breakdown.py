@@ -2,7 +2,7 @@
 
     python -m benchmarks.breakdown KEYS_DIRECTORY
 
-Times, best of 5: hashing the keys alone (``hashed_chunks``), hashing and
+Times, best of 5: hashing the keys alone (``hashed_batches``), hashing and
 computing every position (``_chunk_positions``), the whole ``add_many``
 (what remains is setting the bits), and the whole ``contains_many``.
 ``KEYS_DIRECTORY``: where ``benchmarks.workloads.write_keys`` wrote the keys.
@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from bloomedu import BloomFilter
-from bloomedu.core.filter import _CHUNK_KEYS
-from bloomedu.core.batch_hashing import hashed_chunks
+from bloomedu.core.filter import bit_positions
+from bloomedu.core.hashing import hashed_batches
 
 from .workloads import WORKLOADS, read_keys
 
@@ -37,8 +37,10 @@ def breakdown(workload: str, directory: Path) -> dict:
     capacity, p, _ = WORKLOADS[workload]
     inserted, absent = read_keys(directory, workload)
     f = BloomFilter.from_capacity(capacity, p)
-    hashing = _best_ms(lambda: [None for _ in hashed_chunks(inserted, _CHUNK_KEYS)])
-    positions = _best_ms(lambda: [None for _ in f._chunk_positions(inserted)])
+    k, m = f.num_hashes, f.num_bits
+    hashing = _best_ms(lambda: [None for _ in hashed_batches(inserted, k)])
+    positions = _best_ms(lambda: [[bit_positions(h1, h2, i, m) for i in range(k)]
+                                  for h1, h2 in hashed_batches(inserted, k)])
     insert = _best_ms(lambda: BloomFilter.from_capacity(capacity, p).add_many(inserted))
     f.add_many(inserted)
     query = _best_ms(lambda: f.contains_many(absent))

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from bloomedu import BloomFilter
-from bloomedu.core.pipeline import WORKERS, in_background
+from bloomedu.kernels.threads import WORKERS, in_background
 from bloomedu.core.theory import false_positive_rate
 from bloomedu.variants.blocked import BlockedBloomFilter, split_block_false_positive_rate
 from bloomedu.workloads.day import DAY_MESSAGES, day_chunks, uuid_ids

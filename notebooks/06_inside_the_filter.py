@@ -51,7 +51,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter, SaltedBloomFilter
-from bloomedu.core.hashing import bit_position, fmix64, hash128
+from bloomedu.core.filter import bit_position
+from bloomedu.core.hashing import fmix64, hash128
 from bloomedu.core.theory import false_positive_rate, num_bits_for
 from bloomedu.teaching.classroom import bit_setters, find_false_positive
 from bloomedu.teaching.exercises import check
@@ -352,7 +353,7 @@ check.measured_coinciding_positions(answer, num_bits=64, num_hashes=4, trials=10
 # rate*) derives it, finds the k that minimises it, and measures the bottom of the valley.
 #
 # *Where this lesson's code lives:* `bloomedu/core/filter.py` (`BloomFilter`),
-# `bloomedu/core/positions.py` and `bloomedu/core/hashing.py` (the positions),
+# `bloomedu/core/hashing.py` (the hashes) and `bloomedu/kernels/` (the bulk path),
 # `bloomedu/workloads/urls.py`, `bloomedu/teaching/classroom.py`, `bloomedu/teaching/toy.py` (the
 # toy); its tests: `tests/test_filter.py`, `tests/test_hashing.py`, `tests/test_classroom.py`,
 # `tests/test_toy.py`. The README's table maps every article step to its module, lesson and test.

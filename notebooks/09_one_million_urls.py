@@ -51,8 +51,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter
-from bloomedu.core.batch_hashing import hashed_chunks
-from bloomedu.core.hashing import hash128
+from bloomedu.core.hashing import hash128, hashed_batches
 from bloomedu.core.theory import false_positive_rate, lower_bound_bits_per_item
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
@@ -193,7 +192,7 @@ guess_sorted = predict("How many times the filter's bytes does the sorted array 
 
 # %%
 # h1, the first 64 bits of each URL's MurmurHash3 x64 128, as the filter computes it
-hashes = np.concatenate([h1 for h1, _ in hashed_chunks(malicious, chunk_keys=1 << 17)])
+hashes = np.concatenate([h1 for h1, _ in hashed_batches(malicious, None, chunk_keys=1 << 17)])
 assert all(int(hashes[i]) == hash128(malicious[i])[0] for i in range(5))
 sorted_hashes = np.sort(hashes)
 floor_bytes = n * lower_bound_bits_per_item(p) / 8

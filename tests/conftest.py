@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-import bloomedu.core.pipeline as pipeline
+import bloomedu.kernels.threads as pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 

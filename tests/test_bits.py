@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bloomedu.core.bits as bits_module
+import bloomedu.kernels.bloom as bloom_kernels
 from bloomedu.core.bits import BitArray
 
 
@@ -64,7 +64,7 @@ def scratch_path(num_bits):
 @pytest.mark.parametrize("num_bits", [4096, 100_003])
 def test_set_many_keeps_every_repeated_bit(path, num_bits, monkeypatch):
     if path == "sort":
-        monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+        monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)
     size = small_batch_path(num_bits) if path == "or_at" else scratch_path(num_bits)
     batch = repeats_batch(num_bits, size, seed=num_bits)
     bits = BitArray(num_bits)
@@ -77,7 +77,7 @@ def test_set_many_keeps_every_repeated_bit(path, num_bits, monkeypatch):
 @pytest.mark.parametrize("path", ["or_at", "scratch", "sort"])
 def test_set_chunks_equals_setting_one_by_one(path, monkeypatch):
     if path == "sort":
-        monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+        monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)
     num_bits = 50_000
     size = small_batch_path(num_bits) if path == "or_at" else scratch_path(num_bits)
     rng = np.random.default_rng(7)
@@ -116,7 +116,7 @@ def test_set_chunks_is_all_or_nothing(size):
 
 def test_stages_everything_only_while_the_scratch_fits(monkeypatch):
     assert BitArray(1 << 20).stages_everything
-    monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", (1 << 20) - 1)
+    monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", (1 << 20) - 1)
     assert not BitArray(1 << 20).stages_everything
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from bloomedu import BloomFilter
 from bloomedu.core.hashing import spread_step
-from bloomedu.core.positions import key_positions
+from bloomedu.core.filter import key_positions
 from browser_support import assert_stayed_on_this_machine, guarded_page, launch
 from tools import lesson_cells, slide_marks, slides
 
@@ -93,10 +93,10 @@ def test_the_toy_computes_exactly_the_librarys_positions(site, page):
     page.wait_for_function("() => window.bloomedu && window.bloomedu.positions")
     cases = toy_cases()
     keys = [key for key, _, _ in cases]
-    expected = [key_positions(key, k, m) for key, m, k in cases]
+    expected = [key_positions(key, num_bits=m, num_hashes=k) for key, m, k in cases]
     assert js_positions(page, cases) == expected
     small = [(key, m, k) for key, m, k in cases[:600] if m <= 65_537]
-    assert small and all(BloomFilter(m, k).bit_indices(key) == key_positions(key, k, m) for key, m, k in small)
+    assert small and all(BloomFilter(m, k).bit_indices(key) == key_positions(key, num_bits=m, num_hashes=k) for key, m, k in small)
     assert {m for _, m, _ in cases} == set(M_VALUES) and {k for _, _, k in cases} == set(K_VALUES)
     assert any(len(key) >= 5000 for key in keys) and "" in keys
     assert any(ord(c) > 0xFFFF for key in keys for c in key)  # astral characters: UTF-16 pairs in JS
@@ -144,21 +144,21 @@ def test_the_toy_page_lights_a_key_adds_it_and_finds_a_false_positive(site, page
     box.fill("")
     box.press_sequentially("plum", delay=30)
     lit = [int(x) for x in toy.locator(".toy-bit.lit").evaluate_all("cells => cells.map(c => c.dataset.bit)")]
-    assert sorted(lit) == sorted(set(key_positions("plum", 3, 32)))
+    assert sorted(lit) == sorted(set(key_positions("plum", num_bits=32, num_hashes=3)))
     box.press("Enter")
     added.append("plum")
-    union = {bit for key in added for bit in key_positions(key, 3, 32)}
+    union = {bit for key in added for bit in key_positions(key, num_bits=32, num_hashes=3)}
     shown = {int(x) for x in toy.locator(".toy-bit.set").evaluate_all("cells => cells.map(c => c.dataset.bit)")}
     assert shown == union
     assert "added" in toy.locator("[data-toy=verdict]").inner_text()
-    for bit in key_positions("plum", 3, 32):
+    for bit in key_positions("plum", num_bits=32, num_hashes=3):
         assert "plum" in toy.locator(f".toy-bit[data-bit='{bit}']").get_attribute("title")
     toy.locator("[data-toy=probe]").click()
     found = box.input_value()
     tries = int(re.search(r"after (\d+) tr", toy.locator("[data-toy=tries]").inner_text()).group(1))
     assert found == f"probe {tries}" and found not in added
-    assert set(key_positions(found, 3, 32)) <= union  # the library agrees: a false positive
-    assert all(not set(key_positions(f"probe {i}", 3, 32)) <= union for i in range(1, tries))  # the first one
+    assert set(key_positions(found, num_bits=32, num_hashes=3)) <= union  # the library agrees: a false positive
+    assert all(not set(key_positions(f"probe {i}", num_bits=32, num_hashes=3)) <= union for i in range(1, tries))  # the first one
     verdict = toy.locator("[data-toy=verdict]")
     assert "false positive" in verdict.inner_text() and "false-positive" in verdict.get_attribute("class")
     page.screenshot(path=str(_screenshots() / "toy_false_positive.png"), full_page=True)
@@ -167,7 +167,7 @@ def test_the_toy_page_lights_a_key_adds_it_and_finds_a_false_positive(site, page
     m.dispatch_event("change")
     page.wait_for_function("() => document.querySelectorAll('#bloomedu-toy .toy-bit').length === 64")
     shown = {int(x) for x in toy.locator(".toy-bit.set").evaluate_all("cells => cells.map(c => c.dataset.bit)")}
-    assert shown == {bit for key in added for bit in key_positions(key, 3, 64)}
+    assert shown == {bit for key in added for bit in key_positions(key, num_bits=64, num_hashes=3)}
     assert_stayed_on_this_machine(page)
 
 

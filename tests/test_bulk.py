@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import bloomedu.core.batch_hashing as batch_hashing
-import bloomedu.core.bits as bits_module
-import bloomedu.core.filter as filter_module
+import bloomedu.core.hashing as hashing
+import bloomedu.kernels.bloom as bloom_kernels
+import bloomedu.kernels.murmur as murmur_kernels
 from bloomedu import BloomFilter
-from bloomedu.core.batch_hashing import murmur3_128_uint64
 from bloomedu.core.hashing import key_to_bytes
+from bloomedu.kernels.murmur import murmur3_128_uint64
 
 RNG_SEED = 20240611
 
@@ -65,10 +65,11 @@ CHUNK, PIECE = 1024, 256
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of CHUNK keys, hashed in pieces of PIECE keys, for this test."""
-    real_chunk, real_piece = filter_module._CHUNK_KEYS, batch_hashing._PIECE_KEYS
+    real_chunk, real_piece = hashing.CHUNK_KEYS, murmur_kernels.PIECE_KEYS
     assert real_chunk % real_piece == 0 and real_chunk // real_piece >= CHUNK // PIECE > 1
-    monkeypatch.setattr(filter_module, "_CHUNK_KEYS", CHUNK)
-    monkeypatch.setattr(batch_hashing, "_PIECE_KEYS", PIECE)
+    monkeypatch.setattr(hashing, "CHUNK_KEYS", CHUNK)
+    monkeypatch.setattr(bloom_kernels, "POOL_KEYS", CHUNK)
+    monkeypatch.setattr(murmur_kernels, "PIECE_KEYS", PIECE)
 
 
 KINDS = ["uint64", "int64", "int32", "str", "bytes", "mixed"]
@@ -110,7 +111,7 @@ def test_contains_many_answers_what_in_answers(kind, small_chunks):
 
 
 def test_sort_path_for_filters_too_big_to_stage(monkeypatch):
-    monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+    monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)
     keys = random_keys("uint64", 40_000, seed=5)
     bulk = BloomFilter(50_000, 3)
     bulk.add_many(keys)
@@ -237,7 +238,7 @@ def batches(draw, kind: str):
 
 
 # A filter over 40 Mi bits (5 MiB) cannot stage its writes: it takes the large path
-# (bloomedu.core.large). The property runs that path on a small filter, with the limit patched
+# (bloomedu.kernels.bloom). The property runs that path on a small filter, with the limit patched
 # to 0 bytes: the same code (positions below 2**32 in both), without allocating and comparing
 # 5 MiB filters at each example. The tests further down use real 45 Mi-bit filters.
 LARGE_M = 45 * 2 ** 20 + 3
@@ -257,10 +258,10 @@ def test_a_filter_over_40_mi_bits_takes_the_large_path():
 @given(data=st.data())
 def test_every_key_kind_add_many_and_add_agree(m, k, threshold, large, kind, data):
     _, makers, keys = data.draw(batches(kind))
-    limit = 0 if large else bits_module._SCRATCH_LIMIT_BYTES
-    with mock.patch.object(bits_module, "_SCRATCH_THRESHOLD",
-                           bits_module._SCRATCH_THRESHOLD if threshold is None else threshold), \
-            mock.patch.object(bits_module, "_SCRATCH_LIMIT_BYTES", limit):
+    limit = 0 if large else bloom_kernels.STAGE_LIMIT_BITS
+    with mock.patch.object(bloom_kernels, "SCATTER_SHARE",
+                           bloom_kernels.SCATTER_SHARE if threshold is None else threshold), \
+            mock.patch.object(bloom_kernels, "STAGE_LIMIT_BITS", limit):
         assert BloomFilter(m, k).bits.stages_everything == (not large)
         bulk = BloomFilter(m, k)
         for make in makers:
@@ -364,7 +365,7 @@ def bad_in_the_middle(bad, size: int) -> list:
 def test_bad_key_in_the_middle_of_add_many_changes_nothing(bad, error, staged, monkeypatch,
                                                           small_chunks, workers):
     if not staged:
-        monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+        monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)
     f = BloomFilter(20_000, 4)
     f.add_many(["already", "here"])
     before = f.bits.copy()
@@ -412,7 +413,8 @@ def peak_bytes(call) -> int:
 
 @pytest.mark.parametrize("kind", ["uint64", "str"])
 def test_working_memory_does_not_grow_with_the_batch(kind, monkeypatch):
-    monkeypatch.setattr(filter_module, "_CHUNK_KEYS", 8192)  # the same mechanism, smaller
+    monkeypatch.setattr(hashing, "CHUNK_KEYS", 8192)  # the same mechanism, smaller
+    monkeypatch.setattr(bloom_kernels, "POOL_KEYS", 8192)
     m, k = 200_000, 4
     small, large = random_keys(kind, 3 * 8192, seed=1), random_keys(kind, 12 * 8192, seed=2)
     peaks = {}
@@ -451,23 +453,23 @@ def test_strided_and_fortran_ordered_arrays():
 
 @pytest.mark.parametrize("num_hashes, size, first", [(89, 48, 0), (3, 5, 7), (10, 7000, 0),
                                                      (1, 1, 0), (89, 48, 15)])
-def test_positions_in_one_pass_equal_those_row_by_row(num_hashes, size, first, monkeypatch):
-    """A few keys with many positions (an age-partitioned filter's slices) take one pass over a
-    (k, n) array; many keys take one row at a time: both are position first + i of each key,
-    as the per-key formula gives it, steps past 2**63 included."""
-    import bloomedu.core.positions as positions_module
-    from bloomedu.core.positions import double_hash_indices, positions
+def test_the_vectorised_positions_equal_the_scalar_formula(num_hashes, size, first):
+    """bit_positions (one i, many keys) and the (k, n) table built from it give, key by key,
+    what bit_position gives, steps past 2**63 included; so does the kernels' running sum."""
+    from bloomedu.core.filter import bit_indices, positions
+    from bloomedu.kernels.bloom import next_positions
 
     rng = np.random.default_rng(RNG_SEED)
     h1 = rng.integers(0, 2 ** 64, size, dtype=np.uint64, endpoint=False)
     h2 = rng.integers(0, 2 ** 64, size, dtype=np.uint64, endpoint=False) | np.uint64(1)
+    h1[:2], h2[:2] = [0, 2 ** 64 - 1][:size], [2 ** 64 - 1, 2 ** 63 + 1][:size]  # the edges
     m = 1_000_003
-    monkeypatch.setattr(positions_module, "_ONE_PASS", 0)
-    by_rows = positions(h1, h2, num_hashes, m, first)
-    monkeypatch.setattr(positions_module, "_ONE_PASS", 1 << 40)
-    one_pass = positions(h1, h2, num_hashes, m, first)
-    assert one_pass.shape == by_rows.shape == (num_hashes, size)
-    assert np.array_equal(one_pass, by_rows)
+    table = positions(h1, h2, num_bits=m, num_hashes=num_hashes, first=first)
+    assert table.shape == (num_hashes, size)
+    running, out, scratch = h1 + h2 * np.uint64(first), np.empty_like(h1), np.empty_like(h1)
+    for i in range(num_hashes):
+        row = next_positions(running, h2, int(i > 0), np.uint64(m), out, scratch)
+        assert np.array_equal(row, table[i])
     for j in range(min(size, 5)):
-        every = double_hash_indices(int(h1[j]), int(h2[j]), first + num_hashes, m)
-        assert one_pass[:, j].tolist() == every[first:]
+        every = bit_indices(int(h1[j]), int(h2[j]), num_bits=m, num_hashes=first + num_hashes)
+        assert table[:, j].tolist() == every[first:]

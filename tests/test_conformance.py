@@ -173,7 +173,7 @@ def test_bad_numbers_are_refused_naming_the_argument(cls, services):
 PLANTED = '''"""Planted in bloomedu.variants by tests/test_conformance.py, for one test."""
 import numpy as np
 
-from bloomedu.core.batch_hashing import key_list
+from bloomedu.core.hashing import key_list
 from bloomedu.core.contract import Filter
 from bloomedu.core.filter import BloomFilter
 from bloomedu.core.hashing import hash128

@@ -1,7 +1,7 @@
 """The general filter above 40 Mi bits, and the bulk dedup ``add_many_new``.
 
 Above 40 Mi bits ``add_many`` leaves the byte scratch for sorted batches
-(``bloomedu.core.scatter``, ``bloomedu.core.large``).  Expected bits always come from
+(``bloomedu.kernels.bloom``).  Expected bits always come from
 ``add`` one key at a time, or from Python sets of indices; never from the code under
 test.  Batches crowded into few bytes are made on purpose (a filter forced onto the
 large path at a small m, and index arrays that hit every bit of a byte many times).
@@ -13,10 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bloomedu.core.bits as bits_module
-import bloomedu.core.large as large_module
-import bloomedu.core.pipeline as pipeline
-import bloomedu.core.scatter as scatter
+import bloomedu.core.hashing as hashing
+import bloomedu.kernels.bloom as bloom_kernels
+import bloomedu.kernels.threads as pipeline
 from bloomedu import BloomFilter
 from bloomedu.core.bits import BitArray
 from dedup_loop import sequential_new
@@ -36,9 +35,9 @@ def per_key(m: int, k: int, keys) -> BloomFilter:
 @pytest.fixture
 def small_batches(monkeypatch):
     """Tiny jobs and pieces, so a small test crosses many batch and piece boundaries."""
-    monkeypatch.setattr(scatter, "PIECE_POSITIONS", 64)
-    monkeypatch.setattr(large_module, "BATCH_POSITIONS", 4096)
-    monkeypatch.setattr(large_module, "CHUNK_KEYS", 128)
+    monkeypatch.setattr(bloom_kernels, "PIECE_POSITIONS", 64)
+    monkeypatch.setattr(bloom_kernels, "JOB_POSITIONS", 4096)
+    monkeypatch.setattr(hashing, "CHUNK_KEYS", 128)
 
 
 # --- the large path sets exactly the bits add sets -----------------------------------------
@@ -62,7 +61,7 @@ def test_add_many_on_a_large_filter_sets_the_bits_add_sets(kind, workers):
 
 @pytest.mark.parametrize("m", [64, 1000, 20_011])
 def test_crowded_batches_on_the_large_path_lose_no_bit(m, workers, small_batches, monkeypatch):
-    monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)  # large path at any size
+    monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)  # large path at any size
     keys = np.arange(2 * m, dtype=np.uint64)  # about 10 positions a bit: every byte crowded
     bulk = BloomFilter(m, 5)
     bulk.add_many(keys)
@@ -73,27 +72,23 @@ def test_crowded_batches_on_the_large_path_lose_no_bit(m, workers, small_batches
 def test_set_sorted_keeps_every_bit_of_a_crowded_byte():
     data = np.zeros(4, dtype=np.uint8)
     positions = np.sort(np.r_[np.repeat(np.arange(8, 16), 50), np.arange(24, 32)])
-    scatter.set_sorted(data, positions.astype(np.uint32))
+    bloom_kernels.set_sorted(data, positions.astype(np.uint32))
     assert data.tolist() == [0, 255, 0, 255]
 
 
-@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
-def test_sorted_batches_equal_setting_one_by_one(dtype, small_batches):
+@pytest.mark.parametrize("num_bits", [5000, 2 ** 40], ids=["uint32 buffer", "uint64 buffer"])
+def test_sorted_batches_equal_setting_one_by_one(num_bits, small_batches, monkeypatch):
+    monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)
+    monkeypatch.setattr(bloom_kernels, "JOB_POSITIONS", 1500)
     rng = np.random.default_rng(3)
-    num_bits = 5000
-    chunks = [np.r_[rng.integers(0, num_bits, 700), np.full(300, 4093)] for _ in range(9)]
-    bits = BitArray(num_bits)
-    batches = scatter.SortedBatches(bits.data, num_bits if dtype is np.uint32 else 2 ** 40,
-                                    size=1500)
-    assert batches.buffer.dtype == dtype
-    for chunk in chunks:
-        batches.add(chunk)
-    batches.flush()
+    chunks = [np.r_[rng.integers(0, 5000, 700), np.full(300, 4093)] for _ in range(9)]
+    bits = BitArray(5000)
+    bloom_kernels.set_positions(bits.data, num_bits, iter(chunks))
     assert set(np.flatnonzero(bits.to_bools()).tolist()) == set(np.concatenate(chunks).tolist())
 
 
 def test_set_many_on_a_bit_array_too_large_to_stage(monkeypatch):
-    monkeypatch.setattr(bits_module, "_SCRATCH_LIMIT_BYTES", 0)
+    monkeypatch.setattr(bloom_kernels, "STAGE_LIMIT_BITS", 0)
     rng = np.random.default_rng(8)
     indices = np.r_[np.tile(np.arange(40, 64), 100), rng.integers(0, 9000, 20_000)]
     rng.shuffle(indices)

@@ -51,10 +51,10 @@ def test_no_module_is_left_at_the_top_but_the_command_line():
     assert top == ["__init__.py", "__main__.py", "cli.py"]
 
 
-def test_filters_get_a_keys_hashes_only_from_core_positions():
-    """BloomFilter and every variant take (h1, h2) from bloomedu/core/positions.py, which
-    spreads the step h2 (issue 8's empty key): a direct hash128/hashed_chunks call for
-    positions would place some keys differently (hashed_chunks may still check keys)."""
+def test_filters_get_a_keys_hashes_only_from_core_hashing():
+    """BloomFilter and every variant take (h1, h2) from key_hashes or hashed_batches of
+    bloomedu/core/hashing.py, which spread the step h2 (the empty key's h2 is 0): hashing a key
+    directly for its positions would place some keys differently."""
     root = pathlib.Path(bloomedu.__file__).parent
     # The split-block filter is exempt: like Parquet's, it takes one 64-bit hash (h1) and no
     # step, and the empty key's eight bits are still eight different bits (one per word of
@@ -64,9 +64,7 @@ def test_filters_get_a_keys_hashes_only_from_core_positions():
                *sorted(p for p in (root / "variants").glob("*.py") if p.name not in own_layout)]
     for path in sources:
         text = path.read_text()
-        assert not re.search(r"\bhash128\(|\bmurmur3_128_uint64\(", text), path
-        for line in re.findall(r".*\bhashed_chunks\(.*", text):
-            assert "checking pass" in line, (path, line)  # BloomFilter.add_many's key check
+        assert not re.search(r"\bhash128\(|\bmurmur3_128_(uint64|list)\(", text), path
 
 
 # --- no import circle ---------------------------------------------------------------------
@@ -149,7 +147,7 @@ def test_no_module_of_the_package_imports_one_that_imports_it_back():
     names = module_names()
     graph = {name: imported_modules(name, path, set(names)) for name, path in names.items()}
     assert sum(map(len, graph.values())) > 100  # the walk sees the imports
-    assert graph["bloomedu.core.filter"] >= {"bloomedu.core.positions", "bloomedu.core.bits"}
+    assert graph["bloomedu.core.filter"] >= {"bloomedu.core.hashing", "bloomedu.core.bits"}
     assert import_cycles(graph) == []
 
 

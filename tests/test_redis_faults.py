@@ -231,7 +231,7 @@ def test_keyed_and_scheme_1_filters_are_refused_by_from_filter(plain_client):
 
 def test_a_filter_far_larger_than_memory_needs_no_local_copy_to_answer(plain_client):
     """2^40 bits is 128 GiB: the old code built a local BloomFilter of that size to get
-    positions (refused for memory); positions come from core.positions now."""
+    positions (refused for memory); positions come from bloomedu.core.filter.positions."""
     huge = RedisBackedFilter.create(plain_client, "huge", 2 ** 40, 7)
     assert huge.num_parts == 256
     assert huge.contains_many(["a", "b", 3]).tolist() == [False, False, False]

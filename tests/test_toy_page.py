@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bloomedu.core.positions import key_positions
+from bloomedu.core.filter import key_positions
 from test_browser_instructor import toy_cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,4 +58,4 @@ def test_node_runs_the_toy_script_to_exactly_the_librarys_positions(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     got = [[int(x) for x in row] for row in json.loads(run.stdout)]
-    assert got == [key_positions(key, k, m) for key, m, k in cases]
+    assert got == [key_positions(key, num_bits=m, num_hashes=k) for key, m, k in cases]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from bloomedu import (AgePartitionedBloomFilter, BloomFilter, CountingBloomFilter,
                       RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
 from bloomedu.core.counters import CounterArray
-from bloomedu.core.positions import key_positions
+from bloomedu.core.filter import key_positions
 
 keys_lists = st.lists(st.one_of(st.text(max_size=12), st.integers(-2 ** 63, 2 ** 64 - 1),
                                 st.binary(max_size=12)), max_size=80)
@@ -76,7 +76,7 @@ def test_one_by_one_and_in_batches_end_in_the_same_state(name, keys, cut):
 @settings(deadline=None)
 def test_positions_are_the_bloom_filters(keys, m, k):
     bloom = BloomFilter(m, k)
-    assert all(key_positions(key, k, m) == bloom.bit_indices(key) for key in keys)
+    assert all(key_positions(key, num_bits=m, num_hashes=k) == bloom.bit_indices(key) for key in keys)
     assert all(CountingBloomFilter(m, k).cell_indices(key) == bloom.bit_indices(key)
                for key in keys[:5])
 

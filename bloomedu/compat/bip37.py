@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..core.batch_hashing import key_list
+from ..core.hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, is_int, is_number, real_number, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter

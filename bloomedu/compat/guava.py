@@ -28,7 +28,7 @@ import math
 import mmh3
 import numpy as np
 
-from ..core.batch_hashing import key_list
+from ..core.hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import check_storage, one_of, probability, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
@@ -215,7 +215,7 @@ class GuavaBloomFilter(Filter, LockedWrites):
 
         Every string is encoded (and so checked) before any position is returned; the batch
         itself goes through the library's one way in for keys
-        (:func:`~bloomedu.core.batch_hashing.key_list`).
+        (:func:`~bloomedu.core.hashing.key_list`).
         """
         encoded = [java_utf8(text) for text in key_list(texts)]
         k, size = self.num_hash_functions, np.uint64(self.bit_size)

@@ -18,7 +18,7 @@ import struct
 
 import numpy as np
 
-from ..core.batch_hashing import key_chunks
+from ..core.hashing import key_chunks
 from ..core.checks import is_int, real_number, zeros
 from .murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
 
@@ -101,7 +101,7 @@ def encode_item(item) -> bytes:
 
 def encode_items(items) -> list[bytes]:
     """:func:`encode_item` of every item of a batch, read through the library's one way in for
-    keys (:func:`~bloomedu.core.batch_hashing.key_chunks`: an integer array's values, a
+    keys (:func:`~bloomedu.core.hashing.key_chunks`: an integer array's values, a
     fixed-width array whose elements end in NUL refused).
 
     >>> encode_items(np.array([7, -1], dtype=">i2")), encode_items(["a", b"b"])

@@ -11,21 +11,15 @@ first).  Read as little-endian 64-bit words, that is word ``b >> 6`` under mask
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
-from itertools import chain
 from typing import Iterable
 
 import numpy as np
 
 from .checks import MAX_NUM_BITS, is_int, one_of, whole_number, zeros
-from .scatter import set_all
+from ..kernels.bloom import set_positions, stages
 
 __all__ = ["BitArray", "count_ones"]
 
-# Above this many positions per bit of the array, setting bits through a byte
-# scratch array and np.packbits beats np.bitwise_or.at (measured: the scratch
-# costs about as much as m/64 calls' worth of np.bitwise_or.at).
-_SCRATCH_THRESHOLD = 1 / 64
-_SCRATCH_LIMIT_BYTES = 40 << 20  # one byte per bit: m up to 40 Mi bits
 _COUNT_CHUNK = 1 << 20  # bytes counted at a time: whole-array reads need no more than this
 _HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
 _ONES_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
@@ -114,14 +108,33 @@ class BitArray:
         >>> bits.to_bools().nonzero()[0].tolist()
         [0, 1, 2, 9]
 
-        ``data[i >> 3] |= mask`` with fancy indexing keeps only one of several
-        writes to the same byte and silently loses bits.  So: a batch small
-        next to m goes through ``np.bitwise_or.at``; a large one through a
-        byte-per-bit scratch array packed with ``np.packbits`` when that scratch
-        fits in 40 MiB, or else sorted batches written in order
-        (:mod:`bloomedu.core.scatter`).
+        ``data[i >> 3] |= mask`` with fancy indexing keeps only one of several writes to the
+        same byte and silently loses bits: :func:`bloomedu.kernels.bloom.set_positions` picks a
+        way that does not, for the size of the batch and of the array.
         """
         self.set_chunks([self._checked(indices).ravel()])
+
+    def set_chunks(self, chunks: Iterable[np.ndarray],
+                   lock: AbstractContextManager = _NO_LOCK) -> None:
+        """Set the bits of every index array that ``chunks`` yields (indices below m, not
+        checked), holding ``lock`` around each write; all or nothing up to 40 Mi bits
+        (:func:`bloomedu.kernels.bloom.set_positions`).
+
+        >>> bits = BitArray(16)
+        >>> bits.set_chunks(np.array([i, i + 8]) for i in range(3))
+        >>> bits.to_bools().nonzero()[0].tolist()
+        [0, 1, 2, 8, 9, 10]
+        """
+        set_positions(self.data, self.num_bits, chunks, lock)
+
+    @property
+    def stages_everything(self) -> bool:
+        """True when :meth:`set_chunks` is all or nothing (its scratch fits in 40 MiB).
+
+        >>> BitArray(1000).stages_everything
+        True
+        """
+        return stages(self.data)
 
     def _checked(self, indices) -> np.ndarray:
         indices = np.asarray(indices)
@@ -131,61 +144,6 @@ class BitArray:
             raise IndexError(f"bit indices must be in 0..{self.num_bits - 1}, got "
                              f"{indices.min()}..{indices.max()}")
         return indices
-
-    @property
-    def stages_everything(self) -> bool:
-        """True when :meth:`set_chunks` is all or nothing (its scratch fits in 40 MiB).
-
-        >>> BitArray(1000).stages_everything
-        True
-        """
-        return self.data.size * 8 <= _SCRATCH_LIMIT_BYTES
-
-    def set_chunks(self, chunks: Iterable[np.ndarray],
-                   lock: AbstractContextManager = _NO_LOCK) -> None:
-        """Set the bits of every index array that ``chunks`` yields.
-
-        All or nothing while the scratch fits (m up to 40 Mi bits): every chunk
-        is staged first and the array changes only once the iterable is
-        exhausted, so an error raised by a chunk generator leaves it unchanged.
-        Above that, the indices are sorted and set a batch at a time as the
-        chunks come (:mod:`bloomedu.core.scatter`), so a caller that needs all or
-        nothing checks its keys first, as ``BloomFilter.add_many`` does.
-        The indices are not checked (the filter's are below m by construction).
-        ``lock`` (a filter's, :mod:`bloomedu.core.locking`) is held around each
-        write to the bits, not while ``chunks`` computes the indices.
-
-        >>> bits = BitArray(16)
-        >>> bits.set_chunks(np.array([i, i + 8]) for i in range(3))
-        >>> bits.to_bools().nonzero()[0].tolist()
-        [0, 1, 2, 8, 9, 10]
-        """
-        threshold = self.num_bits * _SCRATCH_THRESHOLD
-        pending, pending_size, scratch = [], 0, None
-        chunks = iter(chunks)  # the large path below takes over the rest of it
-        for indices in chunks:
-            if scratch is not None:
-                scratch[indices] = 1
-            elif pending_size + indices.size < threshold:
-                pending.append(indices.ravel().copy())  # the caller may reuse its buffer
-                pending_size += indices.size
-            elif self.stages_everything:
-                scratch = np.zeros(self.data.size * 8, dtype=np.uint8)
-                for staged in pending + [indices]:
-                    scratch[staged] = 1
-                pending = []
-            else:  # m too large to stage: sorted batches, set as they fill (bloomedu.core.scatter)
-                set_all(self.data, self.data.size * 8, chain(pending, [indices], chunks), lock)
-                return
-        if scratch is not None:
-            packed = np.packbits(scratch, bitorder="little")
-            with lock:
-                self.data |= packed
-        if pending:
-            indices = np.concatenate(pending)
-            masks = np.left_shift(np.uint8(1), (indices & 7).astype(np.uint8))
-            with lock:
-                np.bitwise_or.at(self.data, indices >> 3, masks)
 
     def get_many(self, indices: np.ndarray) -> np.ndarray:
         """The bits at ``indices`` as a bool array of the same shape.
@@ -259,10 +217,7 @@ class BitArray:
         >>> bits[0], twin[0], bits == twin
         (False, True, False)
         """
-        new = object.__new__(BitArray)
-        new.num_bits = self.num_bits
-        new.data = self.data.copy()
-        return new
+        return _restore(self.num_bits, self.data)
 
     def __reduce__(self):
         """Pickle as the size and the raw bytes, at every protocol (``__slots__`` alone would
@@ -273,14 +228,7 @@ class BitArray:
         >>> pickle.loads(pickle.dumps(bits, protocol=0)) == bits
         True
         """
-        return BitArray._restore, (self.num_bits, self.data.tobytes())
-
-    @classmethod
-    def _restore(cls, num_bits: int, data: bytes) -> "BitArray":
-        new = object.__new__(cls)
-        new.num_bits = num_bits
-        new.data = np.frombuffer(data, dtype=np.uint8).copy()
-        return new
+        return _restore, (self.num_bits, self.data.tobytes())
 
     def __repr__(self) -> str:
         """Size and bits set (counted in chunks, so cheap in memory at any size).
@@ -289,3 +237,11 @@ class BitArray:
         BitArray(num_bits=10, set=0)
         """
         return f"BitArray(num_bits={self.num_bits}, set={self.count()})"
+
+
+def _restore(num_bits: int, data) -> BitArray:
+    """A BitArray of ``num_bits`` holding a copy of ``data`` (bytes or a uint8 array)."""
+    new = object.__new__(BitArray)
+    new.num_bits = num_bits
+    new.data = np.frombuffer(data, dtype=np.uint8).copy()
+    return new

@@ -1,45 +1,134 @@
-"""The general Bloom filter: any m bits, any k hash functions.
+"""The general Bloom filter, any m bits and any k hash functions: the reference to read.
 
 Article 1 ends with a ``BloomFilter(numberOfHashFunctions, numberOfBits)`` whose size is a
 power of two and whose k hash functions are k salted MurmurHash2 calls (that one is
 :class:`bloomedu.SaltedBloomFilter`).  Here m is any size and each key is hashed once:
-MurmurHash3 x64 128 gives (h1, h2), and position i is ``fmix64(h1 + i*h2 mod 2**64) mod m``
-(double hashing, Kirsch and Mitzenmacher 2006, each value mixed before the reduction so that
-small filters keep the rate of k independent hashes: :mod:`bloomedu.core.positions`).
-Article 2 sizes a filter from n and p; so does :meth:`BloomFilter.from_capacity`.
+MurmurHash3 x64 128 gives two 64-bit halves (h1, h2) (:func:`bloomedu.core.hashing.key_hashes`),
+and position i of the key is
 
-The per-key methods (``add``, ``in``, ``bit_indices``) are written to be read; ``add_many``
-and ``contains_many`` do the same work on numpy arrays (:mod:`bloomedu.core.bulk_query`,
-:mod:`bloomedu.core.large`).  Union ``|``, intersection ``&`` (:mod:`bloomedu.core.filter_sets`), ``copy``, bytes
-(:mod:`bloomedu.core.filter_bytes`), pickling and estimates read from the bits are here too.
+    ``fmix64((h1 + i*h2) mod 2**64) mod m``, for i = 0 .. k-1
+
+(double hashing, Kirsch and Mitzenmacher 2006, each value mixed before the reduction so that
+small filters keep the rate of k independent hashes).  :func:`bit_position` is that formula
+for one key; :func:`bit_positions` is its twin for a whole array of keys.  Article 2 sizes a
+filter from n and p; so does :meth:`BloomFilter.from_capacity`.
+
+Everything a filter does is here, one key at a time and then in bulk:
+
+- ``add`` sets the k bits of a key, ``in`` checks them (stopping at the first clear one);
+- ``add_many``, ``add_many_new`` and ``contains_many`` hash a batch in numpy
+  (:func:`~bloomedu.core.hashing.hashed_batches`) and hand the hashes to the kernels of
+  :mod:`bloomedu.kernels.bloom`, which set or read exactly the bits ``add`` and ``in`` would
+  (``tests/test_bulk.py`` checks them against the loop, key by key).
 
 Taught in ``notebooks/06_inside_the_filter.ipynb`` (one key at a time),
 ``notebooks/07_false_positive_rate.ipynb`` (its rate, measured),
 ``notebooks/08_sizing_a_filter.ipynb`` (``from_capacity``, the bulk path) and
-``notebooks/09_one_million_urls.ipynb`` (a million URLs); tested in ``tests/test_filter.py``, ``tests/test_bulk.py``,
-``tests/test_serialization.py`` and ``tests/test_threads.py``.
+``notebooks/09_one_million_urls.ipynb`` (a million URLs); tested in ``tests/test_filter.py``,
+``tests/test_bulk.py``, ``tests/test_serialization.py`` and ``tests/test_threads.py``.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import numpy as np
 
-from . import bulk_query, filter_bytes, large, segments
+from ..kernels import bloom as kernels
+from ..kernels.murmur import fmix64_array
+from . import filter_bytes, segments
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
-from .contract import EXAMPLE_FPP, Filter
+from .contract import Filter
 from .filter_sets import SetOperations
-from .hashing import _bit_position as bit_position
-from .hashing import _double_hash_indices as double_hash_indices
+from .hashing import fmix64, hashed_batches, joined, key_hashes
 from .locking import LockedWrites
-from .positions import hashed_batches, joined, key_hashes, positions
 from .theory import estimate_count, size_for
 
-__all__ = ["BloomFilter"]
+__all__ = ["BloomFilter", "bit_position", "bit_positions", "bit_indices", "positions",
+           "key_positions"]
 
-_CHUNK_KEYS = 1 << 15  # keys per chunk: bounds a bulk call's memory, keeps buffers in cache
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+# --- the positions of a key: the formula, for one key and for many --------------------------
+def bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
+    """Position i of a key whose hash halves are (h1, h2): ``fmix64((h1 + i*h2) mod 2**64) mod m``.
+
+    Reducing ``h1 + i*h2`` straight modulo m, as Guava does, ties the k positions together
+    whenever h2 mod m is 0 or has a small order (about one key in m): on small filters the
+    false-positive rate then runs several times above the exact rate
+    (``notebooks/deeper/06_small_filters`` measures it).  Mixing each value with ``fmix64``
+    first removes that.
+
+    >>> bit_position(10, 3, i=1, num_bits=8)
+    5
+    >>> bit_position(10, 3, i=1, num_bits=0)
+    Traceback (most recent call last):
+    ValueError: num_bits must be an int in 1..2**63-1, got 0
+    """
+    h1, h2, i, num_bits = _checked(h1, h2, i, num_bits)  # ints in range, or a clear error
+    return fmix64((h1 + i * h2) & _MASK64) % num_bits
+
+
+def _checked(h1, h2, i, num_bits) -> tuple[int, int, int, int]:
+    """The four arguments of :func:`bit_position` as ints in range, or an error naming one."""
+    if (type(h1) is type(h2) is type(i) is type(num_bits) is int  # the filters' own calls
+            and 0 <= h1 <= _MASK64 and 0 <= h2 <= _MASK64 and 0 <= i and 0 < num_bits):
+        return h1, h2, i, num_bits
+    return (whole_number(h1, "h1", 0, _MASK64), whole_number(h2, "h2", 0, _MASK64),
+            whole_number(i, "i", 0, MAX_HASHES + 1024),
+            whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS))
+
+
+def bit_positions(h1: np.ndarray, h2: np.ndarray, i: int, num_bits: int) -> np.ndarray:
+    """:func:`bit_position` i of many keys at once: h1 and h2 are uint64 arrays (one element
+    a key), the result an int64 array of their positions.
+
+    >>> bit_positions(np.array([10, 5], np.uint64), np.array([3, 3], np.uint64), 1, 8).tolist()
+    [5, 7]
+    >>> [bit_position(10, 3, 1, 8), bit_position(5, 3, 1, 8)]
+    [5, 7]
+    """
+    with np.errstate(over="ignore"):  # wraps modulo 2**64, as & _MASK64 above
+        values = np.multiply(h2, np.uint64(i), dtype=np.uint64)
+        values += h1
+    fmix64_array(values, np.empty_like(values))
+    values %= np.uint64(num_bits)
+    return values.view(np.int64)  # below m < 2**63: a valid index
+
+
+def bit_indices(h1: int, h2: int, *, num_bits: int, num_hashes: int) -> list[int]:
+    """The k positions of a key: :func:`bit_position` for i = 0 .. k-1.
+
+    >>> bit_indices(10, 3, num_bits=8, num_hashes=4)
+    [5, 5, 4, 1]
+    """
+    num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES + 1024)
+    return [bit_position(h1, h2, i, num_bits) for i in range(num_hashes)]
+
+
+def positions(h1: np.ndarray, h2: np.ndarray, *, num_bits: int, num_hashes: int,
+              first: int = 0) -> np.ndarray:
+    """A (k, n) int64 array: row i holds :func:`bit_positions` ``first + i`` of every key.
+
+    >>> h1, h2 = key_hashes("123", 3)
+    >>> positions(np.array([h1], np.uint64), np.array([h2], np.uint64),
+    ...           num_bits=1024, num_hashes=3).ravel().tolist()
+    [524, 190, 435]
+    """
+    table = np.empty((num_hashes, h1.size), dtype=np.int64)
+    for row, i in enumerate(range(first, first + num_hashes)):
+        table[row] = bit_positions(h1, h2, i, num_bits)
+    return table
+
+
+def key_positions(key, *, num_bits: int, num_hashes: int, spread: bool = True) -> list[int]:
+    """The k positions of one key among m bits: ``BloomFilter(m, k).bit_indices(key)``.
+
+    >>> key_positions("123", num_bits=1024, num_hashes=3)
+    [524, 190, 435]
+    """
+    h1, h2 = key_hashes(key, num_hashes, spread=spread)
+    return bit_indices(h1, h2, num_bits=num_bits, num_hashes=num_hashes)
 
 
 class BloomFilter(Filter, SetOperations, LockedWrites):
@@ -54,23 +143,17 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
     >>> f.nbytes
     128
 
-    Threads may share a filter.  Every write (``add``, ``add_many``, ``|=``,
-    ``&=``) holds the filter's lock while it reads, ORs and writes back the
-    bytes it changes, so no two writers interleave and no write is lost.
-    Reads (``in``, ``contains_many``, ``bit_indices``, ``==``, the estimates)
-    take no lock: they never write, so they cannot undo a write, and a write
-    only turns bits from 0 to 1 (``&=`` excepted, which is meant to clear
-    bits).  So once ``add`` or ``add_many`` has returned, all the keys' bits are
-    set and every later read finds them; a read that runs during the add of its
-    key may answer False, as if it had come first.  ``copy`` and ``to_bytes``
-    hold the lock: their snapshot holds an ``add_many`` whole or not at all
-    (above 40 Mi bits ``add_many`` writes chunk by chunk, so a snapshot may hold
-    its first chunks).  ``a |= b`` copies b's bits block by block under b's lock
-    and ORs them in under a's, never holding both, so ``a |= b`` and
-    ``b |= a`` in two threads cannot deadlock.  Not safe: writing to ``f.bits`` yourself
-    (a :class:`~bloomedu.core.bits.BitArray` has no lock), or forking while another thread
-    writes.  Processes never share a filter: each works on its own copy; send it back with
-    ``to_bytes()`` or pickle (each copy makes its own lock) and combine the copies with ``|``.
+    Threads may share a filter.  Every write (``add``, ``add_many``, ``|=``, ``&=``) holds the
+    filter's lock while it changes the bits, so no two writers interleave and no write is lost.
+    Reads (``in``, ``contains_many``, ``bit_indices``, ``==``, the estimates) take no lock:
+    they never write, and a write only turns bits from 0 to 1 (``&=`` excepted).  So once
+    ``add`` or ``add_many`` has returned, every later read finds the keys; a read that runs
+    during the add of its key may answer False, as if it had come first.  ``copy`` and
+    ``to_bytes`` hold the lock: their snapshot holds an ``add_many`` whole or not at all
+    (above 40 Mi bits ``add_many`` writes in sorted batches, so a snapshot may hold its first
+    batches).  Not safe: writing to ``f.bits`` yourself, or forking while another thread
+    writes.  Processes never share a filter: send a copy with ``to_bytes()`` or pickle and
+    combine copies with ``|``.
 
     >>> import threading
     >>> f = BloomFilter(1 << 16, 3)
@@ -91,17 +174,6 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         self.num_bits = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)
         self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
         self.bits = BitArray(self.num_bits, word_bits=64)  # refuses what memory cannot hold
-        self._m64 = np.uint64(self.num_bits)
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """m and k for ``capacity`` keys at 1% (:mod:`bloomedu.core.contract`).
-
-        >>> BloomFilter.example_arguments(1000)
-        {'num_bits': 9586, 'num_hashes': 7}
-        """
-        num_bits, num_hashes = size_for(capacity, EXAMPLE_FPP)
-        return {"num_bits": num_bits, "num_hashes": num_hashes}
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BloomFilter":
@@ -126,8 +198,13 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         return cls(m, k)
 
     # --- one key at a time ------------------------------------------------------
+    def _hash(self, key) -> tuple[int, int]:
+        """(h1, h2) of a key, the step h2 spread as this filter's hashing scheme says
+        (a keyed filter hashes a secret tag of the key instead)."""
+        return key_hashes(key, self.num_hashes, spread=self.HASHING != 1)
+
     def bit_indices(self, key: str | bytes | int) -> list[int]:
-        """The k bit positions of a key: ``fmix64((h1 + i*h2) mod 2**64) mod m`` for i = 0..k-1.
+        """The k bit positions of a key.
 
         >>> BloomFilter(1024, 3).bit_indices("123")
         [524, 190, 435]
@@ -135,11 +212,7 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         [0, 812, 999]
         """
         h1, h2 = self._hash(key)
-        return double_hash_indices(h1, h2, self.num_hashes, self.num_bits)
-
-    def _hash(self, key: str | bytes | int) -> tuple[int, int]:
-        """(h1, h2) of a key, with the step h2 spread as this filter's hashing scheme says."""
-        return key_hashes(key, self.num_hashes, spread=self.HASHING != 1)
+        return [bit_position(h1, h2, i, self.num_bits) for i in range(self.num_hashes)]
 
     def add(self, key: str | bytes | int) -> None:
         """Insert a key (str, bytes or int): set its k bits.
@@ -148,7 +221,10 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> sorted(f.bits.to_bools().nonzero()[0].tolist())
         [190, 435, 524]
         """
-        self._set_bits(self.bits, self.bit_indices(key))
+        indices = self.bit_indices(key)  # hashed outside the lock
+        with self._lock:
+            for index in indices:
+                self.bits.set(index)
 
     def __contains__(self, key: str | bytes | int) -> bool:
         """True if all k bits of the key are set: inserted, or a false positive.
@@ -162,26 +238,18 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
                    for i in range(self.num_hashes))
 
     # --- many keys at once --------------------------------------------------------
-    def _hashed_chunks(self, keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """:func:`~bloomedu.core.positions.hashed_batches`, each step h2 spread as in ``_hash``."""
-        yield from hashed_batches(keys, self.num_hashes, _CHUNK_KEYS, spread=self.HASHING != 1)
-
-    def _chunk_positions(self, keys) -> Iterator[np.ndarray]:
-        """Every key's k positions: one array per chunk of keys and per i."""
-        return bulk_query.chunk_positions(self._hashed_chunks(keys), self.num_hashes, self._m64)
+    def _hashed(self, keys):
+        """(h1, h2) arrays of the keys, a chunk at a time, each step spread as in ``_hash``."""
+        return hashed_batches(keys, self.num_hashes, spread=self.HASHING != 1)
 
     def add_many(self, keys) -> None:
         """Insert many keys: a numpy array, or an iterable of str/bytes/int.
 
-        Sets exactly the bits that ``add`` would set for each key.  A numpy array
-        may hold integers of any dtype and byte order (each key is its value, as
-        ``add(int(x))``), str or bytes (``U``, ``S``) or any keys (object).  An
-        ``S`` or ``U`` array whose element ends in NUL is refused: numpy cannot
-        tell ``b"ab"`` from ``b"ab\\x00"`` in it (pass a list).  If a key is
-        rejected, no bit of the filter has changed: for m up to 40 Mi bits the
-        bits are staged in a scratch array first; a larger filter hashes every
-        key first, then sorts and writes its positions in batches
-        (:mod:`bloomedu.core.large`).
+        Sets exactly the bits that ``add`` would set for each key.  A numpy array may hold
+        integers of any dtype and byte order (each key is its value, as ``add(int(x))``), str
+        or bytes (``U``, ``S``) or any keys (object).  An ``S`` or ``U`` array whose element ends
+        in NUL is refused: numpy cannot tell ``b"ab"`` from ``b"ab\\x00"`` in it (pass a list).
+        If a key is rejected, no bit of the filter has changed.
 
         >>> f = BloomFilter(1024, 3)
         >>> f.add_many(np.arange(100, dtype=">u8"))   # big-endian, as read from the network
@@ -194,9 +262,8 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> f.add_many(["ab", "c"]); "c" in f
         True
         """
-        if not self.bits.stages_everything:  # hashes every key first: a bad key changes nothing
-            return large.insert(self, keys)
-        self.bits.set_chunks(self._chunk_positions(keys), lock=self._lock)
+        hashed = self._hashed(keys)
+        kernels.insert(self.bits.data, self.num_bits, self.num_hashes, hashed, self._lock)
 
     def add_many_new(self, keys) -> np.ndarray:
         """Add many keys; a bool array, True for each key that was new (as ``k not in f`` just
@@ -205,7 +272,8 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> BloomFilter(1024, 3).add_many_new(["a", "b", "a"]).tolist()
         [True, True, False]
         """
-        return large.add_new(self, keys)
+        hashed = self._hashed(keys)
+        return kernels.add_new(self.bits.data, self.num_bits, self.num_hashes, hashed, self._lock)
 
     def contains_many(self, keys) -> np.ndarray:
         """A bool array: for each key, whether the filter might contain it.
@@ -214,12 +282,9 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> f.add_many(["a", "b"])
         >>> f.contains_many(["a", "b", "zzz"]).tolist()
         [True, True, False]
-
-        Position i is computed only for the keys whose first i bits are all set (most absent
-        keys fail at their first bit or two): see :mod:`bloomedu.core.bulk_query`.
         """
-        return bulk_query.contains_many(self.bits, self._hashed_chunks(keys), self.num_hashes,
-                                        self._m64, _CHUNK_KEYS)
+        hashed = self._hashed(keys)
+        return kernels.contains(self.bits.data, self.num_bits, self.num_hashes, hashed)
 
     # --- what a batch may change (bloomedu.steps.sequential) -------------------------
     def inserts_before_change(self) -> None:
@@ -233,8 +298,8 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> w = f.segment_writes(["a", "b"]); w.seen.tolist(), w.now_set.all(axis=1).tolist()
         ([True, False], [True, False])
         """
-        h1, h2 = joined(self._hashed_chunks(keys))  # the filter's own hashing: tags, schemes
-        cells = positions(h1, h2, self.num_hashes, self.num_bits)
+        h1, h2 = joined(self._hashed(keys))
+        cells = positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_hashes)
         now_set = self.bits.get_unchecked(cells)
         return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
 
@@ -280,10 +345,8 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         return self.fill_ratio ** self.num_hashes
 
     def approximate_count(self) -> float:
-        """Estimated number of distinct keys inserted, from the bits set (Swamidass and Baldi).
-
-        ``-(m/k) ln(1 - X/m)`` with X the bits set: see
-        :func:`bloomedu.core.theory.estimate_count`.
+        """Estimated number of distinct keys inserted, from the bits set (Swamidass and Baldi):
+        ``-(m/k) ln(1 - X/m)`` with X the bits set (:func:`bloomedu.core.theory.estimate_count`).
 
         >>> f = BloomFilter(10_000, 5); f.add_many(range(700))
         >>> round(f.approximate_count())
@@ -293,6 +356,7 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
 
     # --- set operations (bloomedu.core.filter_sets), copies, equality -----------------
     def _check_compatible(self, other: object) -> "BloomFilter":
+        """``other``, if its bits can be combined with these (``|``, ``&``); else a clear error."""
         if not isinstance(other, BloomFilter):
             raise TypeError(f"can only combine with a BloomFilter, not {type(other).__name__}")
         for name in ("num_bits", "num_hashes", "HASHING"):
@@ -303,6 +367,16 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
                 raise ValueError(f"{name} differs: {mine} vs {theirs}{why}")
         return other
 
+    def bits_snapshot(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """A copy of bytes ``start:stop`` of the bit storage, read under the filter's lock: no
+        write is halfway through it.
+
+        >>> f = BloomFilter(64, 1); f.add_many(range(3)); f.bits_snapshot().tolist() == f.bits.data.tolist()
+        True
+        """
+        with self._lock:
+            return self.bits.data[start:stop].copy()
+
     def copy(self) -> "BloomFilter":
         """An independent filter with the same m, k, hashing scheme and bits (a snapshot).
 
@@ -310,10 +384,13 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> "x" in f, "x" in g
         (False, True)
         """
+        return self._with_bits(self.bits_snapshot())
+
+    def _with_bits(self, data: np.ndarray) -> "BloomFilter":
+        """A new filter of this one's class, parameters and scheme, holding ``data`` as its bits."""
         new = type(self)(self.num_bits, self.num_hashes)
-        if self.HASHING != new.HASHING:  # read from older bytes: the copy keeps their scheme
-            new.HASHING = self.HASHING
-        new.bits = self._snapshot(self.bits)
+        new.HASHING = self.HASHING  # one read from older bytes keeps their scheme
+        new.bits.data[:] = data
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -340,7 +417,7 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> BloomFilter.from_bytes(data) == f
         True
         """
-        return filter_bytes.dump(self)
+        return filter_bytes.dump(self.HASHING, self.num_bits, self.num_hashes, self.bits_snapshot())
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BloomFilter":
@@ -350,7 +427,11 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         Traceback (most recent call last):
         ValueError: data is truncated: 4 bytes, the header alone is 24
         """
-        return filter_bytes.load(cls, data)
+        hashing, num_bits, num_hashes, bits = filter_bytes.load(data, cls.HASHING, cls._READ_HASHING)
+        new = cls(num_bits, num_hashes)
+        new.HASHING = hashing  # scheme 1: its keys keep the positions they were added at
+        new.bits.data[:] = bits
+        return new
 
     def __reduce__(self):
         """Pickle through :meth:`to_bytes`, at every protocol.

@@ -32,43 +32,37 @@ __all__ = ["dump", "load"]
 _HEADER = Header(b"BLMD", 1, "HQQ")  # hashing, m, k
 
 
-def dump(f) -> bytes:
-    """The header, then the bits, read under the filter's lock (no write halfway through).
+def dump(hashing: int, num_bits: int, num_hashes: int, data: np.ndarray) -> bytes:
+    """The header, then the bits (``data``, the bit storage's bytes).
 
-    >>> from bloomedu import BloomFilter
-    >>> dump(BloomFilter(100, 3))[:8]
+    >>> dump(2, 100, 3, np.zeros(16, np.uint8))[:8]
     b'BLMD\\x01\\x00\\x02\\x00'
     """
-    header = _HEADER.pack(f.HASHING, f.num_bits, f.num_hashes)
-    with f._lock:
-        return b"".join((header, f.bits.data))  # one copy of the bits
+    return b"".join((_HEADER.pack(hashing, num_bits, num_hashes), data))  # one copy of the bits
 
 
-def load(cls, data):
-    """A new ``cls`` (BloomFilter or a subclass) from what :func:`dump` wrote, through the one
+def load(data, hashing: int, reads: tuple[int, ...]) -> tuple[int, int, int, np.ndarray]:
+    """(hashing, m, k, the bits as a read-only uint8 array) from what :func:`dump` wrote, for a
+    filter whose scheme is ``hashing`` and that reads the schemes ``reads``; through the one
     reader (:class:`~bloomedu.core.serial.Header`): nothing the size of the header's m is
     allocated before the data is known to hold it.
 
-    >>> from bloomedu import BloomFilter
-    >>> load(BloomFilter, b"BLMD" + bytes(20))
+    >>> load(b"BLMD" + bytes(20), 2, (1, 2))
     Traceback (most recent call last):
     ValueError: unsupported format version 0 of a bloomedu filter (this reads 1)
     """
     def payload(values):
-        hashing, m, k = values
-        if hashing not in cls._READ_HASHING:  # BloomFilter: 2, and the older 1
-            older = [scheme for scheme in cls._READ_HASHING if scheme != cls.HASHING]
-            raise ValueError(f"hashing {hashing} is not this filter's ({cls.HASHING})"
+        scheme, m, k = values
+        if scheme not in reads:  # BloomFilter: 2, and the older 1
+            older = [other for other in reads if other != hashing]
+            raise ValueError(f"hashing {scheme} is not this filter's ({hashing})"
                              + (f", nor an older scheme it reads ({older[0]})" if older else ""))
         if not 1 <= m <= MAX_NUM_BITS or not 1 <= k <= MAX_HASHES:  # what __init__ accepts
             raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
                              f"num_hashes={k} (1..{MAX_HASHES})")
         return 8 * -(-m // 64), f"a filter of num_bits={m}"
 
-    (hashing, m, k), bits = _HEADER.read(data, "filter", payload)
-    new = cls(m, k)
-    if hashing != new.HASHING:  # scheme 1: its keys keep the positions they were added at
-        new.HASHING = hashing
-    new.bits.data[:] = np.frombuffer(bits, dtype=np.uint8)
-    check_clear_beyond(new.bits.data, m)
-    return new
+    (scheme, m, k), bits = _HEADER.read(data, "filter", payload)
+    bits = np.frombuffer(bits, dtype=np.uint8)
+    check_clear_beyond(bits, m)
+    return scheme, m, k, bits

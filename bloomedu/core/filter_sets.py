@@ -20,8 +20,8 @@ _BLOCK_BYTES = 1 << 20  # |= and &=: bytes of the other filter copied under its 
 
 
 class SetOperations:
-    """``|``, ``&``, ``|=`` and ``&=`` for a filter with ``bits``, ``_lock``, ``copy`` and
-    ``_check_compatible`` (:class:`~bloomedu.core.filter.BloomFilter`).
+    """``|``, ``&``, ``|=`` and ``&=`` for a filter with ``bits``, ``bits_snapshot``, ``copy``
+    and ``_check_compatible`` (:class:`~bloomedu.core.filter.BloomFilter`).
 
     >>> from bloomedu import BloomFilter
     >>> issubclass(BloomFilter, SetOperations)
@@ -38,10 +38,9 @@ class SetOperations:
         ``a |= b`` and ``b |= a`` in two threads cannot deadlock, and at most
         one block (1 MiB) is copied at a time.
         """
-        theirs, mine = self._check_compatible(other).bits.data, self.bits.data
+        other, mine = self._check_compatible(other), self.bits.data
         for start in range(0, mine.size, _BLOCK_BYTES):
-            with other._lock:
-                block = theirs[start:start + _BLOCK_BYTES].copy()
+            block = other.bits_snapshot(start, start + _BLOCK_BYTES)  # under the other's lock
             with self._lock:
                 target = mine[start:start + _BLOCK_BYTES]
                 operation(target, block, out=target)

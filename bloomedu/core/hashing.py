@@ -1,56 +1,55 @@
-"""Hash functions for every step of the first article, and for the general filter.
+"""Hash functions: the article's, and one 128-bit hash per key for the general filter.
 
-Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") hashes click
-IDs with the npm package ``murmurhash`` (``murmurhash.v2``), truncates the hash
-to n bits, and makes several n-bit hash functions by appending a salt to the
-input.  This module reproduces those functions exactly (:func:`murmurhash2`,
-:func:`n_bit_hash_function`) and adds what the general :class:`~bloomedu.core.filter.BloomFilter`
-needs: stable key encoding (:func:`key_to_bytes`), one 128-bit MurmurHash3 per
-key (:func:`hash128`) and k positions from it by double hashing (Kirsch and
-Mitzenmacher, "Less hashing, same performance", ESA 2006), with the step h2 made
-odd for the few keys (the empty key among them) whose k values would repeat
-(:func:`spread_step`).  A batch of keys is hashed by
-:mod:`bloomedu.core.batch_hashing` (numpy integer arrays in numpy, by value,
-whatever their byte order).
+Article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?") hashes click IDs with the
+npm package ``murmurhash`` (``murmurhash.v2``), truncates the hash to a few bits, and makes
+several such hash functions by appending a salt to the input.  :func:`murmurhash2` and
+:func:`n_bit_hash_function` reproduce them exactly.
 
-Taught in ``notebooks/02_hashed_ids.ipynb`` (MurmurHash),
-``notebooks/04_salted_hashes.ipynb`` (the article's salted functions) and
-``notebooks/06_inside_the_filter.ipynb`` (double hashing; why the positions are mixed, in
-``notebooks/deeper/06_small_filters.ipynb``); tested in ``tests/test_hashing.py``.
+The general :class:`~bloomedu.core.filter.BloomFilter` hashes each key once:
+:func:`key_to_bytes` encodes it (str as UTF-8, an int as its 8 little-endian bytes),
+:func:`hash128` gives the two 64-bit halves (h1, h2) of MurmurHash3 x64 128, and
+:func:`key_hashes` makes the step h2 odd for the few keys (the empty key among them) whose k
+values h1 + i*h2 would repeat (:func:`spread_step`).  The filter turns (h1, h2) into k
+positions (:func:`bloomedu.core.filter.bit_position`).
 
-Nothing here uses Python's built-in ``hash()``: it is salted per process, so
-bit positions would change from one run to the next.
+A batch of keys goes through :func:`key_chunks` (one set of checks for every bulk path) and
+:func:`hashed_batches`, which gives (h1, h2) as uint64 arrays, a chunk of keys at a time,
+through the kernels of :mod:`bloomedu.kernels.murmur` (tested equal to :func:`hash128`).
+
+Nothing here uses Python's built-in ``hash()``: it is salted per process, so bit positions
+would change from one run to the next.
+
+Taught in ``notebooks/02_hashed_ids.ipynb`` (MurmurHash), ``notebooks/04_salted_hashes.ipynb``
+(the article's salted functions) and ``notebooks/06_inside_the_filter.ipynb`` (one hash, k
+positions); tested in ``tests/test_hashing.py``.
+
+>>> hash128("123") == key_hashes("123", 3)
+True
 """
 
 from __future__ import annotations
 
 import struct
-from typing import Callable
+from itertools import islice
+from typing import Callable, Iterable, Iterator
 
 import mmh3
 import numpy as np
 
-from .checks import MAX_HASHES, MAX_NUM_BITS, is_int, whole_number
+from ..kernels.murmur import murmur3_128_list, murmur3_128_uint64, spread_steps
+from .checks import MAX_HASHES, is_int, whole_number
 
-__all__ = [
-    "murmurhash2",
-    "js_utf8",
-    "murmur3_32",
-    "n_bit_hash_function",
-    "key_to_bytes",
-    "hash128",
-    "fmix64",
-    "bit_position",
-    "double_hash_indices",
-    "spread_step",
-    "spread_steps",
-]
+__all__ = ["murmurhash2", "js_utf8", "murmur3_32", "n_bit_hash_function", "key_to_bytes",
+           "hash128", "fmix64", "spread_step", "key_hashes", "step", "check_batch",
+           "key_chunks", "key_list", "hashed_batches", "joined", "CHUNK_KEYS"]
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 _M2 = 0x5BD1E995  # MurmurHash2's multiplier
+CHUNK_KEYS = 1 << 15  # keys hashed per numpy batch: bounds a bulk call's memory
 
 
+# --- article 1: MurmurHash2 and its n-bit, salted functions ------------------------------
 def _utf8(data: str | bytes, name: str = "data") -> bytes:
     if isinstance(data, str):
         return data.encode("utf-8")
@@ -144,17 +143,19 @@ def n_bit_hash_function(n: int, salt: str,
     return n_bit_hash
 
 
+# --- the general filter: one 128-bit hash per key -----------------------------------------
 def key_to_bytes(key: str | bytes | int) -> bytes:
     """Encode a key the way every :class:`~bloomedu.BloomFilter` hashes it.
 
-    ``str`` becomes its UTF-8 bytes, bytes-like objects stay as they are, and an
-    ``int`` in -2**63 .. 2**64-1 becomes the 8 little-endian bytes of its value
-    modulo 2**64 (so -1 and 2**64-1 are the same key, as in a uint64/int64 array).
+    ``str`` becomes its UTF-8 bytes, bytes-like objects stay as they are, and an ``int`` in
+    -2**63 .. 2**64-1 becomes the 8 little-endian bytes of its value modulo 2**64 (so -1 and
+    2**64-1 are the same key, as in a uint64/int64 array).
 
-    >>> key_to_bytes("città")
-    b'citt\\xc3\\xa0'
-    >>> key_to_bytes(1)
-    b'\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00'
+    >>> key_to_bytes("città"), key_to_bytes(1)
+    (b'citt\\xc3\\xa0', b'\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00')
+    >>> key_to_bytes(1.0)
+    Traceback (most recent call last):
+    TypeError: key must be str, bytes or int, not float
     """
     if isinstance(key, str):
         return key.encode("utf-8")
@@ -183,11 +184,8 @@ def fmix64(x: int) -> int:
     >>> fmix64(0), fmix64(1)
     (0, 12994781566227106604)
     """
-    return _fmix64(whole_number(x, "x", 0, _MASK64))
-
-
-def _fmix64(x: int) -> int:
-    """:func:`fmix64` of a Python int known to be in 0..2**64-1 (the filters' own calls)."""
+    if type(x) is not int or not 0 <= x <= _MASK64:  # the filters' own calls pass this at once
+        x = whole_number(x, "x", 0, _MASK64)
     x ^= x >> 33
     x = (x * 0xFF51AFD7ED558CCD) & _MASK64
     x ^= x >> 33
@@ -195,92 +193,190 @@ def _fmix64(x: int) -> int:
     return x ^ (x >> 33)
 
 
-def bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
-    """Position i of a key: ``fmix64((h1 + i*h2) mod 2**64) mod m``.
-
-    Double hashing (Kirsch and Mitzenmacher, ESA 2006) makes k distinct 64-bit
-    values from one 128-bit hash.  Reducing ``h1 + i*h2`` straight modulo m, as
-    Guava does, ties the k positions together whenever h2 mod m is 0 or has a
-    small order (about one key in m): on small filters the false-positive rate
-    then runs several times above the exact rate (``notebooks/deeper/06_small_filters``
-    measures it).
-    Mixing each value with ``fmix64`` first removes that.
-
-    >>> bit_position(10, 3, i=1, num_bits=8)
-    5
-    """
-    h1, h2, i, num_bits = _position_arguments(h1, h2, i, num_bits)
-    return fmix64((h1 + i * h2) & _MASK64) % num_bits
-
-
-def _position_arguments(h1, h2, i, num_bits, name: str = "i") -> tuple[int, int, int, int]:
-    """h1, h2 in 0..2**64-1, i (or k, as ``name``) at most k + l, m in 1..2**63-1, as ints."""
-    return (whole_number(h1, "h1", 0, _MASK64), whole_number(h2, "h2", 0, _MASK64),
-            whole_number(i, name, 0 if name == "i" else 1, MAX_HASHES + 1024),
-            whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS))
-
-
-def _bit_position(h1: int, h2: int, i: int, num_bits: int) -> int:
-    """:func:`bit_position` of arguments known to be in range: every filter's per-key path."""
-    return _fmix64((h1 + i * h2) & _MASK64) % num_bits
-
-
-def double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> list[int]:
-    """The k bit positions ``fmix64((h1 + i*h2) mod 2**64) mod m`` for i = 0..k-1.
-
-    >>> double_hash_indices(10, 3, num_hashes=4, num_bits=8)
-    [5, 5, 4, 1]
-    """
-    h1, h2, num_hashes, num_bits = _position_arguments(h1, h2, num_hashes, num_bits, "num_hashes")
-    return _double_hash_indices(h1, h2, num_hashes, num_bits)
-
-
-def _double_hash_indices(h1: int, h2: int, num_hashes: int, num_bits: int) -> list[int]:
-    """:func:`double_hash_indices` of arguments known to be in range."""
-    return [_bit_position(h1, h2, i, num_bits) for i in range(num_hashes)]
-
-
-def _step_mask(num_hashes: int) -> int:
-    """For k >= 2: h2 & mask == 0 exactly when h1 + i*h2 mod 2**64, i = 0..k-1, repeat.
-
-    Those k values are distinct exactly when h2 has at least k distinct multiples
-    mod 2**64, i.e. when 2**64 / gcd(h2, 2**64) >= k; with L = (k-1).bit_length()
-    (so 2**L >= k > 2**(L-1)) that fails exactly when 2**(65-L) divides h2.
-    """
-    return (1 << (65 - (num_hashes - 1).bit_length())) - 1
-
-
 def spread_step(h2: int, num_hashes: int) -> int:
-    """The step of a key's k positions: h2, or h2 | 1 if its k values would not be distinct.
+    """The step of a key's k positions: h2, or h2 | 1 if its k values would not all differ.
 
-    Position i is ``fmix64(h1 + i*h2 mod 2**64) mod m``.  If 2**(65 - L) divides
-    h2, with L = (k-1).bit_length() and k >= 2, two of the k values h1 + i*h2
-    coincide: the empty key hashes to h2 = 0, so all its k positions were one
-    bit.  Such a step (h2 = 0, and otherwise about one key in 2**(64 - L)) is
-    made odd; an odd step has 2**64 distinct multiples, so the k values differ.
-    Every other key keeps its h2, and its positions.
+    Position i is ``fmix64(h1 + i*h2 mod 2**64) mod m``.  The k values h1 + i*h2 (i < k)
+    differ exactly when h2 has at least k distinct multiples modulo 2**64; with
+    L = (k-1).bit_length() that fails exactly when 2**(65 - L) divides h2.  The empty key
+    hashes to h2 = 0, so all its k positions were one bit.  Such a step (h2 = 0, and otherwise
+    about one key in 2**(64 - L)) is made odd, and an odd step has 2**64 distinct multiples.
+    Every other key keeps its h2.  (:func:`bloomedu.kernels.murmur.spread_steps` does the
+    same to a whole array.)
 
     >>> spread_step(0, 7), spread_step(2**62, 7), spread_step(2**61, 7), spread_step(12345, 7)
     (1, 4611686018427387905, 2305843009213693952, 12345)
     """
-    return _spread_step(whole_number(h2, "h2", 0, _MASK64),
-                        whole_number(num_hashes, "num_hashes", 1, MAX_HASHES + 1024))
+    h2 = whole_number(h2, "h2", 0, _MASK64)
+    num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES + 1024)
+    mask = (1 << (65 - (num_hashes - 1).bit_length())) - 1
+    return h2 | 1 if num_hashes > 1 and h2 & mask == 0 else h2
 
 
-def _spread_step(h2: int, num_hashes: int) -> int:
-    """:func:`spread_step` of arguments known to be in range."""
-    return h2 | 1 if num_hashes > 1 and h2 & _step_mask(num_hashes) == 0 else h2
+def key_hashes(key, num_hashes: int | None, *, spread: bool = True) -> tuple[int, int]:
+    """(h1, h2) of one key for a structure that takes k = ``num_hashes`` positions a key.
+
+    ``num_hashes=None`` (or ``spread=False``) gives h2 as hashed, for a structure whose tables
+    use different k (spread it per table with :func:`step`).
+
+    >>> key_hashes("", 3), key_hashes("", None)
+    ((0, 1), (0, 0))
+    """
+    h1, h2 = hash128(key)
+    return (h1, h2) if num_hashes is None or not spread else (h1, spread_step(h2, num_hashes))
 
 
-def spread_steps(h2: np.ndarray, num_hashes: int) -> None:
-    """:func:`spread_step` of every element of a uint64 array, in place.
+def step(h2, num_hashes: int):
+    """The step for k = ``num_hashes`` from an unspread h2: an int, or a new uint64 array.
 
-    >>> h2 = np.array([0, 2**62, 12345], dtype=np.uint64); spread_steps(h2, 7)
-    >>> h2.tolist() == [spread_step(x, 7) for x in [0, 2**62, 12345]]
+    >>> step(0, 3), step(np.zeros(2, np.uint64), 3).tolist(), step(0, 1)
+    (1, [1, 1], 0)
+    """
+    if isinstance(h2, np.ndarray):
+        h2 = h2.copy()
+        spread_steps(h2, num_hashes)
+        return h2
+    return spread_step(h2, num_hashes)
+
+
+# --- a batch of keys ----------------------------------------------------------------------
+def check_batch(keys) -> None:
+    """Raise TypeError if ``keys`` is one key (a str is iterable, but it is not a batch).
+
+    >>> check_batch(["abc"]); check_batch("abc")
+    Traceback (most recent call last):
+    ...
+    TypeError: keys must be an iterable of keys (use add/in for a single key), not str
+    """
+    if isinstance(keys, (str, bytes, bytearray, memoryview, int, np.generic)):
+        raise TypeError("keys must be an iterable of keys (use add/in for a single key), "
+                        f"not {type(keys).__name__}")
+
+
+def key_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[np.ndarray | list]:
+    """The keys of a batch, checked, ``chunk_keys`` at a time: flat slices of an integer array
+    (each key is its value), lists of the Python keys of anything else.
+
+    Every bulk path of the library takes its keys from here, so what one filter refuses every
+    filter refuses: one key passed as a batch, an array of floats, bools or anything but
+    integers, str, bytes and objects, and an ``S``/``U`` array with an element that ends in
+    NUL (numpy cannot tell ``b"ab"`` from ``b"ab\\x00"`` in it; checked over the whole array
+    before the first chunk).  The keys themselves are checked by whoever encodes them
+    (:func:`key_to_bytes` for bloomedu's own hash).
+
+    >>> [chunk.tolist() for chunk in key_chunks(np.arange(5, dtype=">u2"), 2)]
+    [[0, 1], [2, 3], [4]]
+    >>> list(key_chunks(np.array(["ab", "cd"]))), list(key_chunks(iter("xyz"), 2))
+    ([['ab', 'cd']], [['x', 'y'], ['z']])
+    >>> next(key_chunks(np.array([1.5])))
+    Traceback (most recent call last):
+    ...
+    TypeError: keys array must hold integers, str or bytes, not float64: ...
+    """
+    if not isinstance(keys, np.ndarray):
+        check_batch(keys)
+        if isinstance(keys, (list, tuple)):
+            for start in range(0, len(keys), chunk_keys):
+                yield list(keys[start:start + chunk_keys])
+            return
+        iterator = iter(keys)
+        while chunk := list(islice(iterator, chunk_keys)):
+            yield chunk
+        return
+    flat = keys.ravel() if keys.flags.c_contiguous else keys.flat  # no copy of the whole array
+    if keys.dtype.kind in "iu":
+        for start in range(0, keys.size, chunk_keys):
+            yield flat[start:start + chunk_keys]
+        return
+    if keys.dtype.kind not in "OUS":
+        raise TypeError(f"keys array must hold integers, str or bytes, not {keys.dtype}: "
+                        "add refuses float and bool keys too (convert whole numbers "
+                        "with keys.astype(np.int64))")
+    if keys.dtype.kind in "US":
+        _refuse_trailing_nul(keys, flat, chunk_keys)
+    for start in range(0, keys.size, chunk_keys):
+        yield flat[start:start + chunk_keys].tolist()
+
+
+def _refuse_trailing_nul(keys: np.ndarray, flat, chunk_keys: int) -> None:
+    """Raise ValueError if an element of an ``S`` or ``U`` array ends in NUL.
+
+    numpy stores each element in the array's full width, padding a shorter one with NULs, and
+    drops trailing NULs when it reads one back: ``b"ab"`` and ``b"ab\\x00"`` are the same
+    element of an ``S3`` array.  An element whose last byte (``S``) or character (``U``) is not
+    NUL is exactly what was stored; any other could be several keys, so the call is refused.
+    """
+    width, unit = keys.dtype.itemsize, 1 if keys.dtype.kind == "S" else 4
+    for start in range(0, keys.size, chunk_keys):
+        piece = np.ascontiguousarray(flat[start:start + chunk_keys])
+        last = piece.view(np.uint8).reshape(-1, width)[:, width - unit:]
+        ends_in_nul = ~last.any(axis=1)
+        if ends_in_nul.any():
+            offset = int(np.argmax(ends_in_nul))
+            index = start + offset
+            where = index if keys.ndim == 1 else tuple(int(i) for i in np.unravel_index(
+                index, keys.shape))
+            name = keys.dtype.str.lstrip("|<>=")
+            value = piece[offset].item()
+            if unit == 1:
+                hint = (f"a list of bytes: keys.tolist() if the NULs are padding, "
+                        f"keys.view('V{width}').tolist() if they belong to the keys")
+            else:
+                hint = "a list of str (keys.tolist() if the NULs are padding)"
+            raise ValueError(
+                f"keys[{where}] of the {name} array ends in NUL: numpy pads shorter elements "
+                f"with NULs and drops trailing NULs when it reads one, so {value!r} cannot be "
+                f"told from {value!r} followed by NULs; pass {hint}, or an object array")
+
+
+def key_list(keys) -> list:
+    """Every key of a batch as a Python list, through :func:`key_chunks`'s checks (an integer
+    array's keys as Python ints): for structures that encode their keys one by one.
+
+    >>> key_list(np.array([1, 2], dtype=">i8")), key_list(("a", b"b"))
+    ([1, 2], ['a', b'b'])
+    """
+    out: list = []
+    for chunk in key_chunks(keys, 1 << 16):
+        out += chunk.tolist() if isinstance(chunk, np.ndarray) else chunk
+    return out
+
+
+def hashed_batches(keys, num_hashes: int | None, chunk_keys: int | None = None, *,
+                   spread: bool = True) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(h1, h2) uint64 arrays of :func:`key_hashes` for a batch of keys, ``chunk_keys`` at a time.
+
+    ``keys``: a numpy integer array of any dtype and byte order (each key is its value), or any
+    iterable of str, bytes and int keys, or an ``S``/``U``/object array of them
+    (:func:`key_chunks` checks the batch).  A bad key raises when its chunk is reached.
+    ``chunk_keys`` defaults to :data:`CHUNK_KEYS`.
+
+    >>> [(h1.tolist(), h2.tolist()) for h1, h2 in hashed_batches([""], 3)]
+    [([0], [1])]
+    >>> [h1.size for h1, h2 in hashed_batches(np.arange(5, dtype=np.uint64), 3, chunk_keys=2)]
+    [2, 2, 1]
+    >>> first, = hashed_batches(["città", 1], None)
+    >>> [int(h) for h in first[0]] == [hash128("città")[0], hash128(1)[0]]
     True
     """
-    if num_hashes == 1:  # one value: nothing to repeat
-        return
-    kept = np.bitwise_and(h2, np.uint64(_step_mask(num_hashes)))  # 0: the k values repeat
-    if not kept.all():
-        np.bitwise_or(h2, np.uint64(1), out=h2, where=kept == 0)
+    for chunk in key_chunks(keys, chunk_keys or CHUNK_KEYS):
+        if isinstance(chunk, np.ndarray):
+            h1, h2 = murmur3_128_uint64(chunk)
+        else:
+            h1, h2 = murmur3_128_list(chunk, key_to_bytes)
+        if num_hashes is not None and spread:
+            spread_steps(h2, num_hashes)
+        yield h1, h2
+
+
+def joined(batches: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every (h1, h2) batch of :func:`hashed_batches` as one pair of arrays.
+
+    >>> h1, h2 = joined(hashed_batches(np.arange(3, dtype=np.uint64), 3, chunk_keys=2))
+    >>> h1.tolist() == [key_hashes(i, 3)[0] for i in range(3)]
+    True
+    """
+    batches = list(batches)
+    if not batches:
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+    return np.concatenate([h1 for h1, _ in batches]), np.concatenate([h2 for _, h2 in batches])

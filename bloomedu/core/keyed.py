@@ -30,9 +30,9 @@ from typing import Iterable
 
 import numpy as np
 
+from . import filter_bytes
 from .filter import BloomFilter
-from .batch_hashing import key_list
-from .hashing import key_to_bytes
+from .hashing import key_list, key_to_bytes
 
 __all__ = ["KeyedBloomFilter"]
 
@@ -68,15 +68,10 @@ class KeyedBloomFilter(BloomFilter):
     def __init__(self, num_bits: int, num_hashes: int, secret: bytes):
         super().__init__(num_bits, num_hashes)
         self._secret = _check_secret(secret)
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """BloomFilter's m and k, and a fixed 16-byte secret (:mod:`bloomedu.core.contract`)."""
-        return {**super().example_arguments(capacity), "secret": bytes(range(16))}
-
-    def from_bytes_arguments(self) -> dict:
-        """The secret, which the bytes do not hold: ``from_bytes(data, secret)``."""
-        return {"secret": self._secret}
+        # What two filters compare to tell whether their secrets are equal, without either
+        # reading the other's secret: a keyed hash of a fixed text, which reveals nothing of it.
+        self.secret_fingerprint = hashlib.blake2b(b"bloomedu keyed filter", key=self._secret,
+                                                  digest_size=16).digest()
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float, secret: bytes) -> "KeyedBloomFilter":
@@ -123,7 +118,7 @@ class KeyedBloomFilter(BloomFilter):
         """
         return super()._hash(self.tag(key))
 
-    def _hashed_chunks(self, keys):
+    def _hashed(self, keys):
         """(h1, h2) of the keys' tags, a chunk at a time: ``add_many``, ``contains_many`` and
         ``add_many_new`` all read them here; every key is tagged (and checked) first.
 
@@ -132,28 +127,29 @@ class KeyedBloomFilter(BloomFilter):
         >>> "a" in f, f.contains_many(["a", "b", "zzz"]).tolist()
         (True, [True, True, False])
         """
-        return super()._hashed_chunks(self.tags(keys))
+        return super()._hashed(self.tags(keys))
 
     # --- what depends on the secret -------------------------------------------------
     def _check_compatible(self, other: object) -> "KeyedBloomFilter":
         other = super()._check_compatible(other)
-        if not hmac.compare_digest(self._secret, other._secret):
+        if not hmac.compare_digest(self.secret_fingerprint, other.secret_fingerprint):
             raise ValueError("secret differs: filters with different secrets put the same key "
                              "on different bits, so their bits cannot be combined")
         return other
 
-    def copy(self) -> "KeyedBloomFilter":
-        """An independent filter with the same m, k, secret and bits."""
+    def _with_bits(self, data: np.ndarray) -> "KeyedBloomFilter":
+        """A new filter with this one's m, k and secret, holding ``data`` as its bits."""
         new = type(self)(self.num_bits, self.num_hashes, self._secret)
-        new.bits = self._snapshot(self.bits)  # under the lock: no add halfway through
+        new.bits.data[:] = data
         return new
 
     def __eq__(self, other: object) -> bool:
         """Equal when m, k, secret and every bit agree."""
         if not isinstance(other, BloomFilter):
             return NotImplemented
-        same = super().__eq__(other)
-        return bool(same) and hmac.compare_digest(self._secret, getattr(other, "_secret", b""))
+        same_secret = hmac.compare_digest(self.secret_fingerprint,
+                                          getattr(other, "secret_fingerprint", b""))
+        return bool(super().__eq__(other)) and same_secret
 
     __hash__ = None
 
@@ -165,9 +161,10 @@ class KeyedBloomFilter(BloomFilter):
         >>> KeyedBloomFilter.from_bytes(f.to_bytes(), bytes(16)) == f
         True
         """
-        plain = _Header.from_bytes(data)
-        new = cls(plain.num_bits, plain.num_hashes, secret)
-        new.bits = plain.bits
+        hashing, num_bits, num_hashes, bits = filter_bytes.load(data, cls.HASHING,
+                                                                 cls._READ_HASHING)
+        new = cls(num_bits, num_hashes, secret)
+        new.bits.data[:] = bits
         return new
 
     def __reduce__(self):
@@ -176,12 +173,6 @@ class KeyedBloomFilter(BloomFilter):
 
     def __repr__(self) -> str:
         return f"KeyedBloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes}, secret=...)"
-
-
-class _Header(BloomFilter):
-    """Reads a keyed filter's bytes with BloomFilter's checks (magic, version, sizes, padding)."""
-
-    HASHING, _READ_HASHING = KeyedBloomFilter.HASHING, KeyedBloomFilter._READ_HASHING
 
 
 def _restore(data: bytes, secret: bytes) -> KeyedBloomFilter:

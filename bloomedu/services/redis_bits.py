@@ -2,7 +2,7 @@
 
 :class:`~bloomedu.services.redis_filter.RedisBackedFilter` keeps BloomFilter's bytes in
 Redis strings (parts of ``part_bits`` bits).  For a chunk of keys the client computes every
-position (:mod:`bloomedu.core.positions`), groups them by part and, for each part, picks
+position (:mod:`bloomedu.core.hashing`), groups them by part and, for each part, picks
 the cheaper of two ways to touch them, both cheap commands with no interpreter loop:
 
 - **sparse**: ``BITFIELD part SET u1 o 1 ...`` (``BITFIELD_RO ... GET u1 o`` to read), one

@@ -2,7 +2,7 @@
 
 Article 1's deduplicator shared by several consumers needs one filter that all of them see
 and change.  :class:`RedisBackedFilter` keeps the bits of ``BloomFilter(m, k)`` in Redis
-strings, byte for byte: the positions come from :mod:`bloomedu.core.positions`, the one
+strings, byte for byte: the positions come from :mod:`bloomedu.core.hashing`, the one
 place every filter gets them from, so a Redis-backed filter and a local ``BloomFilter`` of
 the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:`from_filter`).
 
@@ -57,7 +57,8 @@ import numpy as np
 from ..core.checks import MAX_HASHES, MAX_NUM_BITS, is_int, probability, whole_number
 from ..core.contract import Filter
 from ..core.filter import BloomFilter
-from ..core.positions import hashed_batches, positions
+from ..core.filter import positions
+from ..core.hashing import hashed_batches
 from ..core.theory import LN2, num_bits_for
 from .redis_bits import ChunkPlan, redis_offsets
 from .redis_calls import AnswersLost, FilterLost, NotReplicated, check, read_chunk, write_chunk
@@ -101,14 +102,14 @@ def default_part_bits(num_bits: int) -> int:
 
 def positions_of(shape, keys) -> np.ndarray:
     """Every key's k positions in a filter of ``shape.num_bits`` bits and ``shape.num_hashes``
-    hashes (a BloomFilter or a RedisBackedFilter): an (n, k) array, from core.positions.
+    hashes (a BloomFilter or a RedisBackedFilter): an (n, k) array, from bloomedu.core.filter.positions.
 
     >>> f = BloomFilter(1024, 3)
     >>> positions_of(f, ["123", 42]).tolist() == [f.bit_indices("123"), f.bit_indices(42)]
     True
     """
     k, m = shape.num_hashes, shape.num_bits
-    rows = [positions(h1, h2, k, m).T for h1, h2 in hashed_batches(keys, k, _CHUNK_KEYS)]
+    rows = [positions(h1, h2, num_bits=m, num_hashes=k).T for h1, h2 in hashed_batches(keys, k, _CHUNK_KEYS)]
     return np.concatenate(rows) if rows else np.zeros((0, k), dtype=np.int64)
 
 

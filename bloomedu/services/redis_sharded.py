@@ -14,7 +14,7 @@ node would hold if they were keys.  Each shard is a plain BloomFilter, byte for 
 A key's slot is CRC16 of the bytes BloomFilter hashes (``key_to_bytes``: a str's UTF-8, an
 int's 8-byte value, a ``bytearray``'s or ``memoryview``'s bytes), so ``123`` and ``"123"`` are
 two keys here as everywhere; a batch is read as every filter reads one
-(:func:`~bloomedu.core.batch_hashing.key_list`: one key passed as a batch, float arrays and
+(:func:`~bloomedu.core.hashing.key_list`: one key passed as a batch, float arrays and
 fixed-width arrays whose elements end in NUL are refused before anything is sent).  A shard
 whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
 ``FilterLost`` if the node came back without its data), never "absent"; on a cluster with
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.batch_hashing import key_list
+from ..core.hashing import key_list
 from ..core.contract import EXAMPLE_FPP, Filter
 from ..core.filter import BloomFilter
 from ..core.hashing import key_to_bytes

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.checks import real_number
-from ..core.batch_hashing import key_list
+from ..core.hashing import key_list
 from ..core.contract import KINDS, Filter
 from .dedup import stored
 from .sequential import keep_in_order

@@ -34,9 +34,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, real_number, whole_number
-from ..core.filter import BloomFilter
-from ..core.batch_hashing import fmix64_array, hashed_chunks, murmur3_128_uint64
-from ..core.hashing import spread_steps
+from ..core.filter import BloomFilter, positions
+from ..core.hashing import hashed_batches, joined
 from ..core.theory import exact_false_positive_rate, false_positive_rate
 
 __all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
@@ -164,16 +163,10 @@ def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True
     True
     """
     m, k = _whole(num_bits, "num_bits", 1), _whole(num_hashes, "num_hashes", 1)
-    if isinstance(keys, np.ndarray) and keys.dtype.kind in "iu":
-        h1, h2 = murmur3_128_uint64(keys)
-    else:
-        halves = list(hashed_chunks(keys)) or [(np.zeros(0, np.uint64),) * 2]
-        h1, h2 = (np.concatenate(parts) for parts in zip(*halves))
-    if mix:
-        spread_steps(h2, k)
+    h1, h2 = joined(hashed_batches(keys, k, spread=mix))
+    if mix:  # BloomFilter's own positions
+        return positions(h1, h2, num_bits=m, num_hashes=k).T
     values = h1[:, None] + np.arange(k, dtype=np.uint64) * h2[:, None]  # wraps modulo 2**64
-    if mix:
-        fmix64_array(values, np.empty_like(values))
     values -= values // np.uint64(m) * np.uint64(m)  # x mod m: numpy's // by a scalar is faster
     return values.view(np.int64)
 

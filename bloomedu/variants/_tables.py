@@ -1,7 +1,7 @@
 """A bit table of m bits and k hashes, the unit the rotating and scalable filters stack.
 
 Not a filter of its own: :class:`~bloomedu.core.bits.BitArray` storage, positions from
-(h1, h2) that :mod:`bloomedu.core.positions` gave for this table's k, and a count of the
+(h1, h2) that :mod:`bloomedu.core.hashing` gave for this table's k, and a count of the
 keys written into it.  Tested through
 the filters in ``tests/test_variants.py``.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.bits import BitArray
-from ..core.hashing import _bit_position as bit_position
+from ..core.filter import bit_position
 
 __all__ = ["Table"]
 
@@ -19,7 +19,7 @@ __all__ = ["Table"]
 class Table:
     """m bits, k hashes, and how many keys were added (``count``).
 
-    >>> from bloomedu.core.positions import key_hashes
+    >>> from bloomedu.core.hashing import key_hashes
     >>> t = Table(1024, 3); t.add_hashed(*key_hashes("123", 3))
     >>> t.bits.count(), t.count
     (3, 1)

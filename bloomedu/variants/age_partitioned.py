@@ -5,7 +5,7 @@ it for duplicate detection over a sliding window.  The filter is k + l slices of
 in a circular order from newest to oldest, and slice j (by its place in memory) has its own
 hash, position j of the key.  The key's k + l positions are those of
 ``BloomFilter(m, k + l).bit_indices``: the step h2 is spread for the k + l values it uses
-(:mod:`bloomedu.core.positions`).  Each slice is its own array, so two equal values would
+(:mod:`bloomedu.core.hashing`).  Each slice is its own array, so two equal values would
 not collapse bits here (the empty key's h2 = 0 only puts it at one index in every slice);
 k + l is chosen so that one rule, with one meaning, serves every structure.  An insert sets one bit in each of the k newest slices; after
 every g inserts (a generation) the oldest slice is cleared and becomes the newest (a
@@ -49,9 +49,10 @@ import numpy as np
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_storage, whole_number
-from ..core.hashing import _bit_position as bit_position
+from ..core.filter import bit_position
 from ..core import segments
-from ..core.positions import hashed_batches, joined, key_hashes, positions
+from ..core.filter import positions
+from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from .theory import apbf_slice_bits, run_probability
 
@@ -164,7 +165,7 @@ class AgePartitionedBloomFilter(Shared):
     @locked
     def add_many(self, keys) -> None:
         """``add`` every key in order: the shifts fall inside the batch exactly as one by one."""
-        batches = [positions(h1, h2, self.num_slices, self.num_bits)  # all hashed before any change
+        batches = [positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_slices)  # all hashed before any change
                    for h1, h2 in hashed_batches(keys, self.num_slices)]
         for pos in batches:
             start = 0
@@ -183,7 +184,7 @@ class AgePartitionedBloomFilter(Shared):
         """For each key, whether k consecutive slices all have its bit set."""
         answers, order, k = [], self.order(), self.num_hashes
         for h1, h2 in hashed_batches(keys, self.num_slices):
-            pos = positions(h1, h2, self.num_slices, self.num_bits)
+            pos = positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_slices)
             runs = np.zeros(h1.size, dtype=np.int64)
             found = np.zeros(h1.size, dtype=bool)
             for j in order:
@@ -204,7 +205,7 @@ class AgePartitionedBloomFilter(Shared):
         """Each slice's bit of each key (newest first), and the bits an insert sets in the k
         newest slices (slice j, bit b: cell j m + b); found on a run of k set slices."""
         h1, h2 = joined(hashed_batches(keys, self.num_slices))
-        every = positions(h1, h2, self.num_slices, self.num_bits)
+        every = positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_slices)
         order = self.order()
         hits = np.array([self.slices[j].get_unchecked(every[j]) for j in order]).reshape(
             len(order), h1.size)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..core.batch_hashing import fmix64_array
+from ..kernels.murmur import fmix64_array
 from ..core.checks import one_of, whole_number
 from .static import MAX_KEYS, StaticFilter, fastrange
 

@@ -34,10 +34,10 @@ import numpy as np
 
 from ..core.checks import MAX_NUM_BITS, check_storage, probability, real_number, whole_number
 from ..core.contract import EXAMPLE_FPP, Filter
-from ..core.batch_hashing import hashed_chunks, key_chunks
+from ..core.hashing import hashed_batches, key_chunks
 from ..core.hashing import hash128
 from ..core.locking import LockedWrites
-from ..core.pipeline import ordered_map
+from ..kernels.threads import ordered_map
 from ..core.serial import Header
 from . import blocks
 
@@ -202,11 +202,11 @@ class BlockedBloomFilter(Filter, LockedWrites):
 
     def _hash_integers(self, keys: np.ndarray) -> np.ndarray:
         """The 64-bit hash of every key of a (non-empty) integer array (the library's: h1)."""
-        return next(hashed_chunks(keys, keys.size))[0]
+        return next(hashed_batches(keys, None, keys.size))[0]
 
     def _hash_keys(self, keys: list) -> np.ndarray:
         """The 64-bit hashes of a (non-empty) chunk of Python keys from ``key_chunks``."""
-        return next(hashed_chunks(keys, len(keys)))[0]
+        return next(hashed_batches(keys, None, len(keys)))[0]
 
     def _query(self, h1: np.ndarray):
         return blocks.block_index(h1, self.num_blocks), blocks.masks(h1)

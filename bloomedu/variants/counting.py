@@ -28,9 +28,10 @@ import numpy as np
 from ..core.checks import MAX_HASHES, one_of, whole_number
 from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.hashing import _bit_position as bit_position
+from ..core.filter import bit_position
 from ..core import segments
-from ..core.positions import hashed_batches, joined, key_hashes, key_positions, positions
+from ..core.filter import key_positions, positions
+from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
 
@@ -83,7 +84,7 @@ class CountingBloomFilter(Shared):
         >>> CountingBloomFilter(1024, 3).cell_indices("123")
         [524, 190, 435]
         """
-        return key_positions(key, self.num_hashes, self.num_cells)
+        return key_positions(key, num_bits=self.num_cells, num_hashes=self.num_hashes)
 
     # --- one key ---------------------------------------------------------------------
     @locked
@@ -127,7 +128,7 @@ class CountingBloomFilter(Shared):
     # --- many keys ---------------------------------------------------------------------
     def _uses(self, keys) -> tuple[np.ndarray, np.ndarray]:
         """Every cell the keys use and how many times (all keys hashed before any change)."""
-        cells = [positions(h1, h2, self.num_hashes, self.num_cells).ravel()
+        cells = [positions(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes).ravel()
                  for h1, h2 in hashed_batches(keys, self.num_hashes)]
         if not cells:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -166,7 +167,7 @@ class CountingBloomFilter(Shared):
     @locked
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether all k of its counters are non-zero (a bool array)."""
-        answers = [self.counters.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
+        answers = [self.counters.all_nonzero(positions(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes))
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
@@ -179,7 +180,7 @@ class CountingBloomFilter(Shared):
     def segment_writes(self, keys) -> segments.Writes:
         """The counters each key's ``add`` raises and which are non-zero now."""
         h1, h2 = joined(hashed_batches(keys, self.num_hashes))
-        cells = positions(h1, h2, self.num_hashes, self.num_cells)
+        cells = positions(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes)
         now_set = self.counters.take(cells) > 0
         return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
 

@@ -12,7 +12,7 @@ down to any p (RedisBloom's one-byte fingerprints stop at 2/255 for b = 1:
 
 The layout, here:
 
-- (h1, h2) from :mod:`bloomedu.core.positions`, like every filter of the library;
+- (h1, h2) from :mod:`bloomedu.core.hashing`, like every filter of the library;
   i1 = h1 mod B for B buckets, the fingerprint ``h2 mod (2**f - 1) + 1`` (0 marks an empty
   slot);
 - i2 = (t - i1) mod B with t = fmix64(fingerprint) mod B.  The paper writes
@@ -44,11 +44,11 @@ import math
 
 import numpy as np
 
-from ..core.batch_hashing import fmix64_array
+from ..kernels.murmur import fmix64_array
 from ..core.checks import MAX_NUM_BITS, one_of, whole_number, zeros
 from ..core.contract import EXAMPLE_FPP
 from ..core.hashing import fmix64
-from ..core.positions import hashed_batches, key_hashes
+from ..core.hashing import hashed_batches, key_hashes
 from ..core.serial import Header, Shared, locked
 from . import cuckoo_batch
 

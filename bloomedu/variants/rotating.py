@@ -22,9 +22,10 @@ from collections import deque
 import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
-from ..core.hashing import _bit_position as bit_position
+from ..core.filter import bit_position
 from ..core import segments
-from ..core.positions import hashed_batches, joined, key_hashes, positions
+from ..core.filter import positions
+from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
 from ._tables import Table
@@ -124,7 +125,7 @@ class RotatingBloomFilter(Shared):
     @locked
     def add_many(self, keys) -> None:
         """``add`` every key in order: generations rotate inside the batch exactly as one by one."""
-        batches = [positions(h1, h2, self.num_hashes, self.num_bits)  # all hashed before any change
+        batches = [positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_hashes)  # all hashed before any change
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         for pos in batches:
             start = 0
@@ -141,7 +142,7 @@ class RotatingBloomFilter(Shared):
         """For each key, whether some generation might hold it."""
         answers = []
         for h1, h2 in hashed_batches(keys, self.num_hashes):
-            pos = positions(h1, h2, self.num_hashes, self.num_bits)
+            pos = positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_hashes)
             found = np.zeros(h1.size, dtype=bool)
             for t in reversed(self.tables):
                 found |= t.has_positions(pos)
@@ -159,7 +160,7 @@ class RotatingBloomFilter(Shared):
         """The bits each key's ``add`` sets in the newest generation, the only one an insert
         changes; found or not, in any generation."""
         h1, h2 = joined(hashed_batches(keys, self.num_hashes))
-        cells = positions(h1, h2, self.num_hashes, self.num_bits)
+        cells = positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_hashes)
         now_set = self.tables[-1].bits.get_unchecked(cells)
         seen = np.zeros(h1.size, dtype=bool)
         for t in self.tables:

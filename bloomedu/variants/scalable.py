@@ -17,7 +17,7 @@ grows with their number.  ``first_fpp`` lets a lesson build a peer's choice to m
 
 Each sub-filter is sized as :meth:`bloomedu.BloomFilter.from_capacity` sizes one; a key is
 hashed once, and sub-filter t spreads the step h2 for its own k_t
-(:func:`bloomedu.core.positions.step`), so it places the key exactly where
+(:func:`bloomedu.core.hashing.step`), so it places the key exactly where
 ``BloomFilter(m_t, k_t)`` would: the sub-filters' k differ, and the rule that keeps a
 key's k values distinct is about the values one table uses.  Taught in
 ``notebooks/16_deleting_and_growing.ipynb``; tested in ``tests/test_variants.py`` and
@@ -32,7 +32,8 @@ import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
 from ..core import segments
-from ..core.positions import hashed_batches, joined, key_hashes, positions, step
+from ..core.filter import positions
+from ..core.hashing import hashed_batches, joined, key_hashes, step
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
 from ._tables import Table
@@ -120,8 +121,7 @@ class ScalableBloomFilter(Shared):
             rest = np.flatnonzero(~found)
             if not rest.size:
                 break
-            found[rest] = t.has_positions(positions(h1[rest], step(h2[rest], t.num_hashes),
-                                                    t.num_hashes, t.num_bits))
+            found[rest] = t.has_positions(positions(h1[rest], step(h2[rest], t.num_hashes), num_bits=t.num_bits, num_hashes=t.num_hashes))
         return found
 
     @locked
@@ -145,8 +145,7 @@ class ScalableBloomFilter(Shared):
                     self._grow()
                     continue
                 part, new = new[:room], new[room:]
-                table.set_positions(positions(h1[part], step(h2[part], table.num_hashes),
-                                              table.num_hashes, table.num_bits), part.size)
+                table.set_positions(positions(h1[part], step(h2[part], table.num_hashes), num_bits=table.num_bits, num_hashes=table.num_hashes), part.size)
 
     @locked
     def contains_many(self, keys) -> np.ndarray:
@@ -166,7 +165,7 @@ class ScalableBloomFilter(Shared):
         changes; found or not, in any sub-filter."""
         h1, h2 = joined(hashed_batches(keys, None))  # unspread: each sub-filter spreads its own
         table = self.tables[-1]
-        cells = positions(h1, step(h2, table.num_hashes), table.num_hashes, table.num_bits)
+        cells = positions(h1, step(h2, table.num_hashes), num_bits=table.num_bits, num_hashes=table.num_hashes)
         return segments.Writes(self._found(h1, h2), cells.T, table.bits.get_unchecked(cells).T)
 
     # --- what it holds ---------------------------------------------------------------------

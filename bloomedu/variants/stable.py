@@ -27,12 +27,13 @@ import numpy as np
 from ..core.checks import MAX_HASHES, whole_number
 from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
-from ..core.batch_hashing import fmix64_array
-from ..core.hashing import _bit_position as bit_position
-from ..core.hashing import _double_hash_indices as double_hash_indices
-from ..core.hashing import _fmix64 as fmix64
+from ..kernels.murmur import fmix64_array
+from ..core.filter import bit_position
+from ..core.filter import bit_indices
+from ..core.hashing import fmix64
 from ..core import segments
-from ..core.positions import hashed_batches, joined, key_hashes, positions
+from ..core.filter import positions
+from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, locked
 from ..core.theory import size_for
 
@@ -122,7 +123,7 @@ class StableBloomFilter(Shared):
             if value >> shift & mask:  # a cell at 0 stays at 0
                 view[byte] = value - (1 << shift)
         top = self.max_value
-        for cell in double_hash_indices(h1, h2, self.num_hashes, self.num_cells):
+        for cell in bit_indices(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes):
             cells.set(cell, top)
         self.inserted = (self.inserted + 1) & _MASK64  # the insert number: counted modulo 2**64
 
@@ -162,7 +163,7 @@ class StableBloomFilter(Shared):
         batches = list(hashed_batches(keys, self.num_hashes))  # all hashed before any change
         for h1, h2 in batches:
             count = h1.size
-            sets = positions(h1, h2, self.num_hashes, self.num_cells)  # (K, count)
+            sets = positions(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes)  # (K, count)
             drops = self._decrement_array(self.inserted, count)  # (count, P)
             cells, where = np.unique(np.concatenate([sets.ravel(), drops.ravel()]),
                                      return_inverse=True)
@@ -180,7 +181,7 @@ class StableBloomFilter(Shared):
     @locked
     def contains_many(self, keys) -> np.ndarray:
         """For each key, whether all K of its cells are non-zero."""
-        answers = [self.cells.all_nonzero(positions(h1, h2, self.num_hashes, self.num_cells))
+        answers = [self.cells.all_nonzero(positions(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes))
                    for h1, h2 in hashed_batches(keys, self.num_hashes)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
@@ -195,7 +196,7 @@ class StableBloomFilter(Shared):
         every insert first decrements P cells, which keys found now may be lost at their turn:
         one of their cells holds 1..d, d the decrements the inserts before them could make it."""
         h1, h2 = joined(hashed_batches(keys, self.num_hashes))
-        cells = positions(h1, h2, self.num_hashes, self.num_cells)
+        cells = positions(h1, h2, num_bits=self.num_cells, num_hashes=self.num_hashes)
         values = self.cells.take(cells).astype(np.int64)
         n, w = h1.size, self.num_hashes
         drops = self._decrement_array(self.inserted, n)  # row t: insert t of the segment

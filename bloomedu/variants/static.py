@@ -1,7 +1,7 @@
 """What xor and binary fuse filters share: built once from a key set, then only queried.
 
 A static filter is given all its keys at once.  Each distinct key (keys are told apart by
-h1, the first half of the key's MurmurHash3 from :mod:`bloomedu.core.positions`, so a key
+h1, the first half of the key's MurmurHash3 from :mod:`bloomedu.core.hashing`, so a key
 given twice is one key) is mixed with a seed, ``fmix64(h1 + seed * 0x9E3779B97F4A7C15)``;
 that 64-bit value gives its f-bit fingerprint (``x ^ (x >> 32)``, low f bits) and its
 slots (each subclass's layout).  The table is built by :mod:`bloomedu.variants.peeling`;
@@ -21,9 +21,9 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..core.batch_hashing import fmix64_array
+from ..kernels.murmur import fmix64_array
 from ..core.checks import check_storage, one_of
-from ..core.positions import hashed_batches, key_hashes
+from ..core.hashing import hashed_batches, key_hashes
 from ..core.serial import Header, Shared
 from . import peeling
 

@@ -33,7 +33,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bloomedu.core.batch_hashing import murmur3_128_uint64
+from bloomedu.kernels.murmur import murmur3_128_uint64
 from bloomedu.core.hashing import murmur3_32
 from bloomedu.core.theory import collision_probability, expected_collisions
 from bloomedu.teaching.classroom import find_collision

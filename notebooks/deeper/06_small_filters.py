@@ -45,7 +45,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu.compat.guava import GuavaBloomFilter
-from bloomedu.core.hashing import bit_position
+from bloomedu.core.filter import bit_position
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, measured_rate_std
 from bloomedu.teaching.experiments import (double_hash_positions, format_table,
                                            measure_false_positive_rate,

@@ -10,7 +10,7 @@ import math
 from ...core import theory
 from ...core.checks import MAX_NUM_BITS, whole_number
 from ...core.hashing import fmix64
-from ...core.positions import key_hashes
+from ...core.hashing import key_hashes
 from ..clickday import expected_drops
 from ._feedback import Exercise, Mistake, as_number, checker, fmt, hash_count, judge, judge_measured
 

@@ -1,13 +1,14 @@
 """Two cores for one bulk call: prepare the next batch while the current one is written.
 
 numpy releases the GIL inside its loops (hashing, computing positions, sorting,
-``take``), so a worker thread can hash and sort batch j+1 while the calling
-thread writes batch j into the filter.  Only the writes touch the filter, and
-only the calling thread makes them, in order: results are exactly those of a
-single thread (``WORKERS = 1`` runs everything in the calling thread, which the
-tests compare against).
+``take``), so a worker thread can hash and sort batch j+1 while another writes batch j
+into the filter.  :func:`ordered_map` hands the results back in order, so a caller whose
+answers depend on the order (``add_new``) writes them on its own thread, one batch after
+the other; an insert, whose writes commute, writes on the workers under the filter's lock.
+Either way the bits are exactly those of a single thread (``WORKERS = 1`` runs everything
+in the calling thread, which the tests compare against).
 
-Used by :mod:`bloomedu.core.large` and :mod:`bloomedu.variants.blocked`; tested
+Used by :mod:`bloomedu.kernels.bloom` and :mod:`bloomedu.variants.blocked`; tested
 in ``tests/test_large.py``; ``make bench`` (W4) and ``make bench-day`` time it.
 """
 
