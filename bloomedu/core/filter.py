@@ -143,12 +143,19 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
     >>> f.nbytes
     128
 
-    Threads may share a filter.  Every write (``add``, ``add_many``, ``|=``, ``&=``) holds the
-    filter's lock while it changes the bits, so no two writers interleave and no write is lost.
-    Reads (``in``, ``contains_many``, ``bit_indices``, ``==``, the estimates) take no lock:
-    they never write, and a write only turns bits from 0 to 1 (``&=`` excepted).  So once
-    ``add`` or ``add_many`` has returned, every later read finds the keys; a read that runs
-    during the add of its key may answer False, as if it had come first.  ``copy`` and
+    A key may be a str, bytes or an int; ``add`` sets its k bits and ``in`` answers True when
+    all k are set: for every key added, and for a few others (the false positives).
+    :meth:`from_capacity` sizes a filter from n and p; ``add_many`` and ``contains_many`` do
+    the same as ``add`` and ``in`` for a whole batch (a list, or a numpy array of any integer
+    dtype and byte order), fast; ``|`` and ``&`` combine two filters of the same m and k; and
+    ``to_bytes``, ``from_bytes`` and pickle carry a filter to another process.
+
+    **Threads** may share a filter.  Every write (``add``, ``add_many``, ``|=``, ``&=``) holds
+    the filter's lock while it changes the bits, so no two writers interleave and no write is
+    lost.  Reads (``in``, ``contains_many``, ``bit_indices``, ``==``, the estimates) take no
+    lock: they never write, and a write only turns bits from 0 to 1 (``&=`` excepted).  So
+    once ``add`` or ``add_many`` has returned, every later read finds the keys; a read that
+    runs during the add of its key may answer False, as if it had come first.  ``copy`` and
     ``to_bytes`` hold the lock: their snapshot holds an ``add_many`` whole or not at all
     (above 40 Mi bits ``add_many`` writes in sorted batches, so a snapshot may hold its first
     batches).  Not safe: writing to ``f.bits`` yourself, or forking while another thread
@@ -427,7 +434,8 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         Traceback (most recent call last):
         ValueError: data is truncated: 4 bytes, the header alone is 24
         """
-        hashing, num_bits, num_hashes, bits = filter_bytes.load(data, cls.HASHING, cls._READ_HASHING)
+        hashing, num_bits, num_hashes, bits, _ = filter_bytes.load(data, cls.HASHING,
+                                                                   cls._READ_HASHING)
         new = cls(num_bits, num_hashes)
         new.HASHING = hashing  # scheme 1: its keys keep the positions they were added at
         new.bits.data[:] = bits

@@ -13,6 +13,10 @@ bytes      field    meaning
 24-        bits     8 * ceil(m / 64) bytes, bit j of the filter is bit j % 8 of byte j // 8
 =========  =======  ==================================================================
 
+A :class:`~bloomedu.core.keyed.KeyedBloomFilter` (hashing 3) puts 16 more bytes between the
+header and the bits: a fingerprint of its secret (a keyed hash of a fixed text), so bytes read
+back with another secret are refused instead of finding none of their keys.
+
 The reader refuses anything else with a ``ValueError`` that says what is wrong (another
 magic or version, a k the constructor refuses, truncated or padded data, a bit set past m),
 before it allocates a filter of the header's size.
@@ -32,20 +36,22 @@ __all__ = ["dump", "load"]
 _HEADER = Header(b"BLMD", 1, "HQQ")  # hashing, m, k
 
 
-def dump(hashing: int, num_bits: int, num_hashes: int, data: np.ndarray) -> bytes:
-    """The header, then the bits (``data``, the bit storage's bytes).
+def dump(hashing: int, num_bits: int, num_hashes: int, data: np.ndarray,
+         extra: bytes = b"") -> bytes:
+    """The header, ``extra`` (a keyed filter's fingerprint), then the bits (``data``).
 
     >>> dump(2, 100, 3, np.zeros(16, np.uint8))[:8]
     b'BLMD\\x01\\x00\\x02\\x00'
     """
-    return b"".join((_HEADER.pack(hashing, num_bits, num_hashes), data))  # one copy of the bits
+    return b"".join((_HEADER.pack(hashing, num_bits, num_hashes), extra, data))  # one copy
 
 
-def load(data, hashing: int, reads: tuple[int, ...]) -> tuple[int, int, int, np.ndarray]:
-    """(hashing, m, k, the bits as a read-only uint8 array) from what :func:`dump` wrote, for a
-    filter whose scheme is ``hashing`` and that reads the schemes ``reads``; through the one
-    reader (:class:`~bloomedu.core.serial.Header`): nothing the size of the header's m is
-    allocated before the data is known to hold it.
+def load(data, hashing: int, reads: tuple[int, ...],
+         extra: int = 0) -> tuple[int, int, int, np.ndarray, bytes]:
+    """(hashing, m, k, the bits as a read-only uint8 array, the ``extra`` bytes before them)
+    from what :func:`dump` wrote, for a filter whose scheme is ``hashing`` and that reads the
+    schemes ``reads``; through the one reader (:class:`~bloomedu.core.serial.Header`): nothing
+    the size of the header's m is allocated before the data is known to hold it.
 
     >>> load(b"BLMD" + bytes(20), 2, (1, 2))
     Traceback (most recent call last):
@@ -60,9 +66,9 @@ def load(data, hashing: int, reads: tuple[int, ...]) -> tuple[int, int, int, np.
         if not 1 <= m <= MAX_NUM_BITS or not 1 <= k <= MAX_HASHES:  # what __init__ accepts
             raise ValueError(f"corrupt header: num_bits={m} (1..2**63-1), "
                              f"num_hashes={k} (1..{MAX_HASHES})")
-        return 8 * -(-m // 64), f"a filter of num_bits={m}"
+        return extra + 8 * -(-m // 64), f"a filter of num_bits={m}"
 
-    (scheme, m, k), bits = _HEADER.read(data, "filter", payload)
-    bits = np.frombuffer(bits, dtype=np.uint8)
+    (scheme, m, k), payload_bytes = _HEADER.read(data, "filter", payload)
+    bits = np.frombuffer(payload_bytes[extra:], dtype=np.uint8)
     check_clear_beyond(bits, m)
-    return scheme, m, k, bits
+    return scheme, m, k, bits, payload_bytes[:extra].tobytes()

@@ -37,6 +37,7 @@ from .hashing import key_list, key_to_bytes
 __all__ = ["KeyedBloomFilter"]
 
 _TAG_BYTES = 8
+_FINGERPRINT_BYTES = 16  # in to_bytes: a keyed hash of a fixed text, so a wrong secret is refused
 
 
 def _check_secret(secret) -> bytes:
@@ -71,7 +72,7 @@ class KeyedBloomFilter(BloomFilter):
         # What two filters compare to tell whether their secrets are equal, without either
         # reading the other's secret: a keyed hash of a fixed text, which reveals nothing of it.
         self.secret_fingerprint = hashlib.blake2b(b"bloomedu keyed filter", key=self._secret,
-                                                  digest_size=16).digest()
+                                                  digest_size=_FINGERPRINT_BYTES).digest()
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float, secret: bytes) -> "KeyedBloomFilter":
@@ -153,17 +154,33 @@ class KeyedBloomFilter(BloomFilter):
 
     __hash__ = None
 
+    def to_bytes(self) -> bytes:
+        """BloomFilter's bytes with the secret's fingerprint (not the secret) after the header.
+
+        >>> f = KeyedBloomFilter(100, 3, bytes(16)); len(f.to_bytes()) - len(BloomFilter(100, 3).to_bytes())
+        16
+        """
+        return filter_bytes.dump(self.HASHING, self.num_bits, self.num_hashes,
+                                 self.bits_snapshot(), extra=self.secret_fingerprint)
+
     @classmethod
     def from_bytes(cls, data: bytes, secret: bytes) -> "KeyedBloomFilter":
-        """Read what :meth:`to_bytes` wrote (the bytes hold no secret: pass it again).
+        """Read what :meth:`to_bytes` wrote, with the secret it was written with (the bytes hold
+        only its fingerprint); another secret is refused.
 
         >>> f = KeyedBloomFilter(100, 3, bytes(16)); f.add("x")
         >>> KeyedBloomFilter.from_bytes(f.to_bytes(), bytes(16)) == f
         True
+        >>> KeyedBloomFilter.from_bytes(f.to_bytes(), b"another secret!!")
+        Traceback (most recent call last):
+        ValueError: secret is not the one these bytes were written with: the filter would find none of its keys
         """
-        hashing, num_bits, num_hashes, bits = filter_bytes.load(data, cls.HASHING,
-                                                                 cls._READ_HASHING)
+        hashing, num_bits, num_hashes, bits, fingerprint = filter_bytes.load(
+            data, cls.HASHING, cls._READ_HASHING, extra=_FINGERPRINT_BYTES)
         new = cls(num_bits, num_hashes, secret)
+        if not hmac.compare_digest(fingerprint, new.secret_fingerprint):
+            raise ValueError("secret is not the one these bytes were written with: the filter "
+                             "would find none of its keys")
         new.bits.data[:] = bits
         return new
 
