@@ -237,3 +237,31 @@ def test_make_lab_prints_its_url_and_serves_the_working_copy(tmp_path):
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=30)
         reader.join(timeout=10)
+
+
+# --- never outside the folder: links planted in the target are refused, not followed ---------
+@pytest.mark.parametrize("mode", ["fresh", "missing", "overwrite"])
+@pytest.mark.parametrize("where", ["a lesson", "a subfolder"])
+def test_a_symbolic_link_in_the_target_is_never_written_through(course, tmp_path, mode, where):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = tmp_path / "class"
+    target.mkdir()
+    if where == "a lesson":  # a dangling link (missing would create its target) and a live one
+        (target / "01_first.ipynb").symlink_to(outside / "created.ipynb")
+        (outside / "kept.ipynb").write_text("not the course's")
+        (target / "02_second.ipynb").symlink_to(outside / "kept.ipynb")
+    else:
+        (target / "deeper").symlink_to(outside, target_is_directory=True)
+    options = {"fresh": {}, "missing": {"missing": True}, "overwrite": {"overwrite": True}}[mode]
+    with pytest.raises(ValueError, match="symbolic link"):
+        copy_lessons(target, **options)
+    assert sorted(p.name for p in outside.iterdir()) == ([] if where == "a subfolder" else
+                                                         ["kept.ipynb"])
+    assert where == "a subfolder" or (outside / "kept.ipynb").read_text() == "not the course's"
+
+
+def test_the_refusal_of_a_second_copy_names_both_ways_out(copied, capsys):
+    assert main(["lessons", str(copied)]) == 1
+    err = capsys.readouterr().err
+    assert "--missing" in err and "--overwrite" in err

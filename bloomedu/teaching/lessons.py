@@ -94,14 +94,44 @@ def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False,
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"target {str(target)!r} exists and is not a folder")
     names = course_notebooks(source, solutions=solutions)
-    clashes = [name for name in names if (target / name).exists()]
+    linked = [name for name in names if _through_a_link(target, name)]
+    if linked:
+        raise ValueError(f"{str(target / linked[0])!r} is a symbolic link or lies in a linked "
+                         f"folder: bloomedu lessons writes only inside {str(target)!r}, never "
+                         "through a link (remove the link, or choose another folder)")
+    clashes = [name for name in names if os.path.lexists(target / name)]
     if missing:
         names = [name for name in names if name not in clashes]
     elif clashes and not overwrite:
         raise FileExistsError(f"{str(target / clashes[0])!r} exists ({len(clashes)} of the "
-                              f"{len(names)} files do): choose an empty folder, or overwrite")
+                              f"{len(names)} files do): choose an empty folder, add --missing "
+                              "to copy only the lessons it lacks, or --overwrite to replace them")
     written = []
     for name in names:
         (target / name).parent.mkdir(parents=True, exist_ok=True)
-        written.append(Path(shutil.copyfile(source / name, target / name)))
+        written.append(_copy_into(source / name, target / name))
     return written
+
+
+def _through_a_link(target: Path, name: Path) -> bool:
+    """True if ``target / name`` or a folder between it and ``target`` is a symbolic link."""
+    path = target
+    for part in name.parts:
+        path = path / part
+        if path.is_symlink():
+            return True
+    return False
+
+
+def _copy_into(source: Path, destination: Path) -> Path:
+    """Copy ``source`` to ``destination`` through a new file beside it, renamed over it at the
+    end: a link planted at ``destination`` meanwhile is replaced, never written through."""
+    temporary = destination.with_name(f".{destination.name}.{os.getpid()}.partial")
+    try:
+        with open(source, "rb") as reader, open(temporary, "xb") as writer:
+            shutil.copyfileobj(reader, writer)
+        os.replace(temporary, destination)
+    finally:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+    return destination
