@@ -24,6 +24,7 @@ Taught in ``notebooks/08_sizing_a_filter.ipynb`` (``bloomedu size``, the same si
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import sys
@@ -223,6 +224,8 @@ def _say(text: str, stream=None) -> None:
     """Print ``text``, with what the stream's encoding cannot write (a folder named in another
     alphabet on an ASCII terminal, a file name that is not UTF-8) as backslash escapes."""
     stream = sys.stdout if stream is None else stream
+    if stream is None:  # the process was started with its output closed (>&-)
+        raise OSError(errno.EBADF, "standard output is closed")
     encoding = getattr(stream, "encoding", None) or "utf-8"
     print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), file=stream)
 
@@ -261,6 +264,7 @@ def _lessons(args) -> int:
                     f"({named}): delete one to get the course's version back"
                     if changed else ""))
     _say(f"open them with: jupyter lab {args.folder}")
+    sys.stdout.flush()
     return 0
 
 
@@ -286,10 +290,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The interpreter flushes stdout again at exit: point it at /dev/null first, so that
         # flush meets no closed pipe either (the recipe of Python's signal documentation).
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        _silence_stdout()
         return 0
+    except OSError as error:  # a full disk, a closed or unwritable output: said, never a traceback
+        try:
+            _say(f"bloomedu: its output could not be written ({error.strerror or error}); "
+                 "what the command did before that is done", sys.stderr)
+        except (OSError, ValueError):  # standard error is gone too: the status says it
+            pass
+        _silence_stdout()
+        return 1
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so the interpreter's flush at exit cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 def _run(argv: list[str] | None) -> int:
@@ -306,5 +326,5 @@ def _run(argv: list[str] | None) -> int:
     except ValueError as error:  # each flag is in range, but together they ask too much
         size.error(str(error))
     _say("\n".join(report.lines()))
-    sys.stdout.flush()  # a closed pipe shows here, inside main, not at the interpreter's exit
+    sys.stdout.flush()  # a closed pipe or a full disk shows here, inside main, not at exit
     return 0

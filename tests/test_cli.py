@@ -225,7 +225,7 @@ def test_the_tiniest_rate_a_double_holds_is_still_sized(capsys):
     assert _number(fields["exact rate"]) == pytest.approx(1e-300, rel=0.2)
 
 
-# --- the command in a pipeline and on any terminal (issue 18) ----------------------------------
+# --- the command in a pipeline and on any terminal -------------------------------------------------
 def _run_into_a_closed_pipe(argv):
     """Run the console script with its output a pipe whose reader has already gone
     (``bloomedu size ... | true``): every write meets EPIPE."""
@@ -243,6 +243,28 @@ def _run_into_a_closed_pipe(argv):
 def test_a_closed_output_pipe_ends_the_command_quietly(argv):
     done = _run_into_a_closed_pipe(argv)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("output", ["a full disk", "closed"])
+@pytest.mark.parametrize("command", ["size", "lessons"])
+def test_an_output_that_cannot_be_written_ends_with_a_message_and_status_1(output, command,
+                                                                           tmp_path):
+    """/dev/full fails every write with ENOSPC; a closed descriptor 1 leaves no stdout at all.
+    Either way the command says so on standard error, with no traceback, and exits 1."""
+    argv = {"size": ["size", "--items", "1000", "--fpp", "0.01"],
+            "lessons": ["lessons", str(tmp_path / "class"), "--no-solutions"]}[command]
+    script = str(Path(sys.executable).with_name("bloomedu"))
+    if output == "a full disk":
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([script, *argv], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=120)
+    else:
+        done = subprocess.run([script, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 1, done.stderr
+    assert "could not be written" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    if command == "lessons":  # the copy itself was done before the report failed
+        assert (tmp_path / "class" / "01_seen_ids.ipynb").is_file()
 
 
 def test_a_folder_the_terminal_cannot_print_is_copied_and_named_without_a_traceback(tmp_path):
