@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from bloomedu import (AgePartitionedBloomFilter, BloomFilter, CountingBloomFilter,
                       RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
 from bloomedu.core.keyed import KeyedBloomFilter
+from bloomedu.steps.dedup import SeenIds
 from bloomedu.steps.expiry import ExpiringIds, deduplicate_windowed
 from bloomedu.steps.sequential import keep_one_at_a_time
 from bloomedu.workloads.clicks import (DOUBLE, FIRST, REPEAT, WindowedClicks, click_stream,
@@ -116,3 +117,41 @@ def test_bad_stream_arguments_name_the_argument():
         windowed_click_stream(1, double_gap=(5.0, 9000.0))
     with pytest.raises(ValueError, match="kept"):
         score_windowed(windowed_click_stream(1, time_scale=100_000), np.zeros(3, bool))
+
+
+# --- bad times and keys are refused whole, never stored in part -----------------------------
+@pytest.mark.parametrize("call, error", [
+    (lambda s: s.add_many(["a", "b", "c"], times=[1.0]), ValueError),   # zip would keep "a"
+    (lambda s: s.add_many(["a", "b", "c"], times=[1.0, 2.0, float("nan")]), ValueError),
+    (lambda s: s.add_many(["a", 1.5, "c"]), TypeError),
+    (lambda s: s.add_many(["a", "b"], times=5.0), TypeError),
+    (lambda s: s.add("x", now=float("nan")), ValueError),
+    (lambda s: s.add("x", now=float("inf")), ValueError),
+    (lambda s: s.add("x", now="5"), TypeError),
+    (lambda s: s.add("x", now=True), TypeError),
+    (lambda s: s.advance(float("nan")), ValueError),
+    (lambda s: s.advance("10"), TypeError),
+    (lambda s: s.contains_many(["a", "b"], times=[1.0]), ValueError),
+])
+def test_a_bad_time_or_key_changes_nothing(call, error):
+    seen = ExpiringIds(window=60)
+    seen.add("kept", now=0.0)
+    before = (seen.now, dict(seen.last_seen))
+    with pytest.raises(error):
+        call(seen)
+    assert (seen.now, seen.last_seen) == before and "kept" in seen and seen.now == 0.0
+
+
+@pytest.mark.parametrize("make", [lambda: ExpiringIds(window=60), SeenIds])
+@pytest.mark.parametrize("key", [float("nan"), 1.0, True, np.bool_(True), np.float64(2.0),
+                                 1 + 0j, [1, 2]])
+def test_exact_sets_refuse_the_keys_every_filter_refuses(make, key):
+    """In a dict, True, 1 and 1.0 are one key and NaN is never found again: refused, as the
+    filters refuse bool and float keys; 1 and numpy's int 1 stay one key, as in a filter."""
+    seen = make()
+    seen.add(1)
+    with pytest.raises(TypeError, match="key must be"):
+        seen.add(key)
+    with pytest.raises(TypeError, match="key must be"):
+        key in seen
+    assert len(seen) == 1 and np.int64(1) in seen and 2 not in seen

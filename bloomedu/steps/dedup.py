@@ -10,7 +10,10 @@ Taught in ``notebooks/01_seen_ids.ipynb`` and
 
 from __future__ import annotations
 
+import numbers
 from typing import Callable, Iterable, Protocol
+
+import numpy as np
 
 from ..core.checks import check_picklable
 from ..core.contract import KINDS, Filter
@@ -28,13 +31,37 @@ class SeenSet(Protocol):
 
 
 def stored(key):
-    """The key a dict of IDs keeps: a ``memoryview`` as its bytes (it equals them, and hashes
-    alike, but it cannot be pickled and its buffer may change); any other key as it is.
+    """The key a dict of IDs keeps, or a TypeError for one it must not take.
 
-    >>> stored(memoryview(b"123")), stored("123")
-    (b'123', '123')
+    A ``memoryview`` or ``bytearray`` is kept as its bytes (equal to them, but unpicklable or
+    unhashable), a numpy integer as its int, any other hashable key as it is.  A bool, a float
+    (NaN among them: it is not even equal to itself, so it would never be found again) or any
+    other number that is not a whole number is refused, as the filters refuse them: in a dict
+    ``True``, ``1`` and ``1.0`` would be one key.
+
+    >>> stored(memoryview(b"123")), stored("123"), stored(np.int8(7))
+    (b'123', '123', 7)
+    >>> stored(float("nan"))
+    Traceback (most recent call last):
+    TypeError: key must be a str, bytes, int or another hashable ID, not float (bool and float keys are refused, as by every filter)
     """
-    return bytes(key) if isinstance(key, memoryview) else key
+    if isinstance(key, (bytes, str)):
+        return key
+    if isinstance(key, (bool, np.bool_)) or (isinstance(key, numbers.Number)
+                                             and not isinstance(key, numbers.Integral)):
+        raise TypeError(f"key must be a str, bytes, int or another hashable ID, not "
+                        f"{type(key).__name__} (bool and float keys are refused, as by every "
+                        "filter)")
+    if isinstance(key, (memoryview, bytearray)):
+        return bytes(key)
+    if isinstance(key, np.integer):
+        return int(key)
+    try:
+        hash(key)
+    except TypeError:
+        raise TypeError(f"key must be hashable (a str, bytes, int or tuple), not "
+                        f"{type(key).__name__}") from None
+    return key
 
 
 class SeenIds(Filter):
@@ -60,7 +87,7 @@ class SeenIds(Filter):
         self.processed[stored(key)] = True
 
     def __contains__(self, key: str) -> bool:
-        return key in self.processed
+        return stored(key) in self.processed
 
     def __len__(self) -> int:
         return len(self.processed)

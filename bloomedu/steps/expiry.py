@@ -55,10 +55,13 @@ class ExpiringIds(Filter):
         self._queue: deque = deque()
 
     def advance(self, now: float) -> None:
-        """Move the clock to ``now`` and forget every key last seen ``window`` or more ago."""
-        now = float(now)
-        if now < self.now:
-            raise ValueError(f"now must not go back in time: {now} < {self.now}")
+        """Move the clock to ``now`` and forget every key last seen ``window`` or more ago.
+
+        >>> ExpiringIds(60).advance(float("nan"))
+        Traceback (most recent call last):
+        ValueError: now must be a finite number of seconds, not back in time before the clock (0.0), got nan
+        """
+        now = _time(now, "now", self.now)
         self.now, horizon = now, now - self.window
         queue, last = self._queue, self.last_seen
         while queue and queue[0][0] <= horizon:
@@ -67,30 +70,65 @@ class ExpiringIds(Filter):
                 del last[key]
 
     def add(self, key, now: float | None = None) -> None:
-        """Remember ``key`` as seen at ``now`` (default: the clock's time)."""
-        when, key = self.now if now is None else float(now), stored(key)
+        """Remember ``key`` as seen at ``now`` (default: the clock's time).
+
+        >>> seen = ExpiringIds(60); seen.add("x", now="5")
+        Traceback (most recent call last):
+        TypeError: now must be a finite number of seconds, not str
+        """
+        when = self.now if now is None else _time(now, "now")
+        self._store(stored(key), when)
+
+    def _store(self, key, when: float) -> None:
         self.last_seen[key] = when
         self._queue.append((when, key))
 
     def seen_at(self, key, now: float) -> bool:
         """True if ``key`` was seen less than ``window`` seconds before ``now``."""
-        when = self.last_seen.get(key)
-        return when is not None and when > now - self.window
+        when = self.last_seen.get(stored(key))
+        return when is not None and when > _time(now, "now") - self.window
 
     def __contains__(self, key) -> bool:
         return self.seen_at(key, self.now)
 
+    def _batch(self, keys, times) -> tuple[list, list[float]]:
+        """Every key (as stored) and its time, all checked before anything is stored."""
+        keys = [stored(key) for key in key_list(keys)]
+        if times is None:
+            return keys, [self.now] * len(keys)
+        if isinstance(times, (str, bytes)) or not hasattr(times, "__len__"):
+            raise TypeError(f"times must be a sequence of times, one per key, not "
+                            f"{type(times).__name__}")
+        if len(times) != len(keys):
+            raise ValueError(f"times must hold one time per key: {len(times)} times for "
+                             f"{len(keys)} keys")
+        return keys, [_time(when, f"times[{i}]") for i, when in enumerate(np.asarray(
+            times, dtype=object).ravel().tolist())]
+
     def contains_many(self, keys, times=None) -> np.ndarray:
-        """For each key, whether it was seen within the window before its time (or the clock's)."""
-        keys = key_list(keys)
-        times = [self.now] * len(keys) if times is None else times
-        return np.fromiter((self.seen_at(k, t) for k, t in zip(keys, times)), dtype=bool,
-                           count=len(keys))
+        """For each key, whether it was seen within the window before its time (or the clock's).
+
+        >>> seen = ExpiringIds(60); seen.add("a", now=0.0)
+        >>> seen.contains_many(["a", "a"], times=[59.0, 60.0]).tolist()
+        [True, False]
+        """
+        keys, times = self._batch(keys, times)
+        last, window = self.last_seen, self.window
+        return np.fromiter((k in last and last[k] > t - window for k, t in zip(keys, times)),
+                           dtype=bool, count=len(keys))
 
     def add_many(self, keys, times=None) -> None:
-        keys = key_list(keys)
-        for key, when in zip(keys, [self.now] * len(keys) if times is None else times):
-            self.add(key, when)
+        """Remember every key, each at its time (default: the clock's); a batch with a bad key
+        or time stores nothing.
+
+        >>> seen = ExpiringIds(60); seen.add_many(["a", "b", "c"], times=[1.0])
+        Traceback (most recent call last):
+        ValueError: times must hold one time per key: 1 times for 3 keys
+        >>> len(seen)
+        0
+        """
+        for key, when in zip(*self._batch(keys, times)):
+            self._store(key, when)
 
     def __len__(self) -> int:
         return len(self.last_seen)
@@ -107,6 +145,15 @@ class ExpiringIds(Filter):
     def nbytes(self) -> int:
         """The article's accounting: 36 bytes of ID and 8 of time per key held (Python needs more)."""
         return len(self.last_seen) * BYTES_PER_ENTRY
+
+
+def _time(value, name: str, not_before: float | None = None) -> float:
+    """A time in seconds: a finite real number (not a bool or a str), at or after ``not_before``."""
+    allowed = "a finite number of seconds" + (
+        "" if not_before is None else f", not back in time before the clock ({not_before})")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {allowed}, not {type(value).__name__}")
+    return real_number(value, name, not_before, allowed=allowed)
 
 
 @dataclass(frozen=True)
