@@ -213,3 +213,38 @@ def test_tests_import_their_helpers_by_module_name_never_through_a_tests_package
             found += [f"{path.name}:{node.lineno} {name}" for name in names
                       if name == "tests" or name.startswith("tests.")]
     assert not found, found
+
+
+# --- the reference a student reads, and the kernels beside it ---------------------------------
+def test_kernels_take_plain_arrays_and_import_nothing_of_the_filters():
+    """A kernel (bloomedu/kernels/) is fed arrays and gives bits or answers back: it imports no
+    other part of the library (only numpy, mmh3, the standard library and other kernels), so it
+    cannot reach into a filter."""
+    root = pathlib.Path(bloomedu.__file__).parent / "kernels"
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1, (path.name, node.module)  # from .murmur, never ..core
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
+                    else [node.module]
+                assert not any(name.startswith("bloomedu") for name in names), (path.name, names)
+
+
+def test_the_filter_a_student_reads_is_two_modules_of_at_most_1200_lines():
+    """add, in, add_many and contains_many go through core/filter.py (the algorithm, the
+    position formula for one key and for an array) and core/hashing.py (a key's hashes); every
+    bulk method hands plain arrays to a kernel and calls nothing else of the library."""
+    core = pathlib.Path(bloomedu.__file__).parent / "core"
+    lines = sum(len((core / name).read_text().splitlines()) for name in ("filter.py", "hashing.py"))
+    assert lines <= 1200, lines
+    tree = ast.parse((core / "filter.py").read_text())
+    bloom = next(node for node in tree.body if isinstance(node, ast.ClassDef)
+                 and node.name == "BloomFilter")
+    for method in bloom.body:
+        if isinstance(method, ast.FunctionDef) and method.name in ("add_many", "add_many_new",
+                                                                   "contains_many"):
+            calls = {ast.unparse(node.func) for node in ast.walk(method)
+                     if isinstance(node, ast.Call)}
+            assert calls <= {"self._hashed", "kernels.insert", "kernels.add_new",
+                             "kernels.contains"}, (method.name, calls)

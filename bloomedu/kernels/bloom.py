@@ -37,7 +37,7 @@ reads every byte back and writes again the bits that were lost (at most 8 rounds
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import numpy as np
 
