@@ -365,3 +365,19 @@ def test_a_counter_at_its_top_does_not_break_the_next_to_bytes(name):
 
 
 _HEADER_INSERTED = {"stable": 6 + 8 + 2 + 1 + 8 + 8, "age_partitioned": 6 + 2 + 2 + 8 + 8 + 2 + 8}
+
+
+@pytest.mark.parametrize("capacity, fpp, growth, n", [(100, 0.2, 2, 3000), (300, 0.01, 2, 3000),
+                                                      (50, 0.5, 1, 600), (7, 0.3, 4, 2000)])
+def test_scalable_add_many_leaves_what_a_loop_of_add_leaves(capacity, fpp, growth, n):
+    """In a batch, a key that is a false positive of the batch's earlier keys, or a repeat, is
+    skipped exactly as add skips it: the same counts, the same bits, the same bytes."""
+    rng = np.random.default_rng(n)
+    keys = [str(v) for v in rng.integers(0, n // 2, n)]  # repeats, and false positives
+    batch, loop = ScalableBloomFilter(capacity, fpp, growth), ScalableBloomFilter(capacity, fpp, growth)
+    for start in range(0, n, 700):  # several batches, each crossing sub-filter boundaries
+        batch.add_many(keys[start:start + 700])
+    for key in keys:
+        loop.add(key)
+    assert [t.count for t in batch.tables] == [t.count for t in loop.tables]
+    assert batch.to_bytes() == loop.to_bytes()
