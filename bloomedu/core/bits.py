@@ -152,7 +152,7 @@ class BitArray:
         chunks come (:mod:`bloomedu.core.scatter`), so a caller that needs all or
         nothing checks its keys first, as ``BloomFilter.add_many`` does.
         The indices are not checked (the filter's are below m by construction).
-        ``lock`` (a filter's, :mod:`bloomedu.core.locking`) is held around each
+        ``lock`` (a filter's, :class:`~bloomedu.core.contract.Filter`) is held around each
         write to the bits, not while ``chunks`` computes the indices.
 
         >>> bits = BitArray(16)

@@ -82,7 +82,7 @@ class SortedBatches:
 
     ``num_bits`` decides the buffer's type: uint32 while every position fits
     (sorting 4-byte values is about twice as fast), else uint64.  ``lock`` (a
-    filter's, :mod:`bloomedu.core.locking`) is held around each write, not
+    filter's, :class:`~bloomedu.core.contract.Filter`) is held around each write, not
     while a batch is sorted.
 
     >>> data = np.zeros(8, dtype=np.uint8)
