@@ -166,7 +166,11 @@ class Filter(ABC):
         """An independent filter with the same parameters and state (and a lock of its own)."""
         if _has_bytes(type(self)):
             return type(self).from_bytes(self.to_bytes())
-        return _copy.deepcopy(self)
+        with self._lock:  # no write holding it is halfway through
+            state = _copy.deepcopy(Filter.__getstate__(self))
+        new = type(self).__new__(type(self))
+        new.__setstate__(state)
+        return new
 
     def __eq__(self, other: object) -> bool:
         """Equal bytes, for a class with ``to_bytes`` and ``from_bytes``; otherwise identity."""
