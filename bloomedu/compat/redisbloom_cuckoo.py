@@ -215,6 +215,8 @@ class RedisCuckooFilter(Filter):
             found |= sub.found_many(fingerprints, h, h2)
         return found
 
+    contains_many = exists_many  # every filter's bulk name
+
     @locked
     def count(self, item) -> int:
         """``CF.COUNT``: the copies of the item's fingerprint in its buckets, over every sub-filter.
