@@ -2,7 +2,7 @@
 
     python -m benchmarks.locking KEYS_DIRECTORY
 
-Every write to a filter's bits holds its lock (``bloomedu.core.locking``), and
+Every write to a filter's bits holds its lock (``bloomedu.core.contract.Filter``'s), and
 nothing else changes when no other thread is there: ``add`` takes it once per
 key, ``add_many`` once per write of staged bits (once per call up to 40 Mi
 bits, once per chunk of sorted positions above).  So the lock's cost is the

@@ -27,7 +27,7 @@ extensions = [
     "sphinx-mathjax-offline",  # MathJax 3 from its PyPI package, copied into _static/
     "bloomedu_api",
     "bloomedu_site",
-    "bloomedu_signatures",  # class signatures from __init__, not LockedWrites.__new__
+    "bloomedu_signatures",  # class signatures from __init__, not Filter.__new__
     "bloomedu_pages",  # {lesson}`topic` links, the sizing table
     "bloomedu_guide",  # the instructors' guide, one page per lesson, in docs/instructors/
 ]

@@ -1,28 +1,26 @@
 """The promises of a class with a limit, checked by tests/test_conformance.py: one that forgets
-by design (:attr:`~bloomedu.core.contract.Filter.memory_inserts`: rotating, age-partitioned,
-stable filters) keeps each key as long as it says, and one that fills up
-(:attr:`~bloomedu.core.contract.Filter.FULL` and :attr:`~bloomedu.core.contract.Filter.room`:
-the cuckoo filters) takes what it says and refuses the rest without changing or losing
+by design (its registry entry's ``memory``: rotating, age-partitioned, stable filters) keeps
+each key as long as it says, and one that fills up (its entry's ``full`` and ``room``: the
+cuckoo filters) takes what it says and refuses the rest without changing or losing
 anything."""
 
 from __future__ import annotations
 
 import itertools
 
-from bloomedu.core import contract
 from conformance_support import (CAPACITY, accepted_keys, ask_many, declared, has, kept, make,
                                  memory, same_state, snapshot, unchanged)
 
 
 # --- a class that forgets --------------------------------------------------------------------
 def forgets(cls) -> bool:
-    """True if the class overrides ``memory_inserts``: it forgets by design, and says when."""
-    return issubclass(cls, contract.Filter) and cls.memory_inserts is not contract.Filter.memory_inserts
+    """True if the class's entry says how long it keeps a key: it forgets by design."""
+    return declared(cls) is not None and declared(cls).memory is not None
 
 
 def check_memory_promise(cls, services: dict) -> None:
     """Inserted one by one, far past its memory, every key is still found at the last insert
-    it was promised (``memory_inserts`` later), and so at every insert before."""
+    it was promised (``memory`` later), and so at every insert before."""
     f = make(cls, services)
     keys = accepted_keys(f, 4 * CAPACITY, seed=9)
     promise = memory(f)
@@ -41,15 +39,16 @@ DISTINCT_LIMIT = 64 * CAPACITY  # distinct keys within which a filling example m
 
 
 def fills(cls) -> bool:
-    """True if the class declares ``FULL``: ``add`` may refuse a key once it has no room."""
-    return bool(getattr(declared(cls), "FULL", ()))
+    """True if the class's entry names ``full`` exceptions: ``add`` may refuse a key once it
+    has no room."""
+    return declared(cls) is not None and bool(declared(cls).full)
 
 
 def fill(f, keys, limit: int) -> tuple[int, bool]:
-    """Add ``keys`` one by one until ``add`` refuses one (with an exception of ``FULL``) or
+    """Add ``keys`` one by one until ``add`` refuses one (with an exception of ``full``) or
     ``limit`` were taken: (keys taken, refused).  A refusal must leave the filter exactly as
     it was, and every key taken before it found."""
-    taken, refusals = [], type(f).FULL
+    taken, refusals = [], declared(type(f)).full
     for key in itertools.islice(keys, limit):
         before = snapshot(f, taken[-3:] + [key])
         try:
@@ -66,14 +65,14 @@ def fill(f, keys, limit: int) -> tuple[int, bool]:
 
 
 def check_room_and_refusals(cls, services: dict) -> None:
-    """``room`` inserts are taken for certain, be they copies of one key (a cuckoo filter
+    """The entry's ``room`` inserts are taken for certain, be they copies of one key (a cuckoo filter
     stores each) or distinct keys; distinct keys fill the example within
     :data:`DISTINCT_LIMIT`; each refusal changes nothing and loses nothing; and a batch path
     given the keys up to the refused one refuses too, leaving the filter as it was before the
     call, or as the one-by-one adds left it (the keys before the refused one kept)."""
     f = make(cls, services)
-    room = f.room
-    assert isinstance(room, int) and room >= 1, f"a class that declares FULL says its room: {room!r}"
+    room = declared(cls).room(f)
+    assert isinstance(room, int) and room >= 1, f"a class that fills says its room: {room!r}"
     copies, _ = fill(f, itertools.repeat(accepted_keys(f, 1, seed=17)[0]), 8 * room + 64)
     assert copies >= room, f"one key added again was refused after {copies} inserts; room is {room}"
 
@@ -88,7 +87,7 @@ def check_room_and_refusals(cls, services: dict) -> None:
         batch, empty = make(cls, services), make(cls, services)
         try:
             getattr(batch, path)(keys[:taken + 1])
-        except cls.FULL:
+        except declared(cls).full:
             pass
         else:
             raise AssertionError(f"{path} took the {taken + 1} keys a loop of add refused the last of")

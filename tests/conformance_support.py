@@ -1,8 +1,8 @@
 """What tests/test_conformance.py stands on: every filter class of the package, found by walking
 it; a small instance of each; keys of every kind; and a filter's state, to compare.
 
-Nothing here names a filter class: every class declares what the suite needs itself, by
-taking :class:`bloomedu.core.contract.Filter` as a base.
+Nothing here names a filter class: the classes are found by walking the package, and what the
+suite needs to build each one is its entry in ``filter_registry.py``.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ import importlib
 import inspect
 import pickle
 import pkgutil
+import sys
 import threading
 
 import numpy as np
 
 import bloomedu
-from bloomedu.core import contract
+import filter_registry
+from bloomedu.core.contract import Filter
 
 CAPACITY = 400  # keys a test puts in one instance: cheap, and past every forgetting class's memory
 
@@ -33,8 +35,8 @@ def package_modules(package=bloomedu) -> list:
 
 def looks_like_a_filter(obj) -> bool:
     """A public class that answers "maybe in?" and takes keys: by ``add``/``add_many``, or
-    built from them (a ``keys`` argument, or ``BUILT_FROM_KEYS``); not an abstract base (one
-    that cannot be made: its subclasses are the filters)."""
+    built from them (a ``keys`` argument); not an abstract base (one that cannot be made: its
+    subclasses are the filters)."""
     if not inspect.isclass(obj) or getattr(obj, "_is_protocol", False) or inspect.isabstract(obj):
         return False
     asks = hasattr(obj, "__contains__") or hasattr(obj, "contains_many")
@@ -42,8 +44,7 @@ def looks_like_a_filter(obj) -> bool:
         built = "keys" in inspect.signature(obj).parameters
     except (TypeError, ValueError):
         built = False
-    takes = hasattr(obj, "add") or hasattr(obj, "add_many") or built or \
-        getattr(obj, "BUILT_FROM_KEYS", False)
+    takes = hasattr(obj, "add") or hasattr(obj, "add_many") or built
     return asks and takes
 
 
@@ -53,13 +54,29 @@ def exported_filters(modules) -> set[type]:
             if looks_like_a_filter(getattr(module, name, None))}
 
 
+def subclasses(cls: type) -> set[type]:
+    """Every class that descends from ``cls``, however deep."""
+    found = set()
+    for sub in cls.__subclasses__():
+        found |= {sub} | subclasses(sub)
+    return found
+
+
+def filter_classes(package=bloomedu) -> set[type]:
+    """Every concrete, public subclass of :class:`~bloomedu.core.contract.Filter` that a module
+    of the package holds under its name (the modules must have been imported)."""
+    prefix = package.__name__ + "."
+    return {cls for cls in subclasses(Filter)
+            if cls.__module__.startswith(prefix) and not inspect.isabstract(cls)
+            and not cls.__name__.startswith("_")
+            and getattr(sys.modules.get(cls.__module__), cls.__name__, None) is cls}
+
+
 def discover(package=bloomedu) -> list[type]:
-    """The registry of :mod:`bloomedu.core.contract` and every exported class that looks like a
-    filter, after importing every module: a class that forgot the base is found too."""
+    """Every concrete subclass of the base and every exported class that looks like a filter,
+    after importing every module: a class that forgot the base is found too."""
     modules = package_modules(package)
-    registered = [cls for cls in contract.filters()
-                  if cls.__module__.split(".")[0] == package.__name__]
-    return sorted(set(registered) | exported_filters(modules),
+    return sorted(filter_classes(package) | exported_filters(modules),
                   key=lambda cls: (cls.__module__, cls.__qualname__))
 
 
@@ -68,29 +85,30 @@ def class_id(cls: type) -> str:
 
 
 def declared(cls: type):
-    """Where the class's declarations are read: the class itself (``None`` if it does not take
-    :class:`~bloomedu.core.contract.Filter` as a base: it must join the contract)."""
-    return cls if issubclass(cls, contract.Filter) else None
+    """The class's entry in ``filter_registry.py``: how to build it and what to expect of it
+    (``None`` if it does not descend from :class:`~bloomedu.core.contract.Filter` or has no
+    entry: it must do both)."""
+    return filter_registry.entry(cls) if issubclass(cls, Filter) else None
 
 
 # --- instances -----------------------------------------------------------------------------
 def make(cls: type, services: dict, capacity: int = CAPACITY, keys=()):
-    """``cls(**example_arguments(...))``, with the services the class needs."""
+    """``cls(**arguments(...))`` from its registry entry, with the services the class needs."""
     declaration = declared(cls)
     assert declaration is not None, (
-        f"{class_id(cls)} looks like a filter (it answers 'in' and takes keys) but does not take "
-        "bloomedu.core.contract.Filter as a base: subclass it and define example_arguments")
-    wanted = {name: services[name] for name in declaration.NEEDS}
-    return cls(**declaration.example_arguments(capacity, keys, **wanted))
+        f"{class_id(cls)} looks like a filter (it answers 'in' and takes keys) but does not "
+        "descend from bloomedu.core.contract.Filter with an entry in tests/filter_registry.py")
+    wanted = {name: services[name] for name in declaration.needs}
+    return cls(**declaration.arguments(capacity, keys, **wanted))
 
 
 def static(cls) -> bool:
-    """True for a filter built once from its keys (no ``add``)."""
-    return declared(cls).BUILT_FROM_KEYS
+    """True for a filter built once from its keys (its ``add`` refuses)."""
+    return declared(cls).built_from_keys
 
 
 def memory(f) -> int | None:
-    return getattr(f, "memory_inserts", None)
+    return filter_registry.memory(f)
 
 
 def kept(f, keys: list) -> list:
@@ -101,7 +119,12 @@ def kept(f, keys: list) -> list:
 
 
 def adds(f) -> bool:
-    return hasattr(f, "add")
+    return not static(type(f))
+
+
+def handle(f) -> bool:
+    """True for a handle to a server's filter: its state is the server's, not pickled."""
+    return bool(declared(type(f)).needs)
 
 
 def state(f):
@@ -112,10 +135,10 @@ def state(f):
 
 
 def same_state(a, b, probes=()) -> bool:
-    """Equal bytes, or ``==``, or (a filter with neither) the same answers on ``probes``."""
+    """Equal bytes, or ``==``, or (a handle with neither) the same answers on ``probes``."""
     if callable(getattr(a, "to_bytes", None)):
         return a.to_bytes() == b.to_bytes()
-    if type(a).__eq__ is not object.__eq__:
+    if not handle(a):
         return a == b
     return ask_many(a, probes).tolist() == ask_many(b, probes).tolist()
 
@@ -125,27 +148,25 @@ def snapshot(f, probes=()):
     pickle, else (a handle to a server's filter, with neither) its answers on ``probes``."""
     if callable(getattr(f, "to_bytes", None)):
         return f.to_bytes()
-    if declared(type(f)).NEEDS:
+    if handle(f):
         return ask_many(f, list(probes)).tolist()
     return pickle.dumps(f)
 
 
 def unchanged(f, before, probes=()) -> bool:
-    if callable(getattr(f, "to_bytes", None)) or declared(type(f)).NEEDS:
+    if callable(getattr(f, "to_bytes", None)) or handle(f):
         return snapshot(f, probes) == before
     return f == pickle.loads(before)
 
 
 def has(f, key) -> bool:
-    """``key in f``, or ``contains_many([key])`` for a filter without ``__contains__``."""
-    return key in f if hasattr(f, "__contains__") else bool(ask_many(f, [key])[0])
+    """``key in f``."""
+    return key in f
 
 
 def ask_many(f, keys: list) -> np.ndarray:
-    """``contains_many`` where the filter has it, else ``in`` key by key."""
-    if hasattr(f, "contains_many"):
-        return np.asarray(f.contains_many(keys), dtype=bool)
-    return np.array([key in f for key in keys], dtype=bool)
+    """``contains_many``: every filter has it (the base's default asks ``in`` key by key)."""
+    return np.asarray(f.contains_many(keys), dtype=bool)
 
 
 def insert(f, keys, path: str):
@@ -156,7 +177,9 @@ def insert(f, keys, path: str):
 
 
 def paths(f) -> list[str]:
-    return [name for name in ("add", "add_many", "add_many_new") if hasattr(f, name)]
+    """The ways ``f`` takes keys: none for a static filter."""
+    return [] if static(type(f)) else \
+        [name for name in ("add", "add_many", "add_many_new") if hasattr(f, name)]
 
 
 def run_together(jobs, timeout: float = 120.0) -> None:
@@ -240,7 +263,7 @@ def forms(kind: str, count: int, seed: int) -> list[tuple[str, object, list]]:
 
 def accepted_keys(f, count: int, seed: int) -> list:
     """Distinct keys of the kinds ``f`` takes, mixed."""
-    kinds = sorted(set(f.KEY_KINDS if hasattr(f, "KEY_KINDS") else declared(type(f)).KEY_KINDS)
+    kinds = sorted(key_kinds(type(f))
                    - {"other"})
     makers = {"str": str_keys, "bytes": bytes_keys, "int": int_keys}
     per_kind = [makers[kind](count // len(kinds) + 1, seed) for kind in kinds]
@@ -249,4 +272,4 @@ def accepted_keys(f, count: int, seed: int) -> list:
 
 
 def key_kinds(cls: type) -> frozenset:
-    return declared(cls).KEY_KINDS
+    return declared(cls).kinds

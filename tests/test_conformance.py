@@ -1,27 +1,25 @@
 """Every class keeps every promise: one suite over every filter of the package, found, not listed.
 
 The classes come from walking the package (``conformance_support.discover``): every module is
-imported, and the suite takes every class that joined :class:`bloomedu.core.contract.Filter`'s
-registry by subclassing it, and every class in a module's ``__all__`` that looks like a filter
-(it answers ``in`` or ``contains_many`` and takes keys by ``add``/``add_many`` or in its
-constructor), so a class that forgets the base is caught instead of skipped.  Adding a class to
-the package is all it takes to have it tested: ``test_a_broken_class_added_to_the_package_is_
-caught`` adds one, and every check it breaks fails.
+imported, and the suite takes every concrete subclass of :class:`bloomedu.core.contract.Filter`,
+and every class in a module's ``__all__`` that looks like a filter (it answers ``in`` or
+``contains_many`` and takes keys by ``add``/``add_many`` or in its constructor), so a class that
+forgets the base is caught instead of skipped.  ``test_a_broken_class_added_to_the_package_is_
+caught`` adds classes to the package, and every check they break fails.
 
 What a new class must provide to be tested (bloomedu/core/contract.py says the same):
 
-- ``Filter`` as a base, and ``example_arguments(capacity, keys=(), **services)``: the keyword
-  arguments of a small instance with room for about ``capacity`` keys at about 1%;
-- ``add(key)`` and ``key in f`` (or, static, ``BUILT_FROM_KEYS = True`` and a ``keys``
-  argument), and ``contains_many``/``add_many``/``add_many_new``/``to_bytes``/``from_bytes``/
-  ``copy`` where it has them: each one it has is checked;
-- ``__eq__`` comparing state (or ``to_bytes``), pickling at every protocol (unless it needs a
-  server: then it is a handle, not a value);
-- where the defaults do not hold: ``KEY_KINDS`` (the kinds it takes), ``memory_inserts`` (how
-  long it keeps a key, if it forgets by design), ``FULL`` and ``room`` (what ``add`` raises when
-  the filter has no room left, and how many inserts it takes for certain), ``NEEDS`` (``{"redis"}``: tests give it a
-  client of a server they start), ``from_bytes_arguments()`` (what ``from_bytes`` needs
-  beside the bytes).
+- ``Filter`` as a base, with ``add(key)`` and ``key in f`` (a static filter's ``add`` refuses
+  with a TypeError naming the class); ``add_many``, ``contains_many``, ``copy``, pickling and
+  ``==`` come from the base where the class does not write its own, and ``add_many_new``,
+  ``to_bytes``/``from_bytes`` are checked where it has them;
+- an entry in ``tests/filter_registry.py``: its example arguments (a small instance with room
+  for about ``capacity`` keys at about 1%), and where the defaults do not hold, the key kinds it
+  takes, ``built_from_keys``, how long it keeps a key if it forgets by design (``memory``),
+  what ``add`` raises when the filter has no room left and how many inserts it takes for
+  certain (``full``, ``room``), the services it needs (``{"redis"}``: tests give it a client of
+  a server they start; a handle is neither pickled nor copied), and what ``from_bytes`` needs
+  beside the bytes.  A class without an entry fails the suite.
 
 What is checked, for every class: no false negative for every key kind it takes, in every form
 (lists, ``S``/``U``/object arrays, integer arrays of every dtype and byte order, numpy scalars)
@@ -42,13 +40,14 @@ import sys
 
 import pytest
 
-from bloomedu.core import contract
+import filter_registry
+from bloomedu.core.contract import Filter
 from conformance_checks import (check_answers_are_a_loop_of_in_then_add, check_bad_keys_change_nothing,
                                 check_forged_bytes, check_large_read, check_no_false_negative,
                                 check_numbers, check_round_trips, check_static_bad_keys, check_threads,
                                 check_wrapped_bytes, has_bytes)
 from conformance_limits import check_memory_promise, check_room_and_refusals, fills, forgets
-from conformance_support import class_id, declared, discover, key_kinds, static
+from conformance_support import class_id, declared, discover, filter_classes, key_kinds, static
 from redis_support import plain_client, plain_server  # noqa: F401  (fixtures)
 
 CLASSES = discover()
@@ -58,7 +57,7 @@ CLASSES = discover()
 def services(request):
     """The services of the class under test, by name: only those it needs are started."""
     cls = request.node.callspec.params["cls"]
-    needs = getattr(declared(cls), "NEEDS", ())
+    needs = declared(cls).needs if declared(cls) else ()
     return {"redis": request.getfixturevalue("plain_client")} if "redis" in needs else {}
 
 
@@ -76,7 +75,7 @@ def params(cases):
     out = []
     for case in cases:
         cls = case[0]
-        marks = [pytest.mark.redis] if "redis" in getattr(declared(cls), "NEEDS", ()) else []
+        marks = [pytest.mark.redis] if declared(cls) and "redis" in declared(cls).needs else []
         out.append(pytest.param(*case, marks=marks,
                                 id="-".join([class_id(cls), *map(str, case[1:])])))
     return out
@@ -93,10 +92,21 @@ def test_discovery_finds_the_filters_of_every_part():
 
 @pytest.mark.parametrize("cls", CLASSES, ids=class_id)
 def test_every_class_that_looks_like_a_filter_joins_the_contract(cls):
-    assert declared(cls) is not None, (
+    assert issubclass(cls, Filter), (
         f"{class_id(cls)} answers 'in' and takes keys but does not subclass "
-        "bloomedu.core.contract.Filter (and define example_arguments)")
-    assert set(key_kinds(cls)) <= contract.KINDS and key_kinds(cls)
+        "bloomedu.core.contract.Filter")
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=class_id)
+def test_every_filter_class_has_a_registry_entry(cls):
+    assert declared(cls) is not None, (
+        f"{class_id(cls)} has no entry in tests/filter_registry.py: add one (its example "
+        "arguments, key kinds, memory, room) so the conformance suite can build it")
+    assert set(key_kinds(cls)) <= filter_registry.KINDS and key_kinds(cls)
+
+
+def test_every_registry_entry_is_a_filter_class_of_the_package():
+    assert set(filter_registry.REGISTRY) == filter_classes()
 
 
 # --- no false negative ---------------------------------------------------------------------------
@@ -180,7 +190,7 @@ from bloomedu.core.hashing import hash128
 from bloomedu.core.serial import Header
 from bloomedu.variants.cuckoo import CuckooFilter, CuckooFilterFull
 
-__all__ = ["LeakyFilter", "HashSet", "Unjoined", "SpillingCuckoo"]
+__all__ = ["LeakyFilter", "HashSet", "Unjoined", "SpillingCuckoo", "Unregistered"]
 
 _HEADER = Header(b"HSET", 1, "Q")
 
@@ -204,14 +214,11 @@ class LeakyFilter(BloomFilter):
 class HashSet(Filter):
     """A correct static filter: the 128-bit hashes of the keys it was built from, sorted."""
 
-    BUILT_FROM_KEYS = True
-
-    @classmethod
-    def example_arguments(cls, capacity, keys=(), **services):
-        return {"keys": keys}
-
     def __init__(self, keys):
         self.hashes = frozenset(hash128(key) for key in key_list(keys))
+
+    def add(self, key):
+        raise TypeError("HashSet is built once from its keys")
 
     def __contains__(self, key):
         return hash128(key) in self.hashes
@@ -250,6 +257,10 @@ class SpillingCuckoo(CuckooFilter):
             raise
 
 
+class Unregistered(BloomFilter):
+    """A correct filter with no entry in the registry."""
+
+
 class Unjoined:
     """Looks like a filter, never joined the contract."""
 
@@ -263,27 +274,38 @@ class Unjoined:
 
 @pytest.fixture
 def planted(tmp_path):
-    """bloomedu.variants.planted, a module of the package for this test only, then removed."""
+    """bloomedu.variants.planted, a module of the package for this test only, with registry
+    entries for three of its classes, then removed."""
     import bloomedu.variants
 
     (tmp_path / "planted.py").write_text(PLANTED)
     bloomedu.variants.__path__.append(str(tmp_path))
-    registered = list(contract._REGISTRY)
+    registered = dict(filter_registry.REGISTRY)
     try:
-        yield
+        yield filter_registry.REGISTRY
     finally:
         bloomedu.variants.__path__.remove(str(tmp_path))
         sys.modules.pop("bloomedu.variants.planted", None)
-        contract._REGISTRY[:] = registered
+        filter_registry.REGISTRY.clear()
+        filter_registry.REGISTRY.update(registered)
 
 
 def test_a_broken_class_added_to_the_package_is_caught(planted):
     found = {cls.__name__: cls for cls in discover()}
     leaky, hash_set, unjoined = found["LeakyFilter"], found["HashSet"], found["Unjoined"]
-    assert CLASSES != discover() and leaky in contract.filters()
+    assert CLASSES != discover() and {leaky, hash_set, found["Unregistered"]} <= filter_classes()
     failures = (AssertionError, pytest.fail.Exception)
-    with pytest.raises(failures, match="does not subclass|does not take"):
+    with pytest.raises(failures, match="does not subclass"):
         test_every_class_that_looks_like_a_filter_joins_the_contract(unjoined)
+    for cls in (leaky, found["Unregistered"]):
+        with pytest.raises(failures, match="no entry in tests/filter_registry.py"):
+            test_every_filter_class_has_a_registry_entry(cls)
+    with pytest.raises(failures):
+        test_every_registry_entry_is_a_filter_class_of_the_package()
+    planted[leaky] = filter_registry.REGISTRY[filter_registry.BloomFilter]
+    planted[found["SpillingCuckoo"]] = filter_registry.REGISTRY[filter_registry.CuckooFilter]
+    planted[hash_set] = filter_registry.Entry(lambda capacity, keys=(), **services: {"keys": keys},
+                                              built_from_keys=True)
     with pytest.raises(failures, match="keys lost"):
         check_no_false_negative(leaky, "str", "add_many", {})
     with pytest.raises(failures, match="bytes allocated reading"):

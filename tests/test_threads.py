@@ -1,6 +1,6 @@
 """Threads: concurrent writes to one filter lose nothing, and no pair of filters deadlocks.
 
-Every mutable filter holds one lock (``bloomedu.core.locking.LockedWrites``)
+Every filter holds one lock (``bloomedu.core.contract.Filter`` makes it for each instance)
 around each write to its bits.  Without it, two threads' read-modify-writes of
 the same byte (numpy's fancy-index ``data[i] |= mask``, an in-place ``|=`` with
 the GIL released, or the per-key ``data[j] |= mask`` of ``add``) keep only one

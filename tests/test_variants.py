@@ -19,6 +19,7 @@ from bloomedu import (AgePartitionedBloomFilter, BloomFilter, CountingBloomFilte
                       RotatingBloomFilter, ScalableBloomFilter, StableBloomFilter)
 from bloomedu.core.counters import CounterArray
 from bloomedu.core.filter import key_positions
+import filter_registry
 
 keys_lists = st.lists(st.one_of(st.text(max_size=12), st.integers(-2 ** 63, 2 ** 64 - 1),
                                 st.binary(max_size=12)), max_size=80)
@@ -34,8 +35,9 @@ MAKERS = {
 
 
 def _memory(structure) -> int:
-    """How many of the latest distinct inserts the structure promises to keep (its own word)."""
-    promise = structure.memory_inserts
+    """How many of the latest distinct inserts the structure promises to keep (its registry
+    entry's word)."""
+    promise = filter_registry.memory(structure)
     return 10 ** 9 if promise is None else promise
 
 

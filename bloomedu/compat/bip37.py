@@ -29,9 +29,8 @@ import numpy as np
 from ..core.hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, is_int, is_number, real_number, whole_number
-from ..core.contract import EXAMPLE_FPP, Filter
+from ..core.contract import Filter
 from ..core.hashing import murmur3_32
-from ..core.locking import LockedWrites
 from ..core.serial import as_bytes, expect_length
 
 __all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
@@ -135,7 +134,7 @@ def read_compact_size(data: bytes, offset: int = 0) -> tuple[int, int]:
     return value, end
 
 
-class Bip37Filter(Filter, LockedWrites):
+class Bip37Filter(Filter):
     """Bitcoin Core's ``CBloomFilter(nElements, nFPRate, nTweak, nFlags)``.
 
     ``insert``/``contains`` take bytes (a public-key hash, a txid, an outpoint);
@@ -150,22 +149,12 @@ class Bip37Filter(Filter, LockedWrites):
     '03010098050000000000000001'
 
     Threads may share one: ``insert`` and ``clear`` hold the filter's lock
-    (:mod:`bloomedu.core.locking`), ``data`` and ``serialize`` read a snapshot
+    (:class:`~bloomedu.core.contract.Filter`), ``data`` and ``serialize`` read a snapshot
     under it; ``contains`` only reads.  See :class:`bloomedu.BloomFilter` for
     what is and is not safe.
     """
 
     __slots__ = ("_bits", "n_hash_funcs", "tweak", "flags")
-    KEY_KINDS = frozenset({"bytes"})  # public-key hashes, txids, outpoints
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """``capacity`` elements at 1%, a tweak and BLOOM_UPDATE_ALL.
-
-        >>> Bip37Filter.example_arguments(1000)
-        {'n_elements': 1000, 'fp_rate': 0.01, 'tweak': 7, 'flags': 1}
-        """
-        return {"n_elements": capacity, "fp_rate": EXAMPLE_FPP, "tweak": 7, "flags": 1}
 
     def __init__(self, n_elements: int, fp_rate: float, tweak: int = 0, flags: int = 0):
         size = bip37_filter_bytes(n_elements, fp_rate)

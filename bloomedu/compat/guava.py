@@ -31,8 +31,7 @@ import numpy as np
 from ..core.hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import check_storage, one_of, probability, whole_number
-from ..core.contract import EXAMPLE_FPP, Filter
-from ..core.locking import LockedWrites
+from ..core.contract import Filter
 from ..core.serial import as_bytes, expect_length
 from .java import _signed32, java_round, java_utf8
 
@@ -76,7 +75,7 @@ def guava_num_hashes(n: int, m: int) -> int:
     return max(1, java_round(m / n * _LN2))
 
 
-class GuavaBloomFilter(Filter, LockedWrites):
+class GuavaBloomFilter(Filter):
     """A filter of strings equal to Guava 31.1's, bit for bit and byte for byte.
 
     Made with :meth:`create` (like ``BloomFilter.create``) or :meth:`from_bytes`
@@ -90,23 +89,12 @@ class GuavaBloomFilter(Filter, LockedWrites):
     (64, 3, [51, 40, 29])
 
     Threads may share one: ``put`` and ``put_many`` hold the filter's lock
-    while they set bits (:mod:`bloomedu.core.locking`), ``copy`` and
+    while they set bits (:class:`~bloomedu.core.contract.Filter`), ``copy`` and
     ``to_bytes`` while they read them; ``might_contain`` only reads.  See
     :class:`bloomedu.BloomFilter` for what is and is not safe.
     """
 
     __slots__ = ("bits", "num_hash_functions", "strategy")
-    KEY_KINDS = frozenset({"str"})  # Funnels.stringFunnel(UTF_8)
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The words and k of ``create(capacity, 0.01)``.
-
-        >>> GuavaBloomFilter.example_arguments(1000)
-        {'num_words': 150, 'num_hash_functions': 7}
-        """
-        m = guava_num_bits(capacity, EXAMPLE_FPP)
-        return {"num_words": -(-m // 64), "num_hash_functions": guava_num_hashes(capacity, m)}
 
     def __init__(self, num_words: int, num_hash_functions: int,
                  strategy: int = MURMUR128_MITZ_64):

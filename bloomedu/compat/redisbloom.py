@@ -44,8 +44,7 @@ from typing import Iterable
 import numpy as np
 
 from ..core.checks import MAX_NUM_BITS, probability, whole_number
-from ..core.contract import EXAMPLE_FPP, Filter
-from ..core.locking import LockedWrites, locked
+from ..core.contract import Filter, locked
 from . import redisbloom_dump
 from .redisbloom_cuckoo import RedisCuckooFilter  # noqa: F401  (CF.*, documented in its module)
 from .redisbloom_parts import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
@@ -60,7 +59,7 @@ _MASK64 = (1 << 64) - 1
 _CHUNK_ITEMS = 1 << 15
 
 
-class RedisBloomFilter(Filter, LockedWrites):
+class RedisBloomFilter(Filter):
     """RedisBloom's scalable filter: what ``BF.RESERVE key error_rate capacity`` makes.
 
     >>> f = RedisBloomFilter(0.01, 2)
@@ -93,15 +92,6 @@ class RedisBloomFilter(Filter, LockedWrites):
                              "sub-filter: BF.RESERVE answers 'ERR could not create filter'") from None
         self.links: list[SubFilter] = [first]
         self.size = 0
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """``BF.RESERVE key 0.01 capacity//4``: ``capacity`` items open three sub-filters.
-
-        >>> RedisBloomFilter.example_arguments(1000)
-        {'error_rate': 0.01, 'capacity': 250}
-        """
-        return {"error_rate": EXAMPLE_FPP, "capacity": max(1, capacity // 4)}
 
     @property
     def nonscaling(self) -> bool:

@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.hashing import key_list
 from ..core.checks import whole_number
-from ..core.contract import Filter
-from ..core.locking import LockedWrites, locked
+from ..core.contract import Filter, locked
 from . import redisbloom_cuckoo_dump
 from .redisbloom_cuckoo_parts import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
                                       MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
@@ -57,7 +57,7 @@ _MASK64 = (1 << 64) - 1
 _MAX_CAPACITY = (1 << 63) - 1  # CF.RESERVE reads the capacity as a long long
 
 
-class RedisCuckooFilter(Filter, LockedWrites):
+class RedisCuckooFilter(Filter):
     """RedisBloom's cuckoo filter: what ``CF.RESERVE key capacity`` makes.
 
     >>> f = RedisCuckooFilter(8)
@@ -74,7 +74,6 @@ class RedisCuckooFilter(Filter, LockedWrites):
 
     __slots__ = ("bucket_size", "max_iterations", "expansion", "num_buckets", "num_items",
                  "num_deletes", "filters")
-    FULL = (RedisBloomError,)
 
     def __init__(self, capacity: int, bucket_size: int = 2, max_iterations: int = 20,
                  expansion: int = 1):
@@ -91,32 +90,6 @@ class RedisCuckooFilter(Filter, LockedWrites):
         self.num_items = self.num_deletes = 0
         self.filters: list[SubCuckoo] = []
         self._grow(f"capacity={capacity} (bucket_size={bucket_size})")
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """``CF.RESERVE key capacity//2`` with the module's defaults (bucket size 2, 20
-        iterations, expansion 1): ``capacity`` items open a second sub-filter (growth is part
-        of what is checked); 2b/255 = 1.6% at most per sub-filter.
-
-        >>> RedisCuckooFilter.example_arguments(400)
-        {'capacity': 200, 'bucket_size': 2, 'max_iterations': 20, 'expansion': 1}
-        """
-        return {"capacity": max(4, capacity // 2), "bucket_size": 2, "max_iterations": 20,
-                "expansion": 1}
-
-    @property
-    def room(self) -> int:
-        """The inserts it takes for certain: b with ``expansion`` 0 (an item whose two buckets
-        are one bucket fills them with b copies), else b in each of the 31 sub-filters it
-        may grow into before ``CF.ADD`` answers "Maximum expansions reached", and one more
-        in the 32nd (memory permitting: a growth this machine cannot hold is a ``ValueError``).
-
-        >>> RedisCuckooFilter(8).room, RedisCuckooFilter(8, expansion=0).room
-        (63, 2)
-        """
-        if self.expansion == 0:
-            return self.bucket_size
-        return self.bucket_size * (MAX_FILTERS - 1) + 1
 
     # --- sub-filters ---------------------------------------------------------------------
     def _next_buckets(self) -> int:
@@ -162,6 +135,21 @@ class RedisCuckooFilter(Filter, LockedWrites):
         """
         self._refuse_if_too_many()
         self._insert(*_lookup(item_hash(item)))
+
+    @locked
+    def add_many(self, items) -> None:
+        """``CF.ADD`` of each item in turn, under one hold of the lock: where evictions land
+        depends on the order, so two threads' batches must not interleave.  Every item is
+        hashed first, so a bad one raises before any is stored; a refusal (as :meth:`add`'s)
+        leaves the items before it stored.
+
+        >>> f = RedisCuckooFilter(8); f.add_many(["x", b"y", 3]); f.exists_many(["x", "z"]).tolist()
+        [True, False]
+        """
+        lookups = [_lookup(item_hash(item)) for item in key_list(items)]
+        for lookup in lookups:
+            self._refuse_if_too_many()
+            self._insert(*lookup)
 
     @locked
     def add_nx(self, item) -> bool:
@@ -226,6 +214,8 @@ class RedisCuckooFilter(Filter, LockedWrites):
         for sub in self.filters:
             found |= sub.found_many(fingerprints, h, h2)
         return found
+
+    contains_many = exists_many  # every filter's bulk name
 
     @locked
     def count(self, item) -> int:

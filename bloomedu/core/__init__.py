@@ -9,8 +9,9 @@
 - :mod:`~bloomedu.core.theory`: the formulas the lessons measure against.
 - :mod:`~bloomedu.core.occupancy`: the exact false-positive rate, with positive terms only.
 - :mod:`~bloomedu.core.checks`: what every argument may be, and the limits (k <= 1024, memory).
-- :mod:`~bloomedu.core.locking`: the lock each filter holds around its writes, so threads can
-  share one.
+- :mod:`~bloomedu.core.contract`: :class:`~bloomedu.core.contract.Filter`, the one abstract base
+  of every filter (``add`` and ``in``, the bulk forms, copies, bytes, and the lock each filter
+  holds around its writes, so threads can share one).
 
 >>> from bloomedu.core import BitArray, BloomFilter
 >>> BloomFilter(1024, 3).bits.nbytes == BitArray(1024).nbytes

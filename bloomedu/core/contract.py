@@ -1,24 +1,42 @@
-"""What every filter of bloomedu promises, and what a new one declares to be tested for it.
+"""One base for every filter: ``add`` and ``in`` declared, the rest given a default.
 
 The README's "What every part keeps": one interface for every filter and dedup stage of both
-articles (``add``, ``in``), and one set of promises behind it, checked on every class.
+articles (``add``, ``in``), declared by one abstract base, :class:`Filter`, and one set of
+promises behind it, checked on every class.  Every filter and dedup stage of the library (the
+Bloom filter, its variants, the compatible filters of real systems, article 1's dict and hashed
+IDs, the handles to a filter in Redis) descends from it.
 
-Every filter and dedup stage of the library (the Bloom filter, its variants, the compatible
-filters of real systems, article 1's dict and hashed IDs) takes :class:`Filter` as a base.
-Subclassing it is all it takes to join the registry (:func:`filters`), and
-``tests/test_conformance.py`` runs its promises on every class found there and on every
-class of the package that looks like a filter (``__contains__`` or ``contains_many``, and
-``add``, ``add_many`` or a constructor that takes the keys), so a class that forgets to join
-fails the suite too.
+A class writes ``add`` and ``__contains__``; :class:`Filter` gives the rest a default it may
+override with something faster:
 
-The promises, checked for every class:
+- ``add_many(keys)``: the batch's keys checked (:func:`~bloomedu.core.hashing.key_list`,
+  then each asked ``in``, so a bad key raises before anything is stored), then ``add`` one by
+  one;
+- ``contains_many(keys)``: ``in`` of each key, as a numpy array of bools;
+- ``copy()``: an independent filter with the same state;
+- pickling through ``to_bytes``/``from_bytes`` where the class has both (its state, without the
+  lock, otherwise), and ``==`` on those bytes where the class has no better ``__eq__``;
+- a lock of its own (``_lock``), made in ``__new__``, so every way an instance comes to exist
+  (its constructor, ``from_bytes``, ``cls.__new__`` in a reader, unpickling) gets one; it is
+  never pickled or shared with a copy.  Writes hold it (:func:`locked`, or ``with
+  self._lock``): two threads' read-modify-writes of one byte would otherwise keep only one
+  of the two writes (numpy's fancy-index ``data[i] |= mask`` runs with the GIL released).
 
-- **No false negative.** Every key of every kind in :attr:`Filter.KEY_KINDS` that went in
-  through ``add``, ``add_many`` or ``add_many_new`` (whichever the class has), or that the
-  filter was built from, is found by ``in`` and by ``contains_many``, for as long as the class
-  promises to keep it (:attr:`Filter.memory_inserts`).  An int key is its value: the same key
-  as a Python int, a numpy scalar, or an element of an integer array of any dtype and byte
-  order.  ``bytearray`` and ``memoryview`` keys are the key of their bytes, or refused.
+A static filter, built once from all its keys (:class:`~bloomedu.variants.static.StaticFilter`),
+has no way to take one more: its ``add`` and ``add_many`` raise a ``TypeError`` naming the class.
+
+The promises, checked for every class by ``tests/test_conformance.py``, which finds the classes
+by importing every module of the package and taking every concrete subclass of :class:`Filter`
+(and fails for a class that looks like a filter without descending from it, or that has no
+entry in ``tests/filter_registry.py``, where the suite reads how to build a small instance of
+each class, the key kinds it takes, how long it keeps a key and when it may be full):
+
+- **No false negative.** Every key of every kind the class takes that went in through ``add``,
+  ``add_many`` or ``add_many_new`` (whichever the class has), or that the filter was built
+  from, is found by ``in`` and by ``contains_many``, for as long as the class promises to keep
+  it.  An int key is its value: the same key as a Python int, a numpy scalar, or an element of
+  an integer array of any dtype and byte order.  ``bytearray`` and ``memoryview`` keys are the
+  key of their bytes, or refused.
 - **Bad keys change nothing.** A float, bool, ``None`` or a kind the class does not take is a
   ``TypeError``; an ``S``/``U`` numpy array whose element ends in NUL (numpy cannot tell
   ``b"ab"`` from ``b"ab\\x00"`` in it) a ``ValueError``; after either the filter is equal to
@@ -27,10 +45,10 @@ The promises, checked for every class:
   leave the state one thread leaves: for a filter whose state does not depend on the order of
   its keys, the same state; for one whose state does (rotations, growth, decrements), the
   state of adding the four batches in some order, one ``add_many`` after another.
-- **Bytes and pickles.** ``from_bytes(to_bytes())`` (where the class has both) and pickling at
-  every protocol give an equal filter with the same answers; truncated, padded, mutated or
-  forged bytes get a ``ValueError`` or ``TypeError`` before anything larger than a small
-  multiple of the input is allocated.
+- **Bytes and pickles.** ``from_bytes(to_bytes())`` (where the class has both), pickling at
+  every protocol and ``copy`` give an equal filter with the same answers and a lock of its
+  own; truncated, padded, mutated or forged bytes get a ``ValueError`` or ``TypeError`` before
+  anything larger than a small multiple of the input is allocated.
 - **Numbers.** Every int or float argument of the constructor refuses NaN, infinities,
   negatives, huge values, bools, strings and ``None`` with a ``ValueError`` or ``TypeError``
   whose message names the argument, and takes a numpy scalar, ``Fraction`` or ``Decimal`` of
@@ -38,141 +56,171 @@ The promises, checked for every class:
 - **add_many_new** (where it exists) answers, key by key, ``key not in f`` just before
   ``f.add(key)``; an ``add`` or ``add_many`` that returns something returns that same answer.
 - **Full.** A filter that fills up instead of forgetting (a cuckoo filter stores a key again
-  each time it is added, and has only so many slots) takes :attr:`Filter.room` inserts for
-  certain, from empty; past them ``add`` may refuse a key with one of :attr:`Filter.FULL`,
-  and a refusal changes nothing and loses nothing: the filter is what it was before the
-  refused call (a batch path: before it, or after the keys it kept, one by one), and every
-  key it took is still found.
-
-What a new class declares (the defaults suit a dynamic filter of str, bytes and int keys that
-never forgets):
-
-- :meth:`Filter.example_arguments`: the keyword arguments of a small instance, the only hook
-  a class must write.
-- :attr:`Filter.KEY_KINDS`, :attr:`Filter.BUILT_FROM_KEYS`, :attr:`Filter.NEEDS`,
-  :attr:`Filter.memory_inserts`, :attr:`Filter.FULL` with :attr:`Filter.room`, and
-  :meth:`Filter.from_bytes_arguments`, where it differs.
-
-A base that leaves methods to its subclasses says so with ``abc.abstractmethod``: an
-abstract class cannot be made, so it is not a filter of its own; :func:`filters` and the
-suite leave it out, and test its subclasses.
+  each time it is added, and has only so many slots) takes a certain number of inserts from
+  empty; past them ``add`` may refuse a key with the exception it documents, and a refusal
+  changes nothing and loses nothing: the filter is what it was before the refused call (a
+  batch path: before it, or after the keys it kept, one by one), and every key it took is
+  still found.
 
 >>> from bloomedu import BloomFilter, RotatingBloomFilter
->>> BloomFilter in filters() and issubclass(RotatingBloomFilter, Filter)
+>>> issubclass(BloomFilter, Filter) and issubclass(RotatingBloomFilter, Filter)
 True
->>> BloomFilter(**BloomFilter.example_arguments(100))
-BloomFilter(num_bits=959, num_hashes=7)
->>> RotatingBloomFilter(**RotatingBloomFilter.example_arguments(100)).memory_inserts
-50
+>>> class Exact(Filter):
+...     def __init__(self):
+...         self.keys = set()
+...     def add(self, key):
+...         self.keys.add(key)
+...     def __contains__(self, key):
+...         return key in self.keys
+>>> f = Exact(); f.add_many(["a", "b"])
+>>> f.contains_many(["a", "c"]).tolist(), f.copy().keys == {"a", "b"}, f.copy()._lock is f._lock
+([True, False], True, False)
+>>> Filter()
+Traceback (most recent call last):
+TypeError: Can't instantiate abstract class Filter ...
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import ClassVar
+import copy as _copy
+import copyreg
+import threading
+from abc import ABC, abstractmethod
+from functools import wraps
 
-__all__ = ["Filter", "filters", "EXAMPLE_FPP", "KINDS"]
+import numpy as np
 
-EXAMPLE_FPP = 0.01  # the rate example_arguments sizes for: few false positives, small filters
-KINDS = frozenset({"str", "bytes", "int", "other"})  # "other": any hashable object (a dict of IDs)
+from .hashing import key_list
+from .bits import BitArray
 
-_REGISTRY: list[type] = []
+__all__ = ["Filter", "locked"]
 
 
-def filters() -> list[type]:
-    """Every public class that took :class:`Filter` as a base and defines (or inherits)
-    :meth:`Filter.example_arguments`, in the order they were defined, but abstract bases
-    (a method left to subclasses with ``abc.abstractmethod``: such a class cannot be made).
+def locked(method):
+    """Run ``method`` holding the instance's ``_lock`` (the structures of :mod:`bloomedu.variants`).
 
-    Only classes whose modules were imported: ``tests/test_conformance.py`` imports every
-    module of the package first.
-
-    >>> from bloomedu import CountingBloomFilter, XorFilter
-    >>> from bloomedu.variants.static import StaticFilter
-    >>> CountingBloomFilter in filters(), XorFilter in filters(), StaticFilter in filters()
-    (True, True, False)
+    >>> class Counter(Filter):
+    ...     total = 0
+    ...     def add(self, key): pass
+    ...     def __contains__(self, key): return False
+    ...     @locked
+    ...     def bump(self):
+    ...         self.total += 1
+    ...         return self._lock.locked()
+    >>> Counter().bump()
+    True
     """
-    return [cls for cls in _REGISTRY if not inspect.isabstract(cls)]
+    @wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
 
 
-class Filter:
-    """The base of every filter: its registry entry and the declarations the suite reads.
+class Filter(ABC):
+    """The base of every filter: ``add`` and ``in`` to write, the bulk forms, ``copy``, pickling,
+    equality and a lock of its own given (see the module's docstring).
 
-    >>> class Tiny(Filter):
-    ...     @classmethod
-    ...     def example_arguments(cls, capacity, keys=(), **services):
-    ...         return {}
-    >>> Tiny in filters(), Tiny.KEY_KINDS == {"str", "bytes", "int"}, Tiny().memory_inserts
-    (True, True, None)
-    >>> _REGISTRY.remove(Tiny)   # (a doctest's class leaves the registry again)
-    >>> class _Filling(Filter):
-    ...     FULL = RuntimeError
-    Traceback (most recent call last):
-    TypeError: _Filling.FULL must be a tuple of exception classes, not <class 'RuntimeError'>
+    >>> from bloomedu import SeenIds
+    >>> seen = SeenIds(); seen.add_many(["123", "456"])
+    >>> isinstance(seen, Filter), seen.contains_many(["123", "789"]).tolist()
+    (True, [True, False])
     """
 
-    __slots__ = ()
+    __slots__ = ("_lock",)
 
-    #: The key kinds ``add`` takes: "str", "bytes", "int" and "other" (any other hashable
-    #: object, for an exact set of keys; without it, other kinds are a ``TypeError``).
-    KEY_KINDS: ClassVar[frozenset[str]] = frozenset({"str", "bytes", "int"})
-    #: True for a static filter, built once from its keys (``keys`` among its arguments), with
-    #: no ``add``.
-    BUILT_FROM_KEYS: ClassVar[bool] = False
-    #: The services :meth:`example_arguments` needs, by name (``{"redis"}``: a redis-py client
-    #: as ``redis=``); a class that needs one is a handle to shared state, not pickled.
-    NEEDS: ClassVar[frozenset[str]] = frozenset()
-    #: The exceptions ``add`` (and ``add_many``, ``add_many_new``) raise when a key finds no
-    #: room, for a filter that fills up (see :attr:`room`); empty: ``add`` always takes a key.
-    FULL: ClassVar[tuple[type[Exception], ...]] = ()
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._lock = threading.Lock()
+        return self
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        unknown = set(cls.KEY_KINDS) - KINDS
-        if unknown:
-            raise TypeError(f"{cls.__name__}.KEY_KINDS holds {sorted(unknown)}: the kinds are "
-                            f"{sorted(KINDS)}")
-        if not isinstance(cls.FULL, tuple) or not all(
-                isinstance(error, type) and issubclass(error, Exception) for error in cls.FULL):
-            raise TypeError(f"{cls.__name__}.FULL must be a tuple of exception classes, "
-                            f"not {cls.FULL!r}")
-        concrete = cls.example_arguments.__func__ is not Filter.example_arguments.__func__
-        if concrete and not cls.__name__.startswith("_"):  # a base such as serial.Shared: not yet
-            _REGISTRY.append(cls)
+    # --- what every filter writes -------------------------------------------------------------
+    @abstractmethod
+    def add(self, key) -> None:
+        """Put ``key`` in the filter."""
 
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The keyword arguments of a small instance of this class: room for about ``capacity``
-        keys at a rate near :data:`EXAMPLE_FPP` (a class that forgets may forget sooner: it
-        says when in :attr:`memory_inserts`), built from ``keys`` if :attr:`BUILT_FROM_KEYS`,
-        with each service of :attr:`NEEDS` passed by name.  ``cls(**arguments)`` must make it
-        (a handle to a server's filter may make that filter here, under a fresh name, and
-        return the arguments of a handle to it).
+    @abstractmethod
+    def __contains__(self, key) -> bool:
+        """False: ``key`` was never added; True: it was, or (a filter with false positives)
+        another key took all its places."""
+
+    # --- defaults a filter may override -------------------------------------------------------
+    def add_many(self, keys) -> None:
+        """``add`` each key of ``keys``, once every key has been checked (the batch through
+        :func:`~bloomedu.core.hashing.key_list`, each key through ``in``), so a bad key
+        raises before any key is stored."""
+        keys = key_list(keys)
+        for key in keys:
+            key in self  # noqa: B015 - refuses a bad key as add would, before anything is stored
+        for key in keys:
+            self.add(key)
+
+    def contains_many(self, keys) -> np.ndarray:
+        """``key in self`` for each key of ``keys``, as a numpy array of bools."""
+        keys = key_list(keys)
+        return np.fromiter((key in self for key in keys), dtype=bool, count=len(keys))
+
+    def copy(self):
+        """An independent filter with the same parameters and state (and a lock of its own)."""
+        if _has_bytes(type(self)):
+            return type(self).from_bytes(self.to_bytes())
+        with self._lock:  # no write holding it is halfway through
+            state = _copy.deepcopy(Filter.__getstate__(self))
+        new = type(self).__new__(type(self))
+        new.__setstate__(state)
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        """Equal bytes, for a class with ``to_bytes`` and ``from_bytes``; otherwise identity."""
+        if type(other) is not type(self) or not _has_bytes(type(self)):
+            return NotImplemented
+        return self.to_bytes() == other.to_bytes()
+
+    __hash__ = None  # mutable: not a dict key
+
+    # --- pickling: through the bytes, or the state without the lock; a new lock on the way back
+    def __reduce__(self):
+        if _has_bytes(type(self)):
+            return type(self).from_bytes, (self.to_bytes(),)
+        return copyreg.__newobj__, (type(self),), self.__getstate__()
+
+    def __getstate__(self):
+        slots = {name: getattr(self, name) for name in _slot_names(type(self))
+                 if name != "_lock" and hasattr(self, name)}
+        return getattr(self, "__dict__", None) or None, slots
+
+    def __setstate__(self, state) -> None:
+        attributes, slots = (state, {}) if isinstance(state, dict) else state
+        for name, value in {**(attributes or {}), **slots}.items():
+            object.__setattr__(self, name, value)
+        self._lock = threading.Lock()
+
+    # --- the writes and snapshots of the bit-array filters ------------------------------------
+    def _set_bits(self, bits: BitArray, indices: list[int], report: bool = False) -> bool:
+        """Set the bits at ``indices`` (computed before, outside the lock).
+
+        With ``report``, return whether one of them was 0 (Guava's ``put``), read
+        under the same lock; without, return True and read nothing.
         """
-        raise NotImplementedError(f"{cls.__name__} must define example_arguments to join "
-                                  "the conformance suite (bloomedu/core/contract.py)")
+        with self._lock:
+            changed = not report or not all(bits[index] for index in indices)
+            for index in indices:
+                bits.set(index)
+        return changed
 
-    @property
-    def memory_inserts(self) -> int | None:
-        """Inserts after its own that a key is certainly still found through (None: for ever).
+    def _snapshot(self, bits: BitArray) -> BitArray:
+        """A copy of ``bits`` that no write is halfway through."""
+        with self._lock:
+            return bits.copy()
 
-        Counted in inserts of other keys, with no explicit ``rotate``/``shift``/``remove`` in
-        between; a filter that forgets by design says here what it promises.
-        """
-        return None
 
-    @property
-    def room(self) -> int | None:
-        """Inserts this filter takes for certain from empty, a key added again counting again,
-        before ``add`` may refuse one with an exception of :attr:`FULL` (None: never refuses).
+def _has_bytes(cls: type) -> bool:
+    return callable(getattr(cls, "to_bytes", None)) and callable(getattr(cls, "from_bytes", None))
 
-        A certain number, for any keys: a cuckoo filter's is its bucket size b (keys whose
-        two buckets are one bucket fill it after b inserts), far below the keys of random
-        hashes it holds at its design load.
-        """
-        return None
 
-    def from_bytes_arguments(self) -> dict:
-        """What ``from_bytes`` needs beside the bytes to read this filter back (a secret the
-        bytes do not hold); nothing for most filters."""
-        return {}
+def _slot_names(cls: type) -> list[str]:
+    names = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    return [name for name in names if name not in ("__dict__", "__weakref__")]

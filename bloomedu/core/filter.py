@@ -40,7 +40,6 @@ from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_
 from .contract import Filter
 from .filter_sets import SetOperations
 from .hashing import fmix64, hashed_batches, joined, key_hashes
-from .locking import LockedWrites
 from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter", "bit_position", "bit_positions", "bit_indices", "positions",
@@ -131,7 +130,7 @@ def key_positions(key, *, num_bits: int, num_hashes: int, spread: bool = True) -
     return bit_indices(h1, h2, num_bits=num_bits, num_hashes=num_hashes)
 
 
-class BloomFilter(Filter, SetOperations, LockedWrites):
+class BloomFilter(Filter, SetOperations):
     """A Bloom filter of ``num_bits`` bits (m) and ``num_hashes`` hash functions (k).
 
     >>> f = BloomFilter(num_bits=1024, num_hashes=3)

@@ -19,11 +19,11 @@ way.
 
 - :class:`Header`: a versioned header (4-byte magic, format version, then fixed fields,
   little-endian) and its strict reader.
-- :class:`Shared`: the base class of :mod:`bloomedu.variants`' structures, a
-  :class:`~bloomedu.core.contract.Filter` and a :class:`~bloomedu.core.locking.LockedWrites`
-  like every filter of the library: one lock per structure, made in ``__new__``, never
-  pickled; each public method that reads or changes the state holds it (:func:`locked`).
-  Pickling goes through ``to_bytes``/``from_bytes`` (every protocol, 0 to 5).
+- :class:`Shared`: the abstract base of :mod:`bloomedu.variants`' structures, a
+  :class:`~bloomedu.core.contract.Filter` like every filter of the library, with its lock (one
+  per structure, never pickled), held by each public method that reads or changes the state
+  (:func:`locked`).  Each writes ``to_bytes`` and ``from_bytes``, so it pickles, copies and
+  compares through its bytes (every protocol, 0 to 5).
 
 Tested in ``tests/test_conformance.py`` (every reader against forged bytes, under
 ``tracemalloc``), ``tests/test_variants.py`` and ``tests/test_pickling.py``.
@@ -32,12 +32,12 @@ Tested in ``tests/test_conformance.py`` (every reader against forged bytes, unde
 from __future__ import annotations
 
 import struct
+from abc import abstractmethod
 from typing import Callable
 
 import numpy as np
 
-from .contract import Filter
-from .locking import LockedWrites, locked
+from .contract import Filter, locked
 
 __all__ = ["Header", "Shared", "as_bytes", "check_clear_beyond", "expect_length", "locked"]
 
@@ -135,8 +135,9 @@ class Header:
         return tuple(values), data[self.size:]
 
 
-class Shared(Filter, LockedWrites):
-    """Base of the variant structures: the filters' lock, pickling through bytes, equality.
+class Shared(Filter):
+    """Base of the variant structures: a :class:`~bloomedu.core.contract.Filter` that pickles,
+    copies and compares through the bytes it writes and reads.
 
     Threads may share a structure, with the promise :class:`~bloomedu.BloomFilter` makes:
     once ``add`` or ``add_many`` has returned, every later read finds the keys (as long as
@@ -146,19 +147,11 @@ class Shared(Filter, LockedWrites):
     The lock is not reentrant: a locked method calls the unlocked ``_rotate``/``_shift``.
     """
 
-    def to_bytes(self) -> bytes:  # pragma: no cover - every subclass defines it
-        raise NotImplementedError
+    @abstractmethod
+    def to_bytes(self) -> bytes:
+        """The structure's parameters and state, as its ``from_bytes`` reads them."""
 
-    def __reduce__(self):
-        return type(self).from_bytes, (self.to_bytes(),)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.to_bytes() == other.to_bytes()
-
-    __hash__ = None  # mutable: not a dict key
-
-    def copy(self):
-        """An independent structure with the same parameters and state."""
-        return type(self).from_bytes(self.to_bytes())
+    @classmethod
+    @abstractmethod
+    def from_bytes(cls, data):
+        """The structure ``data`` (bytes-like) holds, after the checks of :class:`Header`."""

@@ -113,7 +113,18 @@ def positions_of(shape, keys) -> np.ndarray:
     return np.concatenate(rows) if rows else np.zeros((0, k), dtype=np.int64)
 
 
-class RedisBackedFilter(Filter):
+class ServerFilter(Filter):
+    """A handle to a filter whose state a server holds: it has no copy of its own and is not
+    pickled (another process opens the same filter by its name)."""
+
+    def copy(self):
+        raise TypeError(f"a {type(self).__name__} is a handle to a filter held in Redis: "
+                        "it has no copy of its own (open the same filter by its name)")
+
+    __reduce__ = copy
+
+
+class RedisBackedFilter(ServerFilter):
     """A ``BloomFilter(num_bits, num_hashes)`` whose bits are Redis strings ``{name}:bits:J``.
 
     Made with :meth:`create` (or :meth:`from_capacity`, :meth:`from_filter`) and found by
@@ -125,8 +136,6 @@ class RedisBackedFilter(Filter):
     ...     shared.add_many(["123", "456", "123"]).tolist(), "123" in shared, 123 in shared
     ([True, True, False], True, False)
     """
-
-    NEEDS = frozenset({"redis"})
 
     def __init__(self, client, name: str, num_bits: int, num_hashes: int,
                  part_bits: int | None = None, *, uid: str, replicas: int = 0,
@@ -149,21 +158,6 @@ class RedisBackedFilter(Filter):
         self.keys = [f"{{{name}}}:bits:{j}" for j in range(self.num_parts)]
         self.meta_key, self.scratch_key = f"{{{name}}}:meta", f"{{{name}}}:scratch"
         self.part_sizes = [self._part_bytes(j) for j in range(self.num_parts)]
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), *, redis=None) -> dict:
-        """A new filter made on ``redis`` with BloomFilter's example m and k, under a fresh
-        name, and the arguments of a handle to it (its name and ``uid``).
-
-        >>> from bloomedu.services.redis_server import RedisServer
-        >>> with RedisServer() as server:
-        ...     RedisBackedFilter(**RedisBackedFilter.example_arguments(100, redis=server.client()))
-        RedisBackedFilter(name='example-...', num_bits=959, num_hashes=7, parts=1)
-        """
-        made = cls.create(redis, f"example-{secrets.token_hex(8)}",
-                          **BloomFilter.example_arguments(capacity))
-        return {"client": redis, "name": made.name, "num_bits": made.num_bits,
-                "num_hashes": made.num_hashes, "uid": made.uid}
 
     # --- the node that holds the filter -------------------------------------------------
     def _node(self):

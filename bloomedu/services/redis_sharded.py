@@ -28,17 +28,16 @@ cluster in ``tests/test_redis_cluster.py``.
 from __future__ import annotations
 
 import math
-import secrets
 from binascii import crc_hqx
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.hashing import key_list
-from ..core.contract import EXAMPLE_FPP, Filter
+from ..core.contract import Filter
 from ..core.filter import BloomFilter
 from ..core.hashing import key_to_bytes
-from .redis_filter import MAX_PART_BITS, RedisBackedFilter, default_part_bits
+from .redis_filter import MAX_PART_BITS, RedisBackedFilter, ServerFilter, default_part_bits
 
 __all__ = ["ShardedFilter", "ShardLayout", "day_layout", "key_slot", "slot_ranges"]
 
@@ -134,7 +133,7 @@ def day_layout(n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardL
         shards += nodes
 
 
-class ShardedFilter(Filter):
+class ShardedFilter(ServerFilter):
     """One filter for n items at rate p, as ``shards`` BloomFilters on a (cluster) client.
 
     >>> from bloomedu.services.redis_cluster import RedisCluster
@@ -144,25 +143,9 @@ class ShardedFilter(Filter):
     ([True, True, False], [0, 1, 2])
     """
 
-    NEEDS = frozenset({"redis"})
-
     def __init__(self, shards: list[RedisBackedFilter]):
         self.shards = shards
         self.starts = np.array([first for first, _ in slot_ranges(len(shards))])
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), *, redis=None) -> dict:
-        """A new sharded filter made on ``redis`` for ``capacity`` keys at 1% (three shards,
-        under a fresh name), and the arguments of a handle to it: its shards.
-
-        >>> from bloomedu.services.redis_server import RedisServer
-        >>> with RedisServer() as server:
-        ...     arguments = ShardedFilter.example_arguments(300, redis=server.client())
-        ...     [shard.num_bits for shard in ShardedFilter(**arguments).shards]
-        [959, 959, 959]
-        """
-        name = f"example-{secrets.token_hex(8)}"
-        return {"shards": cls.create(redis, name, capacity, EXAMPLE_FPP).shards}
 
     @classmethod
     def create(cls, client, name: str, expected_items: int, fpp: float, shards: int = 3,

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Protocol
 import numpy as np
 
 from ..core.checks import check_picklable
-from ..core.contract import KINDS, Filter
+from ..core.contract import Filter
 from ..core.hashing import murmur3_32
 
 __all__ = ["SeenIds", "HashedIds", "SeenSet", "add_all", "deduplicate"]
@@ -73,13 +73,6 @@ class SeenIds(Filter):
     (True, False, 1)
     """
 
-    KEY_KINDS = KINDS  # any hashable key: a dict keeps the key itself
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """Nothing to choose: a dict holds any number of keys exactly."""
-        return {}
-
     def __init__(self) -> None:
         self.processed: dict[str, bool] = {}
 
@@ -111,13 +104,6 @@ class HashedIds(Filter):
     >>> "123" in seen, seen.hashes
     (True, {2662625771})
     """
-
-    KEY_KINDS = frozenset({"str", "bytes"})  # what murmur3_32 hashes
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The default hash: a set of 32-bit hashes holds any number of keys."""
-        return {}
 
     def __init__(self, hash_function: Callable[[str], int] = murmur3_32) -> None:
         if not callable(hash_function):

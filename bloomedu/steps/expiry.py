@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.checks import real_number
 from ..core.hashing import key_list
-from ..core.contract import KINDS, Filter
+from ..core.contract import Filter
 from .dedup import stored
 from .sequential import keep_in_order
 
@@ -40,12 +40,6 @@ class ExpiringIds(Filter):
     """
 
     timed = True  # deduplicate_windowed passes each message's time
-    KEY_KINDS = KINDS  # any hashable key: a dict keeps the key itself
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """An hour of simulated time, which no insert moves: every key is kept."""
-        return {"window": 3600.0}
 
     def __init__(self, window: float):
         self.window = real_number(window, "window", 0.0, open_low=True,

@@ -18,10 +18,8 @@ from typing import Callable
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_picklable, check_storage, whole_number
-from ..core.contract import EXAMPLE_FPP, Filter
+from ..core.contract import Filter
 from ..core.hashing import murmurhash2, n_bit_hash_function
-from ..core.locking import LockedWrites
-from ..core.theory import hashes_for, num_bits_for
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
 
@@ -32,7 +30,7 @@ def _check_key(key) -> str:
     return key
 
 
-class SaltedBloomFilter(Filter, LockedWrites):
+class SaltedBloomFilter(Filter):
     """The article's Bloom filter: ``num_hashes`` salted ``hash_bits``-bit hashes.
 
     >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=8)
@@ -51,7 +49,7 @@ class SaltedBloomFilter(Filter, LockedWrites):
     a lambda gets a clear ``PicklingError``.
 
     Threads may share one: ``add`` holds the filter's lock while it sets the
-    bits (:mod:`bloomedu.core.locking`), ``in`` only reads, so no added key is
+    bits (:class:`~bloomedu.core.contract.Filter`), ``in`` only reads, so no added key is
     lost; see :class:`bloomedu.BloomFilter` for what is and is not safe.
     """
 
@@ -67,25 +65,13 @@ class SaltedBloomFilter(Filter, LockedWrites):
         self.hash_functions = self._make_hash_functions()
         self.bits = BitArray(self.num_bits, word_bits=8)
 
-    KEY_KINDS = frozenset({"str"})  # the article hashes text IDs
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The smallest 2**n bits that hold ``capacity`` keys at 1%, and the best k for them.
-
-        >>> SaltedBloomFilter.example_arguments(1000)
-        {'num_hashes': 11, 'hash_bits': 14}
-        """
-        hash_bits = min(32, max(1, (num_bits_for(capacity, EXAMPLE_FPP) - 1).bit_length()))
-        return {"num_hashes": hashes_for(2 ** hash_bits, capacity), "hash_bits": hash_bits}
-
     def _make_hash_functions(self) -> list[Callable[[str], int]]:
         """The k salted functions, salts "0" to "k-1" (rebuilt, not pickled: they are closures)."""
         return [n_bit_hash_function(self.hash_bits, str(i), self.hash_function)
                 for i in range(self.num_hashes)]
 
     def __getstate__(self):
-        """The state without the lock (:class:`~bloomedu.core.locking.LockedWrites`) and
+        """The state without the lock (:class:`~bloomedu.core.contract.Filter`) and
         without the closures, which are rebuilt from ``hash_function``."""
         check_picklable(self.hash_function, type(self).__name__)
         attributes, slots = super().__getstate__()
@@ -161,15 +147,6 @@ class BitVector(SaltedBloomFilter):
 
     def __init__(self, hash_bits: int, hash_function: Callable[[str], int] = murmurhash2):
         super().__init__(1, hash_bits, hash_function)
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """One hash over the fewest 2**n bits that keep ``capacity`` keys' rate under 1%.
-
-        >>> BitVector.example_arguments(1000)
-        {'hash_bits': 17}
-        """
-        return {"hash_bits": min(32, max(1, (int(capacity / EXAMPLE_FPP) - 1).bit_length()))}
 
     def _make_hash_functions(self) -> list[Callable[[str], int]]:
         return [n_bit_hash_function(self.hash_bits, "", self.hash_function)]

@@ -93,25 +93,10 @@ class AgePartitionedBloomFilter(Shared):
         self.count = 0  # keys in the current generation
         self.inserted = 0
 
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """k = 4 and l = 4 slices, generations of ``capacity // 8`` keys: a window of
-        ``capacity // 2`` inserts, so a run of ``capacity`` inserts shifts.
-
-        >>> AgePartitionedBloomFilter.example_arguments(1000)
-        {'num_hashes': 4, 'extra_slices': 4, 'generation_size': 125}
-        """
-        return {"num_hashes": 4, "extra_slices": 4, "generation_size": max(1, capacity // 8)}
-
     @property
     def window(self) -> int:
         """Inserts a key survives at least: l g."""
         return self.extra_slices * self.generation_size
-
-    @property
-    def memory_inserts(self) -> int:
-        """The promise of :mod:`bloomedu.core.contract`: the :attr:`window`, with no :meth:`shift`."""
-        return self.window
 
     def order(self) -> list[int]:
         """The slices' places in memory, newest first."""

@@ -33,10 +33,8 @@ import math
 import numpy as np
 
 from ..core.checks import MAX_NUM_BITS, check_storage, probability, real_number, whole_number
-from ..core.contract import EXAMPLE_FPP, Filter
-from ..core.hashing import hashed_batches, key_chunks
-from ..core.hashing import hash128
-from ..core.locking import LockedWrites
+from ..core.contract import Filter
+from ..core.hashing import hash128, hashed_batches, key_chunks
 from ..kernels.threads import ordered_map
 from ..core.serial import Header
 from . import blocks
@@ -96,7 +94,7 @@ def num_blocks_for(n: int, p: float) -> int:
     return low
 
 
-class BlockedBloomFilter(Filter, LockedWrites):
+class BlockedBloomFilter(Filter):
     """A split-block Bloom filter of ``num_bits`` bits (rounded up to 256-bit blocks), k = 8.
 
     >>> f = BlockedBloomFilter(num_bits=1024)
@@ -119,15 +117,6 @@ class BlockedBloomFilter(Filter, LockedWrites):
         self.num_bits = self.num_blocks * BLOCK_BITS
         check_storage(32 * self.num_blocks + _LINE, f"num_bits={num_bits}")
         self.words = blocks.aligned_words(self.num_blocks * 8)  # no block straddles two lines
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The blocks ``from_capacity(capacity, 0.01)`` takes, as ``num_bits``.
-
-        >>> BlockedBloomFilter.example_arguments(1000)
-        {'num_bits': 10752}
-        """
-        return {"num_bits": num_blocks_for(capacity, EXAMPLE_FPP) * BLOCK_BITS}
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BlockedBloomFilter":

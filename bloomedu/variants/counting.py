@@ -26,14 +26,12 @@ from collections import Counter
 import numpy as np
 
 from ..core.checks import MAX_HASHES, one_of, whole_number
-from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
 from ..core.filter import bit_position
 from ..core import segments
 from ..core.filter import key_positions, positions
 from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, locked
-from ..core.theory import size_for
 
 __all__ = ["CountingBloomFilter"]
 
@@ -62,16 +60,6 @@ class CountingBloomFilter(Shared):
         bits = one_of(counter_bits, "counter_bits", (4, 8))
         self.num_cells, self.num_hashes, self.counter_bits = m, k, bits
         self.counters = CounterArray(m, bits)  # refuses what memory cannot hold
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """BloomFilter's m and k for ``capacity`` keys at 1%, as m counters of 4 bits.
-
-        >>> CountingBloomFilter.example_arguments(1000)
-        {'num_cells': 9586, 'num_hashes': 7}
-        """
-        num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
-        return {"num_cells": num_cells, "num_hashes": num_hashes}
 
     @property
     def max_count(self) -> int:

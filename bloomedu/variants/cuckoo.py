@@ -46,7 +46,6 @@ import numpy as np
 
 from ..kernels.murmur import fmix64_array
 from ..core.checks import MAX_NUM_BITS, one_of, whole_number, zeros
-from ..core.contract import EXAMPLE_FPP
 from ..core.hashing import fmix64
 from ..core.hashing import hashed_batches, key_hashes
 from ..core.serial import Header, Shared, locked
@@ -100,8 +99,6 @@ class CuckooFilter(Shared):
     hold it too).
     """
 
-    FULL = (CuckooFilterFull,)
-
     def __init__(self, capacity: int, fingerprint_bits: int = 12, bucket_size: int = 4):
         self.capacity = whole_number(capacity, "capacity", 1, MAX_NUM_BITS)
         self.fingerprint_bits = whole_number(fingerprint_bits, "fingerprint_bits", 2, 32)
@@ -114,35 +111,6 @@ class CuckooFilter(Shared):
                            f"bucket_size={self.bucket_size})").view(dtype).reshape(
                                self.num_buckets, self.bucket_size)
         self._count = 0
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """Room for ``capacity`` keys at b = 4, with the fewest fingerprint bits f that bring
-        the rate's bound 2b / 2**f below 1%.
-
-        >>> CuckooFilter.example_arguments(1000)
-        {'capacity': 1000, 'fingerprint_bits': 10, 'bucket_size': 4}
-        """
-        bucket_size = 4
-        bits = math.ceil(math.log2(2 * bucket_size / EXAMPLE_FPP))
-        return {"capacity": capacity, "fingerprint_bits": bits, "bucket_size": bucket_size}
-
-    @property
-    def room(self) -> int:
-        """b: the inserts it takes for certain.  A key is stored again each time it is added,
-        and a key whose two buckets are one bucket has only b slots, so b copies of it fill
-        them; keys of random hashes fit up to about the design load (``capacity`` keys).
-
-        >>> f = CuckooFilter(1000, bucket_size=2); key = next(k for k in range(10**6)
-        ...     if len(set(f.buckets(k)[1:])) == 1)     # a key whose two buckets are one
-        >>> f.add(key); f.add(key); f.room
-        2
-        >>> f.add(key)
-        Traceback (most recent call last):
-        ...
-        bloomedu.variants.cuckoo.CuckooFilterFull: key ... does not fit: the filter is full (2 ...
-        """
-        return self.bucket_size
 
     # --- a key's fingerprint and buckets -------------------------------------------------
     def _fingerprint(self, h2: int) -> int:

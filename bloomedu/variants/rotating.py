@@ -61,23 +61,6 @@ class RotatingBloomFilter(Shared):
                       f"({self.generations} generations of num_bits={self.num_bits})")
         self.tables = deque(Table(self.num_bits, self.num_hashes) for _ in range(self.generations))
 
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """Three generations of ``capacity // 4`` keys at 1%: a key is kept for at least the
-        next ``capacity // 2`` inserts (:attr:`memory_inserts`), so a run of ``capacity``
-        inserts rotates.
-
-        >>> RotatingBloomFilter.example_arguments(1000)
-        {'capacity': 250, 'fpp': 0.01, 'generations': 3}
-        """
-        return {"capacity": max(1, capacity // 4), "fpp": 0.01, "generations": 3}
-
-    @property
-    def memory_inserts(self) -> int:
-        """Inserts after its own that a key survives for certain: (g - 1) * capacity (the last
-        key of a generation is dropped with it g - 1 generations later), with no :meth:`rotate`."""
-        return (self.generations - 1) * self.capacity
-
     @locked
     def rotate(self) -> None:
         """Drop the oldest generation: its keys are forgotten (unless also in a newer one)."""

@@ -69,15 +69,6 @@ class ScalableBloomFilter(Shared):
         self.tables: list[Table] = []
         self._grow()
 
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """A first sub-filter of ``capacity // 8`` keys at 1%: ``capacity`` keys make four.
-
-        >>> ScalableBloomFilter.example_arguments(1000)
-        {'initial_capacity': 125, 'fpp': 0.01}
-        """
-        return {"initial_capacity": max(1, capacity // 8), "fpp": 0.01}
-
     @property
     def bound(self) -> float:
         """The compound rate's limit, p0 / (1 - r) (the target ``fpp`` unless ``first_fpp``)."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.checks import MAX_HASHES, whole_number
-from ..core.contract import EXAMPLE_FPP
 from ..core.counters import MAX_CELLS, CounterArray
 from ..kernels.murmur import fmix64_array
 from ..core.filter import bit_position
@@ -35,7 +34,6 @@ from ..core import segments
 from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, locked
-from ..core.theory import size_for
 
 __all__ = ["StableBloomFilter"]
 
@@ -68,23 +66,6 @@ class StableBloomFilter(Shared):
         self.inserted = 0
         self._seed_mix = fmix64((self.seed + _SEED_SALT) & _MASK64)
         self._drops_block: tuple[int, list] = (0, [])
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """BloomFilter's m and k for ``capacity`` keys at 1%, 8-bit cells and one decrement an
-        insert: a key is kept for the next 254 inserts (:attr:`memory_inserts`).
-
-        >>> StableBloomFilter.example_arguments(1000)
-        {'num_cells': 9586, 'num_hashes': 7, 'bits_per_cell': 8, 'decrements': 1, 'seed': 3}
-        """
-        num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
-        return {"num_cells": num_cells, "num_hashes": num_hashes, "bits_per_cell": 8,
-                "decrements": 1, "seed": 3}
-
-    @property
-    def memory_inserts(self) -> int:
-        """Inserts after its own that a key survives for certain: (Max - 1) // P."""
-        return (self.max_value - 1) // self.decrements
 
     # --- the random cells ------------------------------------------------------------------
     def decrement_cells(self, insert: int) -> list[int]:

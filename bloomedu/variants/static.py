@@ -17,7 +17,7 @@ Used by :mod:`bloomedu.variants.xor` and :mod:`bloomedu.variants.binary_fuse`; t
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 
 import numpy as np
 
@@ -64,34 +64,25 @@ def rotl(x: np.ndarray, bits: int) -> np.ndarray:
     return (x << np.uint64(bits)) | (x >> np.uint64(64 - bits))
 
 
-class StaticFilter(Shared, ABC):
+class StaticFilter(Shared):
     """Base of :class:`~bloomedu.variants.xor.XorFilter` and
     :class:`~bloomedu.variants.binary_fuse.BinaryFuseFilter`.
 
     A subclass sets ``MAGIC``, ``ARITIES`` and the layout: :meth:`_size` (the table's
     parameters for n keys) and :meth:`_slots` (each mixed key's slots).  Abstract until it
     does, so the conformance suite tests the subclasses, not this base.
+
+    Built once from all its keys, it takes no more: ``add`` and ``add_many`` raise a
+    ``TypeError`` (build a new filter from every key instead).
+
+    >>> from bloomedu import XorFilter
+    >>> XorFilter(["a", "b"]).add("c")
+    Traceback (most recent call last):
+    TypeError: XorFilter is built once from all its keys and takes no more: build a new one from every key
     """
 
     MAGIC = b"BLM?"
     ARITIES: tuple[int, ...] = (3,)
-    BUILT_FROM_KEYS = True
-
-    @classmethod
-    def example_arguments(cls, capacity: int, keys=(), **services) -> dict:
-        """The filter of ``keys`` with 8-bit fingerprints (p = 2**-8, below 1%), of the
-        first arity a subclass builds; its size follows from the keys, so ``capacity`` is not
-        used.
-
-        >>> from bloomedu import BinaryFuseFilter, XorFilter
-        >>> XorFilter.example_arguments(100, ["a", "b"])
-        {'keys': ['a', 'b'], 'fingerprint_bits': 8}
-        >>> BinaryFuseFilter.example_arguments(100, ["a", "b"])
-        {'keys': ['a', 'b'], 'fingerprint_bits': 8, 'arity': 3}
-        """
-        arguments = {"keys": keys, "fingerprint_bits": 8}
-        return arguments if len(cls.ARITIES) == 1 else {**arguments, "arity": cls.ARITIES[0]}
-
     def __init__(self, keys, fingerprint_bits: int = 8, arity: int = 3):
         self.fingerprint_bits = one_of(fingerprint_bits, "fingerprint_bits", (8, 16))
         self.arity = one_of(arity, "arity", self.ARITIES)
@@ -123,6 +114,12 @@ class StaticFilter(Shared, ABC):
     @abstractmethod
     def _slots(self, mixed: np.ndarray) -> np.ndarray:
         """The (n, arity) slots of n mixed hashes."""
+
+    def add(self, key) -> None:
+        raise TypeError(f"{type(self).__name__} is built once from all its keys and takes no "
+                        "more: build a new one from every key")
+
+    add_many = add  # a batch: the same refusal
 
     # --- fingerprints and queries --------------------------------------------------------
     @property

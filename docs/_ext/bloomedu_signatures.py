@@ -1,6 +1,6 @@
 """Class signatures as their constructors declare them, not the lock's ``(*args, **kwargs)``.
 
-Every mutable filter takes :class:`~bloomedu.core.locking.LockedWrites` as a base, whose
+Every filter takes :class:`~bloomedu.core.contract.Filter` as a base, whose
 ``__new__(cls, *args, **kwargs)`` makes the instance's lock and passes everything else on.
 autodoc reads a class's signature from a user-defined ``__new__`` before ``__init__`` (as
 ``inspect.signature`` does), so fifteen classes showed ``class BloomFilter(*args, **kwargs)``.
