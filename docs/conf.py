@@ -3,8 +3,9 @@
 The lessons, worked solutions and deeper notebooks are the committed notebooks (copied from ``notebooks/``
 into ``docs/notebooks/`` before each build), rendered by MyST-NB from their saved outputs,
 never executed here (strict nbval and the real-browser test already run them).  The API
-reference is written from the docstrings by autodoc, one page per public module, found by
-walking the package (``_ext/bloomedu_api.py``, pages in ``docs/api/``).  Nothing here names a lesson or a module: new ones
+reference is written from the docstrings by autodoc, one page per public module, generated
+by autosummary's recursive mode into ``docs/api/`` (``api_seed.rst``, ``_templates/``, and
+``_ext/bloomedu_api.py`` for what each page holds).  Nothing here names a lesson or a module: new ones
 are picked up by the next build.  The pages load nothing from the network: the theme's
 assets are local, MathJax is the copy the ``sphinx-mathjax-offline`` package ships, and
 widget outputs become a note.
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/lesson_cells.py, for the guide
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/guide.py and tools/lesson_cells.py
 
 project = "bloomedu"
 author = "the bloomedu authors"
@@ -25,11 +26,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx-mathjax-offline",  # MathJax 3 from its PyPI package, copied into _static/
-    "bloomedu_api",
+    "bloomedu_api",  # what each API page documents, references as Python reads them, signatures
     "bloomedu_site",
-    "bloomedu_signatures",  # class signatures from __init__, not Filter.__new__
-    "bloomedu_pages",  # {lesson}`topic` links, the sizing table
-    "bloomedu_guide",  # the instructors' guide, one page per lesson, in docs/instructors/
+    "bloomedu_pages",  # {lesson}`topic` links, the sizing table, the instructors' guide
 ]
 
 root_doc = "index"
@@ -53,7 +52,8 @@ myst_heading_anchors = 3
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
-autosummary_generate = False  # the pages are written by bloomedu_api
+autosummary_generate = ["api_seed.rst"]  # api/<module>.rst for every public module, recursively
+templates_path = ["_templates"]  # autosummary/module.rst: what one module's page shows
 add_module_names = False
 toc_object_entries_show_parents = "hide"  # the page's own contents: from_capacity(), not BloomFilter.from_capacity()
 python_use_unqualified_type_names = True

@@ -407,6 +407,7 @@ def test_every_lesson_carries_its_index_summary():
 
 def test_a_module_added_to_a_package_gets_a_page_and_each_name_is_documented_once(tmp_path,
                                                                                  monkeypatch):
+    """autosummary writes a page per public module; the plan says what each page documents."""
     import bloomedu_api
 
     package = tmp_path / "toypkg"
@@ -424,39 +425,52 @@ def test_a_module_added_to_a_package_gets_a_page_and_each_name_is_documented_onc
     monkeypatch.syspath_prepend(str(tmp_path))
     pages = bloomedu_api.plan("toypkg")
     assert sorted(pages) == ["toypkg", "toypkg.sub", "toypkg.sub.new", "toypkg.sub.thing"]
-    assert pages["toypkg"].reexports == {"Thing": "toypkg.sub.thing.Thing",
-                                         "make": "toypkg.sub.thing.make"}
-    assert pages["toypkg"].classes == ["Helper"]  # its definition is private: documented here
-    assert pages["toypkg"].data == ["LIMIT"]
-    assert (pages["toypkg.sub.thing"].classes, pages["toypkg.sub.thing"].functions) == (["Thing"], ["make"])
-    assert pages["toypkg.sub.new"].functions == ["fresh"]
-    assert pages["toypkg.sub"].submodules == ["toypkg.sub.new", "toypkg.sub.thing"]
-    written = bloomedu_api.write_pages(tmp_path / "src", pages)
-    assert sorted(written) == sorted(f"{name}.rst" for name in pages)
-    assert bloomedu_api.write_pages(tmp_path / "src", pages) == []  # unchanged: nothing rewritten
-    page = (tmp_path / "src" / "api" / "toypkg.rst").read_text()
-    assert ".. autoclass:: toypkg.Helper" in page and "   toypkg.sub.thing.Thing\n" in page
-    assert "autoclass:: toypkg.Thing" not in page
+    assert pages["toypkg"]["reexports"] == ["toypkg.sub.thing.Thing", "toypkg.sub.thing.make"]
+    assert pages["toypkg"]["classes"] == [("Helper", False)]  # its definition is private: documented here
+    assert pages["toypkg"]["data"] == [("LIMIT", True)]
+    assert pages["toypkg.sub.thing"]["classes"] == [("Thing", False)]
+    assert pages["toypkg.sub.thing"]["functions"] == ["make"]
+    assert pages["toypkg.sub.new"]["functions"] == ["fresh"]
 
 
 def test_a_reference_resolves_as_python_resolves_the_name_where_it_is_written():
-    import bloomedu_api
-    import bloomedu_names
+    from bloomedu_api import resolve
 
-    homes = bloomedu_api.homes(bloomedu_api.plan())
-    resolve = bloomedu_names.resolve
     method = "bloomedu.core.filter.BloomFilter.from_capacity"
-    assert resolve("bloomedu.BloomFilter.from_capacity", homes) == (method, True)  # re-exported
-    assert resolve("BloomFilter.from_capacity", homes, "bloomedu.core.hashing") == (None, False)
-    assert resolve("BloomFilter.from_capacity", homes, "bloomedu.teaching.explorer") == (method, True)
-    assert resolve("from_capacity", homes, "bloomedu.core.filter", "BloomFilter") == (method, True)
-    assert resolve("from_capacity", homes, "bloomedu.core.filter") == (method, True)  # its one class
-    assert resolve("bloomedu.teaching.exercises.Exercise", homes) == \
+    documented = {method, "bloomedu.core.filter.BloomFilter", "bloomedu.teaching.exercises.Exercise"}
+    assert resolve("bloomedu.BloomFilter.from_capacity", documented) == (method, True)  # re-exported
+    assert resolve("BloomFilter.from_capacity", documented, "bloomedu.core.hashing") == (None, False)
+    assert resolve("BloomFilter.from_capacity", documented, "bloomedu.teaching.explorer") == (method, True)
+    assert resolve("from_capacity", documented, "bloomedu.core.filter", "BloomFilter") == (method, True)
+    assert resolve("from_capacity", documented, "bloomedu.core.filter") == (method, True)  # its one class
+    assert resolve("bloomedu.teaching.exercises.Exercise", documented) == \
         ("bloomedu.teaching.exercises.Exercise", True)  # defined in a private module
-    assert resolve("_READ_HASHING", homes, "bloomedu.core.filter") == (None, True)  # private
-    assert resolve("numpy.ndarray", homes) == (None, True)  # another package's
-    assert resolve("BloomFilter.from_capacty", homes, "bloomedu.core.filter") == (None, False)
-    assert doctest.testmod(bloomedu_names).failed == 0
+    assert resolve("_READ_HASHING", documented, "bloomedu.core.filter") == (None, True)  # private
+    assert resolve("numpy.ndarray", documented) == (None, True)  # another package's
+    assert resolve("BloomFilter.from_capacty", documented, "bloomedu.core.filter") == (None, False)
+
+
+def test_a_class_shows_its_constructors_parameters_with_or_without_a_pass_through_new():
+    """autodoc reads a class's signature from ``__new__`` first: a ``__new__(cls, *args, **kwargs)``
+    that only passes them on is replaced by the ``__init__``'s; autodoc's own reading of an
+    ``__init__`` is kept."""
+    from types import SimpleNamespace
+
+    from bloomedu_api import constructor_signature
+
+    class Passing:
+        def __new__(cls, *args, **kwargs):
+            return super().__new__(cls)
+
+        def __init__(self, num_bits: int, num_hashes: int = 3):
+            pass
+
+    app = SimpleNamespace(config=SimpleNamespace(autodoc_preserve_defaults=True))
+    shown = constructor_signature(app, "class", "Passing", Passing, {}, "(*args, **kwargs)", "")
+    assert shown == ("(num_bits: int, num_hashes: int = 3)", "")
+    assert constructor_signature(app, "class", "Passing", Passing, {}, "(num_bits: int)", "") is None
+    Passing.__init__ = object.__init__
+    assert constructor_signature(app, "class", "Passing", Passing, {}, "(*args, **kwargs)", "")[0] == "()"
 
 
 def test_sync_folder_rewrites_only_what_changed_and_deletes_what_is_gone(tmp_path):
@@ -481,18 +495,16 @@ def test_a_widget_output_is_read_as_a_note_and_its_state_dropped():
     assert "make lab" in read.cells[0].outputs[0].data["text/html"]
 
 
-def test_a_missing_readme_section_is_a_clear_error():
-    from bloomedu_site import readme_section
-
-    assert readme_section("# T\n\n## One\n\ntext\n\n## Two\n\nmore\n", "One") == "text"
-    with pytest.raises(ValueError, match="no section '## Three'"):
-        readme_section("## One\n", "Three")
-
+def test_the_front_page_includes_readme_sections_that_exist():
+    """index.md includes two of the README's sections (MyST's include, from one heading to the next)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    starts = re.findall(r':start-after: "(## [^"]+)\\n"', (DOCS / "index.md").read_text(encoding="utf-8"))
+    assert len(starts) == 2 and all(f"\n{start}\n" in readme for start in starts), starts
 
 
 def test_a_constant_does_not_borrow_its_types_docstring():
     import numpy as np
-    from bloomedu_api import _no_borrowed_docstring
+    from bloomedu_api import no_borrowed_docstring as _no_borrowed_docstring
     from sphinx.util.docstrings import prepare_docstring
 
     for value in (np.array([1, 2]), {"a": 1}, (1, 2)):
@@ -749,16 +761,23 @@ def test_every_hand_written_guide_note_belongs_to_a_lesson():
 
 
 def test_the_site_helpers_examples_run():
-    import bloomedu_guide
+    sys.path.insert(0, str(ROOT))
     import bloomedu_pages
-    import bloomedu_signatures
+    from tools import guide
 
-    for module in (bloomedu_guide, bloomedu_pages, bloomedu_signatures):
+    for module in (guide, bloomedu_pages):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
+def test_the_sites_own_extensions_stay_small():
+    """Stock autodoc, autosummary and MyST do the rest; docs/_ext holds only what they cannot."""
+    lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in (DOCS / "_ext").glob("*.py"))
+    assert lines <= 500, lines
+
+
 def test_sessions_group_consecutive_lessons_within_ninety_minutes():
-    from bloomedu_guide import sessions
+    sys.path.insert(0, str(ROOT))
+    from tools.guide import sessions
 
     assert sessions([("a", 90), ("b", 30), ("c", 30), ("d", 31), ("e", 120)]) == [["a"], ["b", "c"], ["d"], ["e"]]
     assert sessions([]) == []

@@ -1,7 +1,7 @@
 """What the instructor's tools read in a lesson: its headings, predictions, exercises and timings.
 
 The slides (``tools/slide_marks.py``, ``tools/slides.py``), the nbgrader course
-(``tools/assignments.py``) and the instructors' guide on the site (``docs/_ext/bloomedu_guide.py``)
+(``tools/assignments.py``) and the instructors' guide on the site (``tools/guide.py``)
 all find the lessons by glob and read their structure from the cells, so a lesson added,
 split or renumbered is picked up with no edit to any of them:
 

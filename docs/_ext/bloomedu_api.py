@@ -1,227 +1,197 @@
-"""The API reference: one page per public module of bloomedu, found by walking the package.
+"""What the API reference needs beyond stock autodoc and autosummary.
 
-Every module and subpackage whose dotted name has no part starting with ``_`` gets a
-page ``api/<module>.rst``, written before each build (only when its text changes; a
-page whose module is gone is deleted), so a module added anywhere in the package is
-documented with no edit to the site.  A page holds the module's docstring, its
-submodules, and its public names: those listed in ``__all__`` (or, without one, the
-names defined there), and links to the lessons whose closing "where this lesson's code
-lives" paragraph names its file.  Each name is documented once, in its *home* module, by autodoc;
-a package that re-exports it (``bloomedu.BloomFilter``) lists it in a table that links
-home; a cross-reference resolves as Python resolves the name where it is written
-(``:class:`bloomedu.BloomFilter``` goes to the entry in ``bloomedu.core.filter``; see
-``bloomedu_names``).
+autosummary writes one page per public module (``api/<module>.rst``, recursively from
+``docs/api_seed.rst``) with the template ``_templates/autosummary/module.rst``.  This
+module gives that template, through ``autosummary_context``, what each page shows: the
+names of the module's ``__all__`` documented there, the re-exported ones it links to, and
+the lessons whose closing "where this lesson's code lives" paragraph names its file.  Each
+name is documented once, in its *home*: the module that defines it if that module exports it,
+else the deepest public module exporting it (``exercises._feedback.Exercise`` is documented in
+``bloomedu.teaching.exercises``).  It also
 
-autosummary's ``:recursive:`` mode finds modules the same way, but it documents a
-re-exported class in full on every package page that exports it (three copies of
-``BloomFilter``, and ambiguous cross-references) and never deletes a stale page.
+- resolves a Python reference as Python resolves the name where it is written (in the class
+  whose docstring holds it, then its module and what that module imports, then as a dotted
+  name): a documented object links to its entry, a real object without one (a private helper,
+  numpy) stays code, a name naming nothing fails the build;
+- shows a class's constructor as its ``__init__`` declares it, where autodoc would show a
+  pass-through ``__new__(cls, *args, **kwargs)``;
+- keeps a constant without a ``#:`` comment from borrowing its type's docstring.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
-from dataclasses import dataclass, field
+import re
 from pathlib import Path
 
-from bloomedu_names import Homes, resolve
-from bloomedu_site import modules_named_by_lessons, sync_folder
+from sphinx.ext.autodoc.preserve_defaults import update_defvalue
+from sphinx.util import inspect as sphinx_inspect
 
 PACKAGE = "bloomedu"
-API_DIR = "api"
-
-
-@dataclass
-class Page:
-    """What one module's page shows."""
-
-    module: str
-    submodules: list[str] = field(default_factory=list)
-    classes: list[str] = field(default_factory=list)
-    exceptions: list[str] = field(default_factory=list)
-    functions: list[str] = field(default_factory=list)
-    data: list[str] = field(default_factory=list)
-    reexports: dict[str, str] = field(default_factory=dict)  # name here -> home's full name
-    lessons: list[str] = field(default_factory=list)  # pages of the lessons that name this module
-
-
-def is_public(dotted: str) -> bool:
-    return not any(part.startswith("_") for part in dotted.split("."))
+CLOSING = "Where this lesson's code lives"
 
 
 def public_modules(package: str = PACKAGE) -> list[str]:
-    """Every public module and subpackage, parents first (a failed import stops the build)."""
-    root = importlib.import_module(package)
-
+    """Every module and subpackage with no ``_`` part in its name (a failed import stops the build)."""
     def fail(name):
         raise ImportError(f"the API reference cannot import {name}")
+    found = [package] + [i.name for i in pkgutil.walk_packages(
+        importlib.import_module(package).__path__, package + ".", onerror=fail)]
+    return sorted(n for n in found if not any(part.startswith("_") for part in n.split(".")))
 
-    found = [package] + [info.name for info in
-                         pkgutil.walk_packages(root.__path__, package + ".", onerror=fail)]
-    return sorted(name for name in found if is_public(name))
 
-
-def exported_names(module) -> list[str]:
+def exported(module) -> dict:
     """``__all__``, or the public names the module defines itself."""
     names = getattr(module, "__all__", None)
-    if names is not None:
-        return list(names)
-    return [name for name, value in vars(module).items()
-            if not name.startswith("_") and not inspect.ismodule(value)
-            and getattr(value, "__module__", None) == module.__name__]
+    if names is None:
+        names = [n for n, v in vars(module).items() if not n.startswith("_") and not inspect.ismodule(v)
+                 and getattr(v, "__module__", None) == module.__name__]
+    return {name: getattr(module, name) for name in names}
 
 
-def plan(package: str = PACKAGE) -> dict[str, Page]:
-    """Which page documents each public name, and which pages only link to it."""
-    modules = {name: importlib.import_module(name) for name in public_modules(package)}
-    exports = {name: {n: getattr(mod, n) for n in exported_names(mod)} for name, mod in modules.items()}
-    pages = {name: Page(name) for name in modules}
-    for name in modules:
-        parent = name.rpartition(".")[0]
-        if parent in pages:
-            pages[parent].submodules.append(name)
+def lessons_naming(notebooks: Path) -> dict[str, list[str]]:
+    """Module -> the lesson pages whose closing paragraph names its file (``bloomedu/core/filter.py``)."""
+    named: dict[str, list[str]] = {}
+    for path in sorted(Path(notebooks).glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        text = "\n".join("".join(c["source"]) for c in cells if c.get("cell_type") == "markdown")
+        for paragraph in (p for p in re.split(r"\n\s*\n", text) if CLOSING in p):
+            for file in re.findall(r"`(bloomedu/[\w/]+)\.py`", paragraph):
+                pages = named.setdefault(file.replace("/", ".").removesuffix(".__init__"), [])
+                pages += [] if f"notebooks/{path.stem}" in pages else [f"notebooks/{path.stem}"]
+    return named
 
-    def home(name: str, value) -> str:
-        """The module that documents ``value``: where it is defined if that module exports
-        it, else the deepest public module exporting the same object (the closest one to a
-        private definition such as ``exercises._feedback``)."""
+
+def plan(package: str = PACKAGE, notebooks: Path | None = None) -> dict[str, dict]:
+    """Each public module's page: what it documents, re-exports and which lessons name it."""
+    exports = {name: exported(importlib.import_module(name)) for name in public_modules(package)}
+    lessons = lessons_naming(notebooks) if notebooks else {}
+
+    def home(name, value) -> str:
         defined_in = getattr(value, "__module__", None)
-        if defined_in in exports and exports[defined_in].get(name) is value:
+        if exports.get(defined_in, {}).get(name) is value:
             return defined_in
         holders = [m for m, names in exports.items() if name in names and names[name] is value]
-        if defined_in:
-            related = [m for m in holders if defined_in.startswith(m + ".") or defined_in == m]
-            holders = related or holders
-        return max(holders, key=lambda m: (m.count("."), m))
+        related = [m for m in holders if defined_in and (defined_in + ".").startswith(m + ".")]
+        return max(related or holders, key=lambda m: (m.count("."), m))
 
+    pages = {}
     for module, names in exports.items():
-        page = pages[module]
+        page = pages[module] = {"kind": "package" if hasattr(importlib.import_module(module), "__path__")
+                                else "module", "lessons": lessons.get(module, []), "reexports": [],
+                                "classes": [], "exceptions": [], "functions": [], "data": []}
         for name, value in names.items():
             if inspect.ismodule(value):
-                if value.__name__ in pages and value.__name__ not in page.submodules:
-                    page.reexports[name] = value.__name__
-                continue
-            owner = home(name, value)
-            if owner != module:
-                page.reexports[name] = f"{owner}.{name}"
+                if value.__name__ in exports and value.__name__.rpartition(".")[0] != module:
+                    page["reexports"].append(value.__name__)
+            elif (owner := home(name, value)) != module:
+                page["reexports"].append(f"{owner}.{name}")
             elif inspect.isclass(value):
-                (page.exceptions if issubclass(value, BaseException) else page.classes).append(name)
+                kind = "exceptions" if issubclass(value, BaseException) else "classes"
+                page[kind].append((name, value.__bases__ != (object,)))  # "Bases: object" says nothing
             elif inspect.isroutine(value):
-                page.functions.append(name)
+                page["functions"].append(name)
             else:
-                page.data.append(name)
+                page["data"].append((name, len(repr(value)) <= 80 and " at 0x" not in repr(value)))
     return pages
 
 
-def homes(pages: dict[str, Page]) -> Homes:
-    """Every entry the pages write: each module, and each name documented on its page."""
-    found = Homes()
-    for page in pages.values():
-        module = importlib.import_module(page.module)
-        found.add(module, page.module)
-        for name in page.classes + page.exceptions + page.functions + page.data:
-            found.add(getattr(module, name), f"{page.module}.{name}")
-    return found
+def resolve(written: str, documented, module: str | None = None, cls: str | None = None):
+    """``(entry, exists)`` for a name written in ``module`` (inside class ``cls``): the documented
+    full name it stands for, or None, and whether it names a real object at all."""
+    parts = [part for part in written.lstrip(".~").split(".") if part]
+    where = klass = _import(module)
+    for part in cls.split(".") if where and cls else []:
+        klass = getattr(klass, part, None)
+    starts = [(klass, _names(klass), parts)] if cls and inspect.isclass(klass) else []
+    starts += [(where, [module], parts)] if where else []
+    for length in range(len(parts), 0, -1):  # an absolute name: its longest importable prefix
+        if (top := _import(".".join(parts[:length]))) is not None:
+            starts.append((top, [top.__name__], parts[length:]))
+            break
+    if where and len(parts) == 1:  # a method named from its module's docstring: its one class
+        holders = [v for v in vars(where).values() if inspect.isclass(v) and v.__module__ == module
+                   and hasattr(v, parts[0])]
+        starts += [(holders[0], _names(holders[0]), parts)] if len(holders) == 1 else []
+    for value, names, path in starts:
+        try:
+            for part in path:
+                if inspect.isclass(value):  # the class that defines an attribute documents it
+                    names = _names(next((c for c in value.__mro__ if part in vars(c)), value))
+                value = getattr(value, part)
+                names = [f"{n}.{part}" for n in names] + _names(value)
+        except AttributeError:
+            continue
+        return next((n for n in names if n in documented), None), True
+    return None, False
 
 
-def _short_value(value) -> bool:
-    text = repr(value)
-    return len(text) <= 80 and " at 0x" not in text
+def _names(value) -> list[str]:
+    value = getattr(value, "__func__", value)
+    qualname, module = getattr(value, "__qualname__", None), getattr(value, "__module__", None)
+    return [f"{module}.{qualname}"] if isinstance(qualname, str) and isinstance(module, str) else []
 
 
-def render(page: Page) -> str:
-    """The reStructuredText of one module's page."""
-    module = importlib.import_module(page.module)
-    kind = "package" if hasattr(module, "__path__") else "module"
-    title = page.module
-    lines = [title, "=" * len(title), "", f".. automodule:: {page.module}", ""]
-    if page.lessons:
-        lines += [".. admonition:: The lessons whose code lives here", "   :class: bloomedu-lessons-here",
-                  "", "   " + ", ".join(f":doc:`/{lesson}`" for lesson in page.lessons), ""]
-
-    def section(heading: str, body: list[str]) -> None:
-        lines.extend([heading, "-" * len(heading), "", *body, ""])
-
-    def table(names: list[str]) -> list[str]:
-        # full names in the table, so no current module while autosummary reads them
-        return [".. py:currentmodule:: None", "", ".. autosummary::", "",
-                *[f"   {name}" for name in names], "", f".. py:currentmodule:: {page.module}", ""]
-
-    if page.submodules:
-        section("Modules", [*table(page.submodules), ".. toctree::", "   :hidden:", "",
-                            *[f"   {m}" for m in page.submodules]])
-    if page.reexports:
-        section(f"Names this {kind} re-exports", [
-            f"Defined elsewhere and importable from ``{page.module}`` too "
-            "(each link goes to the one place it is documented):", "",
-            *table(list(page.reexports.values()))])
-    options = {"autoclass": ["   :members:", "   :undoc-members:",
-                             "   :special-members: __contains__, __len__, __iter__, __or__, "
-                             "__and__, __ior__, __iand__, __call__"],
-               "autoexception": ["   :members:"], "autofunction": []}
-    for heading, names, directive in (("Classes", page.classes, "autoclass"),
-                                      ("Exceptions", page.exceptions, "autoexception"),
-                                      ("Functions", page.functions, "autofunction")):
-        if names:
-            body = []
-            for name in names:
-                body += [f".. {directive}:: {page.module}.{name}", *options[directive]]
-                if directive != "autofunction" and getattr(module, name).__bases__ != (object,):
-                    body += ["   :show-inheritance:"]  # "Bases: object" would say nothing
-                body += [""]
-            section(heading, body)
-    if page.data:
-        body = []
-        for name in page.data:
-            value = getattr(module, name)
-            body += [f".. autodata:: {page.module}.{name}"]
-            body += [] if _short_value(value) else ["   :no-value:"]
-            body += [""]
-        section("Constants and objects", body)
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def write_pages(srcdir: Path, pages: dict[str, Page]) -> list[str]:
-    """Write ``api/<module>.rst`` for each page whose text changed; delete pages of gone modules."""
-    texts = {f"{page.module}.rst": render(page).encode("utf-8") for page in pages.values()}
-    return sync_folder(Path(srcdir) / API_DIR, texts, "*.rst")
-
-
-def _generate(app) -> None:
-    app.bloomedu_pages = pages = plan()
-    for module, lessons in modules_named_by_lessons(Path(app.srcdir).parent / "notebooks").items():
-        if module in pages:
-            pages[module].lessons = lessons
-    app.bloomedu_homes = homes(pages)
-    write_pages(Path(app.srcdir), pages)
-
-
-def _resolve_missing(app, env, node, contnode):
-    """A Python reference Sphinx could not resolve by its own rules: resolved as Python
-    would resolve the name where it is written (see ``bloomedu_names``); a real object
-    without an entry stays code; a name that names nothing is left to warn."""
-    if node.get("refdomain") != "py" or not hasattr(app, "bloomedu_homes"):
+def _import(name: str | None):
+    try:
+        return importlib.import_module(name) if name else None
+    except ImportError:
         return None
-    entry, exists = resolve(node.get("reftarget", ""), app.bloomedu_homes,
-                            node.get("py:module"), node.get("py:class"))
+
+
+def missing_reference(app, env, node, contnode):
+    """A Python reference Sphinx's own search missed, resolved by :func:`resolve`; a code span
+    that only might be a name (``bloomedu_site``) stays code when it is not."""
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    entry, exists = resolve(node.get("reftarget", ""), domain.objects, node.get("py:module"),
+                            node.get("py:class"))
     if entry:
-        return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, "obj", entry,
-                                                node, contnode)
-    return contnode if exists else None
+        return domain.resolve_xref(env, node["refdoc"], app.builder, "obj", entry, node, contnode)
+    return contnode if exists or node.get("bloomedu_span") else None
 
 
-def _no_borrowed_docstring(app, what, name, obj, options, lines):
-    """A constant without a ``#:`` comment would show its type's docstring (``dict()
-    -> new empty dictionary``): show nothing instead."""
+def constructor_signature(app, what, name, obj, options, signature, return_annotation):
+    """A class whose ``__new__`` only passes ``*args, **kwargs`` on shows its ``__init__``'s
+    parameters (none for a ``typing.Protocol``, which is never instantiated)."""
+    if what not in ("class", "exception") or signature != "(*args, **kwargs)":
+        return None
+    init = obj.__init__
+    if getattr(obj, "_is_protocol", False) or not inspect.isfunction(init):
+        return ("" if getattr(obj, "_is_protocol", False) else "()"), return_annotation
+    update_defvalue(app, init, True)  # autodoc_preserve_defaults: defaults as the source spells them
+    stringify = sphinx_inspect.stringify_signature
+    short = {"short_literals": True} if "short_literals" in inspect.signature(stringify).parameters else {}
+    return stringify(sphinx_inspect.signature(init, bound_method=True), show_return_annotation=False,
+                     unqualified_typehints=True, **short), return_annotation  # short: Sphinx >= 7.4
+
+
+def no_borrowed_docstring(app, what, name, obj, options, lines):
+    """A constant without a ``#:`` comment would show its type's docstring (``dict() -> new
+    empty dictionary``): it shows nothing instead."""
     if what in ("data", "attribute") and not type(obj).__module__.startswith(PACKAGE):
-        borrowed = " ".join((getattr(type(obj), "__doc__", None) or "").split())
-        if borrowed and " ".join(" ".join(lines).split()).endswith(borrowed):  # after a signature
+        borrowed = " ".join((type(obj).__doc__ or "").split())
+        if borrowed and " ".join(" ".join(lines).split()).endswith(borrowed):
             lines.clear()
 
 
+def _pages(app, config) -> None:
+    """The pages' plan for the template; a page whose module is gone is deleted, so that
+    autosummary, which never deletes one, does not build it."""
+    pages = plan(notebooks=Path(app.srcdir).parent / "notebooks")
+    config.autosummary_context = {**config.autosummary_context, "bloomedu_api": pages}
+    for stale in (Path(app.srcdir) / "api").glob("*.rst"):
+        if stale.stem not in pages:
+            stale.unlink()
+
+
 def setup(app):
-    app.connect("builder-inited", _generate)
-    app.connect("missing-reference", _resolve_missing)
-    app.connect("autodoc-process-docstring", _no_borrowed_docstring)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
+    app.connect("config-inited", _pages)
+    app.connect("missing-reference", missing_reference)
+    app.connect("autodoc-process-signature", constructor_signature)
+    app.connect("autodoc-process-docstring", no_borrowed_docstring)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "2"}

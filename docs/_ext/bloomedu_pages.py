@@ -1,5 +1,5 @@
 """The site's own pages (front page, toy, cheat sheet, glossary, FAQ, guide): links to lessons by
-topic, the sizing table, and links from inside committed outputs.
+topic, the sizing table, links from inside committed outputs, and the instructors' guide.
 
 - ``{lesson}`topic``` (role): a link to the lesson that teaches ``topic``, its title as text
   (``{lesson}`the sizing lesson <sizing>``` gives its own text).  Topics are the keys of
@@ -13,12 +13,13 @@ topic, the sizing table, and links from inside committed outputs.
   and the bits per key against the lower bound log2(1/p) for each p.
 - ``bloomedu-root:PAGE`` in a page's HTML (a committed output's note cannot know how deep its
   page is) becomes the relative link to ``PAGE`` of the site.
+- The instructors' guide (``tools/guide.py``): its pages written into ``docs/instructors/``
+  before each build, and ``bloomedu-guide-table`` (directive), its overview on ``instructors.md``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from bloomedu.core.theory import LN2, bits_per_item, lower_bound_bits_per_item, num_bits_for
+from bloomedu_site import parse_markdown, sync_folder
+from tools import guide  # conf.py puts the project's root on sys.path
 
 TOPICS = "lesson_topics.json"
 ROOT_LINK = re.compile(r'(href|src)="bloomedu-root:([^"#]*)(#[^"]*)?"')
@@ -102,34 +105,13 @@ class SizingTable(SphinxDirective):
     def run(self):
         ns = [int(float(x)) for x in self.options.get("n", "1e3 1e4 1e5 1e6 1e7 1e8 1e9").split()]
         ps = [float(x) for x in self.options.get("p", "0.1 0.01 0.001 0.0001 0.000001").split()]
-        table = nodes.table(classes=["bloomedu-sizing"])
-        group = nodes.tgroup(cols=len(ps) + 1)
-        table += group
-        for _ in range(len(ps) + 1):
-            group += nodes.colspec(colwidth=1)
-
-        def row(cells, header=False):
-            line = nodes.row()
-            for text in cells:
-                entry = nodes.entry()
-                entry += nodes.paragraph(text=text) if not header else nodes.strong(text=text)
-                line += entry
-            return line
-
-        head = nodes.thead()
-        head += row(["n \\ p", *[f"{p:g}" for p in ps]], header=True)
-        group += head
-        body = nodes.tbody()
-        body += row(["bits per key (floor)", *[f"{bits_per_item(p):.2f} ({lower_bound_bits_per_item(p):.2f})"
-                                               for p in ps]])
+        rows = [["**n \\ p**", *[f"**{p:g}**" for p in ps]], ["---"] * (len(ps) + 1),
+                ["bits per key (floor)", *[f"{bits_per_item(p):.2f} ({lower_bound_bits_per_item(p):.2f})" for p in ps]]]
         for n in ns:
-            cells = [f"{n:,}"]
-            for p in ps:
-                _, nbytes, k = sizing(n, p)
-                cells.append(f"{memory(nbytes)}, k = {k}")
-            body += row(cells)
-        group += body
-        return [table]
+            rows.append([f"{n:,}"] + [f"{memory(nbytes)}, k = {k}" for _, nbytes, k in (sizing(n, p) for p in ps)])
+        table = parse_markdown(self, ["| " + " | ".join(row) + " |" for row in rows])
+        table[0]["classes"].append("bloomedu-sizing")
+        return table
 
 
 def root_links(app, pagename, templatename, context, doctree):
@@ -146,12 +128,25 @@ def root_links(app, pagename, templatename, context, doctree):
     context["body"] = ROOT_LINK.sub(relative, body)
 
 
-def _topics(app) -> None:
+class GuideTable(SphinxDirective):
+    """``bloomedu-guide-table``: every lesson's numbers, then the 90-minute sessions."""
+
+    def run(self):
+        notebooks = Path(self.env.srcdir).parent / "notebooks"
+        for path in guide.guide_lessons(notebooks):
+            self.env.note_dependency(str(path))
+        return parse_markdown(self, guide.overview(notebooks))
+
+
+def _generate(app) -> None:
     app.env.bloomedu_topics = load_topics(Path(app.srcdir))
+    notebooks, srcdir = Path(app.srcdir).parent / "notebooks", Path(app.srcdir)
+    sync_folder(srcdir / guide.GUIDE, guide.pages(notebooks, srcdir / guide.NOTES), "*.md")
 
 
 def setup(app):
-    app.connect("builder-inited", _topics)
+    app.connect("builder-inited", _generate)
+    app.add_directive("bloomedu-guide-table", GuideTable)
     app.connect("html-page-context", root_links)
     app.add_role("lesson", LessonRole())
     app.add_directive("bloomedu-sizing-table", SizingTable)

@@ -1,9 +1,11 @@
-"""The instructors' guide: one page per lesson, read from the lesson itself, and the overview table.
+"""The instructors' guide on the site: one Markdown page per lesson, read from the lesson itself,
+and the overview table; like the slides (``tools/slides.py``) and the assignments, made from
+what ``tools/lesson_cells.py`` reads in the notebooks.
 
-Before each build, ``instructors/<lesson>.md`` is written for every lesson (and deeper
-notebook) found by ``tools/lesson_cells.py`` (only when its text changes; a page whose lesson
-is gone is deleted), so a lesson split or renumbered gets its page with no edit here.  A page
-shows what the lesson says and what its committed run measured:
+The site (``docs/_ext/bloomedu_pages.py``) writes :func:`pages` into ``docs/instructors/``
+before each build, for every lesson and deeper notebook, so a lesson split or renumbered gets
+its page with no edit here.  A page shows what the lesson says and what its committed run
+measured:
 
 - its objectives and stated time (the lesson's ``## Objectives`` section);
 - its sections with their cells, words of prose, predictions and exercises, and the seconds
@@ -14,8 +16,9 @@ shows what the lesson says and what its committed run measured:
 - the hand-written part, ``docs/guide_notes/<lesson>.md`` (misconceptions with the cells that
   show them, what to do when something fails), included when it exists.
 
-``bloomedu-guide-table`` (directive) is the overview on ``instructors.md``: every lesson's
-numbers, and which lessons fill a 90-minute session together when the lessons state their time.
+:func:`overview` is the table on ``instructors.md`` (its ``bloomedu-guide-table`` directive):
+every lesson's numbers, and which lessons fill a 90-minute session together when the lessons
+state their time.
 """
 
 from __future__ import annotations
@@ -24,12 +27,7 @@ import ast
 import re
 from pathlib import Path
 
-from docutils import nodes
-from docutils.statemachine import StringList
-from sphinx.util.docutils import SphinxDirective
-
-from bloomedu_site import sync_folder
-from tools import lesson_cells  # conf.py puts the project's root on sys.path
+from tools import lesson_cells
 
 GUIDE = "instructors"
 NOTES = "guide_notes"
@@ -172,11 +170,9 @@ def page(path: Path, notes: Path) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_pages(srcdir: Path) -> list[str]:
-    notebooks = Path(srcdir).parent / "notebooks"
-    pages = {f"{path.stem}.md": page(path, Path(srcdir) / NOTES).encode("utf-8")
-             for path in guide_lessons(notebooks)}
-    return sync_folder(Path(srcdir) / GUIDE, pages, "*.md")
+def pages(notebooks: Path, notes: Path) -> dict[str, bytes]:
+    """Every guide page, ``<lesson>.md`` -> its Markdown."""
+    return {f"{path.stem}.md": page(path, notes).encode("utf-8") for path in guide_lessons(notebooks)}
 
 
 def sessions(minutes: list[tuple[str, int]], limit: int = SESSION_MINUTES) -> list[list[str]]:
@@ -195,44 +191,28 @@ def sessions(minutes: list[tuple[str, int]], limit: int = SESSION_MINUTES) -> li
     return groups
 
 
-class GuideTable(SphinxDirective):
-    """``bloomedu-guide-table``: every lesson's numbers, then the 90-minute sessions."""
-
-    def run(self):
-        notebooks = Path(self.env.srcdir).parent / "notebooks"
-        lines = ["| lesson | cells | words of prose | predictions | exercises | stated time | committed run, s |",
-                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        stated = []
-        for path in guide_lessons(notebooks):
-            self.env.note_dependency(str(path))
-            nb = lesson_cells.read(path)
-            minutes = lesson_cells.stated_minutes(lesson_cells.objectives(nb) or "")
-            total = lesson_cells.lesson_minutes(minutes)
-            stated.append((path.stem, total))
-            lines.append(f"| {{doc}}`/{GUIDE}/{path.stem}` | {len(nb.cells)} | "
-                         f"{sum(map(lesson_cells.words, nb.cells)):,} | {sum(map(lesson_cells.is_prediction, nb.cells))} | "
-                         f"{len(lesson_cells.exercises(nb))} | {f'{total} min' if total else '—'} | "
-                         f"{sum(lesson_cells.seconds(c) or 0 for c in nb.cells):.1f} |")
-        lines += [""]
-        missing = [stem for stem, total in stated if total is None]
-        if missing:
-            lines += [f"**{SESSION_MINUTES}-minute sessions.** {len(missing)} of {len(stated)} lessons state no time "
-                      f"yet (their `## Objectives` section), so the sessions cannot be planned from them: "
-                      + ", ".join(f"`{stem}`" for stem in missing) + "."]
-        else:
-            groups = sessions([(stem, total) for stem, total in stated])
-            lines += [f"**{SESSION_MINUTES}-minute sessions**, from the time each lesson states:", ""]
-            lines += [f"{i}. " + " + ".join(f"`{stem}`" for stem in group) for i, group in enumerate(groups, 1)]
-        container = nodes.container(classes=["bloomedu-guide-table"])
-        self.state.nested_parse(StringList(lines, source=self.env.docname), 0, container, match_titles=False)
-        return container.children
-
-
-def _generate(app) -> None:
-    write_pages(Path(app.srcdir))
-
-
-def setup(app):
-    app.connect("builder-inited", _generate)
-    app.add_directive("bloomedu-guide-table", GuideTable)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
+def overview(notebooks: Path) -> list[str]:
+    """The Markdown lines of the overview: every lesson's numbers, then the 90-minute sessions."""
+    lines = ["| lesson | cells | words of prose | predictions | exercises | stated time | committed run, s |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    stated = []
+    for path in guide_lessons(notebooks):
+        nb = lesson_cells.read(path)
+        minutes = lesson_cells.stated_minutes(lesson_cells.objectives(nb) or "")
+        total = lesson_cells.lesson_minutes(minutes)
+        stated.append((path.stem, total))
+        lines.append(f"| {{doc}}`/{GUIDE}/{path.stem}` | {len(nb.cells)} | "
+                     f"{sum(map(lesson_cells.words, nb.cells)):,} | {sum(map(lesson_cells.is_prediction, nb.cells))} | "
+                     f"{len(lesson_cells.exercises(nb))} | {f'{total} min' if total else '—'} | "
+                     f"{sum(lesson_cells.seconds(c) or 0 for c in nb.cells):.1f} |")
+    lines += [""]
+    missing = [stem for stem, total in stated if total is None]
+    if missing:
+        lines += [f"**{SESSION_MINUTES}-minute sessions.** {len(missing)} of {len(stated)} lessons state no time "
+                  f"yet (their `## Objectives` section), so the sessions cannot be planned from them: "
+                  + ", ".join(f"`{stem}`" for stem in missing) + "."]
+    else:
+        groups = sessions([(stem, total) for stem, total in stated])
+        lines += [f"**{SESSION_MINUTES}-minute sessions**, from the time each lesson states:", ""]
+        lines += [f"{i}. " + " + ".join(f"`{stem}`" for stem in group) for i, group in enumerate(groups, 1)]
+    return lines
