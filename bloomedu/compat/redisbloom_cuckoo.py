@@ -48,7 +48,7 @@ from ..core.locking import LockedWrites, locked
 from . import redisbloom_cuckoo_dump
 from .redisbloom_cuckoo_parts import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
                                       MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
-                                      _lookup, item_hash, item_hashes, next_power_of_two)
+                                      lookup_hash, item_hash, item_hashes, next_power_of_two)
 from .redisbloom_parts import RedisBloomError
 
 __all__ = ["RedisCuckooFilter", "RedisBloomError"]
@@ -161,7 +161,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
         bloomedu.compat.redisbloom_parts.RedisBloomError: Filter is full
         """
         self._refuse_if_too_many()
-        self._insert(*_lookup(item_hash(item)))
+        self._insert(*lookup_hash(item_hash(item)))
 
     @locked
     def add_nx(self, item) -> bool:
@@ -171,7 +171,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
         (True, False, False)
         """
         self._refuse_if_too_many()
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         if any(sub.find(fingerprint, h1, h2) for sub in self.filters):
             return False
         self._insert(fingerprint, h1, h2)
@@ -205,7 +205,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
         >>> f.exists(b"x"), f.exists("x"), f.exists("y")
         (True, True, False)
         """
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         return any(sub.find(fingerprint, h1, h2) for sub in self.filters)
 
     __contains__ = exists
@@ -234,7 +234,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
         >>> f = RedisCuckooFilter(8); f.add("x"); f.add("x"); f.count("x"), f.count("y")
         (2, 0)
         """
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         return sum(sub.count(fingerprint, h1, h2) for sub in self.filters)
 
     # --- deleting and compacting -----------------------------------------------------------
@@ -249,7 +249,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
         >>> f.delete("x"), f.delete("never added")
         (True, False)
         """
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         for sub in reversed(self.filters):
             if sub.delete(fingerprint, h1, h2):
                 self.num_items = (self.num_items - 1) & _MASK64
@@ -370,7 +370,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RedisCuckooFilter):
             return NotImplemented
-        return self._locked_chunks() == other._locked_chunks()
+        return self.to_bytes() == other.to_bytes()  # each read under its own lock
 
     __hash__ = None  # mutable
 

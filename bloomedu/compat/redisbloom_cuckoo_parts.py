@@ -99,11 +99,16 @@ def lookup(h: int) -> tuple[int, int, int]:
     >>> fp, h1, h2 = lookup(254); fp, h1, h2 == 254 ^ (255 * ALT_MULTIPLIER)
     (255, 254, True)
     """
-    return _lookup(whole_number(h, "h", 0, _MASK64))
+    return lookup_hash(whole_number(h, "h", 0, _MASK64))
 
 
-def _lookup(h: int) -> tuple[int, int, int]:
-    """:func:`lookup` of a hash already known to be a 64-bit int (every item's)."""
+def lookup_hash(h: int) -> tuple[int, int, int]:
+    """:func:`lookup` without the check: for a hash already known to be a 64-bit int, as
+    every item's hash is (the filter's inner loops).
+
+    >>> lookup_hash(254) == lookup(254)
+    True
+    """
     fingerprint = h % 255 + 1
     return fingerprint, h, _alt_index(fingerprint, h)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from .redis_parts import _redis_py
+from .redis_parts import redis_py
 
 __all__ = ["RedisAuthError", "connect", "auth_refused"]
 
@@ -53,7 +53,7 @@ def connect(url: str | None = None, *, host: str = "127.0.0.1", port: int | None
     ...
     bloomedu.services.redis_connect.RedisAuthError: redis://127.0.0.1:...: the server refused the password ...
     """
-    redis = _redis_py()
+    redis = redis_py()
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
@@ -94,6 +94,6 @@ def auth_refused(error: BaseException) -> bool:
     >>> auth_refused(redis.AuthenticationError("invalid password")), auth_refused(OSError())
     (True, False)
     """
-    redis = _redis_py()
+    redis = redis_py()
     return isinstance(error, redis.AuthenticationError) or (
         isinstance(error, redis.ResponseError) and str(error).startswith(("NOAUTH", "WRONGPASS")))

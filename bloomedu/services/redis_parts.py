@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["RedisUnavailable", "find_server", "find_redisbloom", "required",
-           "unavailable_reason", "free_port", "REQUIRE_ENV", "SERVER_ENV", "MODULE_ENV"]
+           "unavailable_reason", "free_port", "redis_py", "REQUIRE_ENV", "SERVER_ENV", "MODULE_ENV"]
 
 REQUIRE_ENV = "BLOOMEDU_REQUIRE_REDIS"   # set to 1 by `make test`: a missing server fails the tests
 SERVER_ENV = "BLOOMEDU_REDIS_SERVER"
@@ -75,7 +75,7 @@ def unavailable_reason(module: bool = True) -> str | None:
     True
     """
     try:
-        _redis_py()
+        redis_py()
         find_server()
         if module:
             find_redisbloom()
@@ -189,7 +189,12 @@ def _executable(path: Path) -> Path:
     return copy
 
 
-def _redis_py():
+def redis_py():
+    """The ``redis`` module (redis-py), or :class:`RedisUnavailable` saying how to install it.
+
+    >>> redis_py().__name__
+    'redis'
+    """
     try:
         import redis
     except ImportError:

@@ -37,7 +37,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .redis_connect import RedisAuthError, auth_refused
-from .redis_parts import RedisUnavailable, _redis_py, find_redisbloom, find_server, free_port
+from .redis_parts import RedisUnavailable, redis_py, find_redisbloom, find_server, free_port
 
 __all__ = ["RedisServer", "main"]
 
@@ -132,7 +132,7 @@ class RedisServer:
                                f"its log ends:\n{self.log_tail()}")
 
     def _wait_until_up(self) -> bool:
-        redis = _redis_py()
+        redis = redis_py()
         deadline = time.monotonic() + _START_S
         client = self.client(socket_timeout=1.0)
         try:
@@ -227,7 +227,7 @@ class RedisServer:
         from redis.retry import Retry
 
         options.setdefault("retry", Retry(NoBackoff(), 0))
-        return _redis_py().Redis(host="127.0.0.1", port=self.port, password=self.password,
+        return redis_py().Redis(host="127.0.0.1", port=self.port, password=self.password,
                                  **options)
 
     def __repr__(self) -> str:

@@ -228,4 +228,4 @@ class ShardedFilter(Filter):
         """Allocate every shard's strings to full length now (zero bytes: no bit changes)."""
         for shard in self.shards:
             for j, key in enumerate(shard.keys):
-                shard.client.setrange(key, shard._part_bytes(j) - 1, b"\0")
+                shard.client.setrange(key, shard.part_sizes[j] - 1, b"\0")

@@ -304,10 +304,8 @@ class BlockedBloomFilter(Filter, LockedWrites):
         >>> a |= b; "y" in a
         True
         """
-        theirs = self._check_compatible(other)
-        with theirs._lock:  # a snapshot of theirs, then ours under our lock: never both locks
-            words = theirs.words.copy()
-        with self._lock:
+        words = self._check_compatible(other).copy().words  # a snapshot, under their lock
+        with self._lock:  # then ours, under our lock: never both locks at once
             np.bitwise_or(self.words, words, out=self.words)
         return self
 

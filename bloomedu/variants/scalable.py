@@ -215,7 +215,9 @@ class ScalableBloomFilter(Shared):
         new = cls(n0, fpp, growth, tightening, first_fpp=first)
         offset = count * _TABLE.size
         for i in range(count):
-            table = new.tables[i] if i < len(new.tables) else new._grow()
+            if i == len(new.tables):  # the constructor made the first; its shapes give the rest
+                new.tables.append(Table(shapes[i][2], shapes[i][3]))
+            table = new.tables[i]
             table.count = _TABLE.unpack_from(rest, i * _TABLE.size)[2]
             size = table.bits.data.size
             table.bits.data[:] = np.frombuffer(rest[offset:offset + size], dtype=np.uint8)
