@@ -225,7 +225,7 @@ def test_the_tiniest_rate_a_double_holds_is_still_sized(capsys):
     assert _number(fields["exact rate"]) == pytest.approx(1e-300, rel=0.2)
 
 
-# --- the command in a pipeline and on any terminal (issue 18) ----------------------------------
+# --- the command in a pipeline and on any terminal ------------------------------------------------
 def _run_into_a_closed_pipe(argv):
     """Run the console script with its output a pipe whose reader has already gone
     (``bloomedu size ... | true``): every write meets EPIPE."""

@@ -268,7 +268,7 @@ def test_bit_indices_do_not_depend_on_pythonhashseed():
                                              ((10, 2 ** 64, 1, 8), "h2"), ((10, 3, 1.5, 8), "i"),
                                              ((10, 3, 1, float("nan")), "num_bits")])
 def test_the_position_helpers_name_a_bad_argument(arguments, name):
-    """bit_position(..., num_bits=0) raised ZeroDivisionError (issue 18)."""
+    """A bad argument (num_bits=0, say) is a ValueError or TypeError naming it, never a ZeroDivisionError."""
     with pytest.raises((ValueError, TypeError), match=name):
         hashing.bit_position(*arguments)
     with pytest.raises((ValueError, TypeError), match=name.replace("i", "num_hashes") if name == "i" else name):

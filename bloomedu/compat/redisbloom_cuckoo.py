@@ -11,7 +11,7 @@ its answers and its dump are the server's, byte for byte:
 
 - sizing: ``num_buckets`` is ``capacity // bucket_size`` rounded up to a power of two, and
   ``expansion`` is rounded up to a power of two too (0 stays 0: the filter never grows);
-- hashing: see :mod:`bloomedu.compat.redisbloom_cuckoo_parts` (one MurmurHash64A with seed 0,
+- hashing: see :mod:`bloomedu.compat.redisbloom_cuckoo_subfilter` (one MurmurHash64A with seed 0,
   a fingerprint of 1 to 255, two buckets);
 - ``CF.ADD``: the first empty slot of the item's two buckets, newest sub-filter first; else
   up to ``max_iterations`` evictions in the newest sub-filter, starting from the first
@@ -46,10 +46,10 @@ from ..core.checks import whole_number
 from ..core.contract import Filter
 from ..core.locking import LockedWrites, locked
 from . import redisbloom_cuckoo_dump
-from .redisbloom_cuckoo_parts import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
+from .redisbloom_cuckoo_subfilter import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
                                       MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
                                       lookup_hash, item_hash, item_hashes, next_power_of_two)
-from .redisbloom_parts import RedisBloomError
+from .redisbloom_subfilter import RedisBloomError
 
 __all__ = ["RedisCuckooFilter", "RedisBloomError"]
 
@@ -158,7 +158,7 @@ class RedisCuckooFilter(Filter, LockedWrites):
         2
         >>> f.add("a")
         Traceback (most recent call last):
-        bloomedu.compat.redisbloom_parts.RedisBloomError: Filter is full
+        bloomedu.compat.redisbloom_subfilter.RedisBloomError: Filter is full
         """
         self._refuse_if_too_many()
         self._insert(*lookup_hash(item_hash(item)))

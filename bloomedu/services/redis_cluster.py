@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from .redis_parts import RedisUnavailable, redis_py
+from .redis_install import RedisUnavailable, redis_py
 from .redis_server import RedisServer
 
 __all__ = ["RedisCluster", "SLOTS"]

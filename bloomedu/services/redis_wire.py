@@ -10,7 +10,7 @@ numpy), and :func:`command` writes the few other commands.
 :func:`exchange` sends such bytes on a connection of a redis-py client's pool (:func:`held`)
 and reads exactly the replies expected.  Nothing here re-sends: what a retry may do after a dropped
 connection is for the caller to decide (a write sent twice would answer "seen" for keys
-that were new, issue 19's finding 2).
+that were new).
 
 Used by ``bloomedu/services/redis_filter.py``; tested in ``tests/test_redis_filter.py``.
 """

@@ -35,7 +35,7 @@ from ..core import segments
 from ..core.positions import hashed_batches, joined, key_hashes, positions, step
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
-from ._tables import Table
+from .bit_table import Table
 
 __all__ = ["ScalableBloomFilter"]
 

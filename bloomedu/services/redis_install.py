@@ -12,7 +12,7 @@ system-wide is installed or started:
 The server refuses a module (and the OS a binary) without its execute bit; when the
 installed file lacks it and cannot be given it, a copy is made in a private folder of our
 own (``tempfile.mkdtemp``: a new name, mode 0700, its owner and mode checked), never in a
-shared, predictable path where a planted file could be waiting (issue 19, finding 7).
+shared, predictable path where a planted file could be waiting.
 
 When a part is missing, :class:`RedisUnavailable` says which and how to get it.  Under
 ``make test`` (``BLOOMEDU_REQUIRE_REDIS=1``) the tests treat that as a failure; elsewhere

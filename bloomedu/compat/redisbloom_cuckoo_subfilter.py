@@ -1,4 +1,4 @@
-"""The parts of RedisBloom's cuckoo filter: its constants, its hash and fingerprint, one sub-filter.
+"""One sub-filter of RedisBloom's cuckoo filter, with the constants, hash and fingerprint it uses.
 
 RedisBloom 2.8.2 (``src/cuckoo.h``, ``src/cuckoo.c``, ``src/cf.c``, read at the tag ``v2.8.2``)
 keeps a cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher 2014) as a list of
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.checks import check_storage, whole_number
 from .murmur64 import murmurhash64a, murmurhash64a_many, pack_items
-from .redisbloom_parts import encode_item, encode_items
+from .redisbloom_subfilter import encode_item, encode_items
 
 __all__ = ["ALT_MULTIPLIER", "HEADER", "MAX_BUCKET_SIZE", "MAX_EXPANSION", "MAX_FILTERS",
            "MAX_ITERATIONS", "SubCuckoo", "alt_index", "check_buckets", "item_hash", "item_hashes",
