@@ -118,7 +118,11 @@ class CounterArray:
         >>> cells.values(2).tolist()
         [7]
         """
-        stop = self.num_cells if stop is None else min(stop, self.num_cells)
+        start = whole_number(start, "start", 0, self.num_cells)
+        if start % self.per_byte:
+            raise ValueError(f"start must be a multiple of per_byte={self.per_byte}, got {start}")
+        stop = self.num_cells if stop is None else whole_number(stop, "stop", start, MAX_CELLS)
+        stop = min(stop, self.num_cells)
         data = self.data[start // self.per_byte:-(-stop // self.per_byte)]
         if self.width == 8:
             return data.copy()
