@@ -69,7 +69,7 @@ def skip_redis_doctests_without_a_server(items) -> None:
                       and item.path.name.startswith("redis_") and item.path.parent.name == "services"]
     if not redis_doctests:
         return
-    from bloomedu.services.redis_parts import required, unavailable_reason
+    from bloomedu.services.redis_install import required, unavailable_reason
 
     reason = unavailable_reason()
     if reason and not required():

@@ -279,9 +279,9 @@ check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=10
 # spends per key, and lays the article's whole day over a Redis Cluster that loses a node.
 #
 # *Where this lesson's code lives:* `bloomedu/compat/redisbloom.py`,
-# `bloomedu/compat/redisbloom_parts.py`, `bloomedu/compat/redisbloom_dump.py` and
+# `bloomedu/compat/redisbloom_subfilter.py`, `bloomedu/compat/redisbloom_dump.py` and
 # `bloomedu/compat/murmur64.py` (RedisBloom in Python), `bloomedu/services/redis_server.py`
-# and `bloomedu/services/redis_parts.py` (finding and starting a server),
+# and `bloomedu/services/redis_install.py` (finding and starting a server),
 # `bloomedu/teaching/exercises/redis_steps.py`; its tests: `tests/test_redisbloom.py`,
 # `tests/test_redisbloom_model.py`, `tests/test_redis_server.py`. The README's table maps every
 # article step to its module, lesson and test.

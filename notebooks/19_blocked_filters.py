@@ -331,7 +331,7 @@ check.measured_blocked_fpp(answer, num_bits=256_000, n=20_000, trials=100_000)
 # type `make bench-day` in a terminal: it takes a few minutes and about 2 GiB.
 #
 # *Where this lesson's code lives:* `bloomedu/variants/blocked.py` (the filter and its rate
-# formula), `bloomedu/variants/blocks.py` (its numpy kernels), `bloomedu/workloads/day.py` (the
+# formula), `bloomedu/variants/blocked_kernels.py` (its numpy kernels), `bloomedu/workloads/day.py` (the
 # day's stream), `bloomedu/kernels/bloom.py` (the plain filter's bulk
 # path on large filters); its tests: `tests/test_blocked.py`, `tests/test_large.py`,
 # `tests/test_day.py`. The README's table maps every article step to its module, lesson and test.

@@ -23,8 +23,8 @@ from bloomedu.compat.guava import GuavaBloomFilter, guava_num_bits, guava_num_ha
 from bloomedu.compat.parquet import ParquetBloomFilter
 from bloomedu.compat.redisbloom import RedisBloomFilter
 from bloomedu.compat.redisbloom_cuckoo import RedisCuckooFilter
-from bloomedu.compat.redisbloom_cuckoo_parts import MAX_FILTERS
-from bloomedu.compat.redisbloom_parts import RedisBloomError
+from bloomedu.compat.redisbloom_cuckoo_subfilter import MAX_FILTERS
+from bloomedu.compat.redisbloom_subfilter import RedisBloomError
 from bloomedu.core.filter import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.core.theory import hashes_for, num_bits_for, size_for

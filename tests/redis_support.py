@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bloomedu.services.redis_cluster import RedisCluster
-from bloomedu.services.redis_parts import RedisUnavailable, required
+from bloomedu.services.redis_install import RedisUnavailable, required
 from bloomedu.services.redis_server import RedisServer
 
 

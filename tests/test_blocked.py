@@ -19,7 +19,7 @@ from bloomedu.core.hashing import hash128
 from bloomedu.variants import BlockedBloomFilter
 from bloomedu.variants.blocked import (SALTS, num_blocks_for,
                                        split_block_false_positive_rate)
-from bloomedu.variants import blocks
+from bloomedu.variants import blocked_kernels
 from dedup_loop import sequential_new
 
 
@@ -82,7 +82,7 @@ def test_no_key_is_lost_and_add_many_new_is_the_loop(keys, num_blocks, prefilled
 
 
 def test_batches_that_share_blocks_across_apply_pieces(monkeypatch):
-    monkeypatch.setattr(blocks, "APPLY_KEYS", 7)  # groups of one block span several pieces
+    monkeypatch.setattr(blocked_kernels, "APPLY_KEYS", 7)  # groups of one block span several pieces
     keys = np.random.default_rng(4).integers(0, 300, 5000, dtype=np.uint64)
     f = BlockedBloomFilter(256 * 40)
     assert f.add_many_new(keys).tolist() == sequential_new(BlockedBloomFilter(256 * 40),
@@ -218,7 +218,7 @@ def test_every_block_sits_in_one_cache_line():
 @pytest.mark.parametrize("n", [np.int16(30000), np.uint16(30000), np.int32(30000), np.uint64(30000)],
                          ids=repr)
 def test_from_capacity_takes_numpy_integers_as_their_values(n):
-    """np.int16(30000) // 32 * 2 once overflowed (issue 18): every size goes through core.checks."""
+    """np.int16(30000) // 32 * 2 would overflow in int16: every size goes through core.checks."""
     assert BlockedBloomFilter.from_capacity(n, 0.01) == BlockedBloomFilter.from_capacity(30000, 0.01)
     assert num_blocks_for(n, 0.01) == num_blocks_for(30000, 0.01)
 

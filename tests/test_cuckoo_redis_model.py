@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from bloomedu.compat.redisbloom_cuckoo import RedisBloomError, RedisCuckooFilter
-from bloomedu.compat.redisbloom_cuckoo_parts import item_hash, lookup, next_power_of_two
+from bloomedu.compat.redisbloom_cuckoo_subfilter import item_hash, lookup, next_power_of_two
 from bloomedu.core.checks import StorageTooLarge
 from cuckoo_support import run_model, script
 from redis_support import mixed_items
@@ -224,7 +224,7 @@ def test_forged_chunks_are_refused_before_a_large_allocation(chunks, message):
 
 def test_a_loaded_sub_filter_of_2_to_the_32_buckets_is_refused_in_32_bits():
     """The bytes for it (4 GiB) are not made here: the check the loader runs is called alone."""
-    from bloomedu.compat.redisbloom_cuckoo_parts import check_buckets
+    from bloomedu.compat.redisbloom_cuckoo_subfilter import check_buckets
     with pytest.raises(ValueError, match="32 bits"):
         check_buckets(2 ** 32, 1, "chunks[0]'s sub-filter 0", loaded=True)
     check_buckets(2 ** 31, 1, "chunks[0]'s sub-filter 0", loaded=True)  # 2 GiB: allowed

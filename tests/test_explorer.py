@@ -104,7 +104,7 @@ def test_curve_over_k_and_the_optimum():
 @given(m=st.integers(1, 2**32), n=st.integers(1, 10_000_000), k=st.integers(1, MAX_HASHES),
        max_k=st.integers(1, 64))
 def test_the_k_axis_reaches_the_optimal_k_it_prints(m, n, k, max_k):
-    """Issue 20 item 10: the axis stopped at 12 while the panel printed an optimal k of 34."""
+    """The k axis goes as far as the optimal k the panel prints (34 here, not stopping at 12)."""
     points = _curve_points("k", m, k, n, max_k)
     best = optimal_num_hashes(m, n)
     assert best in points and k in points and points[-1] == max(best, k, max_k)
@@ -157,7 +157,7 @@ def test_plot_marks_the_current_point():
 
 
 def test_a_rate_measured_as_zero_is_shown_as_0_of_n_with_its_upper_bound():
-    """Issue 20 item 10: a measured 0 vanished from the log axis with no note."""
+    """A measured 0, which a log axis cannot show, is printed as 0 of n with its upper bound."""
     e = explore(50_000, 8, 1000, "uint64", "k", 4000)
     bound = wilson_interval(0, 4000)[1]
     assert e.false_positives == 0 and e.zero_bound == bound

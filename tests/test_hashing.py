@@ -268,7 +268,7 @@ def test_bit_indices_do_not_depend_on_pythonhashseed():
                                              ((10, 2 ** 64, 1, 8), "h2"), ((10, 3, 1.5, 8), "i"),
                                              ((10, 3, 1, float("nan")), "num_bits")])
 def test_the_position_helpers_name_a_bad_argument(arguments, name):
-    """A bad argument is named, never a ZeroDivisionError from inside the formula."""
+    """A bad argument (num_bits=0, say) is a ValueError or TypeError naming it, never a ZeroDivisionError."""
     with pytest.raises((ValueError, TypeError), match=name):
         bit_position(*arguments)
     h1, h2, k, m = arguments

@@ -133,7 +133,7 @@ def test_a_bad_key_leaves_the_filter_unchanged():
     assert f == before
 
 
-# --- issue 18: the keyed filter hashes its tags on every path ---------------------------------
+# --- the keyed filter hashes its tags on every path -----------------------------------------------
 def test_add_many_new_stores_tags_so_every_added_key_is_found():
     f = KeyedBloomFilter(1 << 12, 4, SECRET)
     assert f.add_many_new(["a", "b"]).tolist() == [True, True]

@@ -1,10 +1,12 @@
-"""The library's folders are its parts, the README's table points at files that exist, and
-no module imports, even lazily, one that imports it back."""
+"""The library's folders are its parts, the README's table points at files that exist, no
+module imports, even lazily, one that imports it back, and none uses another's privates."""
 import ast
 import pathlib
 import re
 import subprocess
 import sys
+
+import pytest
 
 import bloomedu
 
@@ -59,7 +61,7 @@ def test_filters_get_a_keys_hashes_only_from_core_hashing():
     # The split-block filter is exempt: like Parquet's, it takes one 64-bit hash (h1) and no
     # step, and the empty key's eight bits are still eight different bits (one per word of
     # its block); tests/test_blocked.py checks its layout against Parquet's.
-    own_layout = {"blocked.py", "blocks.py"}
+    own_layout = {"blocked.py", "blocked_kernels.py"}
     sources = [root / "core" / "filter.py",
                *sorted(p for p in (root / "variants").glob("*.py") if p.name not in own_layout)]
     for path in sources:
@@ -194,8 +196,6 @@ TEST_PLUMBING = ("example_arguments", "from_bytes_arguments", "memory_inserts", 
 
 
 def filter_params():
-    import pytest
-
     import conformance_support
     return [pytest.param(cls, id=cls.__qualname__) for cls in conformance_support.discover()]
 
@@ -226,13 +226,54 @@ def test_no_filter_class_has_test_plumbing_among_its_names(cls):
     assert [name for name in TEST_PLUMBING if hasattr(cls, name)] == []
 
 
+# --- no module uses another's privates -----------------------------------------------------
+def _private(name: str) -> bool:
+    """A leading underscore marks a private name; a dunder (``__name__``, ``__init__``) is not one."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_uses(source: str) -> list[str]:
+    """Where ``source`` imports another module's private name (``from x import _name``) or
+    reads or writes a private attribute of anything but ``self``, ``cls`` or ``super()``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            found += [f"{node.lineno}: from {'.' * node.level}{node.module or ''} import {alias.name}"
+                      for alias in node.names if _private(alias.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+            if isinstance(owner, ast.Call) and getattr(owner.func, "id", None) == "super":
+                continue
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_private_uses_finds_imports_and_attributes_but_not_dunders_or_self():
+    source = ("from .hashing import _bit_position, fmix64\n"
+              "from . import _feedback\n"
+              "def f(other):\n"
+              "    other._lock, other.__class__, other.bits\n"
+              "class A:\n"
+              "    def g(self):\n"
+              "        return self._x, type(self)._y, super()._z, A.__name__\n")
+    assert private_uses(source) == ["1: from .hashing import _bit_position", "2: from . import _feedback",
+                                    "4: other._lock", "7: type(self)._y"]
+
+
 def test_the_sequential_loop_reads_no_private_field_of_a_structure():
     for path in (ROOT / "bloomedu" / "steps").glob("*.py"):
-        private = [node.attr for node in ast.walk(ast.parse(path.read_text()))
-                   if isinstance(node, ast.Attribute) and node.attr.startswith("_")
-                   and not node.attr.startswith("__")
-                   and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
-        assert private == [], (path.name, private)
+        assert private_uses(path.read_text()) == [], path.name
+
+
+def test_no_module_imports_another_modules_private_name_or_reads_another_objects_private():
+    """A module uses what another module or object offers publicly: a name shared between
+    modules is public (a private one is a promise to nobody), and an object's private fields
+    are read only by its own methods (``self``, ``cls``, ``super()``)."""
+    found = {name: uses for name, path in sorted(module_names().items())
+             if (uses := private_uses(path.read_text()))}
+    assert found == {}
 
 
 def test_tests_import_their_helpers_by_module_name_never_through_a_tests_package():

@@ -181,7 +181,7 @@ def test_variants_refuse_bools_strings_and_complex_numbers_with_a_type_error(cls
             cls(*arguments[:i], bad, *arguments[i + 1:])
 
 
-# --- every public function, found by walking the package (issue 18) ------------------------
+# --- every public function, found by walking the package ------------------------------------------
 # Functions that draw, open widgets or start servers are left to their own tests.
 _NOT_HERE = ("bloomedu.services.redis_", "bloomedu.teaching.explorer", "bloomedu.teaching.toy",
              "bloomedu.teaching.plots")

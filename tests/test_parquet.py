@@ -113,7 +113,7 @@ def test_parquet_hashing_is_its_own_format():
 
 @pytest.mark.parametrize("keys", [np.array([b"ab", b"c"]), np.array(["ab", "c"])], ids=["S", "U"])
 def test_an_array_whose_element_ends_in_nul_is_refused_and_changes_nothing(keys):
-    """b"c" in an S2 array is stored as b"c\\x00": it cannot be told from that key (issue 18)."""
+    """b"c" in an S2 array is stored as b"c\\x00": it cannot be told from that key."""
     f = ParquetBloomFilter(2048)
     f.add("kept")
     before = f.to_bytes()

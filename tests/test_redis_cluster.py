@@ -121,7 +121,7 @@ def _day(client, **options):
 
 
 def test_a_node_restarted_without_persistence_is_an_error_never_a_false_negative():
-    """Finding 1: the node came back empty; the old filter answered 'absent' for its shard."""
+    """A node that comes back empty must not make its shard answer 'absent' for keys it held."""
     with start(RedisCluster, nodes=3) as cluster:
         client = cluster.client()
         sharded, ids = _day(client, retry_s=20)

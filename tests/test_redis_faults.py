@@ -1,10 +1,10 @@
-"""Issue 19's faults, each against a real server on a loopback port: a connection dropped in the
-middle of a call, eight processes creating one filter, keys another program keeps, a server out
-of memory, passwords, a planted module; and issue 18's: keyed and scheme-1 filters, bytes-like
+"""Faults, each against a real server on a loopback port: a connection dropped in the middle of
+a call, eight processes creating one filter, keys another program keeps, a server out of memory,
+passwords, a planted module; and the keys' edges: keyed and scheme-1 filters, bytes-like
 batches, a filter far larger than this machine's memory.
 
-Each test failed on the code before issue 19 (the filter's Lua loop and HSETNX-then-HSET
-creation, the server helper's shared copy folder and its retries on a refused password).
+Each test would fail on a naive design: a Lua loop that re-sends a whole call, an HSETNX-then-HSET
+creation, a shared folder for the module's copy, retries on a refused password.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import redis
 
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
-from bloomedu.services import redis_parts
+from bloomedu.services import redis_install
 from bloomedu.services.redis_filter import AnswersLost, FilterLost, RedisBackedFilter
 from bloomedu.services.redis_connect import RedisAuthError, connect
 from bloomedu.services.redis_server import RedisServer
 from redis_support import DroppingProxy, plain_client, plain_server, start  # noqa: F401
 
 
-# --- finding 2: a retry never answers "seen" for a key the same call made new -------------
+# --- a retry never answers "seen" for a key the same call made new --------------------------------
 @pytest.mark.parametrize("mode", ["after_request", "before_request"])
 def test_a_dropped_connection_never_turns_new_keys_into_seen_ones(plain_server, mode):
     plain_server.client().flushall()
@@ -54,7 +54,7 @@ def test_a_dropped_connection_never_turns_new_keys_into_seen_ones(plain_server, 
         proxy.close()
 
 
-# --- finding 3: create is one atomic step ---------------------------------------------------
+# --- create is one atomic step --------------------------------------------------------------------
 def _create_many(port, start_event, results):
     client = redis.Redis(host="127.0.0.1", port=port)
     start_event.wait()
@@ -83,7 +83,7 @@ def test_eight_processes_creating_one_name_all_get_the_same_filter(plain_server)
     assert RedisBackedFilter.open(plain_server.client(), "race").uid == uids[0]
 
 
-# --- finding 4: keys another program keeps are refused and left unchanged -------------------
+# --- keys another program keeps are refused and left unchanged ------------------------------------
 def test_a_string_another_program_keeps_is_refused_and_unchanged(plain_client):
     theirs = bytes(range(256)) * 16
     plain_client.set("{clicks}:bits:0", theirs)
@@ -117,7 +117,7 @@ def test_a_filter_deleted_or_made_again_under_its_name_is_an_error_not_absent(pl
         first.add("c")
 
 
-# --- finding 5: reads work at maxmemory under noeviction --------------------------------------
+# --- reads work at maxmemory under noeviction -----------------------------------------------------
 def test_reads_work_when_the_server_is_full_and_writes_change_nothing():
     server = start(extra_args=("--maxmemory", "8mb", "--maxmemory-policy", "noeviction"))
     try:
@@ -141,7 +141,7 @@ def test_reads_work_when_the_server_is_full_and_writes_change_nothing():
         server.close()
 
 
-# --- finding 6: passwords and URLs, and a fast clear failure on a wrong one -----------------
+# --- passwords and URLs, and a fast clear failure on a wrong one ----------------------------------
 def test_a_password_protected_server_and_a_wrong_password():
     server = start(password="s3cret-pw")
     try:
@@ -167,7 +167,7 @@ def test_a_server_that_wants_another_password_fails_at_once_not_after_twenty_sec
         RedisServer(extra_args=("--requirepass", "not-ours"), directory=tmp_path)
 
 
-# --- finding 7: the module copy goes into a private folder, never a shared one ---------------
+# --- the module copy goes into a private folder, never a shared one -------------------------------
 def test_a_module_copy_is_made_in_a_private_folder_and_a_planted_file_is_never_used(
         tmp_path, monkeypatch):
     module = tmp_path / "lib" / "redisbloom.so"
@@ -181,22 +181,22 @@ def test_a_module_copy_is_made_in_a_private_folder_and_a_planted_file_is_never_u
     planted.write_bytes(b"\x7fELF a planted one!!")  # the same size, as the old check compared
     planted.chmod(0o755)
     monkeypatch.setattr(tempfile, "tempdir", str(shared_tmp))
-    monkeypatch.setattr(redis_parts, "_PRIVATE_FOLDER", [])
-    monkeypatch.setattr(redis_parts, "_PRIVATE_COPIES", {})
+    monkeypatch.setattr(redis_install, "_PRIVATE_FOLDER", [])
+    monkeypatch.setattr(redis_install, "_PRIVATE_COPIES", {})
     monkeypatch.setattr(Path, "chmod", lambda self, mode: (_ for _ in ()).throw(PermissionError()))
-    usable = redis_parts._executable(module)
+    usable = redis_install._executable(module)
     assert usable.read_bytes() == b"\x7fELF the real module" and os.access(usable, os.X_OK)
     folder = usable.parent
     assert folder != planted.parent and folder.name.startswith("bloomedu-bin-")
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.stat().st_uid == os.getuid()
-    assert redis_parts._executable(module) == usable  # made once per process, then reused
+    assert redis_install._executable(module) == usable  # made once per process, then reused
     os.chmod(folder, 0o777)  # someone opened it up: it is no longer used
-    with pytest.raises(redis_parts.RedisUnavailable, match="no longer a private folder"):
-        redis_parts._PRIVATE_COPIES.clear()
-        redis_parts._executable(module)
+    with pytest.raises(redis_install.RedisUnavailable, match="no longer a private folder"):
+        redis_install._PRIVATE_COPIES.clear()
+        redis_install._executable(module)
 
 
-# --- finding 8 and issue 18: one rule for keys, the same bits as BloomFilter ------------------
+# --- one rule for keys, the same bits as BloomFilter ----------------------------------------------
 def test_an_int_and_its_string_are_two_keys_as_in_bloomfilter(plain_client):
     shared = RedisBackedFilter.create(plain_client, "kinds", 100_000, 7)
     bloom = BloomFilter(100_000, 7)

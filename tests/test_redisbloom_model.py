@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 from bloomedu.compat.murmur64 import SEED, murmurhash64a, murmurhash64a_many, pack_items
 from bloomedu.compat.redisbloom import RedisBloomError, RedisBloomFilter, encode_item
-from bloomedu.compat.redisbloom_parts import LINK, LN2
+from bloomedu.compat.redisbloom_subfilter import LINK, LN2
 from redis_support import mixed_items
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "redisbloom_vectors.json").read_text())
@@ -122,7 +122,7 @@ def test_a_full_nonscaling_filter_refuses_one_more_and_stays_as_it_was():
     assert f.scandump() == before and f.info()["Expansion rate"] is None
 
 
-# --- issue 18: a lock, pickles, and dumps that cannot make the model build what they say -------
+# --- a lock, pickles, and dumps that cannot make the model build what they say --------------------
 def test_writes_and_dumps_hold_the_models_lock():
     f, held = RedisBloomFilter(0.01, 5), []
 

@@ -307,7 +307,7 @@ def test_pickles_at_every_protocol_with_the_same_answers(name, protocol):
     assert copy != f
 
 
-# --- issue 18: a reader builds nothing larger than its input, and a counter never breaks to_bytes --
+# --- a reader builds nothing larger than its input, and a counter never breaks to_bytes -----------
 def forge_sizes(data: bytes):
     """``data`` with each 8-byte little-endian field of its header set to sizes from a megabit
     to a gigabit: what a forged header asks for (the parameters still valid, the bits missing)."""

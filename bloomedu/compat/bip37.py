@@ -22,6 +22,7 @@ Taught in ``notebooks/13_bitcoin_light_wallets.ipynb``; tested in
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -160,11 +161,15 @@ class Bip37Filter(Filter):
         size = bip37_filter_bytes(n_elements, fp_rate)
         self._setup(size, bip37_num_hash_funcs(size, n_elements), tweak, flags)
 
-    def _setup(self, size: int, n_hash_funcs: int, tweak: int, flags: int) -> None:
+    def _setup(self, size: int, n_hash_funcs: int, tweak: int, flags: int,
+               data: np.ndarray | None = None) -> None:
+        """Every field of a filter of ``size`` bytes: its bits all 0, or ``data``'s."""
         self.tweak = _check_int(tweak, "tweak", 0, _UINT32)
         self.flags = _check_int(flags, "flags", 0, 255)
         self.n_hash_funcs = n_hash_funcs
         self._bits = BitArray(size * 8, word_bits=8) if size else None
+        if data is not None and size:
+            self._bits.data[:] = data
 
     # --- what it holds -----------------------------------------------------------
     @property
@@ -311,10 +316,9 @@ class Bip37Filter(Filter):
         if n_hash_funcs > MAX_HASHES:
             raise ValueError(f"filter with {n_hash_funcs} hash functions: at most {MAX_HASHES} "
                              f"can be read, even without BIP37's limit of {MAX_HASH_FUNCS}")
-        new = cls.__new__(cls)
-        new._setup(size, n_hash_funcs, int.from_bytes(tail[4:8], "little"), tail[8])
-        if size:
-            new._bits.data[:] = np.frombuffer(data, dtype=np.uint8, count=size, offset=offset)
+        new = cls.__new__(cls)  # its lock from Filter.__new__, its fields from the payload:
+        cls._setup(new, size, n_hash_funcs, int.from_bytes(tail[4:8], "little"), tail[8],
+                   np.frombuffer(data, dtype=np.uint8, count=size, offset=offset))
         return new
 
     to_bytes = serialize  # every filter's names for its bytes
@@ -328,11 +332,7 @@ class Bip37Filter(Filter):
         >>> pickle.loads(pickle.dumps(f, protocol=0)) == f
         True
         """
-        return Bip37Filter._unpickle, (self.serialize(),)
-
-    @classmethod
-    def _unpickle(cls, data: bytes) -> "Bip37Filter":
-        return cls.deserialize(data, enforce_limits=False)
+        return functools.partial(type(self).deserialize, enforce_limits=False), (self.serialize(),)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Bip37Filter):

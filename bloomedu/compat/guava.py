@@ -33,7 +33,7 @@ from ..core.bits import BitArray
 from ..core.checks import check_storage, one_of, probability, whole_number
 from ..core.contract import Filter
 from ..core.serial import as_bytes, expect_length
-from .java import _signed32, java_round, java_utf8
+from .java import signed32, java_round, java_utf8
 
 __all__ = ["GuavaBloomFilter", "guava_num_bits", "guava_num_hashes", "java_round",
            "java_utf8", "MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
@@ -170,8 +170,8 @@ class GuavaBloomFilter(Filter):
         if self.strategy == MURMUR128_MITZ_64:
             return [(((h1 + i * h2) & _MASK64) & _LONG_MAX) % size for i in range(k)]
         # MURMUR128_MITZ_32: two signed 32-bit halves of h1, int arithmetic, ~ if negative.
-        low, high = _signed32(h1 & _MASK32), _signed32(h1 >> 32)
-        combined = [_signed32(low + i * high) for i in range(1, k + 1)]
+        low, high = signed32(h1 & _MASK32), signed32(h1 >> 32)
+        combined = [signed32(low + i * high) for i in range(1, k + 1)]
         return [(~c if c < 0 else c) % size for c in combined]
 
     def put(self, text: str) -> bool:

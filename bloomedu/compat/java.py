@@ -6,7 +6,7 @@ strategy adds two 32-bit halves as Java ints.  Each is written out here once.
 
 Tested in ``tests/test_guava.py``; taught in ``notebooks/12_guava.ipynb``.
 
->>> java_round(0.5), java_utf8("città"), _signed32(2**31)
+>>> java_round(0.5), java_utf8("città"), signed32(2**31)
 (1, b'citt\\xc3\\xa0', -2147483648)
 """
 
@@ -16,7 +16,7 @@ import math
 
 from ..core.checks import real_number
 
-__all__ = ["java_round", "java_utf8"]
+__all__ = ["java_round", "java_utf8"]  # and signed32, for guava.py
 
 _MASK32 = 0xFFFFFFFF
 
@@ -52,7 +52,11 @@ def java_utf8(text: str) -> bytes:
         return units.encode("utf-8", "replace")
 
 
-def _signed32(value: int) -> int:
-    """The low 32 bits of an int, read as a Java (signed) int."""
+def signed32(value: int) -> int:
+    """The low 32 bits of an int, read as a Java (signed) int.
+
+    >>> signed32(2**31 - 1), signed32(2**31), signed32(-1)
+    (2147483647, -2147483648, -1)
+    """
     value &= _MASK32
     return value - (1 << 32) if value & 0x80000000 else value

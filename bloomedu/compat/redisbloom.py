@@ -47,7 +47,7 @@ from ..core.checks import MAX_NUM_BITS, probability, whole_number
 from ..core.contract import Filter, locked
 from . import redisbloom_dump
 from .redisbloom_cuckoo import RedisCuckooFilter  # noqa: F401  (CF.*, documented in its module)
-from .redisbloom_parts import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
+from .redisbloom_subfilter import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
                                TIGHTENING, RedisBloomError, SubFilter, encode_item, encode_items,
                                first_setters, hash_pair, hash_pairs, info_reply)
 
@@ -195,7 +195,7 @@ class RedisBloomFilter(Filter):
         >>> f = RedisBloomFilter(0.01, 1, nonscaling=True)
         >>> f.add_many(["p", "q"])
         Traceback (most recent call last):
-        bloomedu.compat.redisbloom_parts.RedisBloomError: non scaling filter is full
+        bloomedu.compat.redisbloom_subfilter.RedisBloomError: non scaling filter is full
         >>> f.exists("p"), f.exists("q")
         (True, False)
         """

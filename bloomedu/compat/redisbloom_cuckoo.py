@@ -11,7 +11,7 @@ its answers and its dump are the server's, byte for byte:
 
 - sizing: ``num_buckets`` is ``capacity // bucket_size`` rounded up to a power of two, and
   ``expansion`` is rounded up to a power of two too (0 stays 0: the filter never grows);
-- hashing: see :mod:`bloomedu.compat.redisbloom_cuckoo_parts` (one MurmurHash64A with seed 0,
+- hashing: see :mod:`bloomedu.compat.redisbloom_cuckoo_subfilter` (one MurmurHash64A with seed 0,
   a fingerprint of 1 to 255, two buckets);
 - ``CF.ADD``: the first empty slot of the item's two buckets, newest sub-filter first; else
   up to ``max_iterations`` evictions in the newest sub-filter, starting from the first
@@ -46,10 +46,10 @@ from ..core.hashing import key_list
 from ..core.checks import whole_number
 from ..core.contract import Filter, locked
 from . import redisbloom_cuckoo_dump
-from .redisbloom_cuckoo_parts import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
+from .redisbloom_cuckoo_subfilter import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
                                       MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
-                                      _lookup, item_hash, item_hashes, next_power_of_two)
-from .redisbloom_parts import RedisBloomError
+                                      lookup_hash, item_hash, item_hashes, next_power_of_two)
+from .redisbloom_subfilter import RedisBloomError
 
 __all__ = ["RedisCuckooFilter", "RedisBloomError"]
 
@@ -131,10 +131,10 @@ class RedisCuckooFilter(Filter):
         2
         >>> f.add("a")
         Traceback (most recent call last):
-        bloomedu.compat.redisbloom_parts.RedisBloomError: Filter is full
+        bloomedu.compat.redisbloom_subfilter.RedisBloomError: Filter is full
         """
         self._refuse_if_too_many()
-        self._insert(*_lookup(item_hash(item)))
+        self._insert(*lookup_hash(item_hash(item)))
 
     @locked
     def add_many(self, items) -> None:
@@ -146,7 +146,7 @@ class RedisCuckooFilter(Filter):
         >>> f = RedisCuckooFilter(8); f.add_many(["x", b"y", 3]); f.exists_many(["x", "z"]).tolist()
         [True, False]
         """
-        lookups = [_lookup(item_hash(item)) for item in key_list(items)]
+        lookups = [lookup_hash(item_hash(item)) for item in key_list(items)]
         for lookup in lookups:
             self._refuse_if_too_many()
             self._insert(*lookup)
@@ -159,7 +159,7 @@ class RedisCuckooFilter(Filter):
         (True, False, False)
         """
         self._refuse_if_too_many()
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         if any(sub.find(fingerprint, h1, h2) for sub in self.filters):
             return False
         self._insert(fingerprint, h1, h2)
@@ -193,7 +193,7 @@ class RedisCuckooFilter(Filter):
         >>> f.exists(b"x"), f.exists("x"), f.exists("y")
         (True, True, False)
         """
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         return any(sub.find(fingerprint, h1, h2) for sub in self.filters)
 
     __contains__ = exists
@@ -224,7 +224,7 @@ class RedisCuckooFilter(Filter):
         >>> f = RedisCuckooFilter(8); f.add("x"); f.add("x"); f.count("x"), f.count("y")
         (2, 0)
         """
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         return sum(sub.count(fingerprint, h1, h2) for sub in self.filters)
 
     # --- deleting and compacting -----------------------------------------------------------
@@ -239,7 +239,7 @@ class RedisCuckooFilter(Filter):
         >>> f.delete("x"), f.delete("never added")
         (True, False)
         """
-        fingerprint, h1, h2 = _lookup(item_hash(item))
+        fingerprint, h1, h2 = lookup_hash(item_hash(item))
         for sub in reversed(self.filters):
             if sub.delete(fingerprint, h1, h2):
                 self.num_items = (self.num_items - 1) & _MASK64
@@ -360,7 +360,7 @@ class RedisCuckooFilter(Filter):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RedisCuckooFilter):
             return NotImplemented
-        return self._locked_chunks() == other._locked_chunks()
+        return self.to_bytes() == other.to_bytes()  # each read under its own lock
 
     __hash__ = None  # mutable
 

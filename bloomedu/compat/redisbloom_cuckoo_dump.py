@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from ..core.checks import check_storage, is_int
 from ..core.serial import as_bytes, expect_length
-from .redisbloom_cuckoo_parts import HEADER, MAX_BUCKET_SIZE, MAX_NUM_BUCKETS, SubCuckoo, check_buckets
-from .redisbloom_parts import MAX_CHUNK
+from .redisbloom_cuckoo_subfilter import HEADER, MAX_BUCKET_SIZE, MAX_NUM_BUCKETS, SubCuckoo, check_buckets
+from .redisbloom_subfilter import MAX_CHUNK
 
 __all__ = ["chunks", "header", "joined", "load", "load_chunk", "read"]
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.checks import check_storage
 from ..core.serial import as_bytes, expect_length
-from .redisbloom_parts import (ENTS_IS_BITS, FORCE64, LINK, LN2, NO_SCALING, NOROUND, TIGHTENING,
+from .redisbloom_subfilter import (ENTS_IS_BITS, FORCE64, LINK, LN2, NO_SCALING, NOROUND, TIGHTENING,
                                SubFilter, bits_per_entry, link_bytes)
 
 __all__ = ["HEADER", "read", "load_chunks"]

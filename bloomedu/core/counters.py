@@ -30,19 +30,22 @@ class CounterArray:
     >>> cells.put(np.array([3, 4]), np.array([15, 2]))
     >>> cells.get(3), cells.get(4), cells.max_value, cells.nbytes
     (15, 2, 15, 5)
+
+    ``per_byte`` cells share a byte, each ``mask`` wide; ``view`` reads one byte of ``data``
+    as a Python int (the fast way to a single cell in a per-key loop).
     """
 
-    __slots__ = ("num_cells", "bits_per_cell", "width", "max_value", "data", "_per_byte", "_view", "_mask")
+    __slots__ = ("num_cells", "bits_per_cell", "width", "max_value", "data", "per_byte", "view", "mask")
 
     def __init__(self, num_cells: int, bits_per_cell: int = 4):
         self.num_cells = whole_number(num_cells, "num_cells", 1, MAX_CELLS)
         self.bits_per_cell = whole_number(bits_per_cell, "bits_per_cell", 1, 8)
         self.width = next(w for w in (1, 2, 4, 8) if w >= self.bits_per_cell)
         self.max_value = (1 << self.bits_per_cell) - 1
-        self._per_byte = 8 // self.width
-        self.data = zeros(-(-self.num_cells // self._per_byte), f"num_cells={self.num_cells}")
-        self._view = memoryview(self.data)  # one byte as a Python int: fast per-cell access
-        self._mask = (1 << self.width) - 1
+        self.per_byte = 8 // self.width
+        self.data = zeros(-(-self.num_cells // self.per_byte), f"num_cells={self.num_cells}")
+        self.view = memoryview(self.data)  # one byte as a Python int: fast per-cell access
+        self.mask = (1 << self.width) - 1
 
     # --- one cell -------------------------------------------------------------------
     def get(self, cell: int) -> int:
@@ -51,8 +54,8 @@ class CounterArray:
         >>> CounterArray(4).get(2)
         0
         """
-        per = self._per_byte
-        return (self._view[cell // per] >> ((cell % per) * self.width)) & self._mask
+        per = self.per_byte
+        return (self.view[cell // per] >> ((cell % per) * self.width)) & self.mask
 
     def set(self, cell: int, value: int) -> None:
         """Write one cell (``value`` in 0..max_value).
@@ -60,10 +63,10 @@ class CounterArray:
         >>> cells = CounterArray(4, 2); cells.set(1, 3); cells.get(1), int(cells.data[0])
         (3, 12)
         """
-        per = self._per_byte
+        per = self.per_byte
         byte, shift = cell // per, (cell % per) * self.width
-        view = self._view
-        view[byte] = (view[byte] & ~(self._mask << shift) & 0xFF) | (value << shift)
+        view = self.view
+        view[byte] = (view[byte] & ~(self.mask << shift) & 0xFF) | (value << shift)
 
     # --- many cells -------------------------------------------------------------------
     def take(self, cells: np.ndarray) -> np.ndarray:
@@ -75,9 +78,9 @@ class CounterArray:
         """
         if self.width == 8:
             return self.data.take(cells)
-        values = self.data.take(cells // self._per_byte)
-        values >>= ((cells % self._per_byte) * self.width).astype(np.uint8)
-        values &= (1 << self.width) - 1
+        values = self.data.take(cells // self.per_byte)
+        values >>= ((cells % self.per_byte) * self.width).astype(np.uint8)
+        values &= self.mask
         return values
 
     def all_nonzero(self, cells: np.ndarray) -> np.ndarray:
@@ -100,23 +103,32 @@ class CounterArray:
         if self.width == 8:
             self.data[cells] = values
             return
-        byte = cells // self._per_byte
-        shift = ((cells % self._per_byte) * self.width).astype(np.uint8)
+        byte = cells // self.per_byte
+        shift = ((cells % self.per_byte) * self.width).astype(np.uint8)
         mask = np.left_shift(np.uint8((1 << self.width) - 1), shift)
         np.bitwise_and.at(self.data, byte, ~mask)
         np.bitwise_or.at(self.data, byte, np.left_shift(values, shift))
 
-    def values(self) -> np.ndarray:
-        """Every cell's value as a uint8 array of length m (one byte per cell).
+    def values(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """The values of cells ``start`` to ``stop`` (default: every cell) as a uint8 array,
+        one byte per cell; ``start`` a multiple of :attr:`per_byte`.
 
         >>> cells = CounterArray(3); cells.set(2, 7); cells.values().tolist()
         [0, 0, 7]
+        >>> cells.values(2).tolist()
+        [7]
         """
+        start = whole_number(start, "start", 0, self.num_cells)
+        if start % self.per_byte:
+            raise ValueError(f"start must be a multiple of per_byte={self.per_byte}, got {start}")
+        stop = self.num_cells if stop is None else whole_number(stop, "stop", start, MAX_CELLS)
+        stop = min(stop, self.num_cells)
+        data = self.data[start // self.per_byte:-(-stop // self.per_byte)]
         if self.width == 8:
-            return self.data[:self.num_cells].copy()
+            return data.copy()
         shifts = np.arange(0, 8, self.width, dtype=np.uint8)
-        unpacked = (self.data[:, None] >> shifts) & ((1 << self.width) - 1)
-        return unpacked.ravel()[:self.num_cells].astype(np.uint8)
+        unpacked = (data[:, None] >> shifts) & self.mask
+        return unpacked.ravel()[:stop - start].astype(np.uint8)
 
     def histogram(self) -> np.ndarray:
         """How many cells hold each value 0..max_value.
@@ -125,13 +137,10 @@ class CounterArray:
         [4, 0, 0, 1]
         """
         counts = np.zeros(self.max_value + 1, dtype=np.int64)
-        for start in range(0, self.data.size, 1 << 20):  # a bounded unpacking at a time
-            chunk = CounterArray.__new__(CounterArray)
-            chunk.width, chunk._per_byte = self.width, self._per_byte
-            chunk.data = self.data[start:start + (1 << 20)]
-            chunk.num_cells = min(self.num_cells - start * self._per_byte,
-                                  chunk.data.size * self._per_byte)
-            counts += np.bincount(chunk.values(), minlength=1 << self.width)[:self.max_value + 1]
+        step = self.per_byte << 20  # a megabyte's cells: a bounded unpacking at a time
+        for start in range(0, self.num_cells, step):
+            values = self.values(start, start + step)
+            counts += np.bincount(values, minlength=1 << self.width)[:self.max_value + 1]
         return counts
 
     @staticmethod
@@ -155,7 +164,7 @@ class CounterArray:
         >>> cells.data[0] = 0x80; cells.corruption()   # cell 1 holds 8, more than 3 bits hold
         'a cell holds more than bits_per_cell=3 allows'
         """
-        per, width = self._per_byte, self.width
+        per, width = self.per_byte, self.width
         spare = self.data.size * per - self.num_cells
         if spare and int(self.data[-1]) >> ((per - spare) * width):
             return f"counters set beyond num_cells={self.num_cells}"

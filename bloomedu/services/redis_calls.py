@@ -33,7 +33,7 @@ from .redis_connect import auth_refused
 from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
-           "retrying", "MARKER_MS"]
+           "retrying", "node_of", "refresh", "MARKER_MS"]
 
 MARKER_MS = 600_000          # a call's marker outlives any retry of it
 
@@ -54,6 +54,24 @@ class NotReplicated(RuntimeError):
     for in time: a failover now could lose it."""
 
 
+def node_of(f):
+    """The plain client of the node holding filter ``f`` (``f.client`` itself unless a
+    cluster's: then the node of ``f.meta_key``'s slot)."""
+    if not hasattr(f.client, "get_node_from_key"):
+        return f.client
+    return f.client.get_redis_connection(f.client.get_node_from_key(f.meta_key))
+
+
+def refresh(f) -> None:
+    """After a dropped connection or a MOVED reply: ask ``f``'s cluster again who holds what."""
+    manager = getattr(f.client, "nodes_manager", None)
+    if manager is not None:
+        try:
+            manager.initialize()
+        except Exception:  # every node may be down for now: the next try asks again
+            pass
+
+
 def _redirected(reply) -> bool:
     """True for a reply that asks for the command again, elsewhere or later (MOVED, ASK,
     TRYAGAIN, CLUSTERDOWN, LOADING): nothing was done."""
@@ -70,18 +88,18 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def check(self, uid, replies) -> None:
-    if uid is None or _text(uid) != self.uid:
+def check(f, uid, replies) -> None:
+    if uid is None or _text(uid) != f.uid:
         state = "gone" if uid is None else "another filter's"
-        raise FilterLost(f"filter {self.name!r}: its description {self.meta_key} is {state}; "
+        raise FilterLost(f"filter {f.name!r}: its description {f.meta_key} is {state}; "
                          "the node that holds it lost its data, or the filter was deleted "
                          "or made again")
     for reply in replies:
         if isinstance(reply, Exception):
-            raise ValueError(f"filter {self.name!r}: a part is not a string of this filter's "
+            raise ValueError(f"filter {f.name!r}: a part is not a string of this filter's "
                              f"({reply})") from reply
 
-def retrying(self, attempt_once):
+def retrying(f, attempt_once):
     """Call ``attempt_once(attempt)`` until it returns, through dropped connections and
     cluster redirections, for up to ``retry_s`` seconds; then a clear ConnectionError."""
     import redis
@@ -93,31 +111,31 @@ def retrying(self, attempt_once):
         except (redis.ConnectionError, redis.TimeoutError, _Redirected) as error:
             if auth_refused(error):
                 raise
-            if time.monotonic() - started > self.retry_s:
+            if time.monotonic() - started > f.retry_s:
                 raise redis.ConnectionError(
-                    f"filter {self.name!r}: no answer from the node holding it for "
-                    f"{self.retry_s:.0f} s ({error}); it cannot say whether a key is in "
+                    f"filter {f.name!r}: no answer from the node holding it for "
+                    f"{f.retry_s:.0f} s ({error}); it cannot say whether a key is in "
                     "it, so it says nothing") from error
             attempt += 1
-            self._refresh()
+            refresh(f)
             time.sleep(min(0.5, 0.02 * 2 ** attempt))
 
-def write_chunk(self, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
-    body = [command("MULTI"), command("HGET", self.meta_key, "uid"), *plan.commands,
+def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
+    body = [command("MULTI"), command("HGET", f.meta_key, "uid"), *plan.commands,
             command("SETBIT", marker, index, 1), command("PEXPIRE", marker, MARKER_MS),
             command("EXEC")]
-    if self.replicas:
-        body.append(command("WAIT", self.replicas, self.replica_timeout_ms))
-    queued = len(body) - 2 - bool(self.replicas)
+    if f.replicas:
+        body.append(command("WAIT", f.replicas, f.replica_timeout_ms))
+    queued = len(body) - 2 - bool(f.replicas)
 
     def attempt_once(attempt: int):
-        with held(self._node(), self.io_timeout_s) as connection:
+        with held(node_of(f), f.io_timeout_s) as connection:
             if attempt:  # was it applied before the connection dropped?
                 _, applied = exchange(connection, [command("WATCH", marker),
                                                    command("GETBIT", marker, index)], 2)
                 if applied == 1:
                     exchange(connection, [command("UNWATCH")], 1)
-                    raise AnswersLost(f"filter {self.name!r}: the connection dropped after "
+                    raise AnswersLost(f"filter {f.name!r}: the connection dropped after "
                                       f"the server added a chunk of {plan.keys} keys; which "
                                       "of them were new was lost with its reply")
             replies = exchange(connection, body, len(body))
@@ -128,29 +146,29 @@ def write_chunk(self, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
             refused = next((r for r in replies[1:1 + queued] if isinstance(r, Exception)), done)
             if _redirected(refused) or _redirected(replies[0]):
                 raise _Redirected(str(refused))
-            raise type(refused)(f"filter {self.name!r}: {refused} (no key of this chunk was "
+            raise type(refused)(f"filter {f.name!r}: {refused} (no key of this chunk was "
                                 "added)")
-        check(self, done[0], done[1:])
-        if self.replicas and replies[-1] < self.replicas:
-            raise NotReplicated(f"filter {self.name!r}: {replies[-1]} of {self.replicas} "
-                                f"replicas acknowledged in {self.replica_timeout_ms} ms")
+        check(f, done[0], done[1:])
+        if f.replicas and replies[-1] < f.replicas:
+            raise NotReplicated(f"filter {f.name!r}: {replies[-1]} of {f.replicas} "
+                                f"replicas acknowledged in {f.replica_timeout_ms} ms")
         return plan.answers(done[1:1 + len(plan.commands)])
 
-    return retrying(self, attempt_once)
+    return retrying(f, attempt_once)
 
-def read_chunk(self, plan: ChunkPlan) -> np.ndarray:
-    body = [command("HGET", self.meta_key, "uid"), *plan.commands]
+def read_chunk(f, plan: ChunkPlan) -> np.ndarray:
+    body = [command("HGET", f.meta_key, "uid"), *plan.commands]
 
     def attempt_once(attempt: int):
-        with held(self._node(), self.io_timeout_s) as connection:
+        with held(node_of(f), f.io_timeout_s) as connection:
             replies = exchange(connection, body, len(body))
         moved = [r for r in replies if _redirected(r)]
         if moved:
             raise _Redirected(str(moved[0]))
-        check(self, replies[0], replies[1:])
+        check(f, replies[0], replies[1:])
         return plan.answers(replies[1:])
 
-    return retrying(self, attempt_once)
+    return retrying(f, attempt_once)
 
 
 class _Redirected(Exception):

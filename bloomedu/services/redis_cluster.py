@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from .redis_parts import RedisUnavailable, _redis_py
+from .redis_install import RedisUnavailable, redis_py
 from .redis_server import RedisServer
 
 __all__ = ["RedisCluster", "SLOTS"]
@@ -111,7 +111,7 @@ class RedisCluster:
                     if first <= slot <= last:
                         port = int(primary[1])
                         return next(s for s in self.servers if s.port == port)
-            except _redis_py().RedisError:
+            except redis_py().RedisError:
                 continue
         raise RedisUnavailable(f"no live node says who serves slot {slot}")
 
@@ -174,7 +174,7 @@ class RedisCluster:
             try:
                 if all("cluster_state:ok" in self._state(server) for server in live):
                     return time.monotonic() - started
-            except _redis_py().RedisError:
+            except redis_py().RedisError:
                 pass
             time.sleep(0.05)
         raise RedisUnavailable(f"the cluster did not report cluster_state:ok in {timeout_s:.0f} s")
@@ -195,7 +195,7 @@ class RedisCluster:
                 serving = [server for server in self.servers if server.port in ports]
                 if all(self._online_replicas(server) >= self.replicas for server in serving):
                     return time.monotonic() - started
-            except (_redis_py().RedisError, StopIteration):
+            except (redis_py().RedisError, StopIteration):
                 pass
             time.sleep(0.05)
         raise RedisUnavailable(f"the primaries did not get {self.replicas} replicas each in "
@@ -225,7 +225,7 @@ class RedisCluster:
 
     def client(self, **options):
         """A redis-py ``RedisCluster`` client: it routes each key to the node owning its slot."""
-        _redis_py()  # a clear error if redis-py is missing
+        redis_py()  # a clear error if redis-py is missing
         from redis.cluster import RedisCluster as ClusterClient
         self.wait()
         live = next(server for server in self.servers if server.pid is not None)

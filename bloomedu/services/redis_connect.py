@@ -5,8 +5,8 @@ A password never appears on a command line (``ps`` shows those to every user):
 configuration file, and clients get it from ``RedisServer.client``, ``RedisServer.url`` or
 :func:`connect`.  A wrong or missing password fails at once with :class:`RedisAuthError`,
 naming the server that refused it, instead of being retried like a dropped connection
-(issue 19, finding 6: the server helper used to wait 22 s and say "did not start", a
-filter 4.6 s, a consumer 70 s).
+(retried, a refused password would keep the server helper waiting 22 s to say "did not
+start", a filter 4.6 s, a consumer 70 s).
 
 Used by the consumers (:mod:`bloomedu.services.redis_dedup`), the load runner and
 the Redis lessons (17, 18 and 20); tested in ``tests/test_redis_faults.py`` and ``tests/test_redis_server.py``.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from .redis_parts import _redis_py
+from .redis_install import redis_py
 
 __all__ = ["RedisAuthError", "connect", "auth_refused"]
 
@@ -53,7 +53,7 @@ def connect(url: str | None = None, *, host: str = "127.0.0.1", port: int | None
     ...
     bloomedu.services.redis_connect.RedisAuthError: redis://127.0.0.1:...: the server refused the password ...
     """
-    redis = _redis_py()
+    redis = redis_py()
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
@@ -94,6 +94,6 @@ def auth_refused(error: BaseException) -> bool:
     >>> auth_refused(redis.AuthenticationError("invalid password")), auth_refused(OSError())
     (True, False)
     """
-    redis = _redis_py()
+    redis = redis_py()
     return isinstance(error, redis.AuthenticationError) or (
         isinstance(error, redis.ResponseError) and str(error).startswith(("NOAUTH", "WRONGPASS")))

@@ -61,7 +61,8 @@ from ..core.filter import positions
 from ..core.hashing import hashed_batches
 from ..core.theory import LN2, num_bits_for
 from .redis_bits import ChunkPlan, redis_offsets
-from .redis_calls import AnswersLost, FilterLost, NotReplicated, check, read_chunk, write_chunk
+from .redis_calls import (AnswersLost, FilterLost, NotReplicated, check, node_of, read_chunk,
+                          write_chunk)
 
 __all__ = ["RedisBackedFilter", "FilterLost", "AnswersLost", "NotReplicated", "positions_of",
            "redis_offsets", "default_part_bits", "MAX_PART_BITS", "DEFAULT_PART_BITS", "FORMAT"]
@@ -159,21 +160,6 @@ class RedisBackedFilter(ServerFilter):
         self.meta_key, self.scratch_key = f"{{{name}}}:meta", f"{{{name}}}:scratch"
         self.part_sizes = [self._part_bytes(j) for j in range(self.num_parts)]
 
-    # --- the node that holds the filter -------------------------------------------------
-    def _node(self):
-        """The plain client of the node holding the filter (the client itself unless a cluster's)."""
-        if not hasattr(self.client, "get_node_from_key"):
-            return self.client
-        return self.client.get_redis_connection(self.client.get_node_from_key(self.meta_key))
-
-    def _refresh(self) -> None:
-        """After a dropped connection or a MOVED reply: ask the cluster again who holds what."""
-        manager = getattr(self.client, "nodes_manager", None)
-        if manager is not None:
-            try:
-                manager.initialize()
-            except Exception:  # every node may be down for now: the next try asks again
-                pass
 
     # --- making, finding and dropping a filter ------------------------------------------
     @classmethod
@@ -187,7 +173,7 @@ class RedisBackedFilter(ServerFilter):
         fields = {"format": FORMAT, "uid": new.uid, "num_bits": new.num_bits,
                   "num_hashes": new.num_hashes, "part_bits": new.part_bits,
                   "hashing": BloomFilter.HASHING}
-        script = new._node().register_script(CREATE_SCRIPT)
+        script = node_of(new).register_script(CREATE_SCRIPT)
         reply = script(keys=[new.meta_key, *new.keys],
                        args=[x for pair in fields.items() for x in pair])
         outcome = _text(reply[0])
@@ -263,7 +249,7 @@ class RedisBackedFilter(ServerFilter):
             import redis
 
             try:
-                self._node().delete(marker)
+                node_of(self).delete(marker)
             except redis.RedisError:
                 pass
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
@@ -287,7 +273,7 @@ class RedisBackedFilter(ServerFilter):
     def to_filter(self) -> BloomFilter:
         """The same filter in Python: a BloomFilter with these m, k and bits."""
         bloom = BloomFilter(self.num_bits, self.num_hashes)
-        node, start = self._node(), 0
+        node, start = node_of(self), 0
         check(self, node.hget(self.meta_key, "uid"), [])
         for j, key in enumerate(self.keys):
             size = self.part_sizes[j]
@@ -322,7 +308,7 @@ class RedisBackedFilter(ServerFilter):
                             f"(its positions are this class's), not {what}: add its keys to a "
                             "new filter instead")
         new = cls.create(client, name, bloom.num_bits, bloom.num_hashes, part_bits, **options)
-        node, start = new._node(), 0
+        node, start = node_of(new), 0
         for j, key in enumerate(new.keys):
             node.delete(key)
             size = new.part_sizes[j]

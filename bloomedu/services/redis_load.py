@@ -1,9 +1,9 @@
 """Load on a real server: keys per second and the server's CPU per key, for one client or several.
 
-Issue 19 asks how :meth:`RedisBackedFilter.add_many
-<bloomedu.services.redis_filter.RedisBackedFilter.add_many>` compares with RedisBloom's
-``BF.MADD`` at the same k: not in client time, which depends on the client, but in what
-the server spends, since the server is what all consumers share.  :func:`run_load` starts
+:meth:`RedisBackedFilter.add_many
+<bloomedu.services.redis_filter.RedisBackedFilter.add_many>` against RedisBloom's
+``BF.MADD`` at the same k, measured not in client time, which depends on the client, but
+in what the server spends, since the server is what all consumers share.  :func:`run_load` starts
 ``clients`` processes, each with its own share of the keys and its own connection; they
 start together (a barrier), and the parent measures the wall time until the last is done
 and the server's CPU time over it (``INFO cpu``: ``used_cpu_user + used_cpu_sys``, the

@@ -8,7 +8,7 @@ RedisBloom module loaded (``module=True``), a password (``password=``) or in
 cluster mode (:mod:`~bloomedu.services.redis_cluster` joins such nodes).  It is
 stopped by its PID, never by name.
 
-Where the server and the module come from: :mod:`~bloomedu.services.redis_parts` (the
+Where the server and the module come from: :mod:`~bloomedu.services.redis_install` (the
 virtual environment, and a private folder for a copy); a password goes into the server's
 private configuration file (mode 0600), never on its command line, and clients get it from
 :meth:`RedisServer.client`, :attr:`RedisServer.url` or
@@ -37,7 +37,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .redis_connect import RedisAuthError, auth_refused
-from .redis_parts import RedisUnavailable, _redis_py, find_redisbloom, find_server, free_port
+from .redis_install import RedisUnavailable, redis_py, find_redisbloom, find_server, free_port
 
 __all__ = ["RedisServer", "main"]
 
@@ -132,7 +132,7 @@ class RedisServer:
                                f"its log ends:\n{self.log_tail()}")
 
     def _wait_until_up(self) -> bool:
-        redis = _redis_py()
+        redis = redis_py()
         deadline = time.monotonic() + _START_S
         client = self.client(socket_timeout=1.0)
         try:
@@ -227,7 +227,7 @@ class RedisServer:
         from redis.retry import Retry
 
         options.setdefault("retry", Retry(NoBackoff(), 0))
-        return _redis_py().Redis(host="127.0.0.1", port=self.port, password=self.password,
+        return redis_py().Redis(host="127.0.0.1", port=self.port, password=self.password,
                                  **options)
 
     def __repr__(self) -> str:

@@ -33,10 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.hashing import key_list
-from ..core.contract import Filter
 from ..core.filter import BloomFilter
-from ..core.hashing import key_to_bytes
+from ..core.hashing import key_list, key_to_bytes
 from .redis_filter import MAX_PART_BITS, RedisBackedFilter, ServerFilter, default_part_bits
 
 __all__ = ["ShardedFilter", "ShardLayout", "day_layout", "key_slot", "slot_ranges"]
@@ -211,4 +209,4 @@ class ShardedFilter(ServerFilter):
         """Allocate every shard's strings to full length now (zero bytes: no bit changes)."""
         for shard in self.shards:
             for j, key in enumerate(shard.keys):
-                shard.client.setrange(key, shard._part_bytes(j) - 1, b"\0")
+                shard.client.setrange(key, shard.part_sizes[j] - 1, b"\0")

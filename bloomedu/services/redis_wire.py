@@ -10,18 +10,20 @@ numpy), and :func:`command` writes the few other commands.
 :func:`exchange` sends such bytes on a connection of a redis-py client's pool (:func:`held`)
 and reads exactly the replies expected.  Nothing here re-sends: what a retry may do after a dropped
 connection is for the caller to decide (a write sent twice would answer "seen" for keys
-that were new, issue 19's finding 2).
+that were new).
 
 Used by ``bloomedu/services/redis_filter.py``; tested in ``tests/test_redis_filter.py``.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["command", "bitfield", "exchange", "held", "connection_of"]
+__all__ = ["command", "bitfield", "exchange", "held", "connection_of", "timed_pool"]
 
 _DIGITS = 20                                                   # 2**64 - 1 has 20 digits
 _POWERS = np.array([10 ** i for i in range(_DIGITS)], dtype=np.uint64)
@@ -92,36 +94,57 @@ def bitfield(key: str, offsets: np.ndarray, *, write: bool) -> bytes:
     return head + table[mask].tobytes()
 
 
-def connection_of(client):
-    """A connection from ``client``'s pool (redis-py 5 names a command; 6 and later need not)."""
-    pool = client.connection_pool
+def connection_of(pool):
+    """A connection from a redis-py pool (redis-py 5 names a command; 6 and later need not)."""
     try:
         return pool.get_connection()
     except TypeError:  # redis-py 5: get_connection(command_name, *keys, **options)
         return pool.get_connection("PING")
 
 
+_TIMED_POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TIMED_POOLS_LOCK = threading.Lock()
+
+
+def timed_pool(client, timeout_s: float):
+    """A pool of connections to ``client``'s server made with the client's own settings but
+    ``socket_timeout=timeout_s`` (and, unless the client sets one, that connect timeout):
+    one per client pool and timeout, kept while the client's pool lives.
+
+    >>> import redis
+    >>> client = redis.Redis(port=1, socket_timeout=60)
+    >>> pool = timed_pool(client, 2.5)
+    >>> pool.connection_kwargs["socket_timeout"], pool is timed_pool(client, 2.5)
+    (2.5, True)
+    """
+    pool = client.connection_pool
+    with _TIMED_POOLS_LOCK:
+        pools = _TIMED_POOLS.setdefault(pool, {})
+        if timeout_s not in pools:
+            options = {**pool.connection_kwargs, "socket_timeout": timeout_s}
+            pools[timeout_s] = type(pool)(connection_class=pool.connection_class, **options)
+        return pools[timeout_s]
+
+
 @contextmanager
 def held(client, timeout_s: float | None = None):
-    """One connection of ``client``'s pool for a few exchanges (a ``WATCH`` and its ``MULTI``
-    must share one), given back after; closed if anything went wrong on it.
+    """One connection to ``client``'s server for a few exchanges (a ``WATCH`` and its
+    ``MULTI`` must share one), given back after; closed if anything went wrong on it.
 
     ``timeout_s``: the longest a read may wait, whatever the client was made with (a node
     paused by ``SIGSTOP`` keeps its connections open and never answers; a client without a
-    socket timeout would wait for it forever)."""
-    connection = connection_of(client)
+    socket timeout would wait for it forever).  The connection then comes from
+    :func:`timed_pool`, whose sockets are made with that timeout: redis-py sets a socket's
+    timeout only as it connects."""
+    pool = client.connection_pool if timeout_s is None else timed_pool(client, timeout_s)
+    connection = connection_of(pool)
     try:
-        if timeout_s is not None:
-            connection.connect()  # nothing if connected already
-            connection._sock.settimeout(timeout_s)
         yield connection
-        if timeout_s is not None and connection._sock is not None:
-            connection._sock.settimeout(connection.socket_timeout)
     except BaseException:
         connection.disconnect()
         raise
     finally:
-        client.connection_pool.release(connection)
+        pool.release(connection)
 
 
 def exchange(connection, payload: list[bytes], replies: int) -> list:

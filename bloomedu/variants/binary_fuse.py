@@ -70,8 +70,10 @@ class BinaryFuseFilter(StaticFilter):
     def __init__(self, keys, fingerprint_bits: int = 8, arity: int = 3):
         super().__init__(keys, fingerprint_bits, arity)
 
-    def _size(self, num_keys: int) -> None:
-        self.segment_length, self.segment_count, self.num_slots = fuse_layout(num_keys, self.arity)
+    @classmethod
+    def _layout(cls, num_keys: int, arity: int) -> dict[str, int]:
+        length, count, num_slots = fuse_layout(num_keys, arity)
+        return {"segment_length": length, "segment_count": count, "num_slots": num_slots}
 
     def _slots(self, mixed: np.ndarray) -> np.ndarray:
         length = self.segment_length

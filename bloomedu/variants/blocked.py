@@ -37,16 +37,16 @@ from ..core.contract import Filter
 from ..core.hashing import hash128, hashed_batches, key_chunks
 from ..kernels.threads import ordered_map
 from ..core.serial import Header
-from . import blocks
+from . import blocked_kernels
 
 __all__ = ["BlockedBloomFilter", "split_block_false_positive_rate", "num_blocks_for"]
 
 BLOCK_BITS = 256
-SALTS = tuple(int(salt) for salt in blocks.SALTS)  # Parquet's BloomFilter.md
+SALTS = tuple(int(salt) for salt in blocked_kernels.SALTS)  # Parquet's BloomFilter.md
 _MAX_BLOCKS = 1 << 32  # the block comes from 32 bits of the hash
 _HEADER = Header(b"BLMB", 1, "HQ")  # hashing, number of blocks
 _CHUNK_KEYS = 1 << 15  # keys hashed per numpy call (and per job on a worker thread)
-_LINE = blocks.LINE_BYTES
+_LINE = blocked_kernels.LINE_BYTES
 
 
 
@@ -116,7 +116,7 @@ class BlockedBloomFilter(Filter):
         self.num_blocks = -(-num_bits // BLOCK_BITS)
         self.num_bits = self.num_blocks * BLOCK_BITS
         check_storage(32 * self.num_blocks + _LINE, f"num_bits={num_bits}")
-        self.words = blocks.aligned_words(self.num_blocks * 8)  # no block straddles two lines
+        self.words = blocked_kernels.aligned_words(self.num_blocks * 8)  # no block straddles two lines
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BlockedBloomFilter":
@@ -198,10 +198,10 @@ class BlockedBloomFilter(Filter):
         return next(hashed_batches(keys, None, len(keys)))[0]
 
     def _query(self, h1: np.ndarray):
-        return blocks.block_index(h1, self.num_blocks), blocks.masks(h1)
+        return blocked_kernels.block_index(h1, self.num_blocks), blocked_kernels.masks(h1)
 
-    def _batch(self, h1: np.ndarray) -> blocks.Batch:
-        return blocks.Batch(*self._query(h1))
+    def _batch(self, h1: np.ndarray) -> blocked_kernels.Batch:
+        return blocked_kernels.Batch(*self._query(h1))
 
     def add_many(self, keys) -> None:
         """Insert many keys: a numpy integer array, or an iterable of str/bytes/int.
@@ -215,7 +215,7 @@ class BlockedBloomFilter(Filter):
         """
         for batch in self._prepared(keys, self._batch):  # hashed on workers, written here
             with self._lock:
-                blocks.apply(self.words, batch, report=False)
+                blocked_kernels.apply(self.words, batch, report=False)
 
     def add_many_new(self, keys) -> np.ndarray:
         """Add many keys; True for each key that was new (as ``k not in f`` just before
@@ -227,7 +227,7 @@ class BlockedBloomFilter(Filter):
         answers = []
         for batch in self._prepared(keys, self._batch):
             with self._lock:  # the answers and the writes of a batch, together
-                answers.append(~blocks.apply(self.words, batch, report=True))
+                answers.append(~blocked_kernels.apply(self.words, batch, report=True))
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def contains_many(self, keys) -> np.ndarray:
@@ -237,7 +237,7 @@ class BlockedBloomFilter(Filter):
         >>> f.contains_many(["a", "b", "zzz"]).tolist()
         [True, True, False]
         """
-        answers = [blocks.contains(self.words, block, masks)
+        answers = [blocked_kernels.contains(self.words, block, masks)
                    for block, masks in self._prepared(keys, self._query)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
@@ -257,7 +257,7 @@ class BlockedBloomFilter(Filter):
         >>> f = BlockedBloomFilter(256); f.add("x"); f.bits_set()
         8
         """
-        return blocks.popcount(self.words)
+        return blocked_kernels.popcount(self.words)
 
     @property
     def fill_ratio(self) -> float:
@@ -275,7 +275,7 @@ class BlockedBloomFilter(Filter):
         >>> f = BlockedBloomFilter(256); f.add("x"); f.current_false_positive_rate() == 32.0 ** -8
         True
         """
-        return blocks.mean_block_rate(self.words)
+        return blocked_kernels.mean_block_rate(self.words)
 
     # --- combining, copies, equality, bytes ------------------------------------------------
     def _check_compatible(self, other) -> "BlockedBloomFilter":
@@ -293,10 +293,8 @@ class BlockedBloomFilter(Filter):
         >>> a |= b; "y" in a
         True
         """
-        theirs = self._check_compatible(other)
-        with theirs._lock:  # a snapshot of theirs, then ours under our lock: never both locks
-            words = theirs.words.copy()
-        with self._lock:
+        words = self._check_compatible(other).copy().words  # a snapshot, under their lock
+        with self._lock:  # then ours, under our lock: never both locks at once
             np.bitwise_or(self.words, words, out=self.words)
         return self
 

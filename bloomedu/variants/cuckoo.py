@@ -44,9 +44,7 @@ import math
 
 import numpy as np
 
-from ..kernels.murmur import fmix64_array
 from ..core.checks import MAX_NUM_BITS, one_of, whole_number, zeros
-from ..core.hashing import fmix64
 from ..core.hashing import hashed_batches, key_hashes
 from ..core.serial import Header, Shared, locked
 from . import cuckoo_batch
@@ -110,7 +108,6 @@ class CuckooFilter(Shared):
                            f"capacity={self.capacity} (fingerprint_bits={self.fingerprint_bits}, "
                            f"bucket_size={self.bucket_size})").view(dtype).reshape(
                                self.num_buckets, self.bucket_size)
-        self._count = 0
 
     # --- a key's fingerprint and buckets -------------------------------------------------
     def _fingerprint(self, h2: int) -> int:
@@ -118,7 +115,7 @@ class CuckooFilter(Shared):
 
     def _other(self, fingerprint: int, bucket: int) -> int:
         """The other bucket of a fingerprint in ``bucket``: (fmix64(fp) - bucket) mod B."""
-        return (fmix64(fingerprint) % self.num_buckets - bucket) % self.num_buckets
+        return cuckoo_batch.other_bucket(fingerprint, bucket, self.num_buckets)
 
     def buckets(self, key) -> tuple[int, int, int]:
         """(fingerprint, i1, i2) of a key.
@@ -134,13 +131,7 @@ class CuckooFilter(Shared):
 
     def _batch(self, h1: np.ndarray, h2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(fingerprints, i1, i2) as arrays: :meth:`buckets` for a batch of (h1, h2)."""
-        nb = np.uint64(self.num_buckets)
-        fingerprints = h2 % np.uint64((1 << self.fingerprint_bits) - 1) + np.uint64(1)
-        mixed = np.empty_like(fingerprints)
-        fmix64_array(mixed, np.empty_like(fingerprints), source=fingerprints)
-        i1 = h1 % nb
-        i2 = (mixed % nb + nb - i1) % nb
-        return fingerprints, i1.astype(np.int64), i2.astype(np.int64)
+        return cuckoo_batch.buckets_of(h1, h2, self.num_buckets, self.fingerprint_bits)
 
     # --- one key ---------------------------------------------------------------------------
     @locked
@@ -165,11 +156,10 @@ class CuckooFilter(Shared):
         if not cuckoo_batch.insert_one(self, fingerprint, i1, self._other(fingerprint, i1),
                                        h1, journal):
             raise CuckooFilterFull(f"key {key!r} does not fit: {self._full_note()}")
-        self._count += 1
 
     def _full_note(self) -> str:
-        return (f"the filter is full ({self._count} fingerprints in {self.num_slots} slots, load "
-                f"{self._count / self.num_slots:.3f}) and unchanged: every move was undone")
+        return (f"the filter is full ({len(self)} fingerprints in {self.num_slots} slots, load "
+                f"{self.load_factor:.3f}) and unchanged: every move was undone")
 
     @locked
     def __contains__(self, key) -> bool:
@@ -190,7 +180,6 @@ class CuckooFilter(Shared):
             slots = np.flatnonzero(self.table[bucket] == fingerprint)
             if slots.size:
                 self.table[bucket, slots[0]] = 0
-                self._count -= 1
                 return True
         return False
 
@@ -213,7 +202,6 @@ class CuckooFilter(Shared):
             cuckoo_batch.undo(self, journal)
             raise CuckooFilterFull(f"keys[{failed}] does not fit: {self._full_note()}; "
                                    "nothing of this add_many was kept")
-        self._count += h1.size
 
     @locked
     def add_until_full(self, keys) -> int:
@@ -230,7 +218,6 @@ class CuckooFilter(Shared):
         h1, h2 = _hash_all(keys)
         failed = cuckoo_batch.insert_batch(self, h1, h2, [])
         added = h1.size if failed is None else failed
-        self._count += added
         return added
 
     @locked
@@ -250,8 +237,9 @@ class CuckooFilter(Shared):
 
     # --- what it holds -------------------------------------------------------------------------
     def __len__(self) -> int:
-        """The fingerprints stored: keys added (each copy) minus keys deleted."""
-        return self._count
+        """The fingerprints stored: keys added (each copy) minus keys deleted, counted in the
+        table (a fingerprint is never 0, an empty slot always)."""
+        return int(np.count_nonzero(self.table))
 
     @property
     def num_slots(self) -> int:
@@ -265,7 +253,7 @@ class CuckooFilter(Shared):
         >>> f = CuckooFilter(100); f.add_many(range(50)); f.load_factor == 50 / f.num_slots
         True
         """
-        return self._count / self.num_slots
+        return len(self) / self.num_slots
 
     @property
     def nbytes(self) -> int:
@@ -319,7 +307,6 @@ class CuckooFilter(Shared):
             raise ValueError(f"corrupt CuckooFilter data: a fingerprint above {bits} bits")
         new = cls(capacity, bits, bucket_size)
         new.table[...] = table.reshape(buckets, bucket_size)
-        new._count = int(np.count_nonzero(table))
         return new
 
     def __repr__(self) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.murmur import fmix64_array
 from ..core.hashing import fmix64
 
 __all__ = ["MAX_KICKS", "insert_one", "kick", "insert_batch", "settle", "undo", "earlier_counts"]
@@ -35,6 +36,34 @@ _GOLDEN = 0x9E3779B97F4A7C15  # steps of the walk's slot choices
 _MASK64 = (1 << 64) - 1
 _MAX_ROUNDS = 64
 _FIRST_WINDOW, _MAX_WINDOW, _MIN_WINDOW = 1024, 1 << 15, 64
+
+
+def other_bucket(fingerprint: int, bucket: int, num_buckets: int) -> int:
+    """The other bucket of a fingerprint in ``bucket``: (fmix64(fp) - bucket) mod B, so
+    each of a key's two buckets leads to the other.
+
+    >>> other_bucket(7, other_bucket(7, 3, 10), 10)
+    3
+    """
+    return (fmix64(fingerprint) % num_buckets - bucket) % num_buckets
+
+
+def buckets_of(h1: np.ndarray, h2: np.ndarray, num_buckets: int,
+               fingerprint_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fingerprints, i1, i2) of a batch of (h1, h2) as arrays: a fingerprint of
+    ``fingerprint_bits`` bits (never 0) from h2, i1 = h1 mod B, i2 by :func:`other_bucket`.
+
+    >>> fp, i1, i2 = buckets_of(np.array([5], np.uint64), np.array([9], np.uint64), 10, 8)
+    >>> int(fp[0]), int(i1[0]), int(i2[0]) == other_bucket(10, 5, 10)
+    (10, 5, True)
+    """
+    nb = np.uint64(num_buckets)
+    fingerprints = h2 % np.uint64((1 << fingerprint_bits) - 1) + np.uint64(1)
+    mixed = np.empty_like(fingerprints)
+    fmix64_array(mixed, np.empty_like(fingerprints), source=fingerprints)
+    i1 = h1 % nb
+    i2 = (mixed % nb + nb - i1) % nb
+    return fingerprints, i1.astype(np.int64), i2.astype(np.int64)
 
 
 def insert_one(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> bool:
@@ -67,7 +96,7 @@ def kick(f, fingerprint: int, i1: int, i2: int, h1: int, journal: list) -> int:
         victim = int(flat[at])
         journal.append((at, victim))
         flat[at] = fingerprint
-        fingerprint, bucket = victim, f._other(victim, bucket)
+        fingerprint, bucket = victim, other_bucket(victim, bucket, f.num_buckets)
         if _put_in_empty(flat, bucket, b, fingerprint, journal):
             return bucket
     undo(f, journal, mark)
@@ -163,7 +192,7 @@ def insert_batch(f, h1: np.ndarray, h2: np.ndarray, journal: list) -> int | None
     buckets only and gains a fingerprint in one bucket, its last: the keys after it keep their
     slots unless one of their buckets is that one, where the next window starts.
     """
-    fingerprints, i1, i2 = f._batch(h1, h2)
+    fingerprints, i1, i2 = buckets_of(h1, h2, f.num_buckets, f.fingerprint_bits)
     flat = f.table.reshape(-1)
     start, window = 0, _FIRST_WINDOW
     while start < h1.size:

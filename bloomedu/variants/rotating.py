@@ -28,7 +28,7 @@ from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
-from ._tables import Table
+from .bit_table import Table
 from .theory import generation_fpp
 
 __all__ = ["RotatingBloomFilter"]

@@ -36,7 +36,7 @@ from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes, step
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
-from ._tables import Table
+from .bit_table import Table
 
 __all__ = ["ScalableBloomFilter"]
 
@@ -225,7 +225,9 @@ class ScalableBloomFilter(Shared):
         new = cls(n0, fpp, growth, tightening, first_fpp=first)
         offset = count * _TABLE.size
         for i in range(count):
-            table = new.tables[i] if i < len(new.tables) else new._grow()
+            if i == len(new.tables):  # the constructor made the first; its shapes give the rest
+                new.tables.append(Table(shapes[i][2], shapes[i][3]))
+            table = new.tables[i]
             table.count = _TABLE.unpack_from(rest, i * _TABLE.size)[2]
             size = table.bits.data.size
             table.bits.data[:] = np.frombuffer(rest[offset:offset + size], dtype=np.uint8)

@@ -97,7 +97,7 @@ class StableBloomFilter(Shared):
         """Decrement this insert's P random cells, then set the key's K cells to Max."""
         h1, h2 = key_hashes(key, self.num_hashes)  # hashed first: a key of a bad type changes nothing
         cells = self.cells
-        per, width, mask, view = cells._per_byte, cells.width, cells._mask, cells._view
+        per, width, mask, view = cells.per_byte, cells.width, cells.mask, cells.view
         for cell in self._drops_of(self.inserted):
             byte, shift = cell // per, (cell % per) * width
             value = view[byte]

@@ -68,7 +68,7 @@ class StaticFilter(Shared):
     """Base of :class:`~bloomedu.variants.xor.XorFilter` and
     :class:`~bloomedu.variants.binary_fuse.BinaryFuseFilter`.
 
-    A subclass sets ``MAGIC``, ``ARITIES`` and the layout: :meth:`_size` (the table's
+    A subclass sets ``MAGIC``, ``ARITIES`` and the layout: :meth:`_layout` (the table's
     parameters for n keys) and :meth:`_slots` (each mixed key's slots).  Abstract until it
     does, so the conformance suite tests the subclasses, not this base.
 
@@ -91,7 +91,7 @@ class StaticFilter(Shared):
             raise ValueError(f"keys: {h1.size} distinct keys, more than the {MAX_KEYS} a "
                              f"{type(self).__name__} holds")
         self.num_keys = int(h1.size)
-        self._size(self.num_keys)
+        self._set_layout()
         check_storage(self.num_slots * self._dtype.itemsize + _WORK_BYTES_PER_KEY * self.num_keys,
                       f"keys ({self.num_keys} distinct, fingerprint_bits={self.fingerprint_bits})")
         for seed in range(MAX_ATTEMPTS):
@@ -107,9 +107,14 @@ class StaticFilter(Shared):
                                     self._dtype)
 
     # --- the layout a subclass defines --------------------------------------------------
+    @classmethod
     @abstractmethod
-    def _size(self, num_keys: int) -> None:
-        """Set ``num_slots`` and the layout's other sizes for ``num_keys`` keys."""
+    def _layout(cls, num_keys: int, arity: int) -> dict[str, int]:
+        """``num_slots`` and the layout's other sizes for ``num_keys`` keys, by name."""
+
+    def _set_layout(self) -> None:
+        for name, value in self._layout(self.num_keys, self.arity).items():
+            setattr(self, name, value)
 
     @abstractmethod
     def _slots(self, mixed: np.ndarray) -> np.ndarray:
@@ -124,7 +129,7 @@ class StaticFilter(Shared):
     # --- fingerprints and queries --------------------------------------------------------
     @property
     def _dtype(self) -> np.dtype:
-        return np.dtype(np.uint8 if self.fingerprint_bits == 8 else np.uint16)
+        return _fingerprint_dtype(self.fingerprint_bits)
 
     def _fingerprints(self, mixed: np.ndarray) -> np.ndarray:
         return ((mixed ^ (mixed >> np.uint64(32))) & np.uint64((1 << self.fingerprint_bits) - 1)
@@ -187,16 +192,22 @@ class StaticFilter(Shared):
                 raise ValueError(f"corrupt {cls.__name__} header: seed {seed}, {num_keys} keys, "
                                  f"fingerprint_bits {bits}, arity {arity}")
             new.fingerprint_bits, new.arity, new.num_keys, new.seed = bits, arity, num_keys, seed
-            new._size(num_keys)
-            return new.num_slots * new._dtype.itemsize
+            for name, value in cls._layout(num_keys, arity).items():
+                setattr(new, name, value)
+            return new.num_slots * _fingerprint_dtype(bits).itemsize
 
         _, payload = cls._header().read(data, cls.__name__, length)
-        new.table = np.frombuffer(payload, dtype=new._dtype.newbyteorder("<")).astype(new._dtype)
+        dtype = _fingerprint_dtype(new.fingerprint_bits)
+        new.table = np.frombuffer(payload, dtype=dtype.newbyteorder("<")).astype(dtype)
         return new
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(<{self.num_keys} keys>, fingerprint_bits="
                 f"{self.fingerprint_bits}{'' if self.ARITIES == (3,) else f', arity={self.arity}'})")
+
+
+def _fingerprint_dtype(fingerprint_bits: int) -> np.dtype:
+    return np.dtype(np.uint8 if fingerprint_bits == 8 else np.uint16)
 
 
 def _distinct_h1(keys) -> np.ndarray:

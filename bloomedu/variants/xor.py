@@ -57,9 +57,10 @@ class XorFilter(StaticFilter):
     def __init__(self, keys, fingerprint_bits: int = 8):
         super().__init__(keys, fingerprint_bits, 3)
 
-    def _size(self, num_keys: int) -> None:
-        self.num_slots = xor_slots_for(num_keys)
-        self.block_length = self.num_slots // 3
+    @classmethod
+    def _layout(cls, num_keys: int, arity: int) -> dict[str, int]:
+        num_slots = xor_slots_for(num_keys)
+        return {"num_slots": num_slots, "block_length": num_slots // 3}
 
     def _slots(self, mixed: np.ndarray) -> np.ndarray:
         length = self.block_length

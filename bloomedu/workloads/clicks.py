@@ -45,7 +45,7 @@ def uuid4_bytes(count: int, rng: np.random.Generator) -> np.ndarray:
     >>> uuid4_bytes(1, np.random.default_rng(0))
     array([b'5f82c2d9-cfeb-4fa3-a1d7-d982f8bd1045'], dtype='|S36')
     """
-    count = _check_count(count, "count")
+    count = check_count(count, "count")
     return uuid4_text(rng.integers(0, 256, size=(count, 16), dtype=np.uint8))
 
 
@@ -77,11 +77,23 @@ def uuid4_strings(count: int, rng: np.random.Generator) -> list[str]:
     return [text.decode("ascii") for text in uuid4_bytes(count, rng).tolist()]
 
 
-def _check_count(value, name: str, minimum: int = 0) -> int:
+def check_count(value, name: str, minimum: int = 0) -> int:
+    """``value`` as an int of at least ``minimum`` (a count of messages, users, a seed), or a
+    ValueError/TypeError naming ``name``; shared by the click workloads.
+
+    >>> check_count(3, "count"), check_count(1, "chunk", minimum=1)
+    (3, 1)
+    """
     return whole_number(value, name, minimum, MAX_NUM_BITS)
 
 
-def _check_rate(value, name: str, low: float, high: float | None) -> float:
+def check_rate(value, name: str, low: float, high: float | None) -> float:
+    """``value`` as a float in [``low``, ``high``] (``high`` None: no upper end), or a
+    ValueError/TypeError naming ``name`` and the range.
+
+    >>> check_rate(0.02, "double_click_rate", 0.0, 1.0)
+    0.02
+    """
     allowed = f"a finite number >= {low}" if high is None else f"a number in [{low}, {high}]"
     return real_number(value, name, low, high, allowed=allowed)
 
@@ -101,13 +113,13 @@ def click_stream(num_messages: int, rate: float = 10_000.0, double_click_rate: f
     >>> clicks[0].id == clicks[1].id
     False
     """
-    num_messages = _check_count(num_messages, "num_messages")
-    rate = _check_rate(rate, "rate", 1e-9, None)
-    double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
-    num_users = _check_count(num_users, "num_users", minimum=1)
-    num_ads = _check_count(num_ads, "num_ads", minimum=1)
+    num_messages = check_count(num_messages, "num_messages")
+    rate = check_rate(rate, "rate", 1e-9, None)
+    double_click_rate = check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
+    num_users = check_count(num_users, "num_users", minimum=1)
+    num_ads = check_count(num_ads, "num_ads", minimum=1)
     check_storage(64 * num_messages, f"num_messages={num_messages}")  # its arrays, before the list
-    rng = np.random.default_rng(_check_count(seed, "seed"))
+    rng = np.random.default_rng(check_count(seed, "seed"))
     genuine_rate = rate / (1.0 + double_click_rate)
     times = np.cumsum(rng.exponential(1.0 / genuine_rate, size=num_messages))
     ids = uuid4_strings(num_messages, rng)
@@ -211,17 +223,17 @@ def windowed_click_stream(hours: float, rate: float = 10_000.0, time_scale: floa
     >>> len(day), int((day.kinds == DOUBLE).sum()), int((day.kinds == REPEAT).sum())
     (86722, 1760, 3288)
     """
-    hours = _check_rate(hours, "hours", 0.0, None)
-    rate = _check_rate(rate, "rate", 1e-9, None)
-    time_scale = _check_rate(time_scale, "time_scale", 1.0, None)
-    double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
-    repeat_rate = _check_rate(repeat_rate, "repeat_rate", 0.0, 1.0)
-    low_d, high_d = (_check_rate(x, "double_gap", 0.0, None) for x in double_gap)
-    low_r, high_r = (_check_rate(x, "repeat_gap", 0.0, None) for x in repeat_gap)
+    hours = check_rate(hours, "hours", 0.0, None)
+    rate = check_rate(rate, "rate", 1e-9, None)
+    time_scale = check_rate(time_scale, "time_scale", 1.0, None)
+    double_click_rate = check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
+    repeat_rate = check_rate(repeat_rate, "repeat_rate", 0.0, 1.0)
+    low_d, high_d = (check_rate(x, "double_gap", 0.0, None) for x in double_gap)
+    low_r, high_r = (check_rate(x, "repeat_gap", 0.0, None) for x in repeat_gap)
     if not (low_d <= high_d and low_r <= high_r and high_d < low_r * 3600):
         raise ValueError("double_gap and repeat_gap must be (low, high) pairs with every double "
                          "gap (seconds) shorter than every repeat gap (hours)")
-    rng = np.random.default_rng(_check_count(seed, "seed"))
+    rng = np.random.default_rng(check_count(seed, "seed"))
     duration, per_second = hours * 3600, rate / time_scale
     genuine_rate = per_second / (1 + double_click_rate)
     expected = genuine_rate * duration

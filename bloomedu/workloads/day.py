@@ -23,7 +23,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .clicks import _check_count, _check_rate, uuid4_text
+from .clicks import check_count, check_rate, uuid4_text
 
 __all__ = ["CHUNK_MESSAGES", "DAY_MESSAGES", "day_chunks", "splitmix64", "uuid_ids"]
 
@@ -78,10 +78,10 @@ def day_chunks(num_messages: int = DAY_MESSAGES, rate: float = 10_000.0,
     >>> bool(np.isin(ids[copies], ids[~copies]).all()), len(set(ids[~copies].tolist()))
     (True, 9087)
     """
-    num_messages = _check_count(num_messages, "num_messages")
-    rate = _check_rate(rate, "rate", 1e-9, None)
-    double_click_rate = _check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
-    chunk = _check_count(chunk, "chunk", minimum=1)
+    num_messages = check_count(num_messages, "num_messages")
+    rate = check_rate(rate, "rate", 1e-9, None)
+    double_click_rate = check_rate(double_click_rate, "double_click_rate", 0.0, 1.0)
+    chunk = check_count(chunk, "chunk", minimum=1)
     rng = np.random.default_rng(seed)
     genuine_rate = rate / (1.0 + double_click_rate)
     base = np.uint64((int(seed) % (1 << 24)) << 40)  # 2**40 clicks per seed: 3.5 years of them

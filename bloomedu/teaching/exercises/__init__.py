@@ -1,7 +1,6 @@
 """Exercises with feedback: each lesson ends with two or three (compute, predict, then measure).
 
-Issue 5 of the project ("exercises with feedback").  A lesson cell poses an
-exercise and checks it in three lines::
+A lesson cell poses an exercise and checks it in three lines::
 
     # Exercise 07.1 (compute): the best whole k for m = 10,000 bits and n = 1,000 keys?
     answer = None  # replace None with your answer

@@ -112,6 +112,28 @@ def bits_set_moments(num_bits: int, throws: int) -> tuple[float, float]:
     return mean, math.sqrt(max(variance, 0.0))
 
 
+LN2 = math.log(2)
+
+
+def classic_rate(m: float, n: float, k: float) -> float:
+    """The classic false-positive rate (1 - e^(-kn/m))^k of any real m, n, k (no filter
+    has n = 0 or k = 0, but a student's slip may): the formula the checkers' mistakes use.
+
+    >>> round(classic_rate(9586, 1000, 7), 4), classic_rate(100, 0, 3), classic_rate(100, 5, 0)
+    (0.01, 0.0, 1.0)
+    """
+    return 0.0 if n == 0 else (1 - math.exp(-k * n / m)) ** k if k > 0 else 1.0
+
+
+def bits_for(n: float, p: float, log=math.log) -> float:
+    """-n log(p) / (ln 2)^2, unrounded, with ``log`` swappable to name a student's slip.
+
+    >>> round(bits_for(1000, 0.01)), round(bits_for(1000, 0.01, math.log10))
+    (9585, 4163)
+    """
+    return -n * log(p) / LN2 ** 2
+
+
 def fmt(value: float) -> str:
     """A number for a message: whole numbers with thousands separators, else 4 digits.
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ...core import theory
-from ._feedback import Exercise, Mistake, as_number, checker, fmt, judge, judge_measured
-from .filter_steps import LN2, _bits_for, _classic
+from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
+                        judge, judge_measured)
 
 __all__ = ["EXERCISES"]
 
@@ -27,10 +27,10 @@ def filter_bytes(answer, n: int = 1_000_000, p: float = 0.001):
     m = theory.num_bits_for(n, p)
     correct = math.ceil(m / 8)
     return judge(answer, correct, "the bytes of the filter", rel=1e-4, unit="bytes", mistakes=[
-        Mistake(_bits_for(n, p, math.log10) / 8, "you used log10 instead of ln"),
-        Mistake(_bits_for(n, p, math.log2) / 8, "you used log2 instead of ln"),
+        Mistake(bits_for(n, p, math.log10) / 8, "you used log10 instead of ln"),
+        Mistake(bits_for(n, p, math.log2) / 8, "you used log2 instead of ln"),
         Mistake(-n * math.log(p) / LN2 / 8, "the denominator is (ln 2)^2, not ln 2"),
-        Mistake(_bits_for(n, p / 100) / 8, f"you used p = {p / 100:g}: a percentage read as a rate "
+        Mistake(bits_for(n, p / 100) / 8, f"you used p = {p / 100:g}: a percentage read as a rate "
                 f"(the second article writes 0.001% for 1 in 1000, which is 0.1% = 0.001)"),
     ], hint="m = -n ln p / (ln 2)^2 bits, then 8 bits to a byte.",
         note=f"That is {m / 8 / 2 ** 20:.2f} MiB.")
@@ -164,17 +164,17 @@ def and_claim_rate(answer, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
     True
     """
     m, k = theory.size_for(n, p)
-    b_rate = _classic(m, n_b, k)
+    b_rate = classic_rate(m, n_b, k)
     rates, given = [b_rate, theory.exact_false_positive_rate(m, n_b, k)], as_number(answer)
     correct = b_rate if given is None else min(rates, key=lambda rate: abs(rate - given))
     return judge(answer, correct, "the rate A & B claims a key only in A", rel=0.01, unit="rate",
                  mistakes=[
-        Mistake(_classic(m, shared, k), f"that is the rate of a filter of the {shared:,} shared "
+        Mistake(classic_rate(m, shared, k), f"that is the rate of a filter of the {shared:,} shared "
                 "keys; A & B keeps every bit that A and B both set, whoever set them"),
-        Mistake(b_rate * _classic(m, n, k), "the key is in A, so A's bits are all set: only B "
+        Mistake(b_rate * classic_rate(m, n, k), "the key is in A, so A's bits are all set: only B "
                 "has to err"),
         Mistake(0, "A & B is not the intersection's filter: it claims keys B never held", 1e-9),
-        Mistake(_classic(m, n, k), f"that is A's rate with its {n:,} keys; the key is in A, so what "
+        Mistake(classic_rate(m, n, k), f"that is A's rate with its {n:,} keys; the key is in A, so what "
                 "matters is B's fill"),
     ], hint="A's bits for the key are all 1; the AND keeps them when B's are 1 too.",
         note="B's own false-positive rate: A & B is not the intersection.")

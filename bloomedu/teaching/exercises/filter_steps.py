@@ -12,20 +12,10 @@ from ...core.checks import MAX_NUM_BITS, whole_number
 from ...core.hashing import fmix64
 from ...core.hashing import key_hashes
 from ..clickday import expected_drops
-from ._feedback import Exercise, Mistake, as_number, checker, fmt, hash_count, judge, judge_measured
+from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
+                        hash_count, judge, judge_measured)
 
 __all__ = ["EXERCISES"]
-
-LN2 = math.log(2)
-
-
-def _classic(m: float, n: float, k: float) -> float:
-    return 0.0 if n == 0 else (1 - math.exp(-k * n / m)) ** k if k > 0 else 1.0
-
-
-def _bits_for(n: float, p: float, log=math.log) -> float:
-    """-n log(p) / (ln 2)^2, unrounded, with ``log`` swappable to name a student's slip."""
-    return -n * log(p) / LN2 ** 2
 
 
 # --- lesson 05: the article's BloomFilter(k, n) ----------------------------------------
@@ -59,13 +49,13 @@ def article_filter_fpp(answer, num_hashes: int = 3, hash_bits: int = 8, n: int =
     """
     num_hashes = hash_count(num_hashes, "num_hashes")
     m, k = 2 ** hash_bits, num_hashes
-    return judge(answer, _classic(m, n, k), "the false-positive rate", rel=0.02, unit="rate",
+    return judge(answer, classic_rate(m, n, k), "the false-positive rate", rel=0.02, unit="rate",
                  mistakes=[
-        Mistake(_classic(hash_bits, n, k), f"m = {hash_bits} is the hash width; the vector has "
+        Mistake(classic_rate(hash_bits, n, k), f"m = {hash_bits} is the hash width; the vector has "
                 f"m = 2^{hash_bits} = {m} bits"),
         Mistake(1 - math.exp(-k * n / m), "that is the fraction of bits set; a false positive "
                 f"needs all k = {k} bits of a new key set: raise it to the power k"),
-        Mistake(_classic(m, n, 1), f"that is the rate of one hash function; this filter has k = {k}"),
+        Mistake(classic_rate(m, n, 1), f"that is the rate of one hash function; this filter has k = {k}"),
     ], hint="(1 - e^(-kn/m))^k with m = 2^numberOfBits.")
 
 
@@ -204,7 +194,7 @@ def optimal_k(answer, m: int = 10_000, n: int = 1000):
 
 def _rates(m, n, k) -> list[float]:
     """The classic rate, and the exact one where theory has it: either is accepted."""
-    rates = [_classic(m, n, k)]
+    rates = [classic_rate(m, n, k)]
     exact = getattr(theory, "exact_false_positive_rate", None)
     if exact is not None:
         rates.append(exact(m, n, k))
@@ -229,7 +219,7 @@ def fpp(answer, m: int = 10_000, n: int = 1000, k: int = 7):
         Mistake(math.exp(-k * n / m), "that is the chance a given bit is still 0"),
         Mistake(0.5 ** k, f"(1/2)^k holds when exactly half the bits are set; here {fill:.1%} are",
                 0.002 * 0.5 ** k),
-        Mistake(_classic(n, m, k), "you swapped m and n: the exponent is -kn/m"),
+        Mistake(classic_rate(n, m, k), "you swapped m and n: the exponent is -kn/m"),
     ], hint="(1 - e^(-kn/m))^k.")
 
 
@@ -244,10 +234,10 @@ def sized_num_bits(answer, n: int = 50_000, p: float = 0.02):
     """
     correct = theory.num_bits_for(n, p)
     return judge(answer, correct, "the number of bits m", rel=1e-5, abs_tol=1, unit="bits", mistakes=[
-        Mistake(_bits_for(n, p, math.log10), "you used log10 instead of ln"),
-        Mistake(_bits_for(n, p, math.log2), "you used log2 instead of ln"),
+        Mistake(bits_for(n, p, math.log10), "you used log10 instead of ln"),
+        Mistake(bits_for(n, p, math.log2), "you used log2 instead of ln"),
         Mistake(-n * math.log(p) / LN2, "the denominator is (ln 2)^2, not ln 2"),
-        Mistake(_bits_for(n, p / 100), f"you used p = {p / 100:g}: p = {p} is already a rate, "
+        Mistake(bits_for(n, p / 100), f"you used p = {p / 100:g}: p = {p} is already a rate, "
                 f"{p:.0%} as a percentage"),
         Mistake(correct / n, "that is m/n, the bits per item; multiply by n"),
         Mistake(theory.optimal_num_hashes(correct, n), "that is k, the number of hash functions; "

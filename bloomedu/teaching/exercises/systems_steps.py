@@ -11,9 +11,8 @@ import math
 from ...core import theory
 from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
 from ...compat.guava import guava_num_bits, guava_num_hashes
-from ._feedback import (Exercise, Mistake, bits_set_moments, checker, fmt, hash_count, judge,
-                        judge_measured)
-from .filter_steps import LN2, _bits_for, _classic
+from ._feedback import (LN2, Exercise, Mistake, bits_for, bits_set_moments, checker, classic_rate,
+                        fmt, hash_count, judge, judge_measured)
 
 __all__ = ["EXERCISES"]
 
@@ -22,7 +21,7 @@ __all__ = ["EXERCISES"]
 def _bip37(n: int, p: float) -> tuple[int, int, int]:
     """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
     nbytes = bip37_filter_bytes(n, p)
-    return int(_bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
+    return int(bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
 
 
 @checker
@@ -38,7 +37,7 @@ def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
     return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
         Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
         Mistake(correct / 64, "that is the number of 64-bit words; the question asks bits"),
-        Mistake(64 * math.ceil(_bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
+        Mistake(64 * math.ceil(bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
     ], hint="m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words.")
 
 
@@ -81,7 +80,7 @@ def bip37_bytes(answer, n: int = 100_000, p: float = 0.0001):
                  mistakes=[
         Mistake(uncapped, "BIP37 caps a filter at 36,000 bytes (a light wallet may not ask for more)",
                 1),
-        Mistake(min(_bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
+        Mistake(min(bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
     ], hint="-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8.")
 
 
@@ -99,7 +98,7 @@ def bip37_hashes(answer, n: int = 40, p: float = 0.1):
     return judge(answer, k, "Bitcoin Core's k", rel=0, mistakes=[
         Mistake(round(real), f"Bitcoin Core divides bits by elements in whole numbers first "
                 f"({fmt(m)} // {n} = {m // n}), then truncates {m // n} x ln 2 = {m // n * LN2:.2f}", 0),
-        Mistake(round(_bits_for(n, p) / n * LN2), "that is the textbook k for the m asked for; "
+        Mistake(round(bits_for(n, p) / n * LN2), "that is the textbook k for the m asked for; "
                 "Bitcoin Core sizes m in whole bytes and truncates k", 0),
         Mistake(m // n, "k = (m // n) x ln 2: you left out ln 2", 0),
         Mistake(nbytes, "that is the filter's size in bytes; the question asks its hash functions", 0),
@@ -118,11 +117,11 @@ def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
     """
     _, nbytes, k = _bip37(n, p)
     m = 8 * nbytes
-    correct = _classic(m, n, k)
+    correct = classic_rate(m, n, k)
     rounded_k = max(1, round(m / n * LN2))
-    mistakes = [Mistake(_classic(m, n, rounded_k), "Bitcoin Core divides bits by items in whole "
+    mistakes = [Mistake(classic_rate(m, n, rounded_k), "Bitcoin Core divides bits by items in whole "
                         f"numbers before multiplying by ln 2, so k = {k}, not {rounded_k}")]
-    if m < int(_bits_for(n, p)):
+    if m < int(bits_for(n, p)):
         mistakes.append(Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so "
                                 "the real rate is worse"))
     return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",

@@ -12,7 +12,7 @@ system-wide is installed or started:
 The server refuses a module (and the OS a binary) without its execute bit; when the
 installed file lacks it and cannot be given it, a copy is made in a private folder of our
 own (``tempfile.mkdtemp``: a new name, mode 0700, its owner and mode checked), never in a
-shared, predictable path where a planted file could be waiting (issue 19, finding 7).
+shared, predictable path where a planted file could be waiting.
 
 When a part is missing, :class:`RedisUnavailable` says which and how to get it.  Under
 ``make test`` (``BLOOMEDU_REQUIRE_REDIS=1``) the tests treat that as a failure; elsewhere
@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["RedisUnavailable", "find_server", "find_redisbloom", "required",
-           "unavailable_reason", "free_port", "REQUIRE_ENV", "SERVER_ENV", "MODULE_ENV"]
+           "unavailable_reason", "free_port", "redis_py", "REQUIRE_ENV", "SERVER_ENV", "MODULE_ENV"]
 
 REQUIRE_ENV = "BLOOMEDU_REQUIRE_REDIS"   # set to 1 by `make test`: a missing server fails the tests
 SERVER_ENV = "BLOOMEDU_REDIS_SERVER"
@@ -75,7 +75,7 @@ def unavailable_reason(module: bool = True) -> str | None:
     True
     """
     try:
-        _redis_py()
+        redis_py()
         find_server()
         if module:
             find_redisbloom()
@@ -189,7 +189,12 @@ def _executable(path: Path) -> Path:
     return copy
 
 
-def _redis_py():
+def redis_py():
+    """The ``redis`` module (redis-py), or :class:`RedisUnavailable` saying how to install it.
+
+    >>> redis_py().__name__
+    'redis'
+    """
     try:
         import redis
     except ImportError:

@@ -1,4 +1,4 @@
-"""The parts of RedisBloom's cuckoo filter: its constants, its hash and fingerprint, one sub-filter.
+"""One sub-filter of RedisBloom's cuckoo filter, with the constants, hash and fingerprint it uses.
 
 RedisBloom 2.8.2 (``src/cuckoo.h``, ``src/cuckoo.c``, ``src/cf.c``, read at the tag ``v2.8.2``)
 keeps a cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher 2014) as a list of
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core.checks import check_storage, whole_number
 from .murmur64 import murmurhash64a, murmurhash64a_many, pack_items
-from .redisbloom_parts import encode_item, encode_items
+from .redisbloom_subfilter import encode_item, encode_items
 
 __all__ = ["ALT_MULTIPLIER", "HEADER", "MAX_BUCKET_SIZE", "MAX_EXPANSION", "MAX_FILTERS",
            "MAX_ITERATIONS", "SubCuckoo", "alt_index", "check_buckets", "item_hash", "item_hashes",
@@ -99,11 +99,16 @@ def lookup(h: int) -> tuple[int, int, int]:
     >>> fp, h1, h2 = lookup(254); fp, h1, h2 == 254 ^ (255 * ALT_MULTIPLIER)
     (255, 254, True)
     """
-    return _lookup(whole_number(h, "h", 0, _MASK64))
+    return lookup_hash(whole_number(h, "h", 0, _MASK64))
 
 
-def _lookup(h: int) -> tuple[int, int, int]:
-    """:func:`lookup` of a hash already known to be a 64-bit int (every item's)."""
+def lookup_hash(h: int) -> tuple[int, int, int]:
+    """:func:`lookup` without the check: for a hash already known to be a 64-bit int, as
+    every item's hash is (the filter's inner loops).
+
+    >>> lookup_hash(254) == lookup(254)
+    True
+    """
     fingerprint = h % 255 + 1
     return fingerprint, h, _alt_index(fingerprint, h)
 

@@ -2,8 +2,8 @@
 
 Not a filter of its own: :class:`~bloomedu.core.bits.BitArray` storage, positions from
 (h1, h2) that :mod:`bloomedu.core.hashing` gave for this table's k, and a count of the
-keys written into it.  Tested through
-the filters in ``tests/test_variants.py``.
+keys written into it.  Used by :mod:`bloomedu.variants.rotating` and
+:mod:`bloomedu.variants.scalable`; tested through them in ``tests/test_variants.py``.
 """
 
 from __future__ import annotations

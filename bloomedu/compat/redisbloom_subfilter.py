@@ -1,4 +1,4 @@
-"""The parts of RedisBloom's scalable filter: its constants, its items and hashes, one sub-filter.
+"""One sub-filter of RedisBloom's scalable filter, with the constants, item bytes and hashes it uses.
 
 RedisBloom 2.8.2 (``deps/bloom/bloom.c``, ``src/sb.c``, ``src/rebloom.c``) sizes each
 sub-filter of a chain with ``bloom_init`` and tests and sets its bits with
