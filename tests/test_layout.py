@@ -324,3 +324,15 @@ def test_the_filter_a_student_reads_is_two_modules_of_at_most_1200_lines():
                      if isinstance(node, ast.Call)}
             assert calls <= {"self._hashed", "kernels.insert", "kernels.add_new",
                              "kernels.contains"}, (method.name, calls)
+
+
+def test_bloom_filters_public_names_are_what_a_user_calls():
+    """The names a student sees on BloomFilter (dir, the API page): adding, asking, sizing,
+    bytes, set operations and estimates; nothing that only the tests or another module's
+    machinery call."""
+    from bloomedu import BloomFilter
+    public = sorted(name for name in dir(BloomFilter) if not name.startswith("_"))
+    assert public == ["HASHING", "add", "add_many", "add_many_new", "approximate_count",
+                      "bit_indices", "bits_set", "bits_snapshot", "contains_many", "copy",
+                      "current_false_positive_rate", "fill_ratio", "from_bytes",
+                      "from_capacity", "nbytes", "to_bytes"]

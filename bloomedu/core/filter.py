@@ -34,12 +34,12 @@ import numpy as np
 
 from ..kernels import bloom as kernels
 from ..kernels.murmur import fmix64_array
-from . import filter_bytes, segments
+from . import filter_bytes
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .contract import Filter
 from .filter_sets import SetOperations
-from .hashing import fmix64, hashed_batches, joined, key_hashes
+from .hashing import fmix64, hashed_batches, key_hashes
 from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter", "bit_position", "bit_positions", "bit_indices", "positions",
@@ -291,23 +291,6 @@ class BloomFilter(Filter, SetOperations):
         """
         hashed = self._hashed(keys)
         return kernels.contains(self.bits.data, self.num_bits, self.num_hashes, hashed)
-
-    # --- what a batch may change (bloomedu.steps.sequential) -------------------------
-    def inserts_before_change(self) -> None:
-        """None: a Bloom filter never changes shape (:mod:`bloomedu.core.segments`)."""
-        return None
-
-    def segment_writes(self, keys) -> segments.Writes:
-        """The bits each key's ``add`` sets and which are set now (:mod:`bloomedu.core.segments`).
-
-        >>> f = BloomFilter(64, 2); f.add("a")
-        >>> w = f.segment_writes(["a", "b"]); w.seen.tolist(), w.now_set.all(axis=1).tolist()
-        ([True, False], [True, False])
-        """
-        h1, h2 = joined(self._hashed(keys))
-        cells = positions(h1, h2, num_bits=self.num_bits, num_hashes=self.num_hashes)
-        now_set = self.bits.get_unchecked(cells)
-        return segments.Writes(now_set.all(axis=0), cells.T, now_set.T)
 
     # --- what the filter holds ----------------------------------------------------
     @property

@@ -54,8 +54,10 @@ def keep_one_at_a_time(stage, keys) -> np.ndarray:
 def keep_in_order(stage, keys: np.ndarray) -> np.ndarray:
     """Which of ``keys`` (a numpy array) the one-at-a-time loop keeps, adding them to ``stage``.
 
-    ``stage`` answers for itself what a batch may change (``inserts_before_change`` and
-    ``segment_writes``, :mod:`bloomedu.core.segments`); a structure without them is refused.
+    A structure that changes shape or forgets (the variants) answers for itself what a batch
+    may change (``inserts_before_change`` and ``segment_writes``,
+    :mod:`bloomedu.core.segments`); one that already answers "which keys were new" in bulk
+    (``BloomFilter.add_many_new``) is asked that; any other is refused.
 
     >>> from bloomedu import RotatingBloomFilter
     >>> keys = np.array([1, 2, 1, 3, 4, 5, 2], dtype=np.uint64)
@@ -65,8 +67,11 @@ def keep_in_order(stage, keys: np.ndarray) -> np.ndarray:
     """
     if not (callable(getattr(stage, "segment_writes", None))
             and callable(getattr(stage, "inserts_before_change", None))):
+        if callable(getattr(stage, "add_many_new", None)):  # the loop's answers, in bulk
+            return np.asarray(stage.add_many_new(keys), dtype=bool)
         raise TypeError(f"stage must say what a batch may change (inserts_before_change and "
-                        f"segment_writes, bloomedu.core.segments): {type(stage).__name__} does not")
+                        f"segment_writes, bloomedu.core.segments) or have add_many_new: "
+                        f"{type(stage).__name__} has neither")
     keep = np.zeros(keys.size, dtype=bool)
     start = 0
     while start < keys.size:
