@@ -156,23 +156,23 @@ def test_a_full_nonscaling_filter_errs_as_the_server_does_and_keeps_what_came_be
     assert_same(bloom_client, "full", model)
 
 
-def test_expansion_is_kept_in_32_bits_and_zero_breaks_the_first_growth(bloom_client):
-    wrapped = RedisBloomFilter(0.01, 10, expansion=2 ** 32 + 1)
+def test_where_the_module_breaks_the_model_refuses(bloom_client):
+    """The module keeps EXPANSION in 32 bits (2**32 + 1 is 1, 2**32 is 0 and breaks the first
+    growth, leaving an empty link that answers present for everything); the model takes
+    1 .. 2**32 - 1 only (tests/test_redisbloom_model.py: a chain whose next sub-filter cannot
+    be sized is full, and the model refuses, whole)."""
     bloom_client.execute_command("BF.RESERVE", "wrapped", "0.01", 10, "EXPANSION", 2 ** 32 + 1)
-    assert server_info(bloom_client, "wrapped")["Expansion rate"] == wrapped.info()["Expansion rate"] == 1
-    broken = RedisBloomFilter(0.01, 2, expansion=2 ** 32)
+    assert server_info(bloom_client, "wrapped")["Expansion rate"] == 1
     bloom_client.execute_command("BF.RESERVE", "broken", "0.01", 2, "EXPANSION", 2 ** 32)
     for item in ["a", "b"]:
-        assert bloom_client.execute_command("BF.ADD", "broken", item) == broken.add(item)
+        bloom_client.execute_command("BF.ADD", "broken", item)
     reply = bloom_client.pipeline(transaction=False).execute_command("BF.ADD", "broken", "c") \
         .execute(raise_on_error=False)[0]
     assert "problem inserting into filter" in str(reply)
-    with pytest.raises(RedisBloomError, match="problem inserting into filter"):
-        broken.add("c")
-    for item in ["c", "never added", ""]:  # the empty link the module leaves holds everything
-        assert bloom_client.execute_command("BF.EXISTS", "broken", item) == broken.exists(item) is True
-    assert server_info(bloom_client, "broken") == broken.info()
-    assert server_dump(bloom_client, "broken") == broken.scandump()
+    assert bloom_client.execute_command("BF.EXISTS", "broken", "never added") == 1  # the server's
+    for expansion in (2 ** 32, 2 ** 32 + 1, 0):
+        with pytest.raises(ValueError, match="expansion"):
+            RedisBloomFilter(0.01, 2, expansion=expansion)
 
 
 def test_an_error_rate_that_halves_to_zero_cannot_be_created(bloom_client):

@@ -202,3 +202,36 @@ def test_a_sub_filter_the_machine_cannot_hold_is_refused_clearly(monkeypatch):
 def test_a_decimal_rate_out_of_range_is_a_value_error(value):
     with pytest.raises(ValueError, match="error_rate"):
         RedisBloomFilter(value, 10)
+
+
+def test_a_chain_that_cannot_grow_is_full_and_refuses_whole():
+    """With expansion 1 the error halves at each growth until no sub-filter can be sized (from
+    1e-320, in 11 growths; from 0.5, in 1,073): then add refuses with RedisBloomError and
+    changes nothing, and the filter still dumps and reads back (the module would keep an empty
+    link holding every item)."""
+    assert RedisBloomFilter(0.5, 1, expansion=1).max_inserts == 1073
+    model = RedisBloomFilter(1e-320, 1, expansion=1)
+    assert model.max_inserts == 11
+    refused = 0
+    for i in range(60):
+        links, items, last = len(model.links), len(model), model.links[-1].data.copy()
+        try:
+            model.add(f"id-{i}")
+        except RedisBloomError as error:
+            assert "problem inserting into filter" in str(error)
+            assert (len(model.links), len(model)) == (links, items)
+            assert np.array_equal(model.links[-1].data, last)
+            refused += 1
+    assert refused and len(model) == model.max_inserts and len(model.links) == 11
+    assert RedisBloomFilter.from_bytes(model.to_bytes()) == model
+    with pytest.raises(RedisBloomError, match="problem inserting"):
+        model.add_many([f"more-{i}" for i in range(50)])
+
+
+def test_loadchunks_refuses_a_pair_that_is_not_bytes_before_allocating():
+    """bytes(2**28) would be 268 MB of zeros: a pair's data must be bytes."""
+    with pytest.raises(TypeError, match="data must be bytes"):
+        RedisBloomFilter.loadchunks([(1, 2 ** 28)])
+    header = RedisBloomFilter(0.01, 10).scandump()[0]
+    with pytest.raises(TypeError, match="data must be bytes"):
+        RedisBloomFilter.loadchunks([header, (81, 2 ** 28)])

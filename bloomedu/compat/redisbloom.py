@@ -24,9 +24,16 @@ running module), so a filter built here dumps the very bytes the server dumps:
   in pieces of at most 16 MiB, each with the iterator ``BF.LOADCHUNK`` wants.
 
 Items are what redis-py sends: ``str`` as UTF-8, bytes as they are, an int as
-its decimal digits.  The module keeps ``expansion`` in 32 bits; so does this
-model (``EXPANSION 4294967297`` is 1; 2^32 is 0, which breaks the filter at its
-first growth, on the server as here).
+its decimal digits.
+
+Where the module breaks, the model refuses and changes nothing.  The module keeps
+``expansion`` in 32 bits (``EXPANSION 4294967297`` is 1, and 2^32 is 0, which breaks the
+filter at its first growth): the model takes 1 .. 2^32 - 1 only.  When the next sub-filter
+cannot be sized (its error rate, halved at each growth, underflows: after about a thousand
+growths of ``expansion=1``), the module answers "problem inserting into filter" and keeps an
+empty link that answers present for every item; the model raises the same error and keeps
+the filter as it was, so every state it reaches dumps and reads back.  ``max_inserts`` says
+how many inserts a filter takes for certain.
 
 The module's other structure, its cuckoo filter (``CF.*``), is modelled in
 :mod:`bloomedu.compat.redisbloom_cuckoo` and importable from here too, as
@@ -49,7 +56,7 @@ from . import redisbloom_dump
 from .redisbloom_cuckoo import RedisCuckooFilter  # noqa: F401  (CF.*, documented in its module)
 from .redisbloom_subfilter import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
                                TIGHTENING, RedisBloomError, SubFilter, encode_item, encode_items,
-                               first_setters, hash_pair, hash_pairs, info_reply)
+                               first_setters, hash_pair, hash_pairs, info_reply, sizable)
 
 __all__ = ["RedisBloomFilter", "RedisBloomError", "SubFilter", "encode_item", "hash_pair",
            "info_reply"]
@@ -75,14 +82,14 @@ class RedisBloomFilter(Filter):
                  nonscaling: bool = False):
         error_rate = probability(error_rate, "error_rate")  # BF.RESERVE's range
         capacity = whole_number(capacity, "capacity", 1, MAX_NUM_BITS)
-        expansion = whole_number(expansion, "expansion", 1, MAX_NUM_BITS)
+        expansion = whole_number(expansion, "expansion", 1, 2 ** 32 - 1)  # the module's uint32
         if not isinstance(nonscaling, bool):
             raise TypeError(f"nonscaling must be a bool, not {type(nonscaling).__name__}")
         if nonscaling and expansion != 2:
             raise ValueError("a nonscaling filter cannot expand: leave expansion at its default "
                              "(BF.RESERVE refuses EXPANSION with NONSCALING)")
         self.error_rate, self.capacity = float(error_rate), int(capacity)
-        self.expansion = int(expansion) & 0xFFFFFFFF  # the module keeps it in an unsigned int
+        self.expansion = int(expansion)
         self.options = FORCE64 | NOROUND | (NO_SCALING if nonscaling else 0)
         error = self.error_rate * (1.0 if nonscaling else TIGHTENING)
         try:
@@ -97,6 +104,25 @@ class RedisBloomFilter(Filter):
     def nonscaling(self) -> bool:
         """True for a NONSCALING filter (it refuses new items once full)."""
         return bool(self.options & NO_SCALING)
+
+    @property
+    def max_inserts(self) -> int:
+        """Inserts this filter takes for certain from empty, before ``add`` may refuse one with
+        :class:`RedisBloomError` (full): the capacity of a NONSCALING filter, else the entries of
+        every sub-filter that can be sized (counted up to 2**64, the module's size_t).
+
+        >>> RedisBloomFilter(0.01, 10, nonscaling=True).max_inserts
+        10
+        >>> RedisBloomFilter(0.5, 1, expansion=1).max_inserts   # the error halves at each growth
+        1073
+        """
+        if self.nonscaling:
+            return self.links[0].entries
+        total, entries, error = 0, self.links[0].entries, self.links[0].error
+        while total < 1 << 64 and sizable(entries, error):
+            total += entries
+            entries, error = (entries * self.expansion) & _MASK64, error * TIGHTENING
+        return total
 
     def reserve_args(self, key: str) -> list:
         """The BF.RESERVE command that makes this filter on a server (before any item).
@@ -134,13 +160,11 @@ class RedisBloomFilter(Filter):
             raise RedisBloomError("non scaling filter is full")
         entries = (current.entries * self.expansion) & _MASK64  # size_t arithmetic
         error = current.error * TIGHTENING
-        try:
-            link = SubFilter.sized(entries, error)
-        except RedisBloomError:
-            self.links.append(SubFilter.broken())  # the module keeps the link it failed to size
+        if not sizable(entries, error):  # the module would keep an empty link that holds all
             raise RedisBloomError("problem inserting into filter: the next sub-filter "
-                                  f"({entries} entries at error {error!r}) cannot be sized; the "
-                                  "module leaves an empty link that holds every item") from None
+                                  f"({entries} entries at error {error!r}) cannot be sized, so "
+                                  "the filter is full (it is left as it was)")
+        link = SubFilter.sized(entries, error)
         self.links.append(link)
         return link
 

@@ -68,10 +68,10 @@ def load_chunks(cls, pairs: Iterable[tuple[int, bytes]]):
     first = next(pairs, None)
     if first is None or first[0] != 1:
         raise ValueError("the first pair must be the header, with iterator 1")
-    header = bytes(first[1])
+    header = as_bytes(first[1]).tobytes()  # bytes(n) of an int would allocate n zeros
     sizes = [fields[0] for fields in _read_header(header)]
-    pieces = sorted((_chunk_offset(iterator, len(data), sizes), bytes(data))
-                    for iterator, data in pairs)
+    pieces = sorted((_chunk_offset(iterator, len(data), sizes), data.tobytes())
+                    for iterator, data in ((iterator, as_bytes(data)) for iterator, data in pairs))
     covered = 0
     for offset, data in pieces:
         if offset != covered:

@@ -51,6 +51,16 @@ def bits_per_entry(error: float) -> float:
     return -bpe if bpe < 0 else bpe
 
 
+def sizable(entries: int, error: float) -> bool:
+    """True if the module's ``bloom_init`` can size a sub-filter of ``entries`` at ``error``
+    (at least one entry, an error in (0, 1), fewer than 2**64 bits); nothing is allocated.
+
+    >>> sizable(100, 0.005), sizable(100, 5e-324 / 2), sizable(2**64 - 1, 1e-9)
+    (True, False, False)
+    """
+    return entries >= 1 and 0 < error < 1 and link_bytes(entries, bits_per_entry(error)) > 0
+
+
 def link_bytes(entries: int, bpe: float) -> int:
     """The bytes of a sub-filter for ``entries`` at ``bpe`` bits per entry, as ``bloom_init``
     sizes it with FORCE64 | NOROUND: floor(entries * bpe) bits (at least 1), in 64-bit words;
@@ -163,15 +173,6 @@ class SubFilter:
         link.bits = link.nbytes * 8
         link.hashes = int(math.ceil(LN2 * link.bpe))
         link.data = zeros(link.nbytes, f"a sub-filter of {entries} entries at error {error!r}")
-        return link
-
-    @classmethod
-    def broken(cls) -> "SubFilter":
-        """The empty link the module leaves when a growth fails: no bits, no hash, holds anything."""
-        link = cls()
-        link.entries = link.size = link.n2 = link.hashes = link.bits = link.nbytes = 0
-        link.error = link.bpe = 0.0
-        link.data = np.zeros(0, dtype=np.uint8)
         return link
 
     def positions(self, a: int, b: int) -> list[int]:
