@@ -187,9 +187,9 @@ for bits_per_key in (8, 10, 12, 14, 16, 18, 20, 24):
     f.add_many(members)
     measured = float(f.contains_many(queries).mean())
     formula = split_block_false_positive_rate(n, f.num_blocks)
-    same_k = false_positive_rate(f.num_bits, n, 8)
+    same_k = false_positive_rate(num_bits=f.num_bits, num_hashes=8, n=n)
     best_k = max(1, round(bits_per_key * math.log(2)))
-    best = false_positive_rate(f.num_bits, n, best_k)
+    best = false_positive_rate(num_bits=f.num_bits, num_hashes=best_k, n=n)
     rows.append((bits_per_key, same_k, best, formula, measured))
     z = (measured - formula) / math.sqrt(formula * (1 - formula) / queries.size)
     print(f"{bits_per_key:>8} {same_k:>10.6f} {best:>13.6f} {formula:>9.6f} {measured:>9.6f} {z:>+5.1f} {formula / same_k:>18.2f}")
@@ -225,8 +225,8 @@ plt.show()
 
 # %%
 day = 864_000_000
-plain_bits = num_bits_for(day, 0.001)
-blocked_bits = 256 * num_blocks_for(day, 0.001)
+plain_bits = num_bits_for(n=day, p=0.001)
+blocked_bits = 256 * num_blocks_for(n=day, p=0.001)
 print(f"plain filter:   {plain_bits / day:.2f} bits a key, {plain_bits / 8 / 2 ** 30:.2f} GiB for the day")
 print(f"blocked filter: {blocked_bits / day:.2f} bits a key, {blocked_bits / 8 / 2 ** 30:.2f} GiB for the day "
       f"({blocked_bits / plain_bits - 1:.1%} more)")

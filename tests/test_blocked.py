@@ -121,11 +121,11 @@ def test_false_positive_rate_is_the_poisson_average(bits_per_key):
 
 def test_sizing_meets_the_rate_with_the_fewest_blocks():
     for n, p in ((1000, 0.01), (1_000_000, 0.001), (864_000_000, 0.001)):
-        blocks_needed = num_blocks_for(n, p)
+        blocks_needed = num_blocks_for(n=n, p=p)
         assert split_block_false_positive_rate(n, blocks_needed) <= p
         assert split_block_false_positive_rate(n, blocks_needed - 1) > p
     f = BlockedBloomFilter.from_capacity(1_000_000, 0.001)
-    assert f.num_blocks == num_blocks_for(1_000_000, 0.001) and f.num_hashes == 8
+    assert f.num_blocks == num_blocks_for(n=1_000_000, p=0.001) and f.num_hashes == 8
 
 
 def test_rate_formula_limits():
@@ -220,7 +220,7 @@ def test_every_block_sits_in_one_cache_line():
 def test_from_capacity_takes_numpy_integers_as_their_values(n):
     """np.int16(30000) // 32 * 2 once overflowed (issue 18): every size goes through core.checks."""
     assert BlockedBloomFilter.from_capacity(n, 0.01) == BlockedBloomFilter.from_capacity(30000, 0.01)
-    assert num_blocks_for(n, 0.01) == num_blocks_for(30000, 0.01)
+    assert num_blocks_for(n=n, p=0.01) == num_blocks_for(n=30000, p=0.01)
 
 
 @pytest.mark.parametrize("bad, error", [(None, TypeError), (True, TypeError), (2.0, TypeError),

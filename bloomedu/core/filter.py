@@ -100,7 +100,7 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> BloomFilter.example_arguments(1000)
         {'num_bits': 9586, 'num_hashes': 7}
         """
-        num_bits, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        num_bits, num_hashes = size_for(n=capacity, p=EXAMPLE_FPP)
         return {"num_bits": num_bits, "num_hashes": num_hashes}
 
     @classmethod
@@ -121,7 +121,7 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
         p = probability(fpp, "fpp")
         asked = f"expected_items={n} at fpp={p}"
-        m, k = size_for(n, p, asked)
+        m, k = size_for(n=n, p=p, asked=asked)
         check_storage(8 * -(-m // 64), f"{asked} (num_bits={m})")
         return cls(m, k)
 
@@ -289,7 +289,8 @@ class BloomFilter(Filter, SetOperations, LockedWrites):
         >>> round(f.approximate_count())
         698
         """
-        return estimate_count(self.bits_set(), self.num_bits, self.num_hashes)
+        return estimate_count(num_bits=self.num_bits, num_hashes=self.num_hashes,
+                              bits_set=self.bits_set())
 
     # --- set operations (bloomedu.core.filter_sets), copies, equality -----------------
     def _check_compatible(self, other: object) -> "BloomFilter":

@@ -46,6 +46,10 @@ class SaltedBloomFilter(Filter, LockedWrites):
     >>> f.num_bits, f.nbytes
     (256, 32)
 
+    Its arguments come in the article's order, k first, as in its
+    ``BloomFilter(numberOfHashFunctions, numberOfBits)``, so that lesson 05's code reads
+    like the article's.  The second is the hash width, not m: the filter has 2**hash_bits bits.
+
     k is at most 1024 (``MAX_HASHES``) and n at most 32 (the hash is 32 bits).  It
     pickles, its ``hash_function`` by reference: a module-level function works,
     a lambda gets a clear ``PicklingError``.
@@ -76,8 +80,9 @@ class SaltedBloomFilter(Filter, LockedWrites):
         >>> SaltedBloomFilter.example_arguments(1000)
         {'num_hashes': 11, 'hash_bits': 14}
         """
-        hash_bits = min(32, max(1, (num_bits_for(capacity, EXAMPLE_FPP) - 1).bit_length()))
-        return {"num_hashes": hashes_for(2 ** hash_bits, capacity), "hash_bits": hash_bits}
+        hash_bits = min(32, max(1, (num_bits_for(n=capacity, p=EXAMPLE_FPP) - 1).bit_length()))
+        num_hashes = hashes_for(num_bits=2 ** hash_bits, n=capacity)
+        return {"num_hashes": num_hashes, "hash_bits": hash_bits}
 
     def _make_hash_functions(self) -> list[Callable[[str], int]]:
         """The k salted functions, salts "0" to "k-1" (rebuilt, not pickled: they are closures)."""

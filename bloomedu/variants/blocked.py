@@ -78,10 +78,11 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     return math.fsum(terms)
 
 
-def num_blocks_for(n: int, p: float) -> int:
+def num_blocks_for(*, n: int, p: float) -> int:
     """The fewest blocks that hold n keys at a rate of at most p (by bisection).
 
-    >>> num_blocks_for(1_000_000, 0.001), round(num_blocks_for(1_000_000, 0.001) * 256 / 1e6, 2)
+    >>> blocks = num_blocks_for(n=1_000_000, p=0.001)
+    >>> blocks, round(blocks * 256 / 1e6, 2)
     (65976, 16.89)
     """
     n = whole_number(n, "expected_items", 1, MAX_NUM_BITS)  # a Python int: no numpy overflow
@@ -127,7 +128,7 @@ class BlockedBloomFilter(Filter, LockedWrites):
         >>> BlockedBloomFilter.example_arguments(1000)
         {'num_bits': 10752}
         """
-        return {"num_bits": num_blocks_for(capacity, EXAMPLE_FPP) * BLOCK_BITS}
+        return {"num_bits": num_blocks_for(n=capacity, p=EXAMPLE_FPP) * BLOCK_BITS}
 
     @classmethod
     def from_capacity(cls, expected_items: int, fpp: float) -> "BlockedBloomFilter":
@@ -137,7 +138,7 @@ class BlockedBloomFilter(Filter, LockedWrites):
         >>> f.num_blocks, f.nbytes
         (65976, 2111232)
         """
-        num_blocks = num_blocks_for(expected_items, fpp)
+        num_blocks = num_blocks_for(n=expected_items, p=fpp)
         check_storage(32 * num_blocks + _LINE, f"expected_items={expected_items} at fpp={fpp} "
                                                f"(num_bits={num_blocks * BLOCK_BITS})")
         return cls(num_blocks * BLOCK_BITS)

@@ -69,7 +69,7 @@ class CountingBloomFilter(Shared):
         >>> CountingBloomFilter.example_arguments(1000)
         {'num_cells': 9586, 'num_hashes': 7}
         """
-        num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        num_cells, num_hashes = size_for(n=capacity, p=EXAMPLE_FPP)
         return {"num_cells": num_cells, "num_hashes": num_hashes}
 
     @property

@@ -76,7 +76,7 @@ class StableBloomFilter(Shared):
         >>> StableBloomFilter.example_arguments(1000)
         {'num_cells': 9586, 'num_hashes': 7, 'bits_per_cell': 8, 'decrements': 1, 'seed': 3}
         """
-        num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
+        num_cells, num_hashes = size_for(n=capacity, p=EXAMPLE_FPP)
         return {"num_cells": num_cells, "num_hashes": num_hashes, "bits_per_cell": 8,
                 "decrements": 1, "seed": 3}
 
