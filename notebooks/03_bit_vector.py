@@ -221,7 +221,8 @@ guess_rate.reveal(rows[-1][2])
 # %%
 ax = new_axes()
 grid = np.linspace(0, checkpoints[-1], 200)
-ax.plot(grid, [bit_vector_false_positive_rate(num_bits=m, n=n) for n in grid], label=r"$1 - (1 - 1/m)^n$")
+ax.plot(grid, [bit_vector_false_positive_rate(num_bits=m, n=n) for n in grid],
+        label=r"$1 - (1 - 1/m)^n$")
 ax.plot([r[0] for r in rows], [r[2] for r in rows], "o", label=f"measured, {num_queries} fresh keys")
 decorate(ax, xlabel="n, items inserted", ylabel="false-positive rate p",
          title=f"Bit vector, m = 2**{hash_bits} bits: p grows with every insertion")

@@ -227,7 +227,8 @@ for k in ks:
     start = time.perf_counter()
     assert all(key in bloom for key in inserted[:500])
     query_time = (time.perf_counter() - start) / 500
-    salted_rows.append((k, false_positive_share(bloom), false_positive_rate(num_bits=m, num_hashes=k, n=n)))
+    salted_rows.append((k, false_positive_share(bloom),
+                        false_positive_rate(num_bits=m, num_hashes=k, n=n)))
     timings.append((k, add_time / n, query_time))
 
 print(f"m = {m}, n = {n}, {num_queries} queries; the formula is lowest at k = "
@@ -243,7 +244,8 @@ guess_more.reveal("more" if rate[12] > rate[6] else "fewer")
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=FIGSIZE)
 k_grid = list(range(1, ks[-1] + 1))
-left.plot(k_grid, [false_positive_rate(num_bits=m, num_hashes=k, n=n) for k in k_grid], label=r"$(1 - e^{-kn/m})^k$")
+left.plot(k_grid, [false_positive_rate(num_bits=m, num_hashes=k, n=n) for k in k_grid],
+          label=r"$(1 - e^{-kn/m})^k$")
 left.plot(ks, [r[1] for r in salted_rows], "o", label="measured")
 decorate(left, xlabel="k, hash functions", ylabel="false-positive rate p", yscale="log",
          xticks=k_grid[::2], title=f"m = 2**{hash_bits}, n = {n}")

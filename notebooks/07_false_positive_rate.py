@@ -104,8 +104,9 @@ guess_best = predict("A filter with 10 bits per key uses its best whole k. What 
 best_k = optimal_num_hashes(num_bits=10_000, n=1000)
 print(f"m/n = 10: best k = 10 ln 2 = {10 * LN2:.2f}, so k = {best_k}; "
       f"p = 2^(-{10 * LN2:.2f}) = {2 ** (-10 * LN2):.5f}")
-print(f"at the whole k = {best_k}: (1 - e^(-kn/m))^k = {false_positive_rate(num_bits=10_000, num_hashes=best_k, n=1000):.5f}")
-guess_best.reveal(false_positive_rate(num_bits=10_000, num_hashes=best_k, n=1000), label="Computed")
+rate_at_best = false_positive_rate(num_bits=10_000, num_hashes=best_k, n=1000)
+print(f"at the whole k = {best_k}: (1 - e^(-kn/m))^k = {rate_at_best:.5f}")
+guess_best.reveal(rate_at_best, label="Computed")
 
 # %% [markdown]
 # The best k is 6.93, so 7 hash functions, and the rate is $2^{-6.93} = 0.00819$, about 1 in 122
@@ -129,7 +130,8 @@ guess_best.reveal(false_positive_rate(num_bits=10_000, num_hashes=best_k, n=1000
 
 # %%
 m, k, n = 2**16, 4, 8192
-p_measured = measure_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=QUERIES, seed=SEED)
+p_measured = measure_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=QUERIES,
+                                         seed=SEED)
 low, high = wilson_interval(round(p_measured * QUERIES), QUERIES)
 print(f"m={m} k={k} n={n}, {QUERIES:,} queries: measured {p_measured:.5f}, 95% interval "
       f"[{low:.5f}, {high:.5f}]; classic {false_positive_rate(num_bits=m, num_hashes=k, n=n):.5f}, "
@@ -209,11 +211,12 @@ guess_double = predict("By what factor does the rate fall when m doubles from 10
                        "bits (k = 4, n = 1,000)?", None)
 
 # %%
-by_m = sweep(num_bits=np.unique(np.geomspace(2_000, 40_000, 16).astype(int)).tolist(), num_hashes=4, num_items=1000,
-             num_queries=QUERIES, seed=SEED)
+by_m = sweep(num_bits=np.unique(np.geomspace(2_000, 40_000, 16).astype(int)).tolist(),
+             num_hashes=4, num_items=1000, num_queries=QUERIES, seed=SEED)
 print(format_table(by_m, ["num_bits", "false_positives", "rate", "low", "high", "classic",
                           "exact"]))
-falls = {bits: exact_false_positive_rate(num_bits=bits, num_hashes=4, n=1000) / exact_false_positive_rate(num_bits=2 * bits, num_hashes=4, n=1000)
+falls = {bits: exact_false_positive_rate(num_bits=bits, num_hashes=4, n=1000)
+               / exact_false_positive_rate(num_bits=2 * bits, num_hashes=4, n=1000)
          for bits in (10_000, 20_000, 40_000)}
 for bits, factor in falls.items():
     print(f"m = {bits:,} -> {2 * bits:,}: the exact rate falls {factor:.1f} times")
@@ -283,8 +286,8 @@ plt.show()
 space_rows = []
 for p in (1e-1, 1e-2, 1e-3, 1e-4, 1e-5):
     sized = BloomFilter.from_capacity(20_000, p)
-    measured = measure_false_positive_rate(num_bits=sized.num_bits, num_hashes=sized.num_hashes, num_items=20_000, num_queries=200_000,
-                                           seed=SEED)
+    measured = measure_false_positive_rate(num_bits=sized.num_bits, num_hashes=sized.num_hashes,
+                                           num_items=20_000, num_queries=200_000, seed=SEED)
     space_rows.append({"p": p, "k": sized.num_hashes, "bits/item": sized.num_bits / 20_000,
                        "1.44 log2(1/p)": bits_per_item(p),
                        "log2(1/p)": lower_bound_bits_per_item(p), "measured p": measured})

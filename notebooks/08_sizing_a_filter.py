@@ -92,7 +92,8 @@ print(f"n = {n:,} items, p = {p}")
 print(f"m = {m:,} bits = {m / n:.3f} bits per item")
 print(f"k = (m/n) ln 2 = {m / n * math.log(2):.3f} -> {k} hash functions")
 bloom = BloomFilter.from_capacity(n, p)
-assert (m, k) == (num_bits_for(n=n, p=p), optimal_num_hashes(num_bits=m, n=n)) == (bloom.num_bits, bloom.num_hashes)
+assert (m, k) == (num_bits_for(n=n, p=p), optimal_num_hashes(num_bits=m, n=n))
+assert (m, k) == (bloom.num_bits, bloom.num_hashes)
 print(f"{bloom!r}: {bloom.nbytes:,} bytes of bits = {bloom.nbytes / MIB:.3f} MiB "
       f"= {bloom.nbytes / 1e6:.3f} MB")
 guess_bytes.reveal(bloom.nbytes, label="Computed")
@@ -162,7 +163,8 @@ big.add_many(big_inserted)
 missing = int((~big.contains_many(big_inserted)).sum())
 claimed = int(big.contains_many(big_queries).sum())
 big_theory = false_positive_rate(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000)
-big_sd = measured_rate_std(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000, num_queries=1_000_000)
+big_sd = measured_rate_std(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000,
+                           num_queries=1_000_000)
 print(f"{big!r}: {big.nbytes:,d} bytes, {missing} false negatives")
 z = (claimed / 1e6 - big_theory) / big_sd
 print(f"measured p {claimed / 1e6:.5f}, (1-e^(-kn/m))^k {big_theory:.5f}, (meas-theory)/sd {z:+.2f}; "
@@ -215,7 +217,8 @@ print(f"{'design':30} {'m bits':>15} {'k':>3} {'memory':>10} {'p at midnight':>1
 for name, (bits, k) in designs.items():
     lost = expected_drops(num_bits=bits, num_hashes=k, n=IDS_PER_DAY)
     print(f"{name:30} {bits:15,d} {k:3d} {bits / 8 / 2**30:6.2f} GiB "
-          f"{false_positive_rate(num_bits=bits, num_hashes=k, n=IDS_PER_DAY):13.5f} {lost:22,.0f} {lost / IDS_PER_DAY:7.3%}")
+          f"{false_positive_rate(num_bits=bits, num_hashes=k, n=IDS_PER_DAY):13.5f} "
+          f"{lost:22,.0f} {lost / IDS_PER_DAY:7.3%}")
 lost_02 = expected_drops(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY)  # one hash, 2**32 values: lesson 02's set
 print(f"{'lesson 02: set of 32-bit hashes':30} {'':15} {'':3} {4 * IDS_PER_DAY / 2**30:6.2f} GiB "
       f"{false_positive_rate(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY):13.5f} {lost_02:22,.0f} "
@@ -275,7 +278,8 @@ fig, ax = plt.subplots(figsize=FIGSIZE)
 hours = np.linspace(0, 24, 200)
 for (name, (bits, k)), color, short in zip(scaled.items(), ["#f28e2b", "#1f4e79"],
                                           ["article", "sized for the day"]):
-    ax.plot(hours, [false_positive_rate(num_bits=bits, num_hashes=k, n=len(day_ids) * h / 24) for h in hours],
+    ax.plot(hours, [false_positive_rate(num_bits=bits, num_hashes=k, n=len(day_ids) * h / 24)
+                    for h in hours],
             color=color, label=rf"{short}: $(1 - e^{{-ki/m}})^k$")
     measured = [float(drops[name][part].mean()) for part in slices]
     middles = [24 * (number + 0.5) / 16 for number in range(16)]

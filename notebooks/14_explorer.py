@@ -111,7 +111,8 @@ guess_k.reveal(result.curve_x[int(np.argmin(result.curve_exact))], label="The fo
 # all twelve filters hold the same 1,000 keys and answer the same queries.
 
 # %%
-print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  optimal k = {optimal_num_hashes(num_bits=10_000, n=1000)}")
+print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  "
+      f"optimal k = {optimal_num_hashes(num_bits=10_000, n=1000)}")
 print(f"k = 4: p = {result.curve_exact[3]:.5f};  k = 7: p = {result.curve_exact[6]:.5f}; "
       f"ratio {result.curve_exact[3] / result.curve_exact[6]:.2f}")
 z = [(got - exact) / sd for got, exact, sd in

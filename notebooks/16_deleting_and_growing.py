@@ -77,8 +77,9 @@ SEED = 16
 W, P_TARGET = 3600, 0.001
 cells = RotatingBloomFilter(capacity=W // 3, fpp=P_TARGET, generations=4).nbytes * 8 // 2
 decrements = vt.stable_decrements_for(num_cells=cells, num_hashes=4, max_value=3, fpp=P_TARGET)
+stable_shape = dict(num_cells=cells, num_hashes=4, max_value=3, decrements=decrements)
 print(f"stable filter: m = {cells:,d} cells of 2 bits, K = 4, Max = 3, P = {decrements}, "
-      f"stable rate {vt.stable_false_positive_rate(num_cells=cells, num_hashes=4, max_value=3, decrements=decrements):.5f}")
+      f"stable rate {vt.stable_false_positive_rate(**stable_shape):.5f}")
 
 # %% [markdown]
 # The measurement: first 36,000 keys to bring the filter to its stable point, then keys in
@@ -105,7 +106,7 @@ for start in range(0, keys.size - block, block):
             tried[gap] += block
 print(f"{'gap, inserts':>12} {'gap, minutes':>12} {'measured':>9} {'formula':>8} {'z':>5}")
 for gap in gaps:
-    formula = np.mean([vt.stable_false_negative_rate(num_cells=cells, num_hashes=4, max_value=3, decrements=decrements, gap=gap + j)
+    formula = np.mean([vt.stable_false_negative_rate(**stable_shape, gap=gap + j)
                        for j in range(0, block, 8)])
     z = (lost[gap] / tried[gap] - formula) / math.sqrt(formula * (1 - formula) / tried[gap])
     print(f"{gap:>12,d} {gap / W * 60:>12.1f} {lost[gap] / tried[gap]:>9.4f} {formula:>8.4f} "
@@ -234,9 +235,11 @@ for label, make in choices.items():
         grown.add_many(np.arange(done, n, dtype=np.uint64))
         done = n
         formula = vt.compound_false_positive_rate(
-            exact_false_positive_rate(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count) for t in grown.tables)
-        spread = math.sqrt(sum(measured_rate_std(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count, num_queries=queries.size)
-                               ** 2 for t in grown.tables))  # the queries and the filter's own
+            exact_false_positive_rate(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count)
+            for t in grown.tables)
+        spread = math.sqrt(sum(measured_rate_std(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count,
+                                                 num_queries=queries.size) ** 2
+                               for t in grown.tables))  # the queries and the filter's own
         measured[label, n] = float(grown.contains_many(queries).mean())
         print(f"{label:<34} {n:>7,d} {len(grown.tables):>4d} {measured[label, n]:>9.5f} "
               f"{formula:>8.5f} {(measured[label, n] - formula) / spread:>+5.1f} "

@@ -83,10 +83,9 @@ small_rows = []
 for size, k_small, n_small, queries in points:
     exact = exact_false_positive_rate(num_bits=size, num_hashes=k_small, n=n_small)
     std = measured_rate_std(num_bits=size, num_hashes=k_small, n=n_small, num_queries=queries) / math.sqrt(RUNS)
-    mixed = np.mean([measure_false_positive_rate(num_bits=size, num_hashes=k_small, num_items=n_small, num_queries=queries, seed=seed)
-                     for seed in range(RUNS)])
-    plain = np.mean([measure_plain_double_hashing_rate(num_bits=size, num_hashes=k_small, num_items=n_small, num_queries=queries, seed=seed)
-                     for seed in range(PLAIN_RUNS)])
+    run = dict(num_bits=size, num_hashes=k_small, num_items=n_small, num_queries=queries)
+    mixed = np.mean([measure_false_positive_rate(**run, seed=seed) for seed in range(RUNS)])
+    plain = np.mean([measure_plain_double_hashing_rate(**run, seed=seed) for seed in range(PLAIN_RUNS)])
     small_rows.append({"m": size, "k": k_small, "n": n_small, "queries": RUNS * queries,
                        "classic": false_positive_rate(num_bits=size, num_hashes=k_small, n=n_small), "exact": exact,
                        "std": std, "BloomFilter": mixed, "z": (mixed - exact) / std,

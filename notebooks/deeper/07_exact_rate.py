@@ -66,7 +66,8 @@ by_enumeration = float(np.mean((bits_set / tiny_m) ** tiny_k))
 print(f"by enumeration  {by_enumeration:.6f}")
 print(f"library exact   {exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n):.6f}")
 print(f"classic         {false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n):.6f}")
-assert abs(by_enumeration - exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n)) < 1e-12
+assert abs(by_enumeration
+           - exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n)) < 1e-12
 
 # %% [markdown]
 # ## The distribution of X, one position at a time
@@ -126,8 +127,10 @@ print(f"exact rate, m=1e5, n=1e5, k=10: {big_exact:.10f} in {time.perf_counter()
 
 # %%
 sizes = [2**e for e in range(3, 21)]
-ratio_rows = [{"m": size, "n": size // 8, "classic": false_positive_rate(num_bits=size, num_hashes=6, n=size // 8),
-               "exact": exact_false_positive_rate(num_bits=size, num_hashes=6, n=size // 8)} for size in sizes]
+ratio_rows = [{"m": size, "n": size // 8,
+               "classic": false_positive_rate(num_bits=size, num_hashes=6, n=size // 8),
+               "exact": exact_false_positive_rate(num_bits=size, num_hashes=6, n=size // 8)}
+              for size in sizes]
 for row in ratio_rows:
     row["exact/classic"] = row["exact"] / row["classic"]
 print(format_table(ratio_rows, ["m", "n", "classic", "exact", "exact/classic"],

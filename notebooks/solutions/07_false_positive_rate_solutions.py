@@ -86,7 +86,8 @@ bloom = BloomFilter(num_bits, num_hashes)
 bloom.add_many(inserted)
 assert bloom.contains_many(inserted).all()  # no false negatives
 answer = int(np.count_nonzero(bloom.contains_many(queries))) / trials
-one_call = measure_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, num_items=n, num_queries=trials, seed=SEED)
+one_call = measure_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, num_items=n,
+                                       num_queries=trials, seed=SEED)
 print(f"measured by hand {answer:.5f}; measure_false_positive_rate {one_call:.5f}; "
       f"exact {exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n):.5f}")
 

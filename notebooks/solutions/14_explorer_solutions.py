@@ -70,8 +70,10 @@ best_real = m / n * math.log(2)
 print(f"(m/n) ln 2 = {best_real:.3f}")
 print(f"{'k':>2} {'classic':>9} {'exact':>9}")
 for k in range(4, 8):
-    print(f"{k:>2} {false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f} {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f}")
-answer = min((math.floor(best_real), math.ceil(best_real)), key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
+    print(f"{k:>2} {false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f} "
+          f"{exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f}")
+answer = min((math.floor(best_real), math.ceil(best_real)),
+             key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
 assert answer == optimal_num_hashes(num_bits=m, n=n)
 print(f"the curve bottoms out at k = {answer}")
 
