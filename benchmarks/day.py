@@ -63,7 +63,7 @@ def new_filter(kind: str, capacity: int):
 def rate_after(f, n: float) -> float:
     """The filter's expected false-positive rate after n distinct keys."""
     if isinstance(f, BlockedBloomFilter):
-        return split_block_false_positive_rate(n, f.num_blocks)
+        return split_block_false_positive_rate(num_blocks=f.num_blocks, n=n)
     return false_positive_rate(num_bits=f.num_bits, num_hashes=f.num_hashes, n=n)
 
 

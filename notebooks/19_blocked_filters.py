@@ -186,7 +186,7 @@ for bits_per_key in (8, 10, 12, 14, 16, 18, 20, 24):
     f = BlockedBloomFilter(n * bits_per_key)
     f.add_many(members)
     measured = float(f.contains_many(queries).mean())
-    formula = split_block_false_positive_rate(n, f.num_blocks)
+    formula = split_block_false_positive_rate(num_blocks=f.num_blocks, n=n)
     same_k = false_positive_rate(num_bits=f.num_bits, num_hashes=8, n=n)
     best_k = max(1, round(bits_per_key * math.log(2)))
     best = false_positive_rate(num_bits=f.num_bits, num_hashes=best_k, n=n)
@@ -255,7 +255,7 @@ for key in ids.tolist():
     loop.add(key)
 assert new.tolist() == one_by_one and bulk == loop
 genuine = int((~is_copy).sum())
-predicted = sum(split_block_false_positive_rate(k, bulk.num_blocks) for k in range(genuine))
+predicted = sum(split_block_false_positive_rate(num_blocks=bulk.num_blocks, n=k) for k in range(genuine))
 print(f"{ids.size:,} messages, {int(is_copy.sum())} second copies of double clicks")
 print(f"dropped: {int((~new & is_copy).sum())} copies, {int((~new & ~is_copy).sum())} genuine clicks "
       f"(predicted {predicted:.1f}: the rate after j keys, summed over the genuine clicks)")

@@ -21,7 +21,7 @@ from bloomedu.core import theory
 from bloomedu.variants import theory as variant_theory
 
 ORDER = "mknp"
-ROLE = {name: "m" for name in ("num_bits", "num_cells", "slice_bits")}
+ROLE = {name: "m" for name in ("num_bits", "num_cells", "slice_bits", "num_blocks")}
 ROLE |= {name: "k" for name in ("num_hashes", "hashes")}
 ROLE |= {name: "n" for name in ("n", "num_items", "items", "n_elements", "inserts")}
 ROLE |= {name: "p" for name in ("p", "fpp", "fp_rate", "target_fpp")}

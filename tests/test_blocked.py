@@ -111,7 +111,7 @@ def test_false_positive_rate_is_the_poisson_average(bits_per_key):
     f.add_many(keys[:n])
     queries = np.random.default_rng(99).integers(2 ** 63, 2 ** 64 - 1, 400_000, dtype=np.uint64)
     measured = f.contains_many(queries).mean()
-    expected = split_block_false_positive_rate(n, f.num_blocks)
+    expected = split_block_false_positive_rate(num_blocks=f.num_blocks, n=n)
     sd = math.sqrt(expected * (1 - expected) / queries.size)
     assert abs(measured - expected) < 5 * sd + 0.05 * expected, (measured, expected)
     assert abs(f.current_false_positive_rate() - expected) < 0.1 * expected
@@ -122,16 +122,16 @@ def test_false_positive_rate_is_the_poisson_average(bits_per_key):
 def test_sizing_meets_the_rate_with_the_fewest_blocks():
     for n, p in ((1000, 0.01), (1_000_000, 0.001), (864_000_000, 0.001)):
         blocks_needed = num_blocks_for(n=n, p=p)
-        assert split_block_false_positive_rate(n, blocks_needed) <= p
-        assert split_block_false_positive_rate(n, blocks_needed - 1) > p
+        assert split_block_false_positive_rate(num_blocks=blocks_needed, n=n) <= p
+        assert split_block_false_positive_rate(num_blocks=blocks_needed - 1, n=n) > p
     f = BlockedBloomFilter.from_capacity(1_000_000, 0.001)
     assert f.num_blocks == num_blocks_for(n=1_000_000, p=0.001) and f.num_hashes == 8
 
 
 def test_rate_formula_limits():
-    assert split_block_false_positive_rate(0, 10) == 0.0
-    assert split_block_false_positive_rate(10 ** 7, 1) == pytest.approx(1.0)
-    one_key = split_block_false_positive_rate(1e-9, 1)  # about n (1/32)^8
+    assert split_block_false_positive_rate(num_blocks=10, n=0) == 0.0
+    assert split_block_false_positive_rate(num_blocks=1, n=10 ** 7) == pytest.approx(1.0)
+    one_key = split_block_false_positive_rate(num_blocks=1, n=1e-9)  # about n (1/32)^8
     assert one_key == pytest.approx(1e-9 * 32.0 ** -8, rel=1e-6)
 
 

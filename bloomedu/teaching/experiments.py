@@ -235,8 +235,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 class SweepRow:
     """One measured filter: its m, k, n, the measurement, and theory beside it.
 
-    ``seed`` reproduces the row: ``measure_false_positive_rate(num_bits,
-    num_hashes, num_items, num_queries, seed) == rate``.
+    ``seed`` reproduces the row: ``measure_false_positive_rate(num_bits=..., num_hashes=...,
+    num_items=..., num_queries=..., seed=seed) == rate``.
 
     >>> row = sweep(num_bits=2**10, num_hashes=2, num_items=100, num_queries=1000, seed=3)[0]
     >>> row.false_positives / row.num_queries == row.rate, row.low <= row.rate <= row.high

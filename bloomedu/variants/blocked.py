@@ -52,7 +52,7 @@ _LINE = blocks.LINE_BYTES
 
 
 
-def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
+def split_block_false_positive_rate(*, num_blocks: int, n: float) -> float:
     """The rate of a split-block filter after n keys: the Poisson average over blocks.
 
     A block that received j keys has, in each of its 8 words of 32 bits, each bit
@@ -61,7 +61,7 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     n / num_blocks, so the rate is the sum over j of P(j) (1 - (31/32)^j)^8
     (Putze, Sanders and Singler 2007, section 3, for blocks of this kind).
 
-    >>> round(split_block_false_positive_rate(1_000_000, 62_500), 5)  # 16 bits a key
+    >>> round(split_block_false_positive_rate(num_blocks=62_500, n=1_000_000), 5)  # 16 bits a key
     0.00132
     """
     n = real_number(n, "n", 0.0, allowed="a non-negative number")
@@ -88,12 +88,12 @@ def num_blocks_for(*, n: int, p: float) -> int:
     n = whole_number(n, "expected_items", 1, MAX_NUM_BITS)  # a Python int: no numpy overflow
     p = probability(p, "fpp")
     low, high = 1, max(1, n // 32)  # start at 8 bits a key
-    while split_block_false_positive_rate(n, high) > p:
+    while split_block_false_positive_rate(num_blocks=high, n=n) > p:
         low, high = high, 2 * high
     while low < high:  # the rate falls as blocks are added
         middle = (low + high) // 2
-        low, high = (middle + 1, high) if split_block_false_positive_rate(n, middle) > p \
-            else (low, middle)
+        too_few = split_block_false_positive_rate(num_blocks=middle, n=n) > p
+        low, high = (middle + 1, high) if too_few else (low, middle)
     return low
 
 

@@ -54,7 +54,7 @@ def cache_lines_touched(answer, *, num_bits: int = 14_377_588, num_hashes: int =
 
 
 @checker
-def split_block_fpp(answer, n: int = 20_000, num_blocks: int = 1_000):
+def split_block_fpp(answer, *, num_blocks: int = 1_000, n: int = 20_000):
     """The rate of a split-block filter of ``num_blocks`` 256-bit blocks after n keys.
 
     >>> split_block_fpp(0.003974, n=20_000, num_blocks=1_000)

@@ -30,7 +30,7 @@ def _bits_for(n: float, p: float, log=math.log) -> float:
 
 # --- lesson 05: the article's BloomFilter(k, n) ----------------------------------------
 @checker
-def article_filter_bytes(answer, num_hashes: int = 3, hash_bits: int = 16):
+def article_filter_bytes(answer, *, num_hashes: int = 3, hash_bits: int = 16):
     """Bytes of bits in the article's ``BloomFilter(numberOfHashFunctions, numberOfBits)``.
 
     >>> article_filter_bytes(8192, num_hashes=3, hash_bits=16)

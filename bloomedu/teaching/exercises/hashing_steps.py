@@ -76,7 +76,7 @@ def bytes_per_id(answer, id_chars: int = 36):
 
 # --- lesson 02: hashed IDs and the birthday bound -----------------------------------------
 @checker
-def expected_collisions(answer, n: int = 100_000, hash_bits: int = 32):
+def expected_collisions(answer, *, hash_bits: int = 32, n: int = 100_000):
     """Expected number of the n IDs whose b-bit hash was already taken, about n^2 / 2^(b+1).
 
     >>> expected_collisions(1.164, n=100_000, hash_bits=32)
@@ -139,7 +139,7 @@ def genuine_dropped(answer, genuine: int = 100_000, hash_bits: int = 24):
 
 # --- lesson 03: one hash, one bit per value ------------------------------------------------
 @checker
-def bit_vector_fpp(answer, hash_bits: int = 8, items: int = 100):
+def bit_vector_fpp(answer, *, hash_bits: int = 8, items: int = 100):
     """False-positive rate of a vector of 2^b bits after ``items`` IDs: 1 - (1 - 2^-b)^items.
 
     >>> bit_vector_fpp(0.3238, hash_bits=8, items=100)
@@ -182,7 +182,7 @@ def bit_vector_hash_bits(answer, *, items: int = 1000, fpp: float = 0.01):
 
 
 @checker
-def measured_bit_vector_fpp(answer, hash_bits: int = 8, items: int = 40, trials: int = 10_000):
+def measured_bit_vector_fpp(answer, *, hash_bits: int = 8, items: int = 40, trials: int = 10_000):
     """A measured false-positive rate of a 2^b-bit vector holding ``items`` IDs, on ``trials`` new IDs.
 
     >>> measured_bit_vector_fpp(0.1451, hash_bits=8, items=40, trials=10_000)
