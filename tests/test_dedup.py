@@ -53,8 +53,9 @@ def _rotating_rate(stage, inserted):
     # the newest generation holds what is left after full ones of `capacity` keys
     full, rest = divmod(inserted, stage.capacity)
     loads = [stage.capacity] * min(full, stage.generations - 1) + [rest]
-    return compound_false_positive_rate(exact_false_positive_rate(num_bits=stage.num_bits, num_hashes=stage.num_hashes, n=n)
-                                        for n in loads)
+    return compound_false_positive_rate(
+        exact_false_positive_rate(num_bits=stage.num_bits, num_hashes=stage.num_hashes, n=n)
+        for n in loads)
 
 
 def _scalable_rate(stage, inserted):

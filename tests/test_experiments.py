@@ -29,7 +29,8 @@ def test_measured_rate_within_four_std_of_exact(m, k, n, seed):
 @pytest.mark.parametrize("m,k,n", [(8, 3, 1), (16, 8, 2), (64, 4, 8), (97, 5, 10), (1024, 10, 50)])
 def test_simulated_model_averages_to_exact_at_small_m(m, k, n):
     runs, queries = 100, 2000
-    rates = [simulate_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=queries, seed=seed) for seed in range(runs)]
+    shape = dict(num_bits=m, num_hashes=k, num_items=n, num_queries=queries)
+    rates = [simulate_false_positive_rate(**shape, seed=seed) for seed in range(runs)]
     spread = measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=queries) / math.sqrt(runs)
     assert abs(np.mean(rates) - exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)) < 4 * spread
 
@@ -40,7 +41,8 @@ def test_real_filter_averages_to_exact_at_small_m(m, k, n):
     # The real BloomFilter, hashing included: plain (h1 + i*h2) mod m ran 3x to 20x above
     # the exact rate at these points; fmix64 per position must bring it to the exact rate.
     runs, queries = 100, 20_000
-    rates = [measure_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=queries, seed=seed) for seed in range(runs)]
+    shape = dict(num_bits=m, num_hashes=k, num_items=n, num_queries=queries)
+    rates = [measure_false_positive_rate(**shape, seed=seed) for seed in range(runs)]
     spread = measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=queries) / math.sqrt(runs)
     assert abs(np.mean(rates) - exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)) < 4 * spread
 
@@ -90,10 +92,12 @@ def test_plain_rate_is_the_hand_made_experiment_on_the_same_keys():
 
 def test_plain_double_hashing_runs_above_exact_on_small_filters_only():
     runs, queries = 20, 20_000
-    small = [measure_plain_double_hashing_rate(num_bits=1024, num_hashes=10, num_items=50, num_queries=queries, seed=seed) for seed in range(runs)]
+    small = [measure_plain_double_hashing_rate(num_bits=1024, num_hashes=10, num_items=50,
+                                               num_queries=queries, seed=seed) for seed in range(runs)]
     spread = measured_rate_std(num_bits=1024, num_hashes=10, n=50, num_queries=queries) / math.sqrt(runs)
     assert np.mean(small) > exact_false_positive_rate(num_bits=1024, num_hashes=10, n=50) + 10 * spread
-    large = measure_plain_double_hashing_rate(num_bits=2**16, num_hashes=4, num_items=8192, num_queries=QUERIES, seed=1)
+    large = measure_plain_double_hashing_rate(num_bits=2**16, num_hashes=4, num_items=8192,
+                                              num_queries=QUERIES, seed=1)
     shape = dict(num_bits=2**16, num_hashes=4, n=8192)
     assert abs(large - exact_false_positive_rate(**shape)) < 4 * measured_rate_std(
         **shape, num_queries=QUERIES)
@@ -126,8 +130,9 @@ def test_sweep_rows_are_consistent():
         assert row.false_positives / row.num_queries == row.rate
         assert row.low <= row.rate <= row.high
         assert (row.low, row.high) == wilson_interval(row.false_positives, row.num_queries)
-        assert row.classic == false_positive_rate(num_bits=row.num_bits, num_hashes=row.num_hashes, n=row.num_items)
-        assert row.exact == exact_false_positive_rate(num_bits=row.num_bits, num_hashes=row.num_hashes, n=row.num_items)
+        shape = dict(num_bits=row.num_bits, num_hashes=row.num_hashes, n=row.num_items)
+        assert row.classic == false_positive_rate(**shape)
+        assert row.exact == exact_false_positive_rate(**shape)
         assert row.rate == measure_false_positive_rate(num_bits=row.num_bits, num_hashes=row.num_hashes,
                                                        num_items=row.num_items, num_queries=3000, seed=row.seed)
     assert [r.rate for r in rows if r.num_items == 0] == [0.0] * 4
@@ -136,7 +141,8 @@ def test_sweep_rows_are_consistent():
 
 
 def test_sweep_intervals_cover_exact_about_95_percent():
-    rows = sweep(num_bits=[2**12, 2**14], num_hashes=[1, 2, 4, 6], num_items=[2**8, 2**9, 2**10, 2**11], num_queries=4000, seed=1)
+    rows = sweep(num_bits=[2**12, 2**14], num_hashes=[1, 2, 4, 6],
+                 num_items=[2**8, 2**9, 2**10, 2**11], num_queries=4000, seed=1)
     covered = sum(r.low <= r.exact <= r.high for r in rows)
     # 32 rows, P(covered) near 0.95 each: fewer than 25 has probability below 1e-3
     assert covered >= 25
@@ -170,11 +176,17 @@ def test_format_table_is_fixed_width():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: measure_false_positive_rate(num_bits=0, num_hashes=1, num_items=1, num_queries=1, seed=0), lambda: measure_false_positive_rate(num_bits=8, num_hashes=0, num_items=1, num_queries=1, seed=0),
-    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=-1, num_queries=1, seed=0), lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=0, seed=0),
-    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=1, seed=-1), lambda: sweep(num_bits=[], num_hashes=1, num_items=1),
-    lambda: sweep(num_bits=[8, 0], num_hashes=1, num_items=1), lambda: wilson_interval(3, 2), lambda: wilson_interval(1, 0),
-    lambda: wilson_interval(1, 2, z=0), lambda: simulate_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=0, seed=0),
+    lambda: measure_false_positive_rate(num_bits=0, num_hashes=1, num_items=1, num_queries=1, seed=0),
+    lambda: measure_false_positive_rate(num_bits=8, num_hashes=0, num_items=1, num_queries=1, seed=0),
+    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=-1, num_queries=1, seed=0),
+    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=0, seed=0),
+    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=1, seed=-1),
+    lambda: sweep(num_bits=[], num_hashes=1, num_items=1),
+    lambda: sweep(num_bits=[8, 0], num_hashes=1, num_items=1),
+    lambda: wilson_interval(3, 2),
+    lambda: wilson_interval(1, 0),
+    lambda: wilson_interval(1, 2, z=0),
+    lambda: simulate_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=0, seed=0),
     lambda: measure_plain_double_hashing_rate(num_bits=0, num_hashes=1, num_items=1, num_queries=1, seed=0),
     lambda: double_hash_positions(np.arange(3, dtype=np.uint64), num_bits=8, num_hashes=0),
 ])
@@ -184,8 +196,10 @@ def test_bad_values_raise_value_error(call):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: measure_false_positive_rate(num_bits=8.0, num_hashes=1, num_items=1, num_queries=1, seed=0), lambda: measure_false_positive_rate(num_bits=8, num_hashes=True, num_items=1, num_queries=1, seed=0),
-    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=1, seed=None), lambda: sweep(num_bits="8", num_hashes=1, num_items=1),
+    lambda: measure_false_positive_rate(num_bits=8.0, num_hashes=1, num_items=1, num_queries=1, seed=0),
+    lambda: measure_false_positive_rate(num_bits=8, num_hashes=True, num_items=1, num_queries=1, seed=0),
+    lambda: measure_false_positive_rate(num_bits=8, num_hashes=1, num_items=1, num_queries=1, seed=None),
+    lambda: sweep(num_bits="8", num_hashes=1, num_items=1),
     lambda: sweep(num_bits=[8], num_hashes=[1.5], num_items=1),
 ])
 def test_bad_types_raise_type_error(call):

@@ -115,7 +115,8 @@ def test_the_k_axis_reaches_the_optimal_k_it_prints(m, n, k, max_k):
 
 
 def test_the_plot_of_a_wide_filter_reaches_the_optimal_k():
-    e = explore(num_bits=50_000, num_hashes=4, n=1000, key_type="uint64", over="k", num_queries=2000)  # 50 bits a key: the best k is 35
+    # 50 bits a key: the best k is 35
+    e = explore(num_bits=50_000, num_hashes=4, n=1000, key_type="uint64", over="k", num_queries=2000)
     ax = e.plot()
     classic = next(line for line in ax.get_lines() if line.get_label().startswith("classic"))
     assert e.optimal_k == 35 and max(classic.get_xdata()) == 35 and ax.get_xlim()[1] >= 35
@@ -239,5 +240,6 @@ def test_the_k_slider_reaches_the_optimal_k_the_panel_prints():
 def test_widget_starts_at_the_values_asked_for_even_outside_the_default_ranges():
     panel = explorer(num_bits=64, num_hashes=20, n=5, key_type="url", over="n", num_queries=500)
     assert [c.value for c in panel.children[0].children] == [64, 20, 5, "url", "n"]
-    assert explore(num_bits=64, num_hashes=20, n=5, key_type="url", over="n", num_queries=500).summary() in panel.children[1].value
+    e = explore(num_bits=64, num_hashes=20, n=5, key_type="url", over="n", num_queries=500)
+    assert e.summary() in panel.children[1].value
     plt.close("all")

@@ -262,7 +262,8 @@ def test_the_sizing_helpers_take_numpy_integers_as_their_values(n):
 
 
 @pytest.mark.parametrize("call", [lambda: guava_num_bits(n=-1, p=0.01), lambda: guava_num_bits(n=10, p=0),
-                                  lambda: guava_num_hashes(num_bits=10, n=0), lambda: guava_num_bits(n=10, p=math.nan)],
+                                  lambda: guava_num_hashes(num_bits=10, n=0),
+                                  lambda: guava_num_bits(n=10, p=math.nan)],
                          ids=["negative n", "p = 0", "n = 0", "NaN"])
 def test_the_sizing_helpers_refuse_what_guava_refuses(call):
     with pytest.raises(ValueError, match=r"\b(n|p) must be"):

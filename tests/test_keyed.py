@@ -59,7 +59,8 @@ def test_the_rate_on_keys_never_added_is_the_ordinary_one():
     f = KeyedBloomFilter(m, k, SECRET)
     f.add_many(np.arange(n, dtype=np.uint64))
     rate = float(f.contains_many(np.arange(n, n + q, dtype=np.uint64)).mean())
-    assert abs(rate - false_positive_rate(num_bits=m, num_hashes=k, n=n)) < 4 * measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=q)
+    shape = dict(num_bits=m, num_hashes=k, n=n)
+    assert abs(rate - false_positive_rate(**shape)) < 4 * measured_rate_std(**shape, num_queries=q)
 
 
 def test_keys_crafted_against_the_public_hash_fail_against_the_secret_one():

@@ -149,16 +149,18 @@ def test_exact_rate_edges():
     assert exact_false_positive_rate(num_bits=1, num_hashes=9, n=1) == 1.0
     assert exact_false_positive_rate(num_bits=10, num_hashes=3, n=10_000) == pytest.approx(1.0, abs=1e-300)
     assert exact_false_positive_rate(num_bits=100_000, num_hashes=200, n=1) == 0.0  # about 1e-600: below doubles
-    assert exact_false_positive_rate(num_bits=np.int64(64), num_hashes=2, n=1e1) == exact_false_positive_rate(num_bits=64, num_hashes=2, n=10)
+    assert exact_false_positive_rate(num_bits=np.int64(64), num_hashes=2, n=1e1) == \
+        exact_false_positive_rate(num_bits=64, num_hashes=2, n=10)
 
 
 def test_exact_is_above_classic_and_meets_it_as_m_grows():
     for m in (8, 64, 1000, 2**14):
         for k in (1, 2, 4, 8, 12):
             for n in {1, max(1, m // (4 * k)), max(1, m // k), 2 * m // k + 1}:
-                assert exact_false_positive_rate(num_bits=m, num_hashes=k, n=n) >= false_positive_rate(num_bits=m, num_hashes=k, n=n) * (1 - 1e-12)
-    gaps = [exact_false_positive_rate(num_bits=m, num_hashes=4, n=m // 8) / false_positive_rate(num_bits=m, num_hashes=4, n=m // 8) - 1
-            for m in (2**6, 2**10, 2**14, 2**18, 2**22)]
+                shape = dict(num_bits=m, num_hashes=k, n=n)
+                assert exact_false_positive_rate(**shape) >= false_positive_rate(**shape) * (1 - 1e-12)
+    shapes = [dict(num_bits=m, num_hashes=4, n=m // 8) for m in (2**6, 2**10, 2**14, 2**18, 2**22)]
+    gaps = [exact_false_positive_rate(**shape) / false_positive_rate(**shape) - 1 for shape in shapes]
     assert all(a > b > 0 for a, b in zip(gaps, gaps[1:]))
     assert gaps[-1] < 1e-5
 
@@ -243,10 +245,15 @@ def test_estimate_count_edges_and_inverse():
 
 # --- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("call", [
-    lambda: exact_false_positive_rate(num_bits=0, num_hashes=1, n=1), lambda: exact_false_positive_rate(num_bits=10, num_hashes=1, n=-1),
-    lambda: exact_false_positive_rate(num_bits=10, num_hashes=0, n=1), lambda: exact_false_positive_rate(num_bits=10.5, num_hashes=1, n=1),
-    lambda: measured_rate_std(num_bits=10, num_hashes=1, n=1, num_queries=0), lambda: estimate_count(num_bits=10, num_hashes=1, bits_set=11),
-    lambda: estimate_count(num_bits=10, num_hashes=1, bits_set=-1), lambda: estimate_count(num_bits=0, num_hashes=1, bits_set=1), lambda: estimate_count(num_bits=10, num_hashes=0, bits_set=1),
+    lambda: exact_false_positive_rate(num_bits=0, num_hashes=1, n=1),
+    lambda: exact_false_positive_rate(num_bits=10, num_hashes=1, n=-1),
+    lambda: exact_false_positive_rate(num_bits=10, num_hashes=0, n=1),
+    lambda: exact_false_positive_rate(num_bits=10.5, num_hashes=1, n=1),
+    lambda: measured_rate_std(num_bits=10, num_hashes=1, n=1, num_queries=0),
+    lambda: estimate_count(num_bits=10, num_hashes=1, bits_set=11),
+    lambda: estimate_count(num_bits=10, num_hashes=1, bits_set=-1),
+    lambda: estimate_count(num_bits=0, num_hashes=1, bits_set=1),
+    lambda: estimate_count(num_bits=10, num_hashes=0, bits_set=1),
     lambda: bits_per_item(0), lambda: bits_per_item(1), lambda: lower_bound_bits_per_item(1.5),
     lambda: false_positive_rate(num_bits=0, num_hashes=1, n=1), lambda: optimal_num_hashes(num_bits=10, n=0),
     lambda: num_bits_for(n=10, p=0), lambda: collision_probability(-1, 10),
@@ -258,7 +265,8 @@ def test_bad_values_raise_value_error(call):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: exact_false_positive_rate(num_bits="10", num_hashes=1, n=1), lambda: exact_false_positive_rate(num_bits=10, num_hashes=1, n=True),
+    lambda: exact_false_positive_rate(num_bits="10", num_hashes=1, n=1),
+    lambda: exact_false_positive_rate(num_bits=10, num_hashes=1, n=True),
     lambda: measured_rate_std(num_bits=10, num_hashes=1, n=1, num_queries=None),
 ])
 def test_bad_types_raise_type_error(call):
