@@ -63,8 +63,8 @@ def new_filter(kind: str, capacity: int):
 def rate_after(f, n: float) -> float:
     """The filter's expected false-positive rate after n distinct keys."""
     if isinstance(f, BlockedBloomFilter):
-        return split_block_false_positive_rate(n, f.num_blocks)
-    return false_positive_rate(f.num_bits, n, f.num_hashes)
+        return split_block_false_positive_rate(num_blocks=f.num_blocks, n=n)
+    return false_positive_rate(num_bits=f.num_bits, num_hashes=f.num_hashes, n=n)
 
 
 def expected_false_positives(f, genuine: int, points: int = 4001) -> float:

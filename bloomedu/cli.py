@@ -38,18 +38,18 @@ from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, who
 __all__ = ["SizeReport", "size_report", "human_bytes", "main"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SizeReport:
     """A filter's size and its expected false-positive rate (see :func:`size_report`).
 
-    >>> r = SizeReport(items=10, num_bits=96, num_hashes=7, target_fpp=0.01)
+    >>> r = SizeReport(num_bits=96, num_hashes=7, items=10, target_fpp=0.01)
     >>> r.nbytes, r.bits_per_item
     (12, 9.6)
     """
 
-    items: int
     num_bits: int
     num_hashes: int
+    items: int
     target_fpp: float | None = None
 
     def __post_init__(self) -> None:  # the library's limits; numpy scalars become Python numbers
@@ -72,12 +72,14 @@ class SizeReport:
     @property
     def fpp(self) -> float:
         """The classic expected rate (1 - e^(-kn/m))^k."""
-        return theory.false_positive_rate(self.num_bits, self.items, self.num_hashes)
+        return theory.false_positive_rate(num_bits=self.num_bits, num_hashes=self.num_hashes,
+                                          n=self.items)
 
     @property
     def exact_fpp(self) -> float:
         """The exact rate for kn independent uniform positions (fast up to k = 1024)."""
-        return theory.exact_false_positive_rate(self.num_bits, self.items, self.num_hashes)
+        return theory.exact_false_positive_rate(num_bits=self.num_bits, num_hashes=self.num_hashes,
+                                                n=self.items)
 
     @property
     def lower_bound_bits_per_item(self) -> float | None:
@@ -110,8 +112,8 @@ class SizeReport:
         return [f"{label:<22}{value}" for label, value in rows]
 
 
-def size_report(items: int, fpp: float | None = None, bits: int | None = None,
-                hashes: int | None = None) -> SizeReport:
+def size_report(*, bits: int | None = None, hashes: int | None = None, items: int,
+                fpp: float | None = None) -> SizeReport:
     """Size a filter for ``items`` at rate ``fpp``, or report on one of ``bits`` bits.
 
     From (n, p): m = ceil(-n ln p / (ln 2)^2) and the best whole k; with
@@ -120,10 +122,10 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
     n and m are at most 2**63-1 and k at most 1024, as in :class:`~bloomedu.BloomFilter`;
     a size beyond them is a ``ValueError`` that names the arguments asking for it.
 
-    >>> r = size_report(1_000_000, fpp=0.001)
+    >>> r = size_report(items=1_000_000, fpp=0.001)
     >>> r.num_bits, r.num_hashes, human_bytes(r.nbytes)
     (14377588, 10, '1.71 MiB')
-    >>> size_report(1000, bits=10_000).num_hashes
+    >>> size_report(bits=10_000, items=1000).num_hashes
     7
     """
     if (fpp is None) == (bits is None):
@@ -132,11 +134,12 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
     k = None if hashes is None else whole_number(hashes, "hashes", 1, MAX_HASHES)
     if bits is not None:
         m = whole_number(bits, "bits", 1, MAX_NUM_BITS)
-        return SizeReport(n, m, k if k is not None else theory.optimal_num_hashes(m, n))
+        k = k if k is not None else theory.optimal_num_hashes(num_bits=m, n=n)
+        return SizeReport(num_bits=m, num_hashes=k, items=n)
     p = probability(fpp, "fpp")
     asked = f"items={n} at fpp={p}" + (f" with hashes={k}" if k is not None else "")
     if k is None:  # the library's one sizing rule, as BloomFilter.from_capacity sizes
-        m, k = theory.size_for(n, p, asked)
+        m, k = theory.size_for(n=n, p=p, asked=asked)
     else:  # the fewest m with (1 - e^(-kn/m))^k <= p; ln(1 - p^(1/k)) kept exact near 0 and 1
         root = math.log(p) / k
         bits = -k * n / (math.log1p(-math.exp(root)) if root < -1 else math.log(-math.expm1(root)))
@@ -144,7 +147,7 @@ def size_report(items: int, fpp: float | None = None, bits: int | None = None,
     if m > MAX_NUM_BITS:
         about = f"about {float(m):.3g}" if m <= 2 ** 1000 else "more"
         raise ValueError(f"{asked} needs {about} bits, more than a filter can hold (2**63-1)")
-    return SizeReport(n, m, k, p)
+    return SizeReport(num_bits=m, num_hashes=k, items=n, target_fpp=p)
 
 
 def _whole(text: str, name: str, top: int) -> int:
@@ -322,7 +325,7 @@ def _run(argv: list[str] | None) -> int:
     if (args.fpp is None) == (args.bits is None):
         size.error("give exactly one of --fpp (to size a filter) and --bits (to rate one)")
     try:
-        report = size_report(args.items, fpp=args.fpp, bits=args.bits, hashes=args.hashes)
+        report = size_report(bits=args.bits, hashes=args.hashes, items=args.items, fpp=args.fpp)
     except ValueError as error:  # each flag is in range, but together they ask too much
         size.error(str(error))
     _say("\n".join(report.lines()))

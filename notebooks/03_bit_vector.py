@@ -209,7 +209,7 @@ for start, n in zip([0] + checkpoints, checkpoints):
     for key in inserted[start:n]:
         vector.add(key)
     measured = sum(key in vector for key in queries) / num_queries
-    rows.append((n, vector.bits.count() / m, measured, bit_vector_false_positive_rate(m, n)))
+    rows.append((n, vector.bits.count() / m, measured, bit_vector_false_positive_rate(num_bits=m, n=n)))
 
 print(f"m = {m} bits, {num_queries} queries per row")
 print("       n  bits set  measured p  1-(1-1/m)^n  (meas-theory)/sd")
@@ -221,7 +221,8 @@ guess_rate.reveal(rows[-1][2])
 # %%
 ax = new_axes()
 grid = np.linspace(0, checkpoints[-1], 200)
-ax.plot(grid, [bit_vector_false_positive_rate(m, n) for n in grid], label=r"$1 - (1 - 1/m)^n$")
+ax.plot(grid, [bit_vector_false_positive_rate(num_bits=m, n=n) for n in grid],
+        label=r"$1 - (1 - 1/m)^n$")
 ax.plot([r[0] for r in rows], [r[2] for r in rows], "o", label=f"measured, {num_queries} fresh keys")
 decorate(ax, xlabel="n, items inserted", ylabel="false-positive rate p",
          title=f"Bit vector, m = 2**{hash_bits} bits: p grows with every insertion")
@@ -279,7 +280,7 @@ for n in sizes:
 day = 10_000 * 24 * 3600
 m_day = 2**32
 vector_bytes = m_day // 8
-p_end = bit_vector_false_positive_rate(m_day, day)
+p_end = bit_vector_false_positive_rate(num_bits=m_day, n=day)
 p_mean = 1 - m_day / day * p_end  # p averaged over the day: mean of 1 - (1 - 1/m)^i, i < n
 print(f"IDs in a day                      {day:>15,d}")
 print(f"36-character IDs, bytes           {36 * day:>15,d}")

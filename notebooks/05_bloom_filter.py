@@ -227,11 +227,12 @@ for k in ks:
     start = time.perf_counter()
     assert all(key in bloom for key in inserted[:500])
     query_time = (time.perf_counter() - start) / 500
-    salted_rows.append((k, false_positive_share(bloom), false_positive_rate(m, n, k)))
+    salted_rows.append((k, false_positive_share(bloom),
+                        false_positive_rate(num_bits=m, num_hashes=k, n=n)))
     timings.append((k, add_time / n, query_time))
 
 print(f"m = {m}, n = {n}, {num_queries} queries; the formula is lowest at k = "
-      f"{optimal_num_hashes(m, n)} (m/n ln 2 = {m / n * LN2:.2f})")
+      f"{optimal_num_hashes(num_bits=m, n=n)} (m/n ln 2 = {m / n * LN2:.2f})")
 print(" k  measured p  (1-e^(-kn/m))^k  one sd  (meas-theory)/sd")
 for k, measured, theory in salted_rows:
     sd = (theory * (1 - theory) / num_queries) ** 0.5
@@ -243,7 +244,8 @@ guess_more.reveal("more" if rate[12] > rate[6] else "fewer")
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=FIGSIZE)
 k_grid = list(range(1, ks[-1] + 1))
-left.plot(k_grid, [false_positive_rate(m, n, k) for k in k_grid], label=r"$(1 - e^{-kn/m})^k$")
+left.plot(k_grid, [false_positive_rate(num_bits=m, num_hashes=k, n=n) for k in k_grid],
+          label=r"$(1 - e^{-kn/m})^k$")
 left.plot(ks, [r[1] for r in salted_rows], "o", label="measured")
 decorate(left, xlabel="k, hash functions", ylabel="false-positive rate p", yscale="log",
          xticks=k_grid[::2], title=f"m = 2**{hash_bits}, n = {n}")
@@ -277,7 +279,7 @@ for hash_bits_here in range(10, 18):
     bloom = SaltedBloomFilter(3, hash_bits_here)
     for key in inserted:
         bloom.add(key)
-    theory = false_positive_rate(2**hash_bits_here, n, 3)
+    theory = false_positive_rate(num_bits=2**hash_bits_here, num_hashes=3, n=n)
     bits_rows.append((hash_bits_here, bloom.num_bits, bloom.nbytes, false_positive_share(bloom), theory))
 
 print("hash_bits       m  nbytes  measured p  (1-e^(-kn/m))^k  theory: previous row / this")

@@ -126,7 +126,7 @@ for k in [1, 2, 4, 6, 8, 12]:
     general.add_many(inserted)
     assert general.contains_many(inserted).all()
     general_p = float(general.contains_many(queries).mean())
-    theory = false_positive_rate(m, n, k)
+    theory = false_positive_rate(num_bits=m, num_hashes=k, n=n)
     sd = (theory * (1 - theory) / num_queries) ** 0.5
     print(f"{k:2d}  {salted_p:8.4f}  {general_p:9.4f}  {theory:15.4f}  {(salted_p - theory) / sd:+8.2f}  "
           f"{(general_p - theory) / sd:+9.2f}")
@@ -232,7 +232,7 @@ guess_share = predict("In 32 bits with k = 3, what share of keys have fewer than
 # %%
 coinciding = sum(len(set(small.bit_indices(url))) < small.num_hashes for url in candidates)
 chance = 1 - (1 - 1 / small.num_bits) * (1 - 2 / small.num_bits)
-million_bits = num_bits_for(1_000_000, 0.001)  # the million-URL filter of lessons 08 and 09, k = 10
+million_bits = num_bits_for(n=1_000_000, p=0.001)  # the million-URL filter of lessons 08 and 09, k = 10
 million_chance = 1 - math.prod(1 - i / million_bits for i in range(10))
 print(f"safe URLs with coinciding positions: {coinciding} of {len(candidates)} = "
       f"{coinciding / len(candidates):.4f}")

@@ -101,11 +101,12 @@ guess_best = predict("A filter with 10 bits per key uses its best whole k. What 
                      "rate does it reach?", None)
 
 # %%
-best_k = optimal_num_hashes(10_000, 1000)
+best_k = optimal_num_hashes(num_bits=10_000, n=1000)
 print(f"m/n = 10: best k = 10 ln 2 = {10 * LN2:.2f}, so k = {best_k}; "
       f"p = 2^(-{10 * LN2:.2f}) = {2 ** (-10 * LN2):.5f}")
-print(f"at the whole k = {best_k}: (1 - e^(-kn/m))^k = {false_positive_rate(10_000, 1000, best_k):.5f}")
-guess_best.reveal(false_positive_rate(10_000, 1000, best_k), label="Computed")
+rate_at_best = false_positive_rate(num_bits=10_000, num_hashes=best_k, n=1000)
+print(f"at the whole k = {best_k}: (1 - e^(-kn/m))^k = {rate_at_best:.5f}")
+guess_best.reveal(rate_at_best, label="Computed")
 
 # %% [markdown]
 # The best k is 6.93, so 7 hash functions, and the rate is $2^{-6.93} = 0.00819$, about 1 in 122
@@ -117,7 +118,8 @@ guess_best.reveal(false_positive_rate(10_000, 1000, best_k), label="Computed")
 # %% [markdown]
 # ## 2. One measurement, and how sure it is
 #
-# `measure_false_positive_rate(m, k, n, queries, seed)` builds a fresh filter, inserts n random
+# `measure_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=q, seed=seed)`
+# builds a fresh filter, inserts n random
 # 64-bit keys (even ones), queries keys that were never inserted (odd ones), and returns the
 # share answered "maybe". A measured rate is a count, x false positives among q queries, and it
 # wanders around the true p by about $\sqrt{p(1-p)/q}$. Every table below gives its 95%
@@ -128,11 +130,12 @@ guess_best.reveal(false_positive_rate(10_000, 1000, best_k), label="Computed")
 
 # %%
 m, k, n = 2**16, 4, 8192
-p_measured = measure_false_positive_rate(m, k, n, QUERIES, seed=SEED)
+p_measured = measure_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=QUERIES,
+                                         seed=SEED)
 low, high = wilson_interval(round(p_measured * QUERIES), QUERIES)
 print(f"m={m} k={k} n={n}, {QUERIES:,} queries: measured {p_measured:.5f}, 95% interval "
-      f"[{low:.5f}, {high:.5f}]; classic {false_positive_rate(m, n, k):.5f}, "
-      f"exact {exact_false_positive_rate(m, n, k):.5f}")
+      f"[{low:.5f}, {high:.5f}]; classic {false_positive_rate(num_bits=m, num_hashes=k, n=n):.5f}, "
+      f"exact {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):.5f}")
 
 # %% [markdown]
 # The formula's 0.02397 lies inside this interval, near its top. A 95% interval misses the
@@ -152,7 +155,7 @@ guess_valley = predict("The rate at k = 12 is how many times the rate at k = 7?"
 
 # %%
 m_b, n_b = 2**20, 2**20 // 10
-by_k = sweep(m_b, range(1, 13), n_b, 1_000_000, seed=SEED)
+by_k = sweep(num_bits=m_b, num_hashes=range(1, 13), num_items=n_b, num_queries=1_000_000, seed=SEED)
 print(format_table(by_k, ["num_hashes", "false_positives", "rate", "low", "high", "exact"],
                    float_format=".5f"))
 best_measured = min(by_k, key=lambda r: r.rate)
@@ -208,11 +211,12 @@ guess_double = predict("By what factor does the rate fall when m doubles from 10
                        "bits (k = 4, n = 1,000)?", None)
 
 # %%
-by_m = sweep(np.unique(np.geomspace(2_000, 40_000, 16).astype(int)).tolist(), 4, 1000,
-             QUERIES, seed=SEED)
+by_m = sweep(num_bits=np.unique(np.geomspace(2_000, 40_000, 16).astype(int)).tolist(),
+             num_hashes=4, num_items=1000, num_queries=QUERIES, seed=SEED)
 print(format_table(by_m, ["num_bits", "false_positives", "rate", "low", "high", "classic",
                           "exact"]))
-falls = {bits: exact_false_positive_rate(bits, 1000, 4) / exact_false_positive_rate(2 * bits, 1000, 4)
+falls = {bits: exact_false_positive_rate(num_bits=bits, num_hashes=4, n=1000)
+               / exact_false_positive_rate(num_bits=2 * bits, num_hashes=4, n=1000)
          for bits in (10_000, 20_000, 40_000)}
 for bits, factor in falls.items():
     print(f"m = {bits:,} -> {2 * bits:,}: the exact rate falls {factor:.1f} times")
@@ -220,7 +224,7 @@ outside = [r for r in by_m if not r.low <= r.exact <= r.high]
 print(f"exact rate inside the 95% interval: {len(by_m) - len(outside)} of {len(by_m)} rows")
 for r in outside:
     queries_sd = math.sqrt(r.exact * (1 - r.exact) / QUERIES)
-    both_sd = measured_rate_std(r.num_bits, 1000, 4, QUERIES)
+    both_sd = measured_rate_std(num_bits=r.num_bits, num_hashes=4, n=1000, num_queries=QUERIES)
     print(f"  m = {r.num_bits:,}: {(r.rate - r.exact) / queries_sd:+.1f} sd of the queries' luck, "
           f"{(r.rate - r.exact) / both_sd:+.1f} sd with the filter's own luck too")
 guess_double.reveal(round(falls[10_000], 1), label="Exact")
@@ -247,7 +251,7 @@ plt.show()
 
 # %%
 n_grid = sorted({int(round(x)) for x in np.geomspace(2**16 / 64, 2**16 / 2, 10)})
-by_n = sweep(2**16, 4, n_grid, QUERIES, seed=SEED)
+by_n = sweep(num_bits=2**16, num_hashes=4, num_items=n_grid, num_queries=QUERIES, seed=SEED)
 print(format_table(by_n, ["num_items", "false_positives", "rate", "low", "high", "classic",
                           "exact"]))
 
@@ -282,8 +286,8 @@ plt.show()
 space_rows = []
 for p in (1e-1, 1e-2, 1e-3, 1e-4, 1e-5):
     sized = BloomFilter.from_capacity(20_000, p)
-    measured = measure_false_positive_rate(sized.num_bits, sized.num_hashes, 20_000, 200_000,
-                                           seed=SEED)
+    measured = measure_false_positive_rate(num_bits=sized.num_bits, num_hashes=sized.num_hashes,
+                                           num_items=20_000, num_queries=200_000, seed=SEED)
     space_rows.append({"p": p, "k": sized.num_hashes, "bits/item": sized.num_bits / 20_000,
                        "1.44 log2(1/p)": bits_per_item(p),
                        "log2(1/p)": lower_bound_bits_per_item(p), "measured p": measured})
@@ -339,7 +343,7 @@ plt.show()
 
 # %%
 answer = None  # replace None with your answer
-check.optimal_k(answer, m=10_000, n=1000)
+check.optimal_k(answer, num_bits=10_000, n=1000)
 
 # %% [markdown]
 # **07.2 (predict).** What false-positive rate do you expect with m = 10,000, n = 1,000 and
@@ -349,7 +353,7 @@ check.optimal_k(answer, m=10_000, n=1000)
 
 # %%
 answer = None  # replace None with your answer
-check.fpp(answer, m=10_000, n=1000, k=7)
+check.fpp(answer, num_bits=10_000, num_hashes=7, n=1000)
 
 # %% [markdown]
 # **07.3 (measure).** Fill BloomFilter(10_000, 7) with 1,000 random keys and measure its

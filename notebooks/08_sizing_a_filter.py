@@ -92,7 +92,8 @@ print(f"n = {n:,} items, p = {p}")
 print(f"m = {m:,} bits = {m / n:.3f} bits per item")
 print(f"k = (m/n) ln 2 = {m / n * math.log(2):.3f} -> {k} hash functions")
 bloom = BloomFilter.from_capacity(n, p)
-assert (m, k) == (num_bits_for(n, p), optimal_num_hashes(m, n)) == (bloom.num_bits, bloom.num_hashes)
+assert (m, k) == (num_bits_for(n=n, p=p), optimal_num_hashes(num_bits=m, n=n))
+assert (m, k) == (bloom.num_bits, bloom.num_hashes)
 print(f"{bloom!r}: {bloom.nbytes:,} bytes of bits = {bloom.nbytes / MIB:.3f} MiB "
       f"= {bloom.nbytes / 1e6:.3f} MB")
 guess_bytes.reveal(bloom.nbytes, label="Computed")
@@ -110,8 +111,8 @@ guess_bytes.reveal(bloom.nbytes, label="Computed")
 print(f"ln 10 / (ln 2)^2 = {math.log(10) / math.log(2) ** 2:.3f} bits per item per factor of 10")
 print(f"{'p':>8}  {'bits/item':>9}  {'k':>3}  {'MiB for 1M items':>16}  {'x the p = 0.001 filter':>22}")
 for target in [0.1, 0.01, 0.001, 0.0001, 0.00001]:
-    bits = num_bits_for(n, target)
-    print(f"{target:8.5f}  {bits / n:9.3f}  {optimal_num_hashes(bits, n):3d}  {bits / 8 / MIB:16.3f}"
+    bits = num_bits_for(n=n, p=target)
+    print(f"{target:8.5f}  {bits / n:9.3f}  {optimal_num_hashes(num_bits=bits, n=n):3d}  {bits / 8 / MIB:16.3f}"
           f"  {bits / m:22.2f}")
 
 # %% [markdown]
@@ -161,8 +162,9 @@ big = BloomFilter.from_capacity(expected_items=1_000_000, fpp=0.01)
 big.add_many(big_inserted)
 missing = int((~big.contains_many(big_inserted)).sum())
 claimed = int(big.contains_many(big_queries).sum())
-big_theory = false_positive_rate(big.num_bits, 1_000_000, big.num_hashes)
-big_sd = measured_rate_std(big.num_bits, 1_000_000, big.num_hashes, 1_000_000)
+big_theory = false_positive_rate(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000)
+big_sd = measured_rate_std(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000,
+                           num_queries=1_000_000)
 print(f"{big!r}: {big.nbytes:,d} bytes, {missing} false negatives")
 z = (claimed / 1e6 - big_theory) / big_sd
 print(f"measured p {claimed / 1e6:.5f}, (1-e^(-kn/m))^k {big_theory:.5f}, (meas-theory)/sd {z:+.2f}; "
@@ -207,20 +209,22 @@ guess_day = predict("How many genuine clicks does the filter sized for the day a
                     "over the day's 864,000,000?", None)
 
 # %%
-sized_bits = num_bits_for(IDS_PER_DAY, 0.001)  # computed, not allocated: 1.55 GB
+sized_bits = num_bits_for(n=IDS_PER_DAY, p=0.001)  # computed, not allocated: 1.55 GB
 designs = {"article: 3 hashes, 2**32 bits": (2**32, 3),
-           "sized for the day at 0.1%": (sized_bits, optimal_num_hashes(sized_bits, IDS_PER_DAY))}
+           "sized for the day at 0.1%": (sized_bits, optimal_num_hashes(num_bits=sized_bits, n=IDS_PER_DAY))}
 print(f"{'design':30} {'m bits':>15} {'k':>3} {'memory':>10} {'p at midnight':>13} "
       f"{'genuine clicks dropped':>22} {'share':>7}")
 for name, (bits, k) in designs.items():
-    lost = expected_drops(bits, k, IDS_PER_DAY)
+    lost = expected_drops(num_bits=bits, num_hashes=k, n=IDS_PER_DAY)
     print(f"{name:30} {bits:15,d} {k:3d} {bits / 8 / 2**30:6.2f} GiB "
-          f"{false_positive_rate(bits, IDS_PER_DAY, k):13.5f} {lost:22,.0f} {lost / IDS_PER_DAY:7.3%}")
-lost_02 = expected_drops(2**32, 1, IDS_PER_DAY)  # one hash, 2**32 values: lesson 02's set
+          f"{false_positive_rate(num_bits=bits, num_hashes=k, n=IDS_PER_DAY):13.5f} "
+          f"{lost:22,.0f} {lost / IDS_PER_DAY:7.3%}")
+lost_02 = expected_drops(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY)  # one hash, 2**32 values: lesson 02's set
 print(f"{'lesson 02: set of 32-bit hashes':30} {'':15} {'':3} {4 * IDS_PER_DAY / 2**30:6.2f} GiB "
-      f"{false_positive_rate(2**32, IDS_PER_DAY, 1):13.5f} {lost_02:22,.0f} "
+      f"{false_positive_rate(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY):13.5f} {lost_02:22,.0f} "
       f"{lost_02 / IDS_PER_DAY:7.3%}")
-guess_day.reveal(round(expected_drops(*designs["sized for the day at 0.1%"], IDS_PER_DAY)),
+sized_k = designs["sized for the day at 0.1%"][1]
+guess_day.reveal(round(expected_drops(num_bits=sized_bits, num_hashes=sized_k, n=IDS_PER_DAY)),
                  label="Expected")
 
 # %% [markdown]
@@ -246,7 +250,7 @@ day_ids = uuid4_strings(round(IDS_PER_DAY / SCALE), np.random.default_rng(SEED))
 scaled = {name: (bits // SCALE, k) for name, (bits, k) in designs.items()}
 drops = {}
 for name, (bits, k) in scaled.items():
-    drops[name] = dropped_messages(double_hash_positions(day_ids, bits, k), bits)
+    drops[name] = dropped_messages(double_hash_positions(day_ids, num_bits=bits, num_hashes=k), bits)
     kept = deduplicate([{"id": key} for key in day_ids[:3000]], BloomFilter(bits, k),
                        key=lambda message: message["id"])
     assert [m["id"] for m in kept] == [key for key, gone in zip(day_ids[:3000], drops[name]) if not gone]
@@ -254,7 +258,7 @@ print(f"{len(day_ids):,} IDs, 1/{SCALE:,} of the day")
 print(f"{'design':30} {'m bits':>9} {'k':>3} {'dropped':>8} {'expected':>9} {'sd':>6} "
       f"{'x 4,096':>12}")
 for name, (bits, k) in scaled.items():
-    expected = expected_drops(bits, k, len(day_ids))
+    expected = expected_drops(num_bits=bits, num_hashes=k, n=len(day_ids))
     lost = int(drops[name].sum())
     print(f"{name:30} {bits:9,d} {k:3d} {lost:8,d} {expected:9.1f} {expected ** 0.5:6.1f} "
           f"{lost * SCALE:12,d}")
@@ -274,7 +278,8 @@ fig, ax = plt.subplots(figsize=FIGSIZE)
 hours = np.linspace(0, 24, 200)
 for (name, (bits, k)), color, short in zip(scaled.items(), ["#f28e2b", "#1f4e79"],
                                           ["article", "sized for the day"]):
-    ax.plot(hours, [false_positive_rate(bits, len(day_ids) * h / 24, k) for h in hours],
+    ax.plot(hours, [false_positive_rate(num_bits=bits, num_hashes=k, n=len(day_ids) * h / 24)
+                    for h in hours],
             color=color, label=rf"{short}: $(1 - e^{{-ki/m}})^k$")
     measured = [float(drops[name][part].mean()) for part in slices]
     middles = [24 * (number + 0.5) / 16 for number in range(16)]

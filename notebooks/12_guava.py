@@ -88,7 +88,7 @@ print(f"m / n * ln 2       = {m_by_hand / n * math.log(2):.4f}   ->  k = {k_by_h
 print(f"words of 64 bits   = {math.ceil(m_by_hand / 64)}        ->  bitSize = {bit_size_by_hand}")
 
 guava = GuavaBloomFilter.create(n, p)
-assert (guava_num_bits(n, p), guava_num_hashes(n, m_by_hand)) == (m_by_hand, k_by_hand)
+assert (guava_num_bits(n=n, p=p), guava_num_hashes(num_bits=m_by_hand, n=n)) == (m_by_hand, k_by_hand)
 assert (guava.bit_size, guava.num_hash_functions) == (bit_size_by_hand, k_by_hand)
 
 # %% [markdown]
@@ -252,7 +252,7 @@ guess_extra = predict("How many bits more (or fewer) than lesson 09's m = 14,377
 # %%
 million = GuavaBloomFilter.create(1_000_000, 0.001)
 lesson_09 = BloomFilter.from_capacity(1_000_000, 0.001)
-print(f"Guava:     m = {guava_num_bits(1_000_000, 0.001):,} (truncated), bitSize = {million.bit_size:,}, "
+print(f"Guava:     m = {guava_num_bits(n=1_000_000, p=0.001):,} (truncated), bitSize = {million.bit_size:,}, "
       f"k = {million.num_hash_functions}")
 print(f"lesson 09: m = {lesson_09.num_bits:,} (rounded up), k = {lesson_09.num_hashes}")
 print(f"writeTo size: {len(million.to_bytes()):,} bytes (under 2,000,000: "

@@ -96,7 +96,8 @@ print(f"{'p':>7} {'bytes':>5} {'m':>4} {'k':>2} {'textbook k':>10} {'p for this 
 for p_ in p_values:
     f = Bip37Filter(wallet_size, p_)
     textbook_k = f.num_bits / wallet_size * math.log(2)
-    rate_ = false_positive_rate(f.num_bits, wallet_size, f.n_hash_funcs) if f.n_hash_funcs else 1.0
+    rate_ = (false_positive_rate(num_bits=f.num_bits, num_hashes=f.n_hash_funcs, n=wallet_size)
+             if f.n_hash_funcs else 1.0)
     print(f"{p_:7.4f} {len(f.data):5d} {f.num_bits:4d} {f.n_hash_funcs:2d} {textbook_k:10.2f} {rate_:15.4f}")
 
 # %%
@@ -182,7 +183,8 @@ for p_ in p_values:
         f.insert(address)
     assert f.contains_many(wallet).all()
     decoys = int(f.contains_many(others).sum())
-    theory = false_positive_rate(f.num_bits, wallet_size, f.n_hash_funcs) if f.n_hash_funcs else 1.0
+    theory = (false_positive_rate(num_bits=f.num_bits, num_hashes=f.n_hash_funcs, n=wallet_size)
+              if f.n_hash_funcs else 1.0)
     this_filter = (f.bit_count() / f.num_bits) ** f.n_hash_funcs
     rows.append((p_, f.n_hash_funcs, decoys, theory * len(others), this_filter * len(others),
                  wallet_size / (wallet_size + decoys)))

@@ -111,7 +111,8 @@ guess_k.reveal(result.curve_x[int(np.argmin(result.curve_exact))], label="The fo
 # all twelve filters hold the same 1,000 keys and answer the same queries.
 
 # %%
-print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  optimal k = {optimal_num_hashes(10_000, 1000)}")
+print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  "
+      f"optimal k = {optimal_num_hashes(num_bits=10_000, n=1000)}")
 print(f"k = 4: p = {result.curve_exact[3]:.5f};  k = 7: p = {result.curve_exact[6]:.5f}; "
       f"ratio {result.curve_exact[3] / result.curve_exact[6]:.2f}")
 z = [(got - exact) / sd for got, exact, sd in
@@ -234,7 +235,7 @@ explorer(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", see
 
 # %%
 answer = None  # replace None with your answer
-check.fill_ratio(answer, m=20_000, k=3, n=2500)
+check.fill_ratio(answer, num_bits=20_000, num_hashes=3, n=2500)
 
 # %% [markdown]
 # **14.2 (predict).** Set the explorer to m = 8,000 bits and n = 1,000 keys with the curve over
@@ -244,7 +245,7 @@ check.fill_ratio(answer, m=20_000, k=3, n=2500)
 
 # %%
 answer = None  # replace None with your answer
-check.optimal_k(answer, m=8000, n=1000)
+check.optimal_k(answer, num_bits=8000, n=1000)
 
 # %% [markdown]
 # **14.3 (measure).** With URL keys, measure the false-positive rate of BloomFilter(8_000, 3)

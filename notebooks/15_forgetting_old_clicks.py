@@ -118,7 +118,7 @@ gen_fpp = vt.generation_fpp(P_TARGET, GENERATIONS)
 print(f"age-partitioned: best (k, l) = ({best_k}, {best_l}), paper's rate "
       f"{vt.apbf_false_positive_rate(best_k, best_l):.6f}")
 print(f"rotating: each of {GENERATIONS} generations at p_gen = {gen_fpp:.3e}, "
-      f"k = {size_for(W // (GENERATIONS - 1), gen_fpp)[1]}")
+      f"k = {size_for(n=W // (GENERATIONS - 1), p=gen_fpp)[1]}")
 
 
 def make_schemes(window):
@@ -126,7 +126,7 @@ def make_schemes(window):
     rotating = RotatingBloomFilter(capacity=window // (GENERATIONS - 1), fpp=P_TARGET,
                                    generations=GENERATIONS)
     cells = rotating.nbytes * 8 // 2  # 2-bit cells in the rotating filter's memory
-    decrements = vt.stable_decrements_for(cells, 4, 3, P_TARGET)
+    decrements = vt.stable_decrements_for(num_cells=cells, num_hashes=4, max_value=3, fpp=P_TARGET)
     return {
         "exact dict, 1 h expiry": ExpiringIds(window=3600),
         "rotating, 4 generations": rotating,
@@ -149,11 +149,11 @@ guess_memory = predict("For the article's hour, how many times less memory than 
 # %%
 HOUR = 10_000 * 3600
 full_day = 10_000 * 86_400
-rot_m, rot_k = size_for(HOUR // (GENERATIONS - 1), gen_fpp)
+rot_m, rot_k = size_for(n=HOUR // (GENERATIONS - 1), p=gen_fpp)
 sizing = [  # (scheme, bytes, k)
     ("the article's day of IDs (36 bytes each)", 36 * full_day, None),
-    ("plain Bloom filter for the day, p = 0.1%", num_bits_for(full_day, P_TARGET) / 8,
-     size_for(full_day, P_TARGET)[1]),
+    ("plain Bloom filter for the day, p = 0.1%", num_bits_for(n=full_day, p=P_TARGET) / 8,
+     size_for(n=full_day, p=P_TARGET)[1]),
     ("exact dict, 1 h expiry (36 + 8 bytes a key)", HOUR * BYTES_PER_ENTRY, None),
     ("rotating, 4 generations of 20 min", GENERATIONS * rot_m / 8, rot_k),
     (f"age-partitioned ({best_k}, {best_l})",

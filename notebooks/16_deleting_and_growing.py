@@ -76,9 +76,10 @@ SEED = 16
 # %%
 W, P_TARGET = 3600, 0.001
 cells = RotatingBloomFilter(capacity=W // 3, fpp=P_TARGET, generations=4).nbytes * 8 // 2
-decrements = vt.stable_decrements_for(cells, 4, 3, P_TARGET)
+decrements = vt.stable_decrements_for(num_cells=cells, num_hashes=4, max_value=3, fpp=P_TARGET)
+stable_shape = dict(num_cells=cells, num_hashes=4, max_value=3, decrements=decrements)
 print(f"stable filter: m = {cells:,d} cells of 2 bits, K = 4, Max = 3, P = {decrements}, "
-      f"stable rate {vt.stable_false_positive_rate(cells, 4, 3, decrements):.5f}")
+      f"stable rate {vt.stable_false_positive_rate(**stable_shape):.5f}")
 
 # %% [markdown]
 # The measurement: first 36,000 keys to bring the filter to its stable point, then keys in
@@ -105,7 +106,7 @@ for start in range(0, keys.size - block, block):
             tried[gap] += block
 print(f"{'gap, inserts':>12} {'gap, minutes':>12} {'measured':>9} {'formula':>8} {'z':>5}")
 for gap in gaps:
-    formula = np.mean([vt.stable_false_negative_rate(gap + j, cells, 4, 3, decrements)
+    formula = np.mean([vt.stable_false_negative_rate(**stable_shape, gap=gap + j)
                        for j in range(0, block, 8)])
     z = (lost[gap] / tried[gap] - formula) / math.sqrt(formula * (1 - formula) / tried[gap])
     print(f"{gap:>12,d} {gap / W * 60:>12.1f} {lost[gap] / tried[gap]:>9.4f} {formula:>8.4f} "
@@ -147,11 +148,11 @@ saturated = {}
 for m, n, k in [(1_000_000, 100_000, 7), (100_000, 100_000, 8), (200_000, 120_000, 10)]:
     counting = CountingBloomFilter(m, k)
     counting.add_many(np.arange(n, dtype=np.uint64))
-    tail = vt.counter_tail(m, n, k, 15)
+    tail = vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=15)
     saturated[m, n, k] = counting.saturated()
     print(f"{m:>9,d} {n:>7,d} {k:>2d} {k * n / m:>5.2f} {tail:>10.3e} {m * tail:>9.1f} "
-          f"{saturated[m, n, k]:>9,d} {vt.counter_overflow_bound(m, n, k):>9.2e}")
-overloaded = 100_000 * vt.counter_tail(100_000, 100_000, 8, 15)
+          f"{saturated[m, n, k]:>9,d} {vt.counter_overflow_bound(num_cells=m, num_hashes=k, n=n):>9.2e}")
+overloaded = 100_000 * vt.counter_tail(num_cells=100_000, num_hashes=8, n=100_000, value=15)
 print(f"overloaded filter: expected {overloaded:,.1f} ± {math.sqrt(overloaded):.1f} (a count's "
       f"Poisson spread), measured {saturated[100_000, 100_000, 8]:,d}")
 
@@ -234,9 +235,11 @@ for label, make in choices.items():
         grown.add_many(np.arange(done, n, dtype=np.uint64))
         done = n
         formula = vt.compound_false_positive_rate(
-            exact_false_positive_rate(t.num_bits, t.count, t.num_hashes) for t in grown.tables)
-        spread = math.sqrt(sum(measured_rate_std(t.num_bits, t.count, t.num_hashes, queries.size)
-                               ** 2 for t in grown.tables))  # the queries and the filter's own
+            exact_false_positive_rate(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count)
+            for t in grown.tables)
+        spread = math.sqrt(sum(measured_rate_std(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count,
+                                                 num_queries=queries.size) ** 2
+                               for t in grown.tables))  # the queries and the filter's own
         measured[label, n] = float(grown.contains_many(queries).mean())
         print(f"{label:<34} {n:>7,d} {len(grown.tables):>4d} {measured[label, n]:>9.5f} "
               f"{formula:>8.5f} {(measured[label, n] - formula) / spread:>+5.1f} "

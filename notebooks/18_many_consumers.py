@@ -245,7 +245,7 @@ plt.show()
 # same p and named with a hash tag that puts it on the node owning that range.
 
 # %%
-layout = day_layout(864_000_000, 0.001, nodes=3)
+layout = day_layout(n=864_000_000, p=0.001, nodes=3)
 whole = BloomFilter.from_capacity(864_000_000, 0.001)
 print(f"one filter for the day: m = {whole.num_bits:,} bits = {whole.nbytes / 2**30:.2f} GiB, "
       f"k = {whole.num_hashes}")
@@ -384,7 +384,7 @@ print(f"cluster and server stopped: {server.pid is None and all(s.pid is None fo
 # first. None of them needs a server.
 
 # %% [markdown]
-# **18.1 (compute).** How many shards does day_layout(864_000_000, 0.0001, nodes=3) make: the
+# **18.1 (compute).** How many shards does day_layout(n=864_000_000, p=0.0001, nodes=3) make: the
 # fewest, a multiple of the nodes, whose filters each fit one Redis string of $2^{32}$ bits?
 
 # %%

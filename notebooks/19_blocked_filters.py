@@ -186,10 +186,10 @@ for bits_per_key in (8, 10, 12, 14, 16, 18, 20, 24):
     f = BlockedBloomFilter(n * bits_per_key)
     f.add_many(members)
     measured = float(f.contains_many(queries).mean())
-    formula = split_block_false_positive_rate(n, f.num_blocks)
-    same_k = false_positive_rate(f.num_bits, n, 8)
+    formula = split_block_false_positive_rate(num_blocks=f.num_blocks, n=n)
+    same_k = false_positive_rate(num_bits=f.num_bits, num_hashes=8, n=n)
     best_k = max(1, round(bits_per_key * math.log(2)))
-    best = false_positive_rate(f.num_bits, n, best_k)
+    best = false_positive_rate(num_bits=f.num_bits, num_hashes=best_k, n=n)
     rows.append((bits_per_key, same_k, best, formula, measured))
     z = (measured - formula) / math.sqrt(formula * (1 - formula) / queries.size)
     print(f"{bits_per_key:>8} {same_k:>10.6f} {best:>13.6f} {formula:>9.6f} {measured:>9.6f} {z:>+5.1f} {formula / same_k:>18.2f}")
@@ -225,8 +225,8 @@ plt.show()
 
 # %%
 day = 864_000_000
-plain_bits = num_bits_for(day, 0.001)
-blocked_bits = 256 * num_blocks_for(day, 0.001)
+plain_bits = num_bits_for(n=day, p=0.001)
+blocked_bits = 256 * num_blocks_for(n=day, p=0.001)
 print(f"plain filter:   {plain_bits / day:.2f} bits a key, {plain_bits / 8 / 2 ** 30:.2f} GiB for the day")
 print(f"blocked filter: {blocked_bits / day:.2f} bits a key, {blocked_bits / 8 / 2 ** 30:.2f} GiB for the day "
       f"({blocked_bits / plain_bits - 1:.1%} more)")
@@ -255,7 +255,7 @@ for key in ids.tolist():
     loop.add(key)
 assert new.tolist() == one_by_one and bulk == loop
 genuine = int((~is_copy).sum())
-predicted = sum(split_block_false_positive_rate(k, bulk.num_blocks) for k in range(genuine))
+predicted = sum(split_block_false_positive_rate(num_blocks=bulk.num_blocks, n=k) for k in range(genuine))
 print(f"{ids.size:,} messages, {int(is_copy.sum())} second copies of double clicks")
 print(f"dropped: {int((~new & is_copy).sum())} copies, {int((~new & ~is_copy).sum())} genuine clicks "
       f"(predicted {predicted:.1f}: the rate after j keys, summed over the genuine clicks)")

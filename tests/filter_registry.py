@@ -94,7 +94,7 @@ class Entry:
 # --- the example arguments -------------------------------------------------------------------
 def bloom(capacity, keys=(), **services):
     """m and k for ``capacity`` keys at 1%."""
-    num_bits, num_hashes = size_for(capacity, EXAMPLE_FPP)
+    num_bits, num_hashes = size_for(n=capacity, p=EXAMPLE_FPP)
     return {"num_bits": num_bits, "num_hashes": num_hashes}
 
 
@@ -105,8 +105,8 @@ def keyed(capacity, keys=(), **services):
 
 def salted(capacity, keys=(), **services):
     """The smallest 2**n bits that hold ``capacity`` keys at 1%, and the best k for them."""
-    hash_bits = min(32, max(1, (num_bits_for(capacity, EXAMPLE_FPP) - 1).bit_length()))
-    return {"num_hashes": hashes_for(2 ** hash_bits, capacity), "hash_bits": hash_bits}
+    hash_bits = min(32, max(1, (num_bits_for(n=capacity, p=EXAMPLE_FPP) - 1).bit_length()))
+    return {"num_hashes": hashes_for(num_bits=2 ** hash_bits, n=capacity), "hash_bits": hash_bits}
 
 
 def bit_vector(capacity, keys=(), **services):
@@ -125,8 +125,8 @@ def expiring(capacity, keys=(), **services):
 
 
 def guava(capacity, keys=(), **services):
-    m = guava_num_bits(capacity, EXAMPLE_FPP)
-    return {"num_words": -(-m // 64), "num_hash_functions": guava_num_hashes(capacity, m)}
+    m = guava_num_bits(n=capacity, p=EXAMPLE_FPP)
+    return {"num_words": -(-m // 64), "num_hash_functions": guava_num_hashes(num_bits=m, n=capacity)}
 
 
 def bip37(capacity, keys=(), **services):
@@ -147,11 +147,11 @@ def redis_cuckoo(capacity, keys=(), **services):
 
 
 def blocked(capacity, keys=(), **services):
-    return {"num_bits": num_blocks_for(capacity, EXAMPLE_FPP) * BLOCK_BITS}
+    return {"num_bits": num_blocks_for(n=capacity, p=EXAMPLE_FPP) * BLOCK_BITS}
 
 
 def counting(capacity, keys=(), **services):
-    num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
+    num_cells, num_hashes = size_for(n=capacity, p=EXAMPLE_FPP)
     return {"num_cells": num_cells, "num_hashes": num_hashes}
 
 
@@ -182,7 +182,7 @@ def scalable(capacity, keys=(), **services):
 def stable(capacity, keys=(), **services):
     """BloomFilter's m and k for ``capacity`` keys at 1%, 8-bit cells and one decrement an
     insert: a key is kept for the next 254 inserts."""
-    num_cells, num_hashes = size_for(capacity, EXAMPLE_FPP)
+    num_cells, num_hashes = size_for(n=capacity, p=EXAMPLE_FPP)
     return {"num_cells": num_cells, "num_hashes": num_hashes, "bits_per_cell": 8,
             "decrements": 1, "seed": 3}
 

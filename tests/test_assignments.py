@@ -100,13 +100,13 @@ def test_a_lesson_whose_exercise_has_no_worked_solution_is_an_error(tmp_path):
     lesson = tmp_path / "01_toy.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[
         md("# 01 · Toy"), md("**01.1 (compute).** k?"),
-        code("answer = None  # replace None with your answer\ncheck.optimal_k(answer, m=80, n=10)")]), str(lesson))
+        code("answer = None  # replace None with your answer\ncheck.optimal_k(answer, num_bits=80, n=10)")]), str(lesson))
     with pytest.raises(ValueError, match="no worked solutions"):
         assignments.assignment(lesson)
     (tmp_path / "solutions").mkdir()
     nbformat.write(nbformat.v4.new_notebook(cells=[
         md("# Solutions · 01"), code("from bloomedu.teaching.exercises import check"),
-        md("## 01.1 (compute)"), code("answer = 6"), code("check.optimal_k(answer, m=80, n=11)")]),
+        md("## 01.1 (compute)"), code("answer = 6"), code("check.optimal_k(answer, num_bits=80, n=11)")]),
         str(tmp_path / "solutions" / "01_toy_solutions.ipynb"))
     with pytest.raises(ValueError, match="no cell of the worked solutions holds"):
         assignments.assignment(lesson)

@@ -99,7 +99,7 @@ def test_bits_are_murmur3_modulo_m_lsb_first():
     (7, 1.0, 0, 0),            # ln 1 = 0: nothing to store
 ])
 def test_sizing_is_bitcoin_cores_integer_arithmetic(n, p, size, k):
-    assert bip37_filter_bytes(n, p) == size
+    assert bip37_filter_bytes(n_elements=n, fp_rate=p) == size
     f = Bip37Filter(n, p)
     assert (f.num_bits // 8, f.n_hash_funcs) == (size, k) == (len(f.data), bip37_num_hash_funcs(size, n))
 
@@ -218,7 +218,7 @@ def test_measured_false_positive_rate_is_within_4_sigma_of_theory():
         f.insert(rng.bytes(20))
     trials = 20_000
     rate = f.contains_many(rng.bytes(20) for _ in range(trials)).mean()
-    p = false_positive_rate(f.num_bits, 1000, f.n_hash_funcs)
+    p = false_positive_rate(num_bits=f.num_bits, num_hashes=f.n_hash_funcs, n=1000)
     assert abs(rate - p) <= 4 * math.sqrt(p * (1 - p) / trials)
 
 

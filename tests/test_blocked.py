@@ -111,7 +111,7 @@ def test_false_positive_rate_is_the_poisson_average(bits_per_key):
     f.add_many(keys[:n])
     queries = np.random.default_rng(99).integers(2 ** 63, 2 ** 64 - 1, 400_000, dtype=np.uint64)
     measured = f.contains_many(queries).mean()
-    expected = split_block_false_positive_rate(n, f.num_blocks)
+    expected = split_block_false_positive_rate(num_blocks=f.num_blocks, n=n)
     sd = math.sqrt(expected * (1 - expected) / queries.size)
     assert abs(measured - expected) < 5 * sd + 0.05 * expected, (measured, expected)
     assert abs(f.current_false_positive_rate() - expected) < 0.1 * expected
@@ -121,17 +121,17 @@ def test_false_positive_rate_is_the_poisson_average(bits_per_key):
 
 def test_sizing_meets_the_rate_with_the_fewest_blocks():
     for n, p in ((1000, 0.01), (1_000_000, 0.001), (864_000_000, 0.001)):
-        blocks_needed = num_blocks_for(n, p)
-        assert split_block_false_positive_rate(n, blocks_needed) <= p
-        assert split_block_false_positive_rate(n, blocks_needed - 1) > p
+        blocks_needed = num_blocks_for(n=n, p=p)
+        assert split_block_false_positive_rate(num_blocks=blocks_needed, n=n) <= p
+        assert split_block_false_positive_rate(num_blocks=blocks_needed - 1, n=n) > p
     f = BlockedBloomFilter.from_capacity(1_000_000, 0.001)
-    assert f.num_blocks == num_blocks_for(1_000_000, 0.001) and f.num_hashes == 8
+    assert f.num_blocks == num_blocks_for(n=1_000_000, p=0.001) and f.num_hashes == 8
 
 
 def test_rate_formula_limits():
-    assert split_block_false_positive_rate(0, 10) == 0.0
-    assert split_block_false_positive_rate(10 ** 7, 1) == pytest.approx(1.0)
-    one_key = split_block_false_positive_rate(1e-9, 1)  # about n (1/32)^8
+    assert split_block_false_positive_rate(num_blocks=10, n=0) == 0.0
+    assert split_block_false_positive_rate(num_blocks=1, n=10 ** 7) == pytest.approx(1.0)
+    one_key = split_block_false_positive_rate(num_blocks=1, n=1e-9)  # about n (1/32)^8
     assert one_key == pytest.approx(1e-9 * 32.0 ** -8, rel=1e-6)
 
 
@@ -220,7 +220,7 @@ def test_every_block_sits_in_one_cache_line():
 def test_from_capacity_takes_numpy_integers_as_their_values(n):
     """np.int16(30000) // 32 * 2 would overflow in int16: every size goes through core.checks."""
     assert BlockedBloomFilter.from_capacity(n, 0.01) == BlockedBloomFilter.from_capacity(30000, 0.01)
-    assert num_blocks_for(n, 0.01) == num_blocks_for(30000, 0.01)
+    assert num_blocks_for(n=n, p=0.01) == num_blocks_for(n=30000, p=0.01)
 
 
 @pytest.mark.parametrize("bad, error", [(None, TypeError), (True, TypeError), (2.0, TypeError),

@@ -102,11 +102,11 @@ def test_hashes_fixes_k(capsys):
 
 
 def test_hashes_with_a_rate_gives_the_fewest_bits_for_that_k():
-    report = size_report(1_000_000, fpp=0.001, hashes=3)
+    report = size_report(hashes=3, items=1_000_000, fpp=0.001)
     assert report.num_hashes == 3
     assert _classic(report.num_bits, 1e6, 3) <= 0.001 < _classic(report.num_bits - 1, 1e6, 3)
     # fewer hash functions than the best k cost bits
-    assert report.num_bits > size_report(1_000_000, fpp=0.001).num_bits
+    assert report.num_bits > size_report(items=1_000_000, fpp=0.001).num_bits
 
 
 @pytest.mark.parametrize("text, value", [("1000000", 1_000_000), ("1_000_000", 1_000_000),

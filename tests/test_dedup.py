@@ -33,7 +33,7 @@ STEP = 20
 
 
 def _bloom_rate(stage, inserted):
-    return false_positive_rate(stage.num_bits, inserted, stage.num_hashes)
+    return false_positive_rate(num_bits=stage.num_bits, num_hashes=stage.num_hashes, n=inserted)
 
 
 # name -> (make a fresh stage for n messages, chance that a new key is taken as
@@ -41,9 +41,9 @@ def _bloom_rate(stage, inserted):
 STAGES = {
     "SeenIds": (lambda n: SeenIds(), lambda stage, inserted: 0.0),
     "HashedIds": (lambda n: HashedIds(),
-                  lambda stage, inserted: bit_vector_false_positive_rate(2**32, inserted)),
+                  lambda stage, inserted: bit_vector_false_positive_rate(num_bits=2**32, n=inserted)),
     "BitVector(24)": (lambda n: BitVector(hash_bits=24),
-                      lambda stage, inserted: bit_vector_false_positive_rate(2**24, inserted)),
+                      lambda stage, inserted: bit_vector_false_positive_rate(num_bits=2**24, n=inserted)),
     "SaltedBloomFilter(3, 20)": (lambda n: SaltedBloomFilter(3, 20), _bloom_rate),
     "BloomFilter(n, 0.001)": (lambda n: BloomFilter.from_capacity(n, 0.001), _bloom_rate),
 }
@@ -53,8 +53,9 @@ def _rotating_rate(stage, inserted):
     # the newest generation holds what is left after full ones of `capacity` keys
     full, rest = divmod(inserted, stage.capacity)
     loads = [stage.capacity] * min(full, stage.generations - 1) + [rest]
-    return compound_false_positive_rate(exact_false_positive_rate(stage.num_bits, n, stage.num_hashes)
-                                        for n in loads)
+    return compound_false_positive_rate(
+        exact_false_positive_rate(num_bits=stage.num_bits, num_hashes=stage.num_hashes, n=n)
+        for n in loads)
 
 
 def _scalable_rate(stage, inserted):
@@ -64,7 +65,7 @@ def _scalable_rate(stage, inserted):
         m = stage.tables[i].num_bits if i < len(stage.tables) else None
         if m is None:
             return rates and compound_false_positive_rate(rates)
-        rates.append(exact_false_positive_rate(m, n, stage.tables[i].num_hashes))
+        rates.append(exact_false_positive_rate(num_bits=m, num_hashes=stage.tables[i].num_hashes, n=n))
         inserted, i = inserted - n, i + 1
     return compound_false_positive_rate(rates)
 
@@ -83,8 +84,8 @@ def _apbf_rate(stage, inserted):
 
 
 STAGES.update({
-    "CountingBloomFilter": (lambda n: CountingBloomFilter(num_bits_for(n, 0.001), 10),
-                            lambda stage, i: exact_false_positive_rate(stage.num_cells, i, 10)),
+    "CountingBloomFilter": (lambda n: CountingBloomFilter(num_bits_for(n=n, p=0.001), 10),
+                            lambda stage, i: exact_false_positive_rate(num_bits=stage.num_cells, num_hashes=10, n=i)),
     "ScalableBloomFilter": (lambda n: ScalableBloomFilter(max(1, n // 8), 0.001), _scalable_rate),
     "RotatingBloomFilter": (lambda n: RotatingBloomFilter(max(1, n // 3), 0.001, 4), _rotating_rate),
     "AgePartitionedBloomFilter": (lambda n: AgePartitionedBloomFilter(10, 7, max(1, n // 7) + 1),
@@ -212,7 +213,7 @@ def test_a_first_message_with_an_empty_id_is_kept_like_any_new_id():
         kept = deduplicate(messages, stage, key=lambda m: m["id"])
         dropped += kept[-1] is not messages[-1]
         assert "" in stage
-    rate = exact_false_positive_rate(stage.num_bits, n, stage.num_hashes)
+    rate = exact_false_positive_rate(num_bits=stage.num_bits, num_hashes=stage.num_hashes, n=n)
     assert dropped <= runs * rate + SIGMAS * math.sqrt(runs * rate), dropped
 
 

@@ -248,7 +248,7 @@ def test_the_lesson_cell_runs_unanswered(capsys, exercise):
 
 def test_an_unanswered_cell_shows_only_the_checkers_line(capsys):
     from IPython.core.formatters import DisplayFormatter
-    verdict = check.optimal_k(None, m=10_000, n=1000)
+    verdict = check.optimal_k(None, num_bits=10_000, n=1000)
     capsys.readouterr()
     assert verdict == False and not verdict and repr(verdict) == "False"  # noqa: E712
     assert DisplayFormatter().format(verdict) == ({}, {})  # no "False" under the cell
@@ -302,8 +302,8 @@ def test_no_answer_of_any_kind_makes_a_checker_raise(name, answer):
 
 def test_exact_numbers_are_judged_by_their_value(capsys):
     for answer in (Fraction(7), Decimal("7"), np.int8(7), np.float32(7)):
-        assert bool(check.optimal_k(answer, m=10_000, n=1000)) is True
-    assert bool(check.optimal_k(10 ** 400, m=10_000, n=1000)) is False
+        assert bool(check.optimal_k(answer, num_bits=10_000, n=1000)) is True
+    assert bool(check.optimal_k(10 ** 400, num_bits=10_000, n=1000)) is False
     assert "finite number of ordinary size" in capsys.readouterr().out
 
 
@@ -399,7 +399,7 @@ SLIPS = [
     ("optimal_k", {}, 10, "not m/n"),
     ("optimal_k", {}, 0.1 * LN2, "not (n/m) ln 2"),
     ("optimal_k", {}, 6, "between 7.9 and 9.4, but this filter has m/n = 10"),
-    ("optimal_k", {"m": 8000, "n": 1000}, 7, "between 9.4 and 10.8, but this filter has m/n = 8"),
+    ("optimal_k", {"num_bits": 8000, "n": 1000}, 7, "between 9.4 and 10.8, but this filter has m/n = 8"),
     ("fpp", {}, 1 - math.exp(-0.7), "fraction of bits set"),
     ("fpp", {}, math.exp(-0.7), "still 0"),
     ("fpp", {}, 0.5 ** 7, "(1/2)^k"),
@@ -478,7 +478,7 @@ SLIPS = [
     ("split_block_fpp", {}, 0.3974, "percentage"),
     ("measured_blocked_fpp", {}, 397.4, "count"),
     ("measured_blocked_fpp", {}, 1.0, "inserted ones"),
-    ("optimal_k", {"m": 8000, "n": 1000}, 5.545, "whole number"),
+    ("optimal_k", {"num_bits": 8000, "n": 1000}, 5.545, "whole number"),
     ("rotating_filter_bytes", {}, 4 * _m(12e6, 0.001) / 8, "each generation must err less than p"),
     ("rotating_filter_bytes", {}, 4 * _m(36e6, 1 - 0.999 ** 0.25) / 8, "window / (g - 1) keys"),
     ("rotating_filter_bytes", {}, 4 * _m(9e6, 1 - 0.999 ** 0.25) / 8, "use window / (g - 1)"),
@@ -560,7 +560,7 @@ def test_an_answer_that_matches_no_slip_gets_a_direction_and_a_hint(capsys):
     _, out = _verdict(capsys, check.filter_bytes, 5_000_000, n=1_000_000, p=0.001)
     assert out.startswith("Not quite: 5,000,000 is too high for the bytes of the filter.")
     assert "Hint: m = -n ln p / (ln 2)^2" in out
-    _, out = _verdict(capsys, check.optimal_k, 0.5, m=10_000, n=1000)
+    _, out = _verdict(capsys, check.optimal_k, 0.5, num_bits=10_000, n=1000)
     assert "too low for k" in out
 
 

@@ -49,20 +49,20 @@ def test_key_types():
 
 @pytest.mark.parametrize("over", ["k", "n"])
 def test_same_arguments_same_numbers(over):
-    assert explore(5000, 3, 600, "url", over, 3000, seed=9) == \
-        explore(5000, 3, 600, "url", over, 3000, seed=9)
+    assert explore(num_bits=5000, num_hashes=3, n=600, key_type="url", over=over, num_queries=3000, seed=9) == \
+        explore(num_bits=5000, num_hashes=3, n=600, key_type="url", over=over, num_queries=3000, seed=9)
 
 
 @pytest.mark.parametrize("key_type", KEY_TYPES)
 def test_current_point_does_not_depend_on_the_curve_axis(key_type):
-    over_k = explore(8000, 5, 900, key_type, "k", 4000, seed=1)
-    over_n = explore(8000, 5, 900, key_type, "n", 4000, seed=1)
+    over_k = explore(num_bits=8000, num_hashes=5, n=900, key_type=key_type, over="k", num_queries=4000, seed=1)
+    over_n = explore(num_bits=8000, num_hashes=5, n=900, key_type=key_type, over="n", num_queries=4000, seed=1)
     for field in ("false_positives", "measured", "fill_ratio", "classic", "exact", "optimal_k"):
         assert getattr(over_k, field) == getattr(over_n, field), field
 
 
 def test_current_point_is_a_real_filter_built_from_the_same_keys():
-    e = explore(4096, 3, 500, "uint64", "k", 6000, seed=4)
+    e = explore(num_bits=4096, num_hashes=3, n=500, key_type="uint64", over="k", num_queries=6000, seed=4)
     bloom = BloomFilter(4096, 3)
     bloom.add_many(make_keys("uint64", 500, seed=4, inserted=True))
     hits = bloom.contains_many(make_keys("uint64", 6000, seed=4, inserted=False))
@@ -75,9 +75,9 @@ def test_current_point_is_a_real_filter_built_from_the_same_keys():
 @pytest.mark.parametrize("m, k, n", [(10_000, 7, 1000), (2000, 2, 400), (50_000, 4, 8000)])
 def test_measured_rates_follow_the_theory_within_four_standard_deviations(key_type, m, k, n):
     queries = 20_000
-    e = explore(m, k, n, key_type, "k", queries, seed=11)
+    e = explore(num_bits=m, num_hashes=k, n=n, key_type=key_type, over="k", num_queries=queries, seed=11)
     for kk, got, exact in zip(e.curve_x, e.curve_measured, e.curve_exact):
-        assert abs(got - exact) <= 4 * measured_rate_std(m, n, kk, queries), (kk, got, exact)
+        assert abs(got - exact) <= 4 * measured_rate_std(num_bits=m, num_hashes=kk, n=n, num_queries=queries), (kk, got, exact)
     # given the filter's own fill ratio, each absent key is a false positive with chance rho^k
     p = e.fill_ratio ** k
     assert abs(e.measured - p) <= 4 * math.sqrt(p * (1 - p) / queries) + 1 / queries
@@ -86,18 +86,18 @@ def test_measured_rates_follow_the_theory_within_four_standard_deviations(key_ty
 
 
 def test_curve_over_k_and_the_optimum():
-    e = explore(10_000, 3, 1000, "uint64", "k", 2000, max_k=12)
+    e = explore(num_bits=10_000, num_hashes=3, n=1000, key_type="uint64", over="k", num_queries=2000, max_k=12)
     assert e.curve_x == tuple(range(1, 13))
     assert e.curve_classic == tuple(pytest.approx(classic_by_hand(10_000, 1000, k))
                                     for k in range(1, 13))
     assert e.classic == pytest.approx(classic_by_hand(10_000, 1000, 3))
     assert e.optimal_k == 1 + int(np.argmin(e.curve_classic))
     assert round(10 * math.log(2)) == e.optimal_k  # (m/n) ln 2 = 6.93
-    wide = explore(1000, 20, 10, max_k=5, num_queries=100)  # m/n = 100: the best k is 69
+    wide = explore(num_bits=1000, num_hashes=20, n=10, num_queries=100, max_k=5)  # m/n = 100: the best k is 69
     assert wide.curve_x[:16] == tuple(range(1, 17)) and 20 in wide.curve_x
     assert wide.optimal_k == 69 and wide.curve_x[-1] == 69
     with pytest.raises(ValueError, match="max_k"):
-        explore(1000, 3, 100, max_k=MAX_HASHES + 1)
+        explore(num_bits=1000, num_hashes=3, n=100, max_k=MAX_HASHES + 1)
 
 
 @settings(deadline=None)
@@ -106,7 +106,7 @@ def test_curve_over_k_and_the_optimum():
 def test_the_k_axis_reaches_the_optimal_k_it_prints(m, n, k, max_k):
     """The k axis goes as far as the optimal k the panel prints (34 here, not stopping at 12)."""
     points = _curve_points("k", m, k, n, max_k)
-    best = optimal_num_hashes(m, n)
+    best = optimal_num_hashes(num_bits=m, n=n)
     assert best in points and k in points and points[-1] == max(best, k, max_k)
     assert points[:DENSE_HASHES] == list(range(1, min(points[-1], DENSE_HASHES) + 1))
     assert points == sorted(set(points)) and len(points) <= 45  # at most 45 filters a redraw
@@ -115,7 +115,8 @@ def test_the_k_axis_reaches_the_optimal_k_it_prints(m, n, k, max_k):
 
 
 def test_the_plot_of_a_wide_filter_reaches_the_optimal_k():
-    e = explore(50_000, 4, 1000, "uint64", "k", 2000)  # 50 bits a key: the best k is 35
+    # 50 bits a key: the best k is 35
+    e = explore(num_bits=50_000, num_hashes=4, n=1000, key_type="uint64", over="k", num_queries=2000)
     ax = e.plot()
     classic = next(line for line in ax.get_lines() if line.get_label().startswith("classic"))
     assert e.optimal_k == 35 and max(classic.get_xdata()) == 35 and ax.get_xlim()[1] >= 35
@@ -123,22 +124,22 @@ def test_the_plot_of_a_wide_filter_reaches_the_optimal_k():
 
 
 def test_curve_over_n_reaches_twice_n_and_contains_n():
-    e = explore(10_000, 4, 1000, "uint64", "n", 2000)
+    e = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="n", num_queries=2000)
     assert e.curve_x[-1] == 2000 and 1000 in e.curve_x
     assert list(e.curve_x) == sorted(set(e.curve_x))
     assert all(a <= b for a, b in zip(e.curve_measured, e.curve_measured[1:]))  # a filter only fills
     assert e.curve_exact[e.curve_x.index(1000)] == e.exact
-    assert e.curve_exact == tuple(exact_false_positive_rate(10_000, n, 4) for n in e.curve_x)
+    assert e.curve_exact == tuple(exact_false_positive_rate(num_bits=10_000, num_hashes=4, n=n) for n in e.curve_x)
     assert e.curve_errors()[e.curve_x.index(1000)] == e.standard_error
 
 
 def test_exact_rate_is_never_below_the_classic_one():
-    e = explore(256, 4, 40, "uint64", "k", 1000)
+    e = explore(num_bits=256, num_hashes=4, n=40, key_type="uint64", over="k", num_queries=1000)
     assert all(exact >= classic - 1e-12 for exact, classic in zip(e.curve_exact, e.curve_classic))
 
 
 def test_printed_tables_show_the_numbers():
-    e = explore(10_000, 4, 1000, "uint64", "k", 2000)
+    e = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", num_queries=2000)
     summary, table = e.summary(), e.curve_table()
     assert f"{e.measured:.5f}" in summary and f"{e.classic:.5f}" in summary
     assert f"optimal k       {e.optimal_k}" in summary
@@ -147,7 +148,7 @@ def test_printed_tables_show_the_numbers():
 
 
 def test_plot_marks_the_current_point():
-    e = explore(10_000, 4, 1000, "uint64", "k", 2000)
+    e = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", num_queries=2000)
     ax = e.plot()
     labels = [line.get_label() for line in ax.get_lines()]
     assert "current" in labels and any(label.startswith("classic") for label in labels)
@@ -158,7 +159,7 @@ def test_plot_marks_the_current_point():
 
 def test_a_rate_measured_as_zero_is_shown_as_0_of_n_with_its_upper_bound():
     """A measured 0, which a log axis cannot show, is printed as 0 of n with its upper bound."""
-    e = explore(50_000, 8, 1000, "uint64", "k", 4000)
+    e = explore(num_bits=50_000, num_hashes=8, n=1000, key_type="uint64", over="k", num_queries=4000)
     bound = wilson_interval(0, 4000)[1]
     assert e.false_positives == 0 and e.zero_bound == bound
     assert f"measured rate   0 of 4000 absent keys: below {bound:.5f}" in e.summary()
@@ -176,20 +177,20 @@ def test_a_rate_measured_as_zero_is_shown_as_0_of_n_with_its_upper_bound():
 
 
 def test_no_zero_no_note():
-    e = explore(10_000, 4, 1000, "uint64", "k", 2000)
+    e = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", num_queries=2000)
     assert e.zero_points == () and "no false positive" not in e.summary()
     assert not [line for line in e.plot().get_lines() if line.get_label().startswith("0 of")]
     plt.close("all")
 
 
 def test_the_curve_over_n_marks_its_empty_start_too():
-    e = explore(10_000, 4, 1000, "url", "n", 2000, seed=9)
+    e = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="url", over="n", num_queries=2000, seed=9)
     assert e.zero_points and e.zero_points[0] == e.curve_x[0]
     assert f"no false positive at n = {e.zero_points[0]}" in e.summary()
 
 
 def test_small_rates_print_their_digits():
-    e = explore(50_000, 8, 1000, "uint64", "k", 1000)
+    e = explore(num_bits=50_000, num_hashes=8, n=1000, key_type="uint64", over="k", num_queries=1000)
     assert f"classic formula {e.classic:.2e}" in e.summary() and e.classic < 1e-4
     assert f"{e.curve_exact[-1]:9.2e}" in e.curve_table().splitlines()[-1]
 
@@ -216,10 +217,10 @@ def test_bad_key_count():
 def test_widget_redraws_from_explore_when_a_slider_moves():
     panel = explorer(num_bits=10_000, num_hashes=4, n=1000, num_queries=2000)
     controls, numbers = panel.children[0].children, panel.children[1]
-    assert explore(10_000, 4, 1000, num_queries=2000).summary() in numbers.value
+    assert explore(num_bits=10_000, num_hashes=4, n=1000, num_queries=2000).summary() in numbers.value
     controls[0].value = 20_000
     controls[3].value = "url"
-    assert explore(20_000, 4, 1000, "url", num_queries=2000).summary() in numbers.value
+    assert explore(num_bits=20_000, num_hashes=4, n=1000, key_type="url", num_queries=2000).summary() in numbers.value
     controls[4].value = "n"
     assert "m = 20000 bits" in numbers.value
     plt.close("all")
@@ -239,5 +240,6 @@ def test_the_k_slider_reaches_the_optimal_k_the_panel_prints():
 def test_widget_starts_at_the_values_asked_for_even_outside_the_default_ranges():
     panel = explorer(num_bits=64, num_hashes=20, n=5, key_type="url", over="n", num_queries=500)
     assert [c.value for c in panel.children[0].children] == [64, 20, 5, "url", "n"]
-    assert explore(64, 20, 5, "url", "n", 500).summary() in panel.children[1].value
+    e = explore(num_bits=64, num_hashes=20, n=5, key_type="url", over="n", num_queries=500)
+    assert e.summary() in panel.children[1].value
     plt.close("all")

@@ -120,7 +120,7 @@ def test_the_empty_key_is_a_false_positive_at_the_design_rate_only():
         f.add_many(rng.integers(0, 2 ** 64, n, dtype=np.uint64))
         hits[""] += "" in f
         hits["an ordinary absent key"] += "never-added" in f
-    rate = exact_false_positive_rate(f.num_bits, n, f.num_hashes)
+    rate = exact_false_positive_rate(num_bits=f.num_bits, num_hashes=f.num_hashes, n=n)
     bound = runs * rate + 6 * math.sqrt(runs * rate * (1 - rate))
     assert rate < 2 * p and all(count <= bound for count in hits.values()), (hits, bound)
 
@@ -135,7 +135,7 @@ def test_from_capacity_one_million_urls_at_one_in_a_thousand():
 def test_from_capacity_follows_the_formulas(n, p):
     f = BloomFilter.from_capacity(n, p)
     m = math.ceil(-n * math.log(p) / math.log(2) ** 2)
-    assert f.num_bits == m and f.num_hashes == optimal_num_hashes(m, n)  # the best whole k
+    assert f.num_bits == m and f.num_hashes == optimal_num_hashes(num_bits=m, n=n)  # the best whole k
 
 
 # --- bad input: a clear error, and the filter unchanged -----------------------------------

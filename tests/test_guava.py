@@ -98,14 +98,14 @@ def test_sizing_matches_guava_including_what_it_refuses(size):
     n, fpp = size["expected_insertions"], size["fpp"]
     if "error" in size:   # Guava: "Could not create BloomFilter of <m> bits"
         m = int(size["error"].split()[-2])
-        assert guava_num_bits(max(n, 1), fpp) == m
+        assert guava_num_bits(n=max(n, 1), p=fpp) == m
         with pytest.raises(ValueError, match=f"Guava cannot create a filter .*{fpp}"):
             GuavaBloomFilter.create(n, fpp)
     elif size["bit_size"] <= 1 << 25:
         f = GuavaBloomFilter.create(n, fpp)
         assert (f.bit_size, f.num_hash_functions) == (size["bit_size"], size["num_hash_functions"])
     else:   # too large to allocate in a unit test: check the arithmetic only
-        m = guava_num_bits(max(n, 1), fpp)
+        m = guava_num_bits(n=max(n, 1), p=fpp)
         assert 64 * -(-m // 64) == size["bit_size"]
 
 
@@ -156,7 +156,7 @@ def test_java_round_ties_go_up_and_is_exact(x, expected):
 def test_indices_are_taken_modulo_bit_size_not_m():
     # n = 10, fpp = 0.1: m = 47 bits but the words hold 64, and Guava uses all 64.
     f = GuavaBloomFilter.create(10, 0.1)
-    assert guava_num_bits(10, 0.1) == 47 and f.bit_size == 64
+    assert guava_num_bits(n=10, p=0.1) == 47 and f.bit_size == 64
     positions = {i for k in range(300) for i in f.bit_indices(f"key-{k}")}
     assert max(positions) >= 47 and positions <= set(range(64))
 
@@ -257,12 +257,13 @@ def test_an_array_whose_element_ends_in_nul_is_refused_and_changes_nothing():
 
 @pytest.mark.parametrize("n", [np.uint64(1000), np.int16(1000), np.uint32(1000)], ids=repr)
 def test_the_sizing_helpers_take_numpy_integers_as_their_values(n):
-    assert guava_num_bits(n, 0.01) == guava_num_bits(1000, 0.01) == 9585
-    assert guava_num_hashes(n, np.uint64(9585)) == guava_num_hashes(1000, 9585) == 7
+    assert guava_num_bits(n=n, p=0.01) == guava_num_bits(n=1000, p=0.01) == 9585
+    assert guava_num_hashes(num_bits=np.uint64(9585), n=n) == guava_num_hashes(num_bits=9585, n=1000) == 7
 
 
-@pytest.mark.parametrize("call", [lambda: guava_num_bits(-1, 0.01), lambda: guava_num_bits(10, 0),
-                                  lambda: guava_num_hashes(0, 10), lambda: guava_num_bits(10, math.nan)],
+@pytest.mark.parametrize("call", [lambda: guava_num_bits(n=-1, p=0.01), lambda: guava_num_bits(n=10, p=0),
+                                  lambda: guava_num_hashes(num_bits=10, n=0),
+                                  lambda: guava_num_bits(n=10, p=math.nan)],
                          ids=["negative n", "p = 0", "n = 0", "NaN"])
 def test_the_sizing_helpers_refuse_what_guava_refuses(call):
     with pytest.raises(ValueError, match=r"\b(n|p) must be"):

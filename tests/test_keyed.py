@@ -59,7 +59,8 @@ def test_the_rate_on_keys_never_added_is_the_ordinary_one():
     f = KeyedBloomFilter(m, k, SECRET)
     f.add_many(np.arange(n, dtype=np.uint64))
     rate = float(f.contains_many(np.arange(n, n + q, dtype=np.uint64)).mean())
-    assert abs(rate - false_positive_rate(m, n, k)) < 4 * measured_rate_std(m, n, k, q)
+    shape = dict(num_bits=m, num_hashes=k, n=n)
+    assert abs(rate - false_positive_rate(**shape)) < 4 * measured_rate_std(**shape, num_queries=q)
 
 
 def test_keys_crafted_against_the_public_hash_fail_against_the_secret_one():
@@ -69,12 +70,12 @@ def test_keys_crafted_against_the_public_hash_fail_against_the_secret_one():
     public.add_many(blacklist)
     candidates = [f"https://attacker.example/{i}" for i in range(60_000)]
     crafted = [url for url, hit in zip(candidates, public.contains_many(candidates)) if hit]
-    expected = len(candidates) * false_positive_rate(m, n, k)
+    expected = len(candidates) * false_positive_rate(num_bits=m, num_hashes=k, n=n)
     assert abs(len(crafted) - expected) < 5 * math.sqrt(expected) and len(crafted) > 1000
     keyed = KeyedBloomFilter(m, k, SECRET)
     keyed.add_many(blacklist)
     passed = int(keyed.contains_many(crafted).sum())
-    p = false_positive_rate(m, n, k)
+    p = false_positive_rate(num_bits=m, num_hashes=k, n=n)
     assert passed < len(crafted) * p + 5 * math.sqrt(len(crafted) * p)  # 100% before, ~p now
 
 

@@ -50,14 +50,17 @@ def test_the_bound_is_where_the_best_rate_leaves_the_doubles():
 
 @pytest.mark.parametrize("make", [
     lambda k: BloomFilter(64, k), lambda k: SaltedBloomFilter(k, 8),
-    lambda k: theory.false_positive_rate(1000, 10, k), lambda k: theory.estimate_count(5, 10, k),
-    lambda k: theory.exact_false_positive_rate(10 ** 6, 1000, k),
-    lambda k: theory.measured_rate_std(10 ** 6, 1000, k, 100),
-    lambda k: experiments.measure_false_positive_rate(64, k, 1, 10, 0),
-    lambda k: experiments.simulate_false_positive_rate(64, k, 1, 10, 0),
-    lambda k: experiments.double_hash_positions(np.arange(2, dtype=np.uint64), 64, k),
-    lambda k: size_report(10, bits=96, hashes=k), lambda k: SizeReport(10, 96, k),
-    lambda k: check.fpp(0.5, m=1000, n=10, k=k), lambda k: check.expected_bits_set(5, num_hashes=k),
+    lambda k: theory.false_positive_rate(num_bits=1000, num_hashes=k, n=10),
+    lambda k: theory.estimate_count(num_bits=10, num_hashes=k, bits_set=5),
+    lambda k: theory.exact_false_positive_rate(num_bits=10 ** 6, num_hashes=k, n=1000),
+    lambda k: theory.measured_rate_std(num_bits=10 ** 6, num_hashes=k, n=1000, num_queries=100),
+    lambda k: experiments.measure_false_positive_rate(num_bits=64, num_hashes=k, num_items=1, num_queries=10, seed=0),
+    lambda k: experiments.simulate_false_positive_rate(num_bits=64, num_hashes=k, num_items=1, num_queries=10, seed=0),
+    lambda k: experiments.double_hash_positions(np.arange(2, dtype=np.uint64), num_bits=64, num_hashes=k),
+    lambda k: size_report(bits=96, hashes=k, items=10),
+    lambda k: SizeReport(num_bits=96, num_hashes=k, items=10),
+    lambda k: check.fpp(0.5, num_bits=1000, num_hashes=k, n=10),
+    lambda k: check.expected_bits_set(5, num_hashes=k),
     lambda k: CountingBloomFilter(64, k), lambda k: StableBloomFilter(64, k, 2, 1),
     lambda k: AgePartitionedBloomFilter(k, 2, 10),
 ], ids=["BloomFilter", "SaltedBloomFilter", "false_positive_rate", "estimate_count",
@@ -78,9 +81,9 @@ def test_k_at_the_bound_works_on_every_path():
     salted = SaltedBloomFilter(MAX_HASHES, 16)
     salted.add("x")
     assert "x" in salted and len(set(salted.bit_indices("x"))) > 900
-    assert 0 < theory.exact_false_positive_rate(1100, 1, MAX_HASHES) < 1e-150
-    assert theory.optimal_num_hashes(10 ** 9, 1) == MAX_HASHES  # the best k would be 693 million
-    assert theory.false_positive_rate(10 ** 9, 1, MAX_HASHES) == 0.0
+    assert 0 < theory.exact_false_positive_rate(num_bits=1100, num_hashes=MAX_HASHES, n=1) < 1e-150
+    assert theory.optimal_num_hashes(num_bits=10 ** 9, n=1) == MAX_HASHES  # the best k would be 693 million
+    assert theory.false_positive_rate(num_bits=10 ** 9, num_hashes=MAX_HASHES, n=1) == 0.0
 
 
 def test_k_at_the_bound_works_in_every_variant():
@@ -153,8 +156,9 @@ def test_real_systems_keep_their_own_limits():
     (lambda: GuavaBloomFilter.create(-1, 0.1), "expected_insertions"),
     (lambda: Bip37Filter(2 ** 32, 0.1), "n_elements"), (lambda: Bip37Filter(3, 0.1, flags=256), "flags"),
     (lambda: BloomFilter.from_capacity(MAX_NUM_BITS + 1, 0.1), "expected_items"),
-    (lambda: SizeReport(0, 96, 3), "items"), (lambda: SizeReport(10, MAX_NUM_BITS + 1, 3), "num_bits"),
-    (lambda: SizeReport(10, 96, 3, 1.5), "target_fpp"),
+    (lambda: SizeReport(num_bits=96, num_hashes=3, items=0), "items"),
+    (lambda: SizeReport(num_bits=MAX_NUM_BITS + 1, num_hashes=3, items=10), "num_bits"),
+    (lambda: SizeReport(num_bits=96, num_hashes=3, items=10, target_fpp=1.5), "target_fpp"),
     (lambda: CountingBloomFilter(MAX_NUM_BITS + 1, 3), "num_cells"),
     (lambda: StableBloomFilter(10, 3, 9, 1), "bits_per_cell"),
     (lambda: StableBloomFilter(10, 3, 2, 2 ** 20 + 1), "decrements"),
@@ -180,7 +184,7 @@ def test_every_other_parameter_has_a_bound_that_names_it(make, name):
     (lambda: GuavaBloomFilter.create(10 ** 9, 0.001), "expected_insertions=1000000000 at fpp=0.001"),
     (lambda: SaltedBloomFilter(3, 32), "hash_bits=32 needs 512 MiB"),
     (lambda: BitArray(2 ** 40), "num_bits=1099511627776 needs 128 GiB"),
-    (lambda: experiments.simulate_false_positive_rate(2 ** 33, 1, 1, 1, 0), "num_bits=8589934592 needs 8.00 GiB"),
+    (lambda: experiments.simulate_false_positive_rate(num_bits=2 ** 33, num_hashes=1, num_items=1, num_queries=1, seed=0), "num_bits=8589934592 needs 8.00 GiB"),
     (lambda: CountingBloomFilter(2 ** 32, 3), "num_cells=4294967296 needs 2.00 GiB"),
     (lambda: StableBloomFilter(2 ** 31, 3, 8, 1), "num_cells=2147483648 needs 2.00 GiB"),
     (lambda: RotatingBloomFilter(10 ** 9, 0.001, 4),
@@ -245,8 +249,8 @@ def test_the_memory_probe_reads_a_container_limit(tmp_path):
 
 def test_huge_k_paths_refuse_at_once_instead_of_running_for_minutes():
     for slow in (lambda: BloomFilter(64, 2 ** 40).add("x"), lambda: SaltedBloomFilter(10 ** 7, 8),
-                 lambda: theory.exact_false_positive_rate(10 ** 6, 1000, 5000),
-                 lambda: theory.measured_rate_std(10 ** 6, 1000, 3000, 100)):
+                 lambda: theory.exact_false_positive_rate(num_bits=10 ** 6, num_hashes=5000, n=1000),
+                 lambda: theory.measured_rate_std(num_bits=10 ** 6, num_hashes=3000, n=1000, num_queries=100)):
         with pytest.raises(ValueError, match="num_hashes"):
             slow()
 

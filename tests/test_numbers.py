@@ -36,21 +36,23 @@ def real(value):
     return ("real", value)
 
 
-# (function, arguments): each argument an int-only or a real one; values fit int8, exact in float32
+# (function, arguments): each argument by name, an int-only or a real one; values fit int8,
+# exact in float32
 THEORY = [
-    (theory.expected_collisions, [real(100), real(120)]),
-    (theory.collision_probability, [real(20), real(120)]),
-    (theory.bit_vector_false_positive_rate, [real(120), real(10)]),
-    (theory.false_positive_rate, [real(120), real(10), real(3)]),
-    (theory.optimal_num_hashes, [real(120), real(10)]),
-    (theory.num_bits_for, [real(100), real(0.25)]),
-    (theory.hashes_for, [real(120), real(10)]),
-    (theory.size_for, [real(100), real(0.25)]),
-    (theory.estimate_count, [real(50), real(120), real(3)]),
-    (theory.exact_false_positive_rate, [real(120), real(10), real(3)]),
-    (theory.measured_rate_std, [real(120), real(10), real(3), real(100)]),
-    (theory.bits_per_item, [real(0.25)]),
-    (theory.lower_bound_bits_per_item, [real(0.03125)]),
+    (theory.expected_collisions, dict(n=real(100), num_values=real(120))),
+    (theory.collision_probability, dict(n=real(20), num_values=real(120))),
+    (theory.bit_vector_false_positive_rate, dict(num_bits=real(120), n=real(10))),
+    (theory.false_positive_rate, dict(num_bits=real(120), num_hashes=real(3), n=real(10))),
+    (theory.optimal_num_hashes, dict(num_bits=real(120), n=real(10))),
+    (theory.num_bits_for, dict(n=real(100), p=real(0.25))),
+    (theory.hashes_for, dict(num_bits=real(120), n=real(10))),
+    (theory.size_for, dict(n=real(100), p=real(0.25))),
+    (theory.estimate_count, dict(num_bits=real(120), num_hashes=real(3), bits_set=real(50))),
+    (theory.exact_false_positive_rate, dict(num_bits=real(120), num_hashes=real(3), n=real(10))),
+    (theory.measured_rate_std, dict(num_bits=real(120), num_hashes=real(3), n=real(10),
+                                    num_queries=real(100))),
+    (theory.bits_per_item, dict(p=real(0.25))),
+    (theory.lower_bound_bits_per_item, dict(p=real(0.03125))),
 ]
 
 
@@ -73,17 +75,17 @@ def test_every_public_function_of_theory_is_listed():
 @pytest.mark.parametrize("function, arguments", THEORY, ids=[f.__name__ for f, _ in THEORY])
 @pytest.mark.parametrize("kind", INTS + REALS, ids=lambda k: getattr(k, "__name__", "Decimal"))
 def test_theory_gives_the_same_result_for_every_kind_of_number(function, arguments, kind):
-    expected = function(*[value for _, value in arguments])
-    assert function(*_convert(arguments, kind)) == expected
+    expected = function(**{name: value for name, (_, value) in arguments.items()})
+    assert function(**dict(zip(arguments, _convert(arguments.values(), kind)))) == expected
 
 
 def test_the_reported_failures_are_gone():
-    assert theory.num_bits_for(np.uint64(1000), 0.01) == theory.num_bits_for(1000, 0.01) == 9586
-    assert theory.optimal_num_hashes(np.uint64(10_000), np.uint64(1000)) == 7
-    assert theory.optimal_num_hashes(np.int8(100), np.int8(10)) == 7
-    assert theory.false_positive_rate(np.int8(100), np.int8(10), np.int8(7)) == \
-        theory.false_positive_rate(100, 10, 7)
-    assert type(theory.false_positive_rate(np.float32(100), 10, 7)) is float
+    assert theory.num_bits_for(n=np.uint64(1000), p=0.01) == theory.num_bits_for(n=1000, p=0.01) == 9586
+    assert theory.optimal_num_hashes(num_bits=np.uint64(10_000), n=np.uint64(1000)) == 7
+    assert theory.optimal_num_hashes(num_bits=np.int8(100), n=np.int8(10)) == 7
+    assert theory.false_positive_rate(num_bits=np.int8(100), num_hashes=np.int8(7), n=np.int8(10)) == \
+        theory.false_positive_rate(num_bits=100, num_hashes=7, n=10)
+    assert type(theory.false_positive_rate(num_bits=np.float32(100), num_hashes=7, n=10)) is float
 
 
 SIZES = [(dict(items=100, fpp=0.25), {"items": "int", "fpp": "real"}),
@@ -138,8 +140,8 @@ def test_from_capacity_and_create_take_every_kind(items, fpp):
 
 @pytest.mark.parametrize("bad", [True, np.bool_(True), "3", None, 3 + 0j])
 def test_bools_strings_and_complex_numbers_are_not_numbers(bad):
-    for call in (lambda: BloomFilter(64, bad), lambda: theory.false_positive_rate(100, 10, bad),
-                 lambda: theory.num_bits_for(100, bad), lambda: size_report(bad, bits=64)):
+    for call in (lambda: BloomFilter(64, bad), lambda: theory.false_positive_rate(num_bits=100, num_hashes=bad, n=10),
+                 lambda: theory.num_bits_for(n=100, p=bad), lambda: size_report(bits=64, items=bad)):
         with pytest.raises(TypeError):
             call()
 
@@ -149,9 +151,9 @@ def test_huge_and_odd_reals_are_refused_clearly():
                            (Decimal("NaN"), "num_bits must be a positive number"),
                            (Fraction(-1, 3), "num_bits must be a positive number")]:
         with pytest.raises(ValueError, match=message):
-            theory.false_positive_rate(value, 10, 3)
+            theory.false_positive_rate(num_bits=value, num_hashes=3, n=10)
     with pytest.raises(ValueError, match="needs more bits than a float can count"):
-        theory.num_bits_for(1e308, 0.01)
+        theory.num_bits_for(n=1e308, p=0.01)
     assert HashedIds().hash_function("x") == HashedIds().hash_function("x")
 
 

@@ -148,8 +148,8 @@ def test_the_result_records_pickle_too(protocol):
     stream = click_stream(50, seed=1)
     kept = [click for click in stream if not click.duplicate]
     records = [stream[0], score(stream, kept), LookupStats(lookups=3, filter_rejections=2),
-               size_report(1000, fpp=0.01), explore(1000, 3, 100, num_queries=500, max_k=4),
-               sweep(2 ** 10, 2, 50, num_queries=500)[0], Mistake(3, "a slip"),
+               size_report(items=1000, fpp=0.01), explore(num_bits=1000, num_hashes=3, n=100, num_queries=500, max_k=4),
+               sweep(num_bits=2 ** 10, num_hashes=2, num_items=50, num_queries=500)[0], Mistake(3, "a slip"),
                EXERCISES["07"][0],
                classroom.find_collision(lambda key: murmurhash2(key) % 64, max_tries=10_000)]
     bloom = filled(BloomFilter(64, 3))

@@ -104,13 +104,13 @@ def test_add_and_in_are_the_batch_paths_for_one_key(plain_client):
 
 
 def test_the_days_layout_fits_one_string_per_node():
-    layout = day_layout(864_000_000, 0.001, nodes=3)
+    layout = day_layout(n=864_000_000, p=0.001, nodes=3)
     assert layout.shards == 3 and layout.bit_strings_per_node == 1  # one string of bits,
     assert layout.keys_per_node == 2  # and its description: the two keys each node shows
-    assert day_layout(864_000_000, 0.0001, nodes=3).keys_per_node == 4  # two shards a node
+    assert day_layout(n=864_000_000, p=0.0001, nodes=3).keys_per_node == 4  # two shards a node
     assert layout.bits_per_shard == BloomFilter.from_capacity(288_000_000, 0.001).num_bits
     assert layout.bits_per_shard * 3 > 12.4e9 and layout.bytes_per_shard * 8 <= 2 ** 32
-    assert day_layout(864_000_000, 0.0001, nodes=3).shards == 6  # 4 Gbit more per node: two strings
+    assert day_layout(n=864_000_000, p=0.0001, nodes=3).shards == 6  # 4 Gbit more per node: two strings
 
 
 def _day(client, **options):

@@ -63,7 +63,7 @@ def test_the_rules_on_a_small_lesson():
         code("plot()", outputs=[nbformat.v4.new_output(
             "display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"})]),  # 7: figure
         md("**01.1 (compute).** What is k?"),                       # 8: exercise question
-        code("answer = None  # replace None with your answer\ncheck.optimal_k(answer, m=8, n=1)"),
+        code("answer = None  # replace None with your answer\ncheck.optimal_k(answer, num_bits=8, n=1)"),
         code('guess = predict("How many?", None)'),                 # 10: a committed prediction
         code("measured = 3"),                                       # 11: new screen
         code("guess.reveal(measured)"),                             # 12: fragment

@@ -71,7 +71,7 @@ def test_the_curves_say_what_the_library_spends():
     blocked = BlockedBloomFilter(n * 16)
     rates, bits = found["blocked filter"]
     (row,) = np.flatnonzero(bits == 16)
-    assert rates[row] == split_block_false_positive_rate(n, blocked.num_blocks)
+    assert rates[row] == split_block_false_positive_rate(num_blocks=blocked.num_blocks, n=n)
     cuckoo = CuckooFilter(n, 12, 4)
     cuckoo.add_many(keys)
     assert cuckoo.num_bits / n == pytest.approx(curves(load=cuckoo.load_factor, n=n)["cuckoo filter"][1][10])

@@ -102,10 +102,10 @@ def test_collisions_monte_carlo_and_large_n_branch():
 
 def test_bit_vector_rate_by_enumeration_and_as_k_1():
     for m, n in [(1, 2), (4, 3), (5, 2), (3, 0)]:
-        assert bit_vector_false_positive_rate(m, n) == pytest.approx(
+        assert bit_vector_false_positive_rate(num_bits=m, n=n) == pytest.approx(
             float(enumerate_rate(m, n, 1)), rel=1e-12, abs=1e-15)
-    assert bit_vector_false_positive_rate(256, 100) == pytest.approx(
-        exact_false_positive_rate(256, 100, 1), rel=1e-12)
+    assert bit_vector_false_positive_rate(num_bits=256, n=100) == pytest.approx(
+        exact_false_positive_rate(num_bits=256, num_hashes=1, n=100), rel=1e-12)
 
 
 # --- the exact rate ----------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_the_two_references_agree():
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (2, 1, 2), (3, 2, 2), (4, 1, 3), (5, 2, 1), (3, 1, 4)])
 def test_exact_rate_counts_every_placement(m, n, k):
-    assert exact_false_positive_rate(m, n, k) == pytest.approx(float(enumerate_rate(m, n, k)),
+    assert exact_false_positive_rate(num_bits=m, num_hashes=k, n=n) == pytest.approx(float(enumerate_rate(m, n, k)),
                                                                rel=1e-13)
 
 
@@ -130,7 +130,7 @@ def test_exact_rate_against_fractions_on_many_points():
         cases.append((m, chooser.randint(0, 3 * m // k + 1), k))
     for m, n, k in cases:
         expected = float(moment_by_sum(m, k * n, k))
-        assert exact_false_positive_rate(m, n, k) == pytest.approx(expected, rel=1e-10, abs=0)
+        assert exact_false_positive_rate(num_bits=m, num_hashes=k, n=n) == pytest.approx(expected, rel=1e-10, abs=0)
 
 
 @pytest.mark.parametrize("m,n,k,digits", [
@@ -140,25 +140,27 @@ def test_exact_rate_against_fractions_on_many_points():
     (100_000, 1, 100, 500),       # tiny but representable: about 1e-300
 ])
 def test_exact_rate_large_against_high_precision_sum(m, n, k, digits):
-    assert exact_false_positive_rate(m, n, k) == pytest.approx(alternating_sum(m, n, k, digits),
+    assert exact_false_positive_rate(num_bits=m, num_hashes=k, n=n) == pytest.approx(alternating_sum(m, n, k, digits),
                                                                rel=1e-9)
 
 
 def test_exact_rate_edges():
-    assert exact_false_positive_rate(1000, 0, 5) == 0.0
-    assert exact_false_positive_rate(1, 1, 9) == 1.0
-    assert exact_false_positive_rate(10, 10_000, 3) == pytest.approx(1.0, abs=1e-300)
-    assert exact_false_positive_rate(100_000, 1, 200) == 0.0  # about 1e-600: below doubles
-    assert exact_false_positive_rate(np.int64(64), 1e1, 2) == exact_false_positive_rate(64, 10, 2)
+    assert exact_false_positive_rate(num_bits=1000, num_hashes=5, n=0) == 0.0
+    assert exact_false_positive_rate(num_bits=1, num_hashes=9, n=1) == 1.0
+    assert exact_false_positive_rate(num_bits=10, num_hashes=3, n=10_000) == pytest.approx(1.0, abs=1e-300)
+    assert exact_false_positive_rate(num_bits=100_000, num_hashes=200, n=1) == 0.0  # about 1e-600: below doubles
+    assert exact_false_positive_rate(num_bits=np.int64(64), num_hashes=2, n=1e1) == \
+        exact_false_positive_rate(num_bits=64, num_hashes=2, n=10)
 
 
 def test_exact_is_above_classic_and_meets_it_as_m_grows():
     for m in (8, 64, 1000, 2**14):
         for k in (1, 2, 4, 8, 12):
             for n in {1, max(1, m // (4 * k)), max(1, m // k), 2 * m // k + 1}:
-                assert exact_false_positive_rate(m, n, k) >= false_positive_rate(m, n, k) * (1 - 1e-12)
-    gaps = [exact_false_positive_rate(m, m // 8, 4) / false_positive_rate(m, m // 8, 4) - 1
-            for m in (2**6, 2**10, 2**14, 2**18, 2**22)]
+                shape = dict(num_bits=m, num_hashes=k, n=n)
+                assert exact_false_positive_rate(**shape) >= false_positive_rate(**shape) * (1 - 1e-12)
+    shapes = [dict(num_bits=m, num_hashes=4, n=m // 8) for m in (2**6, 2**10, 2**14, 2**18, 2**22)]
+    gaps = [exact_false_positive_rate(**shape) / false_positive_rate(**shape) - 1 for shape in shapes]
     assert all(a > b > 0 for a, b in zip(gaps, gaps[1:]))
     assert gaps[-1] < 1e-5
 
@@ -167,20 +169,20 @@ def test_measured_rate_std_from_the_two_moments():
     for m, n, k, q in [(1000, 100, 4, 20_000), (16, 2, 3, 100), (257, 30, 5, 1)]:
         mean, square = moment_by_sum(m, k * n, k), moment_by_sum(m, k * n, 2 * k)
         variance = (mean - square) / q + square - mean ** 2
-        assert measured_rate_std(m, n, k, q) == pytest.approx(math.sqrt(variance), rel=1e-9)
-    assert measured_rate_std(1000, 0, 3, 100) == 0.0
+        assert measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=q) == pytest.approx(math.sqrt(variance), rel=1e-9)
+    assert measured_rate_std(num_bits=1000, num_hashes=3, n=0, num_queries=100) == 0.0
 
 
 # --- sizing -------------------------------------------------------------------------------
 def test_optimal_num_hashes_is_the_best_whole_k():
     for m, n in [(10_000, 1000), (1000, 1000), (9586, 1000), (2**16, 2**13), (100, 3), (64, 640)]:
-        best = min(range(1, 200), key=lambda k: false_positive_rate(m, n, k))
-        assert optimal_num_hashes(m, n) == best
+        best = min(range(1, 200), key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
+        assert optimal_num_hashes(num_bits=m, n=n) == best
 
 
 def test_num_bits_for_is_the_fewest_bits_and_matches_from_capacity():
     for n, p in [(1_000_000, 0.001), (1000, 0.01), (7, 0.5), (12345, 1e-6)]:
-        m = num_bits_for(n, p)
+        m = num_bits_for(n=n, p=p)
         assert BloomFilter.from_capacity(n, p).num_bits == m
         rate = lambda bits: math.exp(-bits / n * math.log(2) ** 2)  # classic rate at the best real k
         assert rate(m) <= p * (1 + 1e-12) and rate(m - 1) > p * (1 - 1e-12)
@@ -198,25 +200,25 @@ def test_one_sizing_rule_and_one_best_k_for_the_command_line_and_every_class():
     from bloomedu.core.theory import size_for
     from bloomedu.variants.theory import generation_fpp
 
-    m, k = size_for(1000, SPLIT_P)
-    assert (m, k) == (num_bits_for(1000, SPLIT_P), optimal_num_hashes(m, 1000)) and k == 11
-    assert (BloomFilter.from_capacity(1000, SPLIT_P).num_hashes, size_report(1000, fpp=SPLIT_P).num_hashes,
+    m, k = size_for(n=1000, p=SPLIT_P)
+    assert (m, k) == (num_bits_for(n=1000, p=SPLIT_P), optimal_num_hashes(num_bits=m, n=1000)) and k == 11
+    assert (BloomFilter.from_capacity(1000, SPLIT_P).num_hashes, size_report(items=1000, fpp=SPLIT_P).num_hashes,
             KeyedBloomFilter.from_capacity(1000, SPLIT_P, bytes(16)).num_hashes) == (k, k, k)
     for g in (2, 3, 5):  # a generation's rate: sized by the same rule
         rotating = RotatingBloomFilter(1000, SPLIT_P, g)
-        assert (rotating.num_bits, rotating.num_hashes) == size_for(1000, generation_fpp(SPLIT_P, g))
+        assert (rotating.num_bits, rotating.num_hashes) == size_for(n=1000, p=generation_fpp(SPLIT_P, g))
     scalable = ScalableBloomFilter(1000, 0.01, first_fpp=SPLIT_P)
     scalable.add_many(range(5000))
     for i, table in enumerate(scalable.tables):
-        assert (table.num_bits, table.num_hashes) == size_for(scalable.capacity(i),
-                                                              SPLIT_P * 0.9 ** i)
+        assert (table.num_bits, table.num_hashes) == size_for(n=scalable.capacity(i),
+                                                              p=SPLIT_P * 0.9 ** i)
 
 
 def test_bits_per_item_and_the_lower_bound():
     for p in (0.5, 0.01, 0.001, 1e-9):
         assert lower_bound_bits_per_item(p) == pytest.approx(math.log(1 / p, 2))
         assert bits_per_item(p) / lower_bound_bits_per_item(p) == pytest.approx(math.log2(math.e))
-        assert bits_per_item(p) == pytest.approx(num_bits_for(10**9, p) / 10**9, rel=1e-8)
+        assert bits_per_item(p) == pytest.approx(num_bits_for(n=10**9, p=p) / 10**9, rel=1e-8)
 
 
 # --- counting what is in a filter --------------------------------------------------------
@@ -230,27 +232,32 @@ def test_estimate_count_recovers_n_on_real_filters():
         empty_var = (m * (m - 1) * (1 - 2 / m) ** t + m * (1 - 1 / m) ** t
                      - (m * (1 - 1 / m) ** t) ** 2)
         std = math.sqrt(empty_var) / (k * (1 - 1 / m) ** t)
-        assert abs(estimate_count(bloom.bits_set(), m, k) - n) < 4 * std + 0.01 * n
+        assert abs(estimate_count(num_bits=m, num_hashes=k, bits_set=bloom.bits_set()) - n) < 4 * std + 0.01 * n
 
 
 def test_estimate_count_edges_and_inverse():
-    assert estimate_count(0, 100, 3) == 0.0
-    assert estimate_count(100, 100, 3) == math.inf
+    assert estimate_count(num_bits=100, num_hashes=3, bits_set=0) == 0.0
+    assert estimate_count(num_bits=100, num_hashes=3, bits_set=100) == math.inf
     m, k, n = 10_000, 5, 800
     expected_set = m * -math.expm1(-k * n / m)
-    assert estimate_count(expected_set, m, k) == pytest.approx(n, rel=1e-12)
+    assert estimate_count(num_bits=m, num_hashes=k, bits_set=expected_set) == pytest.approx(n, rel=1e-12)
 
 
 # --- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("call", [
-    lambda: exact_false_positive_rate(0, 1, 1), lambda: exact_false_positive_rate(10, -1, 1),
-    lambda: exact_false_positive_rate(10, 1, 0), lambda: exact_false_positive_rate(10.5, 1, 1),
-    lambda: measured_rate_std(10, 1, 1, 0), lambda: estimate_count(11, 10, 1),
-    lambda: estimate_count(-1, 10, 1), lambda: estimate_count(1, 0, 1), lambda: estimate_count(1, 10, 0),
+    lambda: exact_false_positive_rate(num_bits=0, num_hashes=1, n=1),
+    lambda: exact_false_positive_rate(num_bits=10, num_hashes=1, n=-1),
+    lambda: exact_false_positive_rate(num_bits=10, num_hashes=0, n=1),
+    lambda: exact_false_positive_rate(num_bits=10.5, num_hashes=1, n=1),
+    lambda: measured_rate_std(num_bits=10, num_hashes=1, n=1, num_queries=0),
+    lambda: estimate_count(num_bits=10, num_hashes=1, bits_set=11),
+    lambda: estimate_count(num_bits=10, num_hashes=1, bits_set=-1),
+    lambda: estimate_count(num_bits=0, num_hashes=1, bits_set=1),
+    lambda: estimate_count(num_bits=10, num_hashes=0, bits_set=1),
     lambda: bits_per_item(0), lambda: bits_per_item(1), lambda: lower_bound_bits_per_item(1.5),
-    lambda: false_positive_rate(0, 1, 1), lambda: optimal_num_hashes(10, 0),
-    lambda: num_bits_for(10, 0), lambda: collision_probability(-1, 10),
-    lambda: expected_collisions(3, 0), lambda: bit_vector_false_positive_rate(0, 3),
+    lambda: false_positive_rate(num_bits=0, num_hashes=1, n=1), lambda: optimal_num_hashes(num_bits=10, n=0),
+    lambda: num_bits_for(n=10, p=0), lambda: collision_probability(-1, 10),
+    lambda: expected_collisions(3, 0), lambda: bit_vector_false_positive_rate(num_bits=0, n=3),
 ])
 def test_bad_values_raise_value_error(call):
     with pytest.raises(ValueError):
@@ -258,8 +265,9 @@ def test_bad_values_raise_value_error(call):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: exact_false_positive_rate("10", 1, 1), lambda: exact_false_positive_rate(10, True, 1),
-    lambda: measured_rate_std(10, 1, 1, None),
+    lambda: exact_false_positive_rate(num_bits="10", num_hashes=1, n=1),
+    lambda: exact_false_positive_rate(num_bits=10, num_hashes=1, n=True),
+    lambda: measured_rate_std(num_bits=10, num_hashes=1, n=1, num_queries=None),
 ])
 def test_bad_types_raise_type_error(call):
     with pytest.raises(TypeError):
@@ -268,9 +276,9 @@ def test_bad_types_raise_type_error(call):
 
 def test_error_names_argument_and_range():
     with pytest.raises(ValueError, match=r"num_hashes must be a whole number in 1\.\.1024, got 0"):
-        exact_false_positive_rate(10, 1, 0)
+        exact_false_positive_rate(num_bits=10, num_hashes=0, n=1)
     with pytest.raises(ValueError, match=r"bits_set must be a number from 0 to num_bits=10"):
-        estimate_count(11, 10, 1)
+        estimate_count(num_bits=10, num_hashes=1, bits_set=11)
 
 
 # --- at the bound: k = MAX_HASHES ---------------------------------------------------------
@@ -308,11 +316,11 @@ def test_exact_rate_at_the_largest_k():
     for m, n in [(1100, 1), (200, 2)]:  # thinned throws; inclusion-exclusion
         [mean] = moments_by_counting(m, k * n, [k])
         assert float(mean) > 1e-290
-        assert exact_false_positive_rate(m, n, k) == pytest.approx(float(mean), rel=1e-11)
+        assert exact_false_positive_rate(num_bits=m, num_hashes=k, n=n) == pytest.approx(float(mean), rel=1e-11)
 
 
 def test_measured_rate_std_at_the_largest_k():
     m, n, k, q = 200, 2, MAX_HASHES, 1000
     mean, square = moments_by_counting(m, k * n, [k, 2 * k])
     std = math.sqrt(float((mean - square) / q + square - mean ** 2))
-    assert measured_rate_std(m, n, k, q) == pytest.approx(std, rel=1e-9)
+    assert measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=q) == pytest.approx(std, rel=1e-9)

@@ -38,8 +38,8 @@ def test_counting_rate_is_the_bloom_rate_of_the_keys_left(m, k, n, removed):
     f.add_many(keys)
     f.remove_many(keys[:removed])
     measured = float(f.contains_many(fresh(QUERIES, m)).mean())
-    assert within(measured, exact_false_positive_rate(m, n - removed, k), QUERIES,
-                  extra=0.1 * exact_false_positive_rate(m, n - removed, k))
+    assert within(measured, exact_false_positive_rate(num_bits=m, num_hashes=k, n=n - removed), QUERIES,
+                  extra=0.1 * exact_false_positive_rate(num_bits=m, num_hashes=k, n=n - removed))
     assert f.contains_many(keys[removed:]).all()
 
 
@@ -47,7 +47,7 @@ def test_counting_rate_is_the_bloom_rate_of_the_keys_left(m, k, n, removed):
 def test_saturated_counters_match_the_binomial_tail(m, n, k):
     f = CountingBloomFilter(m, k)
     f.add_many(np.arange(n, dtype=np.uint64))
-    p = theory.counter_tail(m, n, k, 15)
+    p = theory.counter_tail(num_cells=m, num_hashes=k, n=n, value=15)
     assert abs(f.saturated() - m * p) <= SIGMAS * math.sqrt(m * p * (1 - p)) + 1
 
 
@@ -56,12 +56,12 @@ def test_fan_et_al_bound_at_the_best_k_leaves_no_counter_saturated():
     k = round(m / n * math.log(2))
     f = CountingBloomFilter(m, k)
     f.add_many(np.arange(n, dtype=np.uint64))
-    assert theory.counter_overflow_bound(m, n, k) < 1e-6 and f.saturated() == 0
+    assert theory.counter_overflow_bound(num_cells=m, num_hashes=k, n=n) < 1e-6 and f.saturated() == 0
 
 
 def _scalable_expected(f):
     return theory.compound_false_positive_rate(
-        exact_false_positive_rate(t.num_bits, t.count, t.num_hashes) for t in f.tables if t.count)
+        exact_false_positive_rate(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count) for t in f.tables if t.count)
 
 
 @pytest.mark.parametrize("growth, tightening, first", [(2, 0.9, None), (2, 0.5, None), (4, 0.9, 0.009)])
@@ -85,7 +85,7 @@ def test_rotating_rate_is_one_minus_the_product_over_generations(capacity, fpp, 
     f = RotatingBloomFilter(capacity, fpp, g)
     f.add_many(np.arange(3 * g * capacity + extra, dtype=np.uint64))
     measured = float(f.contains_many(fresh(QUERIES, capacity)).mean())
-    expected = theory.rotating_false_positive_rate(f.num_bits, f.num_hashes, f.loads())
+    expected = theory.rotating_false_positive_rate(num_bits=f.num_bits, num_hashes=f.num_hashes, loads=f.loads())
     assert within(measured, expected, QUERIES, extra=0.05 * expected)
     assert expected <= fpp * 1.02  # full generations: at most the target
 
@@ -165,10 +165,10 @@ def test_age_partitioned_rate_just_after_a_shift(k, l, g):
 def test_stable_point_and_rate_match_deng_and_rafiei(m, k, d, p):
     f = StableBloomFilter(m, k, d, p, seed=m)
     f.add_many(np.arange(15 * m // k, dtype=np.uint64))  # long enough to be stable
-    zero = theory.stable_zero_fraction(m, k, (1 << d) - 1, p)
+    zero = theory.stable_zero_fraction(num_cells=m, num_hashes=k, max_value=(1 << d) - 1, decrements=p)
     assert abs(f.zero_fraction() - zero) <= SIGMAS * math.sqrt(zero * (1 - zero) / m)
     measured = float(f.contains_many(fresh(QUERIES, p)).mean())
-    expected = theory.stable_false_positive_rate(m, k, (1 << d) - 1, p)
+    expected = theory.stable_false_positive_rate(num_cells=m, num_hashes=k, max_value=(1 << d) - 1, decrements=p)
     assert within(measured, expected, QUERIES, extra=0.05 * expected)
 
 
@@ -186,6 +186,6 @@ def test_stable_false_negatives_grow_with_the_gap_as_the_chain_says(m, k, d, p, 
         if probe >= 0:
             lost += int((~f.contains_many(keys[probe:probe + block])).sum())
             tried += block
-    expected = np.mean([theory.stable_false_negative_rate(gap + j, m, k, top, p)
+    expected = np.mean([theory.stable_false_negative_rate(num_cells=m, num_hashes=k, max_value=top, decrements=p, gap=gap + j)
                         for j in range(block)])
     assert within(lost / tried, expected, tried, extra=0.05 * expected)

@@ -157,7 +157,7 @@ class Exercise:
 
     cell: int  # index of the code cell ``answer = None`` + ``check.<name>(answer, ...)``
     checker: str  # the name after ``check.``
-    check_source: str  # the check line as written, ``check.fpp(answer, m=10_000, ...)``
+    check_source: str  # the check line as written, ``check.fpp(answer, num_bits=10_000, ...)``
     question: list[int] = field(default_factory=list)  # markdown cells above it, in order
     label: str = ""  # "06.1 (compute)", from the question's bold opening, when it has one
 
@@ -168,9 +168,9 @@ LABEL = re.compile(r"^\s*\*\*(?P<label>[^*]+?)\.?\*\*")
 def exercise_call(source: str) -> tuple[str, str] | None:
     """(checker, check line) if the code is exactly ``answer = None`` then ``check.<name>(answer, ...)``.
 
-    >>> exercise_call("answer = None  # replace None with your answer\\ncheck.fpp(answer, m=8, n=1, k=1)")
-    ('fpp', 'check.fpp(answer, m=8, n=1, k=1)')
-    >>> exercise_call("answer = 3\\ncheck.fpp(answer, m=8, n=1, k=1)") is None
+    >>> exercise_call("answer = None  # replace None with your answer\\ncheck.fpp(answer, num_bits=8, num_hashes=1, n=1)")
+    ('fpp', 'check.fpp(answer, num_bits=8, num_hashes=1, n=1)')
+    >>> exercise_call("answer = 3\\ncheck.fpp(answer, num_bits=8, num_hashes=1, n=1)") is None
     True
     """
     try:

@@ -61,11 +61,12 @@ def _check_data(data) -> bytes:
     return bytes(data)
 
 
-def bip37_filter_bytes(n_elements: int, fp_rate: float) -> int:
+def bip37_filter_bytes(*, n_elements: int, fp_rate: float) -> int:
     """Bitcoin Core's filter size in bytes for n elements at false-positive rate p.
 
-    >>> bip37_filter_bytes(3, 0.01), bip37_filter_bytes(100_000, 0.0001), bip37_filter_bytes(1, 0.5)
-    (3, 36000, 0)
+    >>> [bip37_filter_bytes(n_elements=n, fp_rate=p)
+    ...  for n, p in [(3, 0.01), (100_000, 0.0001), (1, 0.5)]]
+    [3, 36000, 0]
     """
     n = _check_int(n_elements, "n_elements", 1, _UINT32)
     if not is_number(fp_rate):
@@ -158,7 +159,7 @@ class Bip37Filter(Filter):
     __slots__ = ("_bits", "n_hash_funcs", "tweak", "flags")
 
     def __init__(self, n_elements: int, fp_rate: float, tweak: int = 0, flags: int = 0):
-        size = bip37_filter_bytes(n_elements, fp_rate)
+        size = bip37_filter_bytes(n_elements=n_elements, fp_rate=fp_rate)
         self._setup(size, bip37_num_hash_funcs(size, n_elements), tweak, flags)
 
     def _setup(self, size: int, n_hash_funcs: int, tweak: int, flags: int,

@@ -50,11 +50,12 @@ _HEADER = 6                       # ordinal byte, k byte, int32 word count
 _CHUNK = 1 << 16                  # strings hashed per chunk in the bulk methods
 
 
-def guava_num_bits(n: int, p: float) -> int:
+def guava_num_bits(*, n: int, p: float) -> int:
     """Guava's ``optimalNumOfBits``: ``(long)(-n * ln p / (ln 2 * ln 2))``, truncated.
 
-    >>> guava_num_bits(10, 0.1), guava_num_bits(1_000_000, 0.03), guava_num_bits(np.uint64(1000), 0.01)
-    (47, 7298440, 9585)
+    >>> [guava_num_bits(n=n, p=p)
+    ...  for n, p in [(10, 0.1), (1_000_000, 0.03), (np.uint64(1000), 0.01)]]
+    [47, 7298440, 9585]
     """
     n = whole_number(n, "n", 0, _LONG_MAX)
     p = probability(p, "p")
@@ -62,16 +63,17 @@ def guava_num_bits(n: int, p: float) -> int:
     return min(int(value), _LONG_MAX)   # Java's (long) truncates toward 0, saturates
 
 
-def guava_num_hashes(n: int, m: int) -> int:
+def guava_num_hashes(*, num_bits: int, n: int) -> int:
     """Guava's ``optimalNumOfHashFunctions``: ``max(1, Math.round(m / n * ln 2))``.
 
-    m is the bit count before rounding up to whole words.
+    m (``num_bits``) is the bit count before rounding up to whole words.  Guava's own
+    arguments are (n, m); here they are named, m first as everywhere in bloomedu.
 
-    >>> guava_num_hashes(10, 47), guava_num_hashes(1_000_000, 7298440)
+    >>> guava_num_hashes(num_bits=47, n=10), guava_num_hashes(num_bits=7298440, n=1_000_000)
     (3, 5)
     """
     n = whole_number(n, "n", 1, _LONG_MAX)
-    m = whole_number(m, "m", 0, _LONG_MAX)
+    m = whole_number(num_bits, "num_bits", 0, _LONG_MAX)
     return max(1, java_round(m / n * _LN2))
 
 
@@ -125,8 +127,8 @@ class GuavaBloomFilter(Filter):
         given = whole_number(expected_insertions, "expected_insertions", 0, _LONG_MAX)
         fpp = probability(fpp, "fpp")
         n = max(given, 1)                  # Guava: 0 expected insertions count as 1
-        m = guava_num_bits(n, fpp)
-        k = guava_num_hashes(n, m)
+        m = guava_num_bits(n=n, p=fpp)
+        k = guava_num_hashes(num_bits=m, n=n)
         where = f"(expected_insertions={given}, fpp={fpp})"
         if m == 0:
             raise ValueError(f"Guava cannot create a filter of 0 bits {where}: "

@@ -199,7 +199,7 @@ class BloomFilter(Filter, SetOperations):
         n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
         p = probability(fpp, "fpp")
         asked = f"expected_items={n} at fpp={p}"
-        m, k = size_for(n, p, asked)
+        m, k = size_for(n=n, p=p, asked=asked)
         check_storage(8 * -(-m // 64), f"{asked} (num_bits={m})")
         return cls(m, k)
 
@@ -269,7 +269,8 @@ class BloomFilter(Filter, SetOperations):
         True
         """
         hashed = self._hashed(keys)
-        kernels.insert(self.bits.data, self.num_bits, self.num_hashes, hashed, self._lock)
+        kernels.insert(self.bits.data, hashed, num_bits=self.num_bits, num_hashes=self.num_hashes,
+                       lock=self._lock)
 
     def add_many_new(self, keys) -> np.ndarray:
         """Add many keys; a bool array, True for each key that was new (as ``k not in f`` just
@@ -279,7 +280,8 @@ class BloomFilter(Filter, SetOperations):
         [True, True, False]
         """
         hashed = self._hashed(keys)
-        return kernels.add_new(self.bits.data, self.num_bits, self.num_hashes, hashed, self._lock)
+        return kernels.add_new(self.bits.data, hashed, num_bits=self.num_bits,
+                               num_hashes=self.num_hashes, lock=self._lock)
 
     def contains_many(self, keys) -> np.ndarray:
         """A bool array: for each key, whether the filter might contain it.
@@ -290,7 +292,8 @@ class BloomFilter(Filter, SetOperations):
         [True, True, False]
         """
         hashed = self._hashed(keys)
-        return kernels.contains(self.bits.data, self.num_bits, self.num_hashes, hashed)
+        return kernels.contains(self.bits.data, hashed, num_bits=self.num_bits,
+                                num_hashes=self.num_hashes)
 
     # --- what the filter holds ----------------------------------------------------
     @property
@@ -341,7 +344,8 @@ class BloomFilter(Filter, SetOperations):
         >>> round(f.approximate_count())
         698
         """
-        return estimate_count(self.bits_set(), self.num_bits, self.num_hashes)
+        return estimate_count(num_bits=self.num_bits, num_hashes=self.num_hashes,
+                              bits_set=self.bits_set())
 
     # --- set operations (bloomedu.core.filter_sets), copies, equality -----------------
     def _check_compatible(self, other: object) -> "BloomFilter":
@@ -406,7 +410,8 @@ class BloomFilter(Filter, SetOperations):
         >>> BloomFilter.from_bytes(data) == f
         True
         """
-        return filter_bytes.dump(self.HASHING, self.num_bits, self.num_hashes, self.bits_snapshot())
+        return filter_bytes.dump(self.HASHING, self.bits_snapshot(), num_bits=self.num_bits,
+                                 num_hashes=self.num_hashes)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "BloomFilter":

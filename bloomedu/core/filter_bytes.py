@@ -36,11 +36,11 @@ __all__ = ["dump", "load"]
 _HEADER = Header(b"BLMD", 1, "HQQ")  # hashing, m, k
 
 
-def dump(hashing: int, num_bits: int, num_hashes: int, data: np.ndarray,
+def dump(hashing: int, data: np.ndarray, *, num_bits: int, num_hashes: int,
          extra: bytes = b"") -> bytes:
     """The header, ``extra`` (a keyed filter's fingerprint), then the bits (``data``).
 
-    >>> dump(2, 100, 3, np.zeros(16, np.uint8))[:8]
+    >>> dump(2, np.zeros(16, np.uint8), num_bits=100, num_hashes=3)[:8]
     b'BLMD\\x01\\x00\\x02\\x00'
     """
     return b"".join((_HEADER.pack(hashing, num_bits, num_hashes), extra, data))  # one copy

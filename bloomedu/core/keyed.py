@@ -160,8 +160,8 @@ class KeyedBloomFilter(BloomFilter):
         >>> f = KeyedBloomFilter(100, 3, bytes(16)); len(f.to_bytes()) - len(BloomFilter(100, 3).to_bytes())
         16
         """
-        return filter_bytes.dump(self.HASHING, self.num_bits, self.num_hashes,
-                                 self.bits_snapshot(), extra=self.secret_fingerprint)
+        return filter_bytes.dump(self.HASHING, self.bits_snapshot(), num_bits=self.num_bits,
+                                 num_hashes=self.num_hashes, extra=self.secret_fingerprint)
 
     @classmethod
     def from_bytes(cls, data: bytes, secret: bytes) -> "KeyedBloomFilter":

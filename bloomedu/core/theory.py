@@ -18,6 +18,11 @@ p false-positive rate.
 - Space: bits per item against the information-theoretic lower bound, and
   estimating n back from the number of bits set (Swamidass and Baldi 2007).
 
+A function of two or more of m, k, n and p takes them by keyword only, declared in
+that order: ``false_positive_rate(num_bits=9586, num_hashes=7, n=1000)``.  Called by
+position, as ``false_positive_rate(9586, 7, 1000)``, it raises TypeError rather than
+answer with k and n swapped.
+
 Every argument goes through :mod:`bloomedu.core.checks` first: any integer or
 real type works (numpy scalars, ``Fraction``, ``Decimal``) and gives the result
 its Python value gives, and k is at most 1024 (``MAX_HASHES``) everywhere.
@@ -106,12 +111,12 @@ def collision_probability(n: int, num_values: int) -> float:
     return -math.expm1(log_none)
 
 
-def bit_vector_false_positive_rate(num_bits: int, n: int) -> float:
+def bit_vector_false_positive_rate(*, num_bits: int, n: int) -> float:
     """Chance that a new key's bit is already set after n keys went into m bits (k = 1).
 
     1 - (1 - 1/m)^n: the article's step-3 vector with m = 2**hash_bits.
 
-    >>> round(bit_vector_false_positive_rate(256, 3), 5)
+    >>> round(bit_vector_false_positive_rate(num_bits=256, n=3), 5)
     0.01167
     """
     m = _positive(num_bits, "num_bits")
@@ -119,10 +124,10 @@ def bit_vector_false_positive_rate(num_bits: int, n: int) -> float:
     return -math.expm1(n * math.log1p(-1.0 / m)) if m > 1 else (1.0 if n else 0.0)
 
 
-def false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
+def false_positive_rate(*, num_bits: int, num_hashes: int, n: int) -> float:
     """The classic approximation (1 - e^(-kn/m))^k.
 
-    >>> round(false_positive_rate(num_bits=9586, n=1000, num_hashes=7), 5)
+    >>> round(false_positive_rate(num_bits=9586, num_hashes=7, n=1000), 5)
     0.01003
     """
     m = _positive(num_bits, "num_bits")
@@ -131,7 +136,7 @@ def false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
     return (-math.expm1(-k * n / m)) ** k
 
 
-def optimal_num_hashes(num_bits: int, n: int) -> int:
+def optimal_num_hashes(*, num_bits: int, n: int) -> int:
     """The k that minimises the classic rate, (m/n) ln 2, rounded to the nearer whole k >= 1.
 
     Rounding compares the classic rate at the floor and the ceiling, so the
@@ -140,20 +145,20 @@ def optimal_num_hashes(num_bits: int, n: int) -> int:
     the best k would pass it, the rate at k = 1024 is already below 2**-1024,
     0.0 in floats, like the rate at any larger k.
 
-    >>> optimal_num_hashes(num_bits=10_000, n=1000), optimal_num_hashes(10**9, 1)
+    >>> optimal_num_hashes(num_bits=10_000, n=1000), optimal_num_hashes(num_bits=10**9, n=1)
     (7, 1024)
     """
     m = _positive(num_bits, "num_bits")
     n = _positive(n, "n")
     best = min(m / n * LN2, MAX_HASHES)
     low, high = max(1, math.floor(best)), max(1, math.ceil(best))
-    return min((low, high), key=lambda k: (false_positive_rate(m, n, k), k))
+    return min((low, high), key=lambda k: (false_positive_rate(num_bits=m, num_hashes=k, n=n), k))
 
 
-def num_bits_for(n: int, p: float) -> int:
+def num_bits_for(*, n: int, p: float) -> int:
     """Bits a filter needs for n items at false-positive rate p: ceil(-n ln p / (ln 2)^2).
 
-    >>> num_bits_for(1_000_000, 0.001)
+    >>> num_bits_for(n=1_000_000, p=0.001)
     14377588
     """
     n = _positive(n, "n")
@@ -164,15 +169,17 @@ def num_bits_for(n: int, p: float) -> int:
     return math.ceil(bits)
 
 
-def hashes_for(num_bits: int, n: int, asked: str | None = None) -> int:
+def hashes_for(*, num_bits: int, n: int, asked: str | None = None) -> int:
     """The k a filter of m bits for n keys takes: :func:`optimal_num_hashes`, the best whole k.
 
     Where (m/n) ln 2 is beyond ``MAX_HASHES`` (a rate below about 2**-1024, the doubles'
     end) a ValueError says what was ``asked`` (the caller's arguments) instead of capping k.
 
-    >>> hashes_for(9586, 1000), hashes_for(15142, 1000)   # 6.64 -> 7; 10.4954: 11 errs less than 10
-    (7, 11)
-    >>> hashes_for(10**9, 1, "n=1 at p=1e-320")
+    >>> hashes_for(num_bits=9586, n=1000)    # (m/n) ln 2 = 6.64 -> 7
+    7
+    >>> hashes_for(num_bits=15142, n=1000)   # 10.4954: 11 errs less than 10
+    11
+    >>> hashes_for(num_bits=10**9, n=1, asked="n=1 at p=1e-320")
     Traceback (most recent call last):
     ValueError: n=1 at p=1e-320 needs k = 693147181 hash functions, more than 1024: the rate must be at least about 2**-1024 (k = log2(1/p))
     """
@@ -184,10 +191,10 @@ def hashes_for(num_bits: int, n: int, asked: str | None = None) -> int:
         raise ValueError(f"{asked} needs k = {round(best)} hash functions, more than "
                          f"{MAX_HASHES}: the rate must be at least about 2**-{MAX_HASHES} "
                          "(k = log2(1/p))")
-    return optimal_num_hashes(m, n)
+    return optimal_num_hashes(num_bits=m, n=n)
 
 
-def size_for(n: int, p: float, asked: str | None = None) -> tuple[int, int]:
+def size_for(*, n: int, p: float, asked: str | None = None) -> tuple[int, int]:
     """(m, k) of a filter for n keys at rate p: :func:`num_bits_for` and :func:`hashes_for`.
 
     The one sizing rule of the library: ``BloomFilter.from_capacity``, the command line
@@ -195,20 +202,20 @@ def size_for(n: int, p: float, asked: str | None = None) -> tuple[int, int]:
     it.  ``asked`` names the caller's arguments in the errors (more than 2**63 - 1 bits or
     1024 hash functions).
 
-    >>> size_for(1_000_000, 0.001)
+    >>> size_for(n=1_000_000, p=0.001)
     (14377588, 10)
-    >>> size_for(2**62, 0.01, "expected_items=2**62 at fpp=0.01")
+    >>> size_for(n=2**62, p=0.01, asked="expected_items=2**62 at fpp=0.01")
     Traceback (most recent call last):
     ValueError: expected_items=2**62 at fpp=0.01 needs 44203279704715722752 bits, more than the 2**63-1 a filter can hold
     """
-    m = num_bits_for(n, p)
+    m = num_bits_for(n=n, p=p)
     asked = asked or f"n={n!r} at p={p!r}"
     if m > MAX_NUM_BITS:
         raise ValueError(f"{asked} needs {m} bits, more than the 2**63-1 a filter can hold")
-    return m, hashes_for(m, n, asked)
+    return m, hashes_for(num_bits=m, n=n, asked=asked)
 
 
-def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
+def estimate_count(*, num_bits: int, num_hashes: int, bits_set: int) -> float:
     """Estimate n from the X bits set in a filter: -(m/k) ln(1 - X/m).
 
     Swamidass and Baldi, "Mathematical correction for fingerprint similarity
@@ -218,10 +225,10 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
     gives 0.  A full filter (X = m) is consistent with any n large enough, so
     the estimate is ``math.inf``: the count cannot be told any more.
 
-    >>> round(estimate_count(bits_set=5000, num_bits=10_000, num_hashes=7), 2)
+    >>> round(estimate_count(num_bits=10_000, num_hashes=7, bits_set=5000), 2)
     990.21
-    >>> estimate_count(0, 10_000, 7), estimate_count(10_000, 10_000, 7)
-    (0.0, inf)
+    >>> [estimate_count(num_bits=10_000, num_hashes=7, bits_set=x) for x in (0, 10_000)]
+    [0.0, inf]
     """
     m = _positive(num_bits, "num_bits")
     k = _hashes(num_hashes)
@@ -232,7 +239,7 @@ def estimate_count(bits_set: int, num_bits: int, num_hashes: int) -> float:
     return -m / k * math.log1p(-bits_set / m) + 0.0
 
 
-def exact_false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
+def exact_false_positive_rate(*, num_bits: int, num_hashes: int, n: int) -> float:
     """The exact false-positive rate when all kn positions are independent and uniform.
 
     Bose, Guo, Kranakis, Maheshwari, Morin, Morrison, Smid and Tang, "On the
@@ -246,11 +253,11 @@ def exact_false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
     fraction of a second even at k = 1024, the most any function here takes.
     A result below the smallest double (about 1e-308) is returned as 0.0.
 
-    >>> f"{exact_false_positive_rate(num_bits=16, n=2, num_hashes=2):.6f}"
+    >>> f"{exact_false_positive_rate(num_bits=16, num_hashes=2, n=2):.6f}"
     '0.052873'
-    >>> f"{false_positive_rate(num_bits=16, n=2, num_hashes=2):.6f}"
+    >>> f"{false_positive_rate(num_bits=16, num_hashes=2, n=2):.6f}"
     '0.048929'
-    >>> exact_false_positive_rate(num_bits=1000, n=0, num_hashes=3)
+    >>> exact_false_positive_rate(num_bits=1000, num_hashes=3, n=0)
     0.0
     """
     m = _whole(num_bits, "num_bits", 1)
@@ -259,7 +266,7 @@ def exact_false_positive_rate(num_bits: int, n: int, num_hashes: int) -> float:
     return occupancy_moments(m, k * n, [k])[0]
 
 
-def measured_rate_std(num_bits: int, n: int, num_hashes: int, num_queries: int) -> float:
+def measured_rate_std(*, num_bits: int, num_hashes: int, n: int, num_queries: int) -> float:
     """Standard deviation of a false-positive rate measured on a fresh filter with q queries.
 
     Given the filter, each absent query is a false positive with probability
@@ -268,7 +275,7 @@ def measured_rate_std(num_bits: int, n: int, num_hashes: int, num_queries: int) 
     moments E[(X/m)^k] and E[(X/m)^(2k)] (same model as
     :func:`exact_false_positive_rate`).
 
-    >>> f"{measured_rate_std(num_bits=1000, n=100, num_hashes=4, num_queries=20_000):.5f}"
+    >>> f"{measured_rate_std(num_bits=1000, num_hashes=4, n=100, num_queries=20_000):.5f}"
     '0.00120'
     """
     m = _whole(num_bits, "num_bits", 1)

@@ -19,7 +19,7 @@ bits or answers out), and each is tested bit for bit against its reference:
 >>> from bloomedu.core.filter import BloomFilter
 >>> f = BloomFilter(1024, 3)
 >>> h1, h2 = murmur.murmur3_128_uint64(np.array([7], dtype=np.uint64))
->>> bloom.insert(f.bits.data, 1024, 3, [(h1, h2)])   # h2 needs no spreading here
+>>> bloom.insert(f.bits.data, [(h1, h2)], num_bits=1024, num_hashes=3)   # h2 needs no spreading
 >>> 7 in f
 True
 """

@@ -29,8 +29,9 @@ reads every byte back and writes again the bits that were lost (at most 8 rounds
 
 >>> data = np.zeros(128, dtype=np.uint8)                 # m = 1024
 >>> hashed = [(np.array([5], np.uint64), np.array([3], np.uint64))]
->>> insert(data, 1024, 3, hashed)
->>> contains(data, 1024, 3, hashed).tolist(), contains(data, 1024, 3, [(hashed[0][1], hashed[0][0])]).tolist()
+>>> insert(data, hashed, num_bits=1024, num_hashes=3)
+>>> swapped = [(hashed[0][1], hashed[0][0])]
+>>> contains(data, hashed, num_bits=1024, num_hashes=3).tolist(), contains(data, swapped, num_bits=1024, num_hashes=3).tolist()
 ([True], [False])
 """
 
@@ -145,7 +146,7 @@ def stages(data: np.ndarray) -> bool:
     return data.size * 8 <= STAGE_LIMIT_BITS
 
 
-def insert(data: np.ndarray, num_bits: int, num_hashes: int, hashed: Hashed,
+def insert(data: np.ndarray, hashed: Hashed, *, num_bits: int, num_hashes: int,
            lock: AbstractContextManager = _NO_LOCK) -> None:
     """Set the k bits of every key of ``hashed`` in ``data``; all or nothing: if ``hashed``
     raises, ``data`` is as it was.
@@ -155,7 +156,7 @@ def insert(data: np.ndarray, num_bits: int, num_hashes: int, hashed: Hashed,
     written a job at a time, on two threads.
 
     >>> data = np.zeros(8, dtype=np.uint8)
-    >>> insert(data, 64, 2, [(np.array([0, 1], np.uint64), np.array([1, 1], np.uint64))])
+    >>> insert(data, [(np.array([0, 1], np.uint64), np.array([1, 1], np.uint64))], num_bits=64, num_hashes=2)
     >>> from bloomedu.core.filter import bit_position
     >>> np.flatnonzero(np.unpackbits(data, bitorder="little")).tolist()
     [0, 39, 44]
@@ -261,13 +262,13 @@ def _insert_sorted(data: np.ndarray, num_bits: int, num_hashes: int, hashed: lis
         pass
 
 
-def add_new(data: np.ndarray, num_bits: int, num_hashes: int, hashed: Hashed,
+def add_new(data: np.ndarray, hashed: Hashed, *, num_bits: int, num_hashes: int,
             lock: AbstractContextManager = _NO_LOCK) -> np.ndarray:
     """Insert every key; True for each key that was new (some of its bits still clear at its
     turn, earlier keys of the batch included), as a loop of ``in`` then ``add``.
 
     >>> data, key = np.zeros(8, dtype=np.uint8), (np.array([0, 7, 0], np.uint64),) * 2
-    >>> add_new(data, 64, 2, [key]).tolist()
+    >>> add_new(data, [key], num_bits=64, num_hashes=2).tolist()
     [True, True, False]
     """
     m64 = np.uint64(num_bits)
@@ -324,11 +325,12 @@ def _bits_at(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return found.view(bool)
 
 
-def contains(data: np.ndarray, num_bits: int, num_hashes: int, hashed: Hashed) -> np.ndarray:
+def contains(data: np.ndarray, hashed: Hashed, *, num_bits: int, num_hashes: int) -> np.ndarray:
     """For each key of ``hashed``, whether all its k bits of ``data`` are set.
 
     >>> data = np.zeros(8, dtype=np.uint8); data[0] = 1
-    >>> contains(data, 64, 1, [(np.array([0, 1], np.uint64), np.array([0, 0], np.uint64))]).tolist()
+    >>> hashed = [(np.array([0, 1], np.uint64), np.array([0, 0], np.uint64))]
+    >>> contains(data, hashed, num_bits=64, num_hashes=1).tolist()
     [True, False]
     """
     m64 = np.uint64(num_bits)

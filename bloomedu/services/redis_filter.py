@@ -195,7 +195,7 @@ class RedisBackedFilter(ServerFilter):
                       part_bits: int | None = None, **options) -> "RedisBackedFilter":
         """Sized as ``BloomFilter.from_capacity(n, p)`` sizes a filter (lesson 08)."""
         n = whole_number(expected_items, "expected_items", 1, MAX_NUM_BITS)
-        m = num_bits_for(n, probability(fpp, "fpp"))
+        m = num_bits_for(n=n, p=probability(fpp, "fpp"))
         return cls.create(client, name, m, max(1, round(m / n * LN2)), part_bits, **options)
 
     @classmethod

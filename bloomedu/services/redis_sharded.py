@@ -114,7 +114,7 @@ class ShardLayout:
         return self.bytes_per_shard * self.shards_per_node
 
 
-def day_layout(n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardLayout:
+def day_layout(*, n: int = 864_000_000, p: float = 0.001, nodes: int = 3) -> ShardLayout:
     """The fewest shards (a multiple of ``nodes``) whose filters each fit one Redis string.
 
     >>> layout = day_layout()

@@ -44,6 +44,10 @@ class SaltedBloomFilter(Filter):
     >>> f.num_bits, f.nbytes
     (256, 32)
 
+    Its arguments come in the article's order, k first, as in its
+    ``BloomFilter(numberOfHashFunctions, numberOfBits)``, so that lesson 05's code reads
+    like the article's.  The second is the hash width, not m: the filter has 2**hash_bits bits.
+
     k is at most 1024 (``MAX_HASHES``) and n at most 32 (the hash is 32 bits).  It
     pickles, its ``hash_function`` by reference: a module-level function works,
     a lambda gets a clear ``PicklingError``.

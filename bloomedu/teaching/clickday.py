@@ -32,17 +32,17 @@ __all__ = ["IDS_PER_DAY", "expected_drops", "dropped_messages"]
 IDS_PER_DAY = 10_000 * 24 * 60 * 60  # the article's 864,000,000
 
 
-def expected_drops(num_bits: int, num_hashes: int, n: int) -> float:
+def expected_drops(*, num_bits: int, num_hashes: int, n: int) -> float:
     """Expected genuine clicks dropped while n distinct IDs go through a filter of m bits, k hashes.
 
     The sum over i < n of (1 - e^(-ki/m))^k, in its closed form
     (m/k) * sum over j > k of U^j / j, with U = 1 - e^(-kn/m).  With k = 1 it
     is n - m(1 - e^(-n/m)): the expected collisions of lesson 02's hashes.
 
-    >>> round(expected_drops(2**32, 1, 864_000_000))  # a 2**32-bit vector: lesson 02's 81 million
+    >>> round(expected_drops(num_bits=2**32, num_hashes=1, n=864_000_000))  # lesson 02's 81 million
     81357892
     >>> exact = sum((1 - math.exp(-3 * i / 1000)) ** 3 for i in range(300))
-    >>> abs(expected_drops(1000, 3, 300) - exact) < 0.5
+    >>> abs(expected_drops(num_bits=1000, num_hashes=3, n=300) - exact) < 0.5
     True
     """
     m = whole_number(num_bits, "num_bits", 1, MAX_NUM_BITS)

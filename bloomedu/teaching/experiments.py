@@ -97,7 +97,7 @@ def _false_positives(bloom: BloomFilter, seed: int, num_items: int, num_queries:
                for keys in _draw(rng, num_queries, odd=True))
 
 
-def measure_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
+def measure_false_positive_rate(*, num_bits: int, num_hashes: int, num_items: int,
                                 num_queries: int, seed: int) -> float:
     """Insert n random keys into a fresh filter, query q others, return the share answered "maybe".
 
@@ -108,8 +108,8 @@ def measure_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     >>> measure_false_positive_rate(num_bits=2**16, num_hashes=4, num_items=0,
     ...                             num_queries=1000, seed=1)
     0.0
-    >>> rate = measure_false_positive_rate(2**16, 4, 8192, 20_000, seed=1)
-    >>> rate == measure_false_positive_rate(2**16, 4, 8192, 20_000, seed=1)
+    >>> shape = dict(num_bits=2**16, num_hashes=4, num_items=8192, num_queries=20_000)
+    >>> measure_false_positive_rate(**shape, seed=1) == measure_false_positive_rate(**shape, seed=1)
     True
     """
     m, k, n, q, seed = _arguments(_whole, num_bits, num_hashes, num_items, num_queries, seed)
@@ -118,7 +118,7 @@ def measure_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     return _false_positives(bloom, seed, n, q) / q
 
 
-def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
+def simulate_false_positive_rate(*, num_bits: int, num_hashes: int, num_items: int,
                                  num_queries: int, seed: int) -> float:
     """The model behind the exact formula, simulated: every one of the kn and kq positions uniform.
 
@@ -142,7 +142,7 @@ def simulate_false_positive_rate(num_bits: int, num_hashes: int, num_items: int,
     return hits / q
 
 
-def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True) -> np.ndarray:
+def double_hash_positions(keys, *, num_bits: int, num_hashes: int, mix: bool = True) -> np.ndarray:
     """The k positions of each key, one row per key: mixed as BloomFilter does, or plain.
 
     ``keys``: a uint64 array, or any keys :meth:`BloomFilter.add_many` takes (str, bytes, int).
@@ -155,11 +155,13 @@ def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True
     ``deeper/06_small_filters`` compares the two; lesson 08 runs the day of clicks on the mixed ones.
 
     >>> keys = np.array([7], dtype=np.uint64)
-    >>> double_hash_positions(keys, 1024, 3).tolist() == [BloomFilter(1024, 3).bit_indices(7)]
+    >>> by_library = double_hash_positions(keys, num_bits=1024, num_hashes=3)
+    >>> by_library.tolist() == [BloomFilter(1024, 3).bit_indices(7)]
     True
-    >>> double_hash_positions(keys, 1024, 3, mix=False).shape
+    >>> double_hash_positions(keys, num_bits=1024, num_hashes=3, mix=False).shape
     (1, 3)
-    >>> double_hash_positions(["123"], 1024, 3).tolist() == [BloomFilter(1024, 3).bit_indices("123")]
+    >>> by_library = double_hash_positions(["123"], num_bits=1024, num_hashes=3)
+    >>> by_library.tolist() == [BloomFilter(1024, 3).bit_indices("123")]
     True
     """
     m, k = _whole(num_bits, "num_bits", 1), _whole(num_hashes, "num_hashes", 1)
@@ -171,7 +173,7 @@ def double_hash_positions(keys, num_bits: int, num_hashes: int, mix: bool = True
     return values.view(np.int64)
 
 
-def measure_plain_double_hashing_rate(num_bits: int, num_hashes: int, num_items: int,
+def measure_plain_double_hashing_rate(*, num_bits: int, num_hashes: int, num_items: int,
                                       num_queries: int, seed: int) -> float:
     """:func:`measure_false_positive_rate` with plain double hashing: same keys, unmixed positions.
 
@@ -179,16 +181,19 @@ def measure_plain_double_hashing_rate(num_bits: int, num_hashes: int, num_items:
     seed, but positions ``(h1 + i*h2) mod 2**64 mod m`` (``double_hash_positions``
     with ``mix=False``), for comparison with the library's mixed positions.
 
-    >>> measure_plain_double_hashing_rate(2**16, 4, num_items=0, num_queries=1000, seed=1)
+    >>> measure_plain_double_hashing_rate(num_bits=2**16, num_hashes=4, num_items=0,
+    ...                                   num_queries=1000, seed=1)
     0.0
-    >>> measure_plain_double_hashing_rate(1, 4, num_items=1, num_queries=1000, seed=1)
+    >>> measure_plain_double_hashing_rate(num_bits=1, num_hashes=4, num_items=1,
+    ...                                   num_queries=1000, seed=1)
     1.0
     """
     m, k, n, q, seed = _arguments(_whole, num_bits, num_hashes, num_items, num_queries, seed)
     bits = _bool_bits(m)
     for keys in _draw(_item_rng(seed), n, odd=False):
-        bits[double_hash_positions(keys, m, k, mix=False)] = True
-    hits = sum(int(np.count_nonzero(bits[double_hash_positions(keys, m, k, mix=False)].all(axis=1)))
+        bits[double_hash_positions(keys, num_bits=m, num_hashes=k, mix=False)] = True
+    hits = sum(int(np.count_nonzero(
+                   bits[double_hash_positions(keys, num_bits=m, num_hashes=k, mix=False)].all(axis=1)))
                for keys in _draw(_query_rng(seed, n), q, odd=True))
     return hits / q
 
@@ -223,10 +228,10 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 class SweepRow:
     """One measured filter: its m, k, n, the measurement, and theory beside it.
 
-    ``seed`` reproduces the row: ``measure_false_positive_rate(num_bits,
-    num_hashes, num_items, num_queries, seed) == rate``.
+    ``seed`` reproduces the row: ``measure_false_positive_rate(num_bits=..., num_hashes=...,
+    num_items=..., num_queries=..., seed=seed) == rate``.
 
-    >>> row = sweep(2**10, 2, 100, num_queries=1000, seed=3)[0]
+    >>> row = sweep(num_bits=2**10, num_hashes=2, num_items=100, num_queries=1000, seed=3)[0]
     >>> row.false_positives / row.num_queries == row.rate, row.low <= row.rate <= row.high
     (True, True)
     """
@@ -260,7 +265,7 @@ def _group_seed(seed: int, m: int, k: int) -> int:
     return int(np.random.SeedSequence([seed, m, k]).generate_state(1, np.uint64)[0])
 
 
-def sweep(num_bits: int | Sequence[int], num_hashes: int | Sequence[int],
+def sweep(*, num_bits: int | Sequence[int], num_hashes: int | Sequence[int],
           num_items: int | Sequence[int], num_queries: int = 20_000,
           seed: int = 0) -> list[SweepRow]:
     """Measure every (m, k, n) of a grid: one :class:`SweepRow` per filter, in grid order.
@@ -273,7 +278,8 @@ def sweep(num_bits: int | Sequence[int], num_hashes: int | Sequence[int],
     >>> rows = sweep(num_bits=2**12, num_hashes=[1, 3], num_items=[64, 512], num_queries=2000)
     >>> [(r.num_hashes, r.num_items) for r in rows]
     [(1, 64), (1, 512), (3, 64), (3, 512)]
-    >>> rows[1].rate == measure_false_positive_rate(2**12, 1, 512, 2000, rows[1].seed)
+    >>> rows[1].rate == measure_false_positive_rate(num_bits=2**12, num_hashes=1, num_items=512,
+    ...                                             num_queries=2000, seed=rows[1].seed)
     True
     """
     ms, ks, ns, q, seed = _arguments(_values, num_bits, num_hashes, num_items, num_queries, seed)
@@ -289,8 +295,8 @@ def sweep(num_bits: int | Sequence[int], num_hashes: int | Sequence[int],
             for n in ns:
                 rows.append(SweepRow(m, k, n, q, counts[n], counts[n] / q,
                                      *wilson_interval(counts[n], q),
-                                     false_positive_rate(m, n, k),
-                                     exact_false_positive_rate(m, n, k), group))
+                                     false_positive_rate(num_bits=m, num_hashes=k, n=n),
+                                     exact_false_positive_rate(num_bits=m, num_hashes=k, n=n), group))
     return rows
 
 

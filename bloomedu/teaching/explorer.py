@@ -135,15 +135,17 @@ class Exploration:
     @property
     def standard_error(self) -> float:
         """Standard deviation of the measured rate: the queries' noise and the filter's own."""
-        return theory.measured_rate_std(self.num_bits, self.n, self.num_hashes, self.num_queries)
+        return theory.measured_rate_std(num_bits=self.num_bits, num_hashes=self.num_hashes, n=self.n,
+                                        num_queries=self.num_queries)
 
     def curve_errors(self) -> list[float]:
         """Standard deviation of each measured point of the curve (see :attr:`standard_error`)."""
         if self.over == "k":
-            return [theory.measured_rate_std(self.num_bits, self.n, k, self.num_queries)
-                    for k in self.curve_x]
-        return [theory.measured_rate_std(self.num_bits, n, self.num_hashes, self.num_queries)
-                for n in self.curve_x]
+            shapes = [dict(num_hashes=k, n=self.n) for k in self.curve_x]
+        else:
+            shapes = [dict(num_hashes=self.num_hashes, n=n) for n in self.curve_x]
+        return [theory.measured_rate_std(num_bits=self.num_bits, **shape, num_queries=self.num_queries)
+                for shape in shapes]
 
     @property
     def zero_bound(self) -> float:
@@ -161,7 +163,7 @@ class Exploration:
 
         A rate measured as zero is shown as "0 of N" with what it still allows:
 
-        >>> print(explore(50_000, 8, 1000, num_queries=5000).summary())
+        >>> print(explore(num_bits=50_000, num_hashes=8, n=1000, num_queries=5000).summary())
         m = 50000 bits, k = 8, n = 1000, m/n = 50.00, keys = uint64
         measured rate   0 of 5000 absent keys: below 0.00077 (Wilson 95% upper bound)
         classic formula 2.28e-07
@@ -236,7 +238,7 @@ def _curve_points(over: str, num_bits: int, num_hashes: int, n: int, max_k: int)
     """
     if over == "n":
         return sorted({n} | {max(1, round(n * f)) for f in np.linspace(0.125, 2.0, 16)})
-    best = theory.optimal_num_hashes(num_bits, n)
+    best = theory.optimal_num_hashes(num_bits=num_bits, n=n)
     top = max(max_k, num_hashes, best)
     points = set(range(1, min(top, DENSE_HASHES) + 1)) | {num_hashes, best, top}
     step = DENSE_HASHES
@@ -246,7 +248,7 @@ def _curve_points(over: str, num_bits: int, num_hashes: int, n: int, max_k: int)
     return sorted(points)
 
 
-def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", over: str = "k",
+def explore(*, num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", over: str = "k",
             num_queries: int = 20_000, seed: int = SEED, max_k: int = 12) -> Exploration:
     """Measure a filter of m bits and k hashes holding n keys, and a curve over k or n.
 
@@ -297,20 +299,22 @@ def explore(num_bits: int, num_hashes: int, n: int, key_type: str = "uint64", ov
             if count == n:
                 bits_at_n = bloom.bits_set()
     current = xs.index(k if over == "k" else n)
-    args = [(m, n, kk) for kk in xs] if over == "k" else [(m, nn, k) for nn in xs]
+    shapes = ([dict(num_bits=m, num_hashes=kk, n=n) for kk in xs] if over == "k"
+              else [dict(num_bits=m, num_hashes=k, n=nn) for nn in xs])
     return Exploration(
         num_bits=m, num_hashes=k, n=n, key_type=key_type, num_queries=queries_count, seed=seed,
         false_positives=measured[current], measured=measured[current] / queries_count,
-        classic=theory.false_positive_rate(m, n, k), exact=theory.exact_false_positive_rate(m, n, k),
+        classic=theory.false_positive_rate(num_bits=m, num_hashes=k, n=n),
+        exact=theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n),
         fill_ratio=bits_at_n / m,
-        expected_fill_ratio=theory.bit_vector_false_positive_rate(m, k * n),
-        optimal_k=theory.optimal_num_hashes(m, n), over=over, curve_x=tuple(xs),
+        expected_fill_ratio=theory.bit_vector_false_positive_rate(num_bits=m, n=k * n),
+        optimal_k=theory.optimal_num_hashes(num_bits=m, n=n), over=over, curve_x=tuple(xs),
         curve_measured=tuple(count / queries_count for count in measured),
-        curve_classic=tuple(theory.false_positive_rate(*a) for a in args),
-        curve_exact=tuple(theory.exact_false_positive_rate(*a) for a in args))
+        curve_classic=tuple(theory.false_positive_rate(**shape) for shape in shapes),
+        curve_exact=tuple(theory.exact_false_positive_rate(**shape) for shape in shapes))
 
 
-def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_type: str = "uint64",
+def explorer(*, num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_type: str = "uint64",
              over: str = "k", num_queries: int = 20_000, seed: int = SEED):
     """The ipywidgets panel: sliders for m, k, n, a key type and a curve axis; redraws on release.
 
@@ -326,7 +330,8 @@ def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_typ
     import matplotlib.pyplot as plt
     from IPython import get_ipython
 
-    explore(num_bits, num_hashes, n, key_type, over, num_queries, seed)  # check arguments first
+    explore(num_bits=num_bits, num_hashes=num_hashes, n=n, key_type=key_type, over=over,
+            num_queries=num_queries, seed=seed)  # checks the arguments first
     style = {"description_width": "90px"}
     common = dict(continuous_update=False, style=style, layout=widgets.Layout(width="420px"))
     controls = [
@@ -345,8 +350,9 @@ def explorer(num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_typ
     figure = widgets.Output()
 
     def redraw(*_):
-        result = explore(controls[0].value, controls[1].value, controls[2].value,
-                         controls[3].value, controls[4].value, num_queries, seed)
+        result = explore(num_bits=controls[0].value, num_hashes=controls[1].value,
+                         n=controls[2].value, key_type=controls[3].value, over=controls[4].value,
+                         num_queries=num_queries, seed=seed)
         numbers.value = f"<pre class='bloomedu-explorer-numbers'>{result.summary()}</pre>"
         controls[1].max = max(DENSE_HASHES, result.num_hashes, result.optimal_k)  # k reaches the optimum
         with figure:

@@ -60,7 +60,7 @@ def curves(bucket_size: int = 4, load: float = 0.9,
     found = {"lower bound": (_RATES, np.array([lower_bound_bits(p) for p in _RATES])),
              "Bloom filter": (_RATES, np.array([bloom_bits_per_key(p) for p in _RATES]))}
     blocks = [max(1, round(n * per_key / 256)) for per_key in _BLOCKED_BITS_PER_KEY]
-    found["blocked filter"] = (np.array([split_block_false_positive_rate(n, B) for B in blocks]),
+    found["blocked filter"] = (np.array([split_block_false_positive_rate(num_blocks=B, n=n) for B in blocks]),
                                np.array([256 * B / n for B in blocks]))
     f = np.array(list(_FINGERPRINT_BITS), dtype=float)
     found["cuckoo filter"] = (np.array([cuckoo_false_positive_rate(int(x), b, a) for x in f]), f / a)

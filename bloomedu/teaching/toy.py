@@ -240,7 +240,7 @@ class ToyView:
         return "\n".join(done + [line])
 
 
-def toy_view(added: Iterable[str], key: str = "", num_hashes: int = 3,
+def toy_view(added: Iterable[str], key: str = "", *, num_hashes: int = 3,
              hash_bits: int = 5) -> ToyView:
     """The article's filter after the ``added`` keys, and the k bits of ``key`` in it.
 
@@ -275,7 +275,7 @@ def toy_view(added: Iterable[str], key: str = "", num_hashes: int = 3,
                    tuple(tuple(o) for o in owners))
 
 
-def toy(added: Iterable[str] = (), key: str = "", num_hashes: int = 3, hash_bits: int = 5):
+def toy(added: Iterable[str] = (), key: str = "", *, num_hashes: int = 3, hash_bits: int = 5):
     """The ipywidgets panel: a text box for a key, "add it", "empty the filter", and m and k.
 
     It redraws as you type; changing m (8 to 128 bits) or k (1 to 8) places the same keys
@@ -292,7 +292,7 @@ def toy(added: Iterable[str] = (), key: str = "", num_hashes: int = 3, hash_bits
     import ipywidgets as widgets
     from IPython import get_ipython
 
-    toy_view(added, key, num_hashes, hash_bits)  # check the arguments first
+    toy_view(added, key, num_hashes=num_hashes, hash_bits=hash_bits)  # check the arguments first
     keys = list(_keys(added))
     box = widgets.Text(value=key, placeholder="type a key", description="key",
                        continuous_update=True, layout=widgets.Layout(width="300px"))
@@ -309,7 +309,7 @@ def toy(added: Iterable[str] = (), key: str = "", num_hashes: int = 3, hash_bits
     figure = widgets.Output()
 
     def redraw(*_):
-        view = toy_view(keys, box.value, hashes_slider.value, bits_choice.value)
+        view = toy_view(keys, box.value, num_hashes=hashes_slider.value, hash_bits=bits_choice.value)
         words.value = f"<pre class='bloomedu-toy-text'>{html.escape(view.text())}</pre>"
         add_button.disabled = not box.value or box.value in keys
         with figure:

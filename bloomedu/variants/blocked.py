@@ -50,7 +50,7 @@ _LINE = blocked_kernels.LINE_BYTES
 
 
 
-def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
+def split_block_false_positive_rate(*, num_blocks: int, n: float) -> float:
     """The rate of a split-block filter after n keys: the Poisson average over blocks.
 
     A block that received j keys has, in each of its 8 words of 32 bits, each bit
@@ -59,7 +59,7 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     n / num_blocks, so the rate is the sum over j of P(j) (1 - (31/32)^j)^8
     (Putze, Sanders and Singler 2007, section 3, for blocks of this kind).
 
-    >>> round(split_block_false_positive_rate(1_000_000, 62_500), 5)  # 16 bits a key
+    >>> round(split_block_false_positive_rate(num_blocks=62_500, n=1_000_000), 5)  # 16 bits a key
     0.00132
     """
     n = real_number(n, "n", 0.0, allowed="a non-negative number")
@@ -76,21 +76,22 @@ def split_block_false_positive_rate(n: float, num_blocks: int) -> float:
     return math.fsum(terms)
 
 
-def num_blocks_for(n: int, p: float) -> int:
+def num_blocks_for(*, n: int, p: float) -> int:
     """The fewest blocks that hold n keys at a rate of at most p (by bisection).
 
-    >>> num_blocks_for(1_000_000, 0.001), round(num_blocks_for(1_000_000, 0.001) * 256 / 1e6, 2)
+    >>> blocks = num_blocks_for(n=1_000_000, p=0.001)
+    >>> blocks, round(blocks * 256 / 1e6, 2)
     (65976, 16.89)
     """
     n = whole_number(n, "expected_items", 1, MAX_NUM_BITS)  # a Python int: no numpy overflow
     p = probability(p, "fpp")
     low, high = 1, max(1, n // 32)  # start at 8 bits a key
-    while split_block_false_positive_rate(n, high) > p:
+    while split_block_false_positive_rate(num_blocks=high, n=n) > p:
         low, high = high, 2 * high
     while low < high:  # the rate falls as blocks are added
         middle = (low + high) // 2
-        low, high = (middle + 1, high) if split_block_false_positive_rate(n, middle) > p \
-            else (low, middle)
+        too_few = split_block_false_positive_rate(num_blocks=middle, n=n) > p
+        low, high = (middle + 1, high) if too_few else (low, middle)
     return low
 
 
@@ -126,7 +127,7 @@ class BlockedBloomFilter(Filter):
         >>> f.num_blocks, f.nbytes
         (65976, 2111232)
         """
-        num_blocks = num_blocks_for(expected_items, fpp)
+        num_blocks = num_blocks_for(n=expected_items, p=fpp)
         check_storage(32 * num_blocks + _LINE, f"expected_items={expected_items} at fpp={fpp} "
                                                f"(num_bits={num_blocks * BLOCK_BITS})")
         return cls(num_blocks * BLOCK_BITS)

@@ -54,8 +54,8 @@ class RotatingBloomFilter(Shared):
         self.fpp = probability(fpp, "fpp")
         self.generations = whole_number(generations, "generations", 2, 1024)
         self.generation_fpp = generation_fpp(self.fpp, self.generations)
-        self.num_bits, self.num_hashes = size_for(self.capacity, self.generation_fpp,
-                                                  f"capacity={self.capacity} at fpp={self.fpp}")
+        self.num_bits, self.num_hashes = size_for(n=self.capacity, p=self.generation_fpp,
+                                                  asked=f"capacity={self.capacity} at fpp={self.fpp}")
         check_storage(self.generations * 8 * -(-self.num_bits // 64),
                       f"capacity={self.capacity}, fpp={self.fpp}, generations={self.generations} "
                       f"({self.generations} generations of num_bits={self.num_bits})")
@@ -172,7 +172,7 @@ class RotatingBloomFilter(Shared):
             capacity, fpp, g, m, k = values
             capacity = whole_number(capacity, "capacity", 1, MAX_CAPACITY)
             g = whole_number(g, "generations", 2, 1024)
-            shape = size_for(capacity, generation_fpp(probability(fpp, "fpp"), g))
+            shape = size_for(n=capacity, p=generation_fpp(probability(fpp, "fpp"), g))
             if (m, k) != shape:
                 raise ValueError(f"corrupt header: m={m}, k={k}, but these parameters give "
                                  f"m={shape[0]}, k={shape[1]}")

@@ -255,5 +255,5 @@ def _shape(n0: int, growth: int, p0: float, tightening: float, i: int) -> tuple[
     if n > MAX_CAPACITY or p < 1e-300:
         raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
                          "than 1e-300: start with a larger initial_capacity or tightening")
-    m, k = size_for(n, p, f"sub-filter {i} ({n} keys at fpp {p:.3g})")
+    m, k = size_for(n=n, p=p, asked=f"sub-filter {i} ({n} keys at fpp {p:.3g})")
     return n, p, m, k

@@ -1,7 +1,8 @@
 """Formulas for the structures that forget, delete and grow, from the papers that built them.
 
 Symbols as everywhere in bloomedu: m cells (bits or counters), k hash functions, n items,
-p false-positive rate.  Each function cites its paper; lessons
+p false-positive rate; a function of two or more of them takes them by keyword only, in
+that order (as in :mod:`bloomedu.core.theory`).  Each function cites its paper; lessons
 ``notebooks/15_forgetting_old_clicks.ipynb`` and ``notebooks/16_deleting_and_growing.ipynb``
 measure them (derived in ``notebooks/deeper/15_age_partitioned_rate.ipynb``,
 ``notebooks/deeper/16_stable_filter_chain.ipynb`` and
@@ -46,19 +47,19 @@ _BIG = 2 ** 62
 
 
 # --- counting filters -----------------------------------------------------------------
-def counter_tail(num_cells: int, n: int, num_hashes: int, value: int) -> float:
+def counter_tail(*, num_cells: int, num_hashes: int, n: int, value: int) -> float:
     """Chance that one counter has been incremented at least ``value`` times after n keys.
 
     Each of the kn increments lands on a given cell with probability 1/m, so its count is
     Binomial(kn, 1/m) (Fan et al. 2000, section V.C); with 4-bit counters, ``value = 15``
     is the chance that a counter is stuck at its maximum (saturated).
 
-    >>> f"{counter_tail(num_cells=1000, n=1000, num_hashes=8, value=15):.5f}"
+    >>> f"{counter_tail(num_cells=1000, num_hashes=8, n=1000, value=15):.5f}"
     '0.01721'
     """
     m = whole_number(num_cells, "num_cells", 1, _BIG)
-    n = whole_number(n, "n", 0, _BIG)
     k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    n = whole_number(n, "n", 0, _BIG)
     j0 = whole_number(value, "value", 0, _BIG)
     trials, q = n * k, 1.0 / m
     if j0 == 0:
@@ -83,7 +84,8 @@ def counter_tail(num_cells: int, n: int, num_hashes: int, value: int) -> float:
     return min(1.0, total)
 
 
-def counter_overflow_bound(num_cells: int, n: int, num_hashes: int, counter_bits: int = 4) -> float:
+def counter_overflow_bound(*, num_cells: int, num_hashes: int, n: int,
+                           counter_bits: int = 4) -> float:
     """Fan et al.'s bound on the chance that any counter needs more than ``counter_bits`` bits.
 
     Pr(max count >= j) <= m (e n k / (j m))^j with j = 2**counter_bits; at the best
@@ -92,7 +94,7 @@ def counter_overflow_bound(num_cells: int, n: int, num_hashes: int, counter_bits
 
     >>> f"{(math.e * LN2 / 16) ** 16:.3g}"   # the paper's factor for 4-bit counters
     '1.37e-15'
-    >>> f"{counter_overflow_bound(num_cells=14_377_588, n=1_000_000, num_hashes=10):.2e}"
+    >>> f"{counter_overflow_bound(num_cells=14_377_588, num_hashes=10, n=1_000_000):.2e}"
     '2.08e-08'
     """
     m = whole_number(num_cells, "num_cells", 1, _BIG)
@@ -149,17 +151,17 @@ def generation_fpp(fpp: float, generations: int) -> float:
     return -math.expm1(math.log1p(-p) / g)
 
 
-def rotating_false_positive_rate(num_bits: int, num_hashes: int, loads) -> float:
+def rotating_false_positive_rate(*, num_bits: int, num_hashes: int, loads) -> float:
     """The rate of a query over generations of m bits and k hashes holding ``loads`` keys each.
 
     Each generation errs with its exact rate (:func:`bloomedu.core.theory.exact_false_positive_rate`);
     they are independent bit arrays, so the query errs with 1 - prod(1 - p_j).
 
-    >>> f"{rotating_false_positive_rate(9586, 7, [1000, 1000, 500]):.5f}"
+    >>> f"{rotating_false_positive_rate(num_bits=9586, num_hashes=7, loads=[1000, 1000, 500]):.5f}"
     '0.02023'
     """
-    return compound_false_positive_rate(exact_false_positive_rate(num_bits, n, num_hashes)
-                                        for n in loads)
+    return compound_false_positive_rate(
+        exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n) for n in loads)
 
 
 # --- age-partitioned filters -------------------------------------------------------------------
@@ -224,7 +226,7 @@ def apbf_false_positive_rate(num_hashes: int, extra_slices: int) -> float:
 
 
 def apbf_expected_fills(num_hashes: int, extra_slices: int, generation_size: int,
-                        count: int | None = None, slice_bits: int | None = None) -> list[float]:
+                        count: int | None = None) -> list[float]:
     """The expected fill of each slice, newest first, in a filter that has run for a long time.
 
     With ``count`` keys in the current generation (default g, just before a shift), slice a
@@ -237,7 +239,7 @@ def apbf_expected_fills(num_hashes: int, extra_slices: int, generation_size: int
     l = whole_number(extra_slices, "extra_slices", 1, 1024)
     g = whole_number(generation_size, "generation_size", 1, _BIG)
     j = g if count is None else whole_number(count, "count", 0, g)
-    m = apbf_slice_bits(k, g) if slice_bits is None else whole_number(slice_bits, "slice_bits", 1, _BIG)
+    m = apbf_slice_bits(k, g)
     log_empty = math.log1p(-1 / m) if m > 1 else -math.inf
     return [-math.expm1((j * (a < k) + g * min(a, k)) * log_empty) for a in range(k + l)]
 
@@ -284,7 +286,8 @@ def _stable_args(num_cells, num_hashes, max_value, decrements):
     return m, k, whole_number(max_value, "max_value", 1, 255), whole_number(decrements, "decrements", 1, _BIG)
 
 
-def stable_zero_fraction(num_cells: int, num_hashes: int, max_value: int, decrements: int) -> float:
+def stable_zero_fraction(*, num_cells: int, num_hashes: int, max_value: int,
+                         decrements: int) -> float:
     """Deng and Rafiei's fraction of zero cells at the stable point.
 
     A cell is set to Max with chance K/m per insert and decremented (and not set) with
@@ -300,23 +303,26 @@ def stable_zero_fraction(num_cells: int, num_hashes: int, max_value: int, decrem
     return (1 / (1 + 1 / (p * (1 / k - 1 / m)))) ** top
 
 
-def stable_false_positive_rate(num_cells: int, num_hashes: int, max_value: int,
+def stable_false_positive_rate(*, num_cells: int, num_hashes: int, max_value: int,
                                decrements: int) -> float:
     """The stable false-positive rate, (1 - zero fraction)^K (Deng and Rafiei 2006).
 
-    >>> f"{stable_false_positive_rate(100_000, 4, 3, 60):.6f}"
+    >>> shape = dict(num_cells=100_000, num_hashes=4, max_value=3, decrements=60)
+    >>> f"{stable_false_positive_rate(**shape):.6f}"
     '0.000960'
     """
-    return (1 - stable_zero_fraction(num_cells, num_hashes, max_value, decrements)) ** int(num_hashes)
+    zero = stable_zero_fraction(num_cells=num_cells, num_hashes=num_hashes, max_value=max_value,
+                                decrements=decrements)
+    return (1 - zero) ** int(num_hashes)
 
 
-def stable_decrements_for(num_cells: int, num_hashes: int, max_value: int, fpp: float) -> int:
+def stable_decrements_for(*, num_cells: int, num_hashes: int, max_value: int, fpp: float) -> int:
     """The P that gives a stable false-positive rate of at most ``fpp`` (rounded up).
 
     Solve (1 - z)^K = p for the zero fraction z, then z = q^Max for q, then
     q = 1 / (1 + 1 / (P (1/K - 1/m))) for P.
 
-    >>> stable_decrements_for(100_000, 4, 3, 0.001)
+    >>> stable_decrements_for(num_cells=100_000, num_hashes=4, max_value=3, fpp=0.001)
     60
     """
     m, k, top, _ = _stable_args(num_cells, num_hashes, max_value, 1)
@@ -359,13 +365,14 @@ def _stable_chain(m: int, k: int, top: int, p: int, start: int, steps: int) -> n
     return vector
 
 
-def stable_zero_fraction_after(inserts: int, num_cells: int, num_hashes: int, max_value: int,
-                               decrements: int) -> float:
+def stable_zero_fraction_after(*, num_cells: int, num_hashes: int, max_value: int, decrements: int,
+                               inserts: int) -> float:
     """The expected fraction of zero cells after ``inserts`` keys went into an empty filter.
 
     It approaches :func:`stable_zero_fraction` geometrically (Deng and Rafiei's convergence).
 
-    >>> f"{stable_zero_fraction_after(10**6, 100_000, 4, 3, 60):.4f}"
+    >>> shape = dict(num_cells=100_000, num_hashes=4, max_value=3, decrements=60)
+    >>> f"{stable_zero_fraction_after(**shape, inserts=10**6):.4f}"
     '0.8240'
     """
     m, k, top, p = _stable_args(num_cells, num_hashes, max_value, decrements)
@@ -373,17 +380,16 @@ def stable_zero_fraction_after(inserts: int, num_cells: int, num_hashes: int, ma
                                steps=whole_number(inserts, "inserts", 0, _BIG))[top])
 
 
-def stable_false_negative_rate(gap: int, num_cells: int, num_hashes: int, max_value: int,
-                               decrements: int) -> float:
+def stable_false_negative_rate(*, num_cells: int, num_hashes: int, max_value: int, decrements: int,
+                               gap: int) -> float:
     """Chance that a key is reported absent after ``gap`` other keys were inserted since it.
 
     Its K cells start at Max; each reaches 0 after Max decrements with no setting between
     (:func:`_stable_chain`); the key is lost when any one does: 1 - (1 - z_gap)^K.
 
-    >>> f"{stable_false_negative_rate(0, 100_000, 4, 3, 60):.1f}"
-    '0.0'
-    >>> f"{stable_false_negative_rate(1000, 100_000, 4, 3, 60):.4f}"
-    '0.0868'
+    >>> shape = dict(num_cells=100_000, num_hashes=4, max_value=3, decrements=60)
+    >>> [f"{stable_false_negative_rate(**shape, gap=gap):.4f}" for gap in (0, 1000)]
+    ['0.0000', '0.0868']
     """
     m, k, top, p = _stable_args(num_cells, num_hashes, max_value, decrements)
     zero = float(_stable_chain(m, k, top, p, start=0, steps=whole_number(gap, "gap", 0, _BIG))[top])

@@ -93,7 +93,7 @@ def sizing(n: int, p: float) -> tuple[int, int, int]:
     >>> sizing(1_000_000, 0.001)
     (14377588, 1797200, 10)
     """
-    m = num_bits_for(n, p)
+    m = num_bits_for(n=n, p=p)
     return m, 8 * -(-m // 64), max(1, round(m / n * LN2))
 
 

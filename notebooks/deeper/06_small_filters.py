@@ -81,14 +81,13 @@ points = [(16, 6, 2, 20_000), (32, 6, 4, 20_000), (64, 6, 8, 20_000), (128, 6, 1
           (256, 6, 32, 20_000), (1024, 10, 50, 100_000), (2**14, 6, 256, 100_000)]
 small_rows = []
 for size, k_small, n_small, queries in points:
-    exact = exact_false_positive_rate(size, n_small, k_small)
-    std = measured_rate_std(size, n_small, k_small, queries) / math.sqrt(RUNS)
-    mixed = np.mean([measure_false_positive_rate(size, k_small, n_small, queries, seed)
-                     for seed in range(RUNS)])
-    plain = np.mean([measure_plain_double_hashing_rate(size, k_small, n_small, queries, seed)
-                     for seed in range(PLAIN_RUNS)])
+    exact = exact_false_positive_rate(num_bits=size, num_hashes=k_small, n=n_small)
+    std = measured_rate_std(num_bits=size, num_hashes=k_small, n=n_small, num_queries=queries) / math.sqrt(RUNS)
+    run = dict(num_bits=size, num_hashes=k_small, num_items=n_small, num_queries=queries)
+    mixed = np.mean([measure_false_positive_rate(**run, seed=seed) for seed in range(RUNS)])
+    plain = np.mean([measure_plain_double_hashing_rate(**run, seed=seed) for seed in range(PLAIN_RUNS)])
     small_rows.append({"m": size, "k": k_small, "n": n_small, "queries": RUNS * queries,
-                       "classic": false_positive_rate(size, n_small, k_small), "exact": exact,
+                       "classic": false_positive_rate(num_bits=size, num_hashes=k_small, n=n_small), "exact": exact,
                        "std": std, "BloomFilter": mixed, "z": (mixed - exact) / std,
                        "plain": plain, "plain/exact": plain / exact})
 print(format_table(small_rows, ["m", "k", "n", "queries", "classic", "exact", "std",
@@ -187,8 +186,8 @@ def distinct_counts(positions):
     return np.bincount(distinct, minlength=positions.shape[1] + 1)[1:] / len(positions)
 
 
-shares = {"plain": distinct_counts(double_hash_positions(keys, m_w, k_w, mix=False)),
-          "mixed": distinct_counts(double_hash_positions(keys, m_w, k_w, mix=True)),
+shares = {"plain": distinct_counts(double_hash_positions(keys, num_bits=m_w, num_hashes=k_w, mix=False)),
+          "mixed": distinct_counts(double_hash_positions(keys, num_bits=m_w, num_hashes=k_w, mix=True)),
           "independent": distinct_counts(rng.integers(m_w, size=(len(keys), k_w)))}
 print(" d       plain       mixed  independent")
 for d in range(1, k_w + 1):

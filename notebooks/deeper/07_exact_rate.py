@@ -64,9 +64,10 @@ placements = np.array(list(itertools.product(range(tiny_m), repeat=tiny_k * tiny
 bits_set = np.array([len(set(row)) for row in placements])
 by_enumeration = float(np.mean((bits_set / tiny_m) ** tiny_k))
 print(f"by enumeration  {by_enumeration:.6f}")
-print(f"library exact   {exact_false_positive_rate(tiny_m, tiny_n, tiny_k):.6f}")
-print(f"classic         {false_positive_rate(tiny_m, tiny_n, tiny_k):.6f}")
-assert abs(by_enumeration - exact_false_positive_rate(tiny_m, tiny_n, tiny_k)) < 1e-12
+print(f"library exact   {exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n):.6f}")
+print(f"classic         {false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n):.6f}")
+assert abs(by_enumeration
+           - exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n)) < 1e-12
 
 # %% [markdown]
 # ## The distribution of X, one position at a time
@@ -101,9 +102,9 @@ by_chain = float(np.sum(chances * (np.arange(m + 1) / m) ** k))
 print(f"P(X = x) sums to {chances.sum():.12f}; mean of X {np.sum(chances * np.arange(m + 1)):.2f} "
       f"(m(1 - (1 - 1/m)^kn) = {m * (1 - (1 - 1 / m) ** (k * n)):.2f})")
 print(f"exact rate by the chain {by_chain:.8f}")
-print(f"library exact           {exact_false_positive_rate(m, n, k):.8f}")
-print(f"classic                 {false_positive_rate(m, n, k):.8f}")
-assert abs(by_chain - exact_false_positive_rate(m, n, k)) < 1e-12
+print(f"library exact           {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):.8f}")
+print(f"classic                 {false_positive_rate(num_bits=m, num_hashes=k, n=n):.8f}")
+assert abs(by_chain - exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)) < 1e-12
 
 # %% [markdown]
 # The chain costs $kn$ steps over $m + 1$ states. The library computes the same number the
@@ -114,7 +115,7 @@ assert abs(by_chain - exact_false_positive_rate(m, n, k)) < 1e-12
 
 # %% tags=["nbval-ignore-output"]
 start = time.perf_counter()
-big_exact = exact_false_positive_rate(100_000, 100_000, 10)
+big_exact = exact_false_positive_rate(num_bits=100_000, num_hashes=10, n=100_000)
 print(f"exact rate, m=1e5, n=1e5, k=10: {big_exact:.10f} in {time.perf_counter() - start:.4f} s")
 
 # %% [markdown]
@@ -126,8 +127,10 @@ print(f"exact rate, m=1e5, n=1e5, k=10: {big_exact:.10f} in {time.perf_counter()
 
 # %%
 sizes = [2**e for e in range(3, 21)]
-ratio_rows = [{"m": size, "n": size // 8, "classic": false_positive_rate(size, size // 8, 6),
-               "exact": exact_false_positive_rate(size, size // 8, 6)} for size in sizes]
+ratio_rows = [{"m": size, "n": size // 8,
+               "classic": false_positive_rate(num_bits=size, num_hashes=6, n=size // 8),
+               "exact": exact_false_positive_rate(num_bits=size, num_hashes=6, n=size // 8)}
+              for size in sizes]
 for row in ratio_rows:
     row["exact/classic"] = row["exact"] / row["classic"]
 print(format_table(ratio_rows, ["m", "n", "classic", "exact", "exact/classic"],

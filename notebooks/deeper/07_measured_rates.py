@@ -90,8 +90,9 @@ def n_values(m):
 
 
 start = time.perf_counter()
-grid = [row for m in (2**14, 2**16, 2**18) for row in sweep(m, range(1, 9), n_values(m),
-                                                                  QUERIES, seed=SEED)]
+grid = [row for m in (2**14, 2**16, 2**18)
+        for row in sweep(num_bits=m, num_hashes=range(1, 9), num_items=n_values(m),
+                         num_queries=QUERIES, seed=SEED)]
 print(f"{len(grid)} filters, {sum(r.num_queries for r in grid):,d} queries "
       f"in {time.perf_counter() - start:.2f} s")
 
@@ -122,8 +123,8 @@ print(f"chance that {len(grid)} honest 95% intervals hold the truth {inside} tim
 
 # %%
 queries_sd = np.array([math.sqrt(r.exact * (1 - r.exact) / r.num_queries) for r in grid])
-both_sd = np.array([measured_rate_std(r.num_bits, r.num_items, r.num_hashes, r.num_queries)
-                    for r in grid])
+both_sd = np.array([measured_rate_std(num_bits=r.num_bits, num_hashes=r.num_hashes, n=r.num_items,
+                                      num_queries=r.num_queries) for r in grid])
 error = np.array([r.rate - r.exact for r in grid])
 with np.errstate(divide="ignore", invalid="ignore"):
     z_queries = np.where(queries_sd > 0, error / queries_sd, 0.0)

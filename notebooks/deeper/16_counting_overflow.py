@@ -86,7 +86,7 @@ m, n, k = 14_377_588, 1_000_000, 10
 print(f"nk/m = {n * k / m:.4f} (ln 2 = {math.log(2):.4f})")
 print(f"{'j':>3} {'m P(X >= j), exact':>19} {'m C(nk, j) / m^j':>17} {'Fan bound':>10} {'bound / exact':>13}")
 for j in (4, 8, 16):
-    exact = m * vt.counter_tail(m, n, k, j)
+    exact = m * vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=j)
     sets = m * math.exp(math.lgamma(n * k + 1) - math.lgamma(j + 1) - math.lgamma(n * k - j + 1)
                         - j * math.log(m))
     bound = m * (math.e * n * k / (j * m)) ** j
@@ -116,7 +116,7 @@ for m, n, k in [(143_776, 10_000, 10), (100_000, 100_000, 8)]:
           f"{int(np.flatnonzero(histogram).max())}")
     print(f"  {'j':>3} {'counters >= j':>13} {'m P(X >= j)':>12} {'Fan bound':>10}")
     for j in (4, 8, 16, 24):
-        expected = m * vt.counter_tail(m, n, k, j)
+        expected = m * vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=j)
         print(f"  {j:3d} {int(at_least[j]):13,d} {expected:12.4g} "
               f"{min(1.0, m * (math.e * n * k / (j * m)) ** j):10.3g}")
 

@@ -69,11 +69,12 @@ m, K, MAX, P = 100_000, 4, 3, 60  # cells, cells set per insert, their value, de
 keys = np.random.default_rng(SEED).integers(0, 2 ** 63, 200_000, dtype=np.uint64)
 f = StableBloomFilter(m, K, 2, P, seed=SEED)
 f.add_many(keys)
-deng = vt.stable_zero_fraction(m, K, MAX, P)
-chain = vt.stable_zero_fraction_after(10 ** 7, m, K, MAX, P)
+stable_shape = dict(num_cells=m, num_hashes=K, max_value=MAX, decrements=P)
+deng = vt.stable_zero_fraction(**stable_shape)
+chain = vt.stable_zero_fraction_after(**stable_shape, inserts=10 ** 7)
 print(f"zero fraction: Deng and Rafiei {deng:.6f}, the chain's limit {chain:.6f}, "
       f"measured after {keys.size:,} inserts {f.zero_fraction():.6f}")
-print(f"false-positive rate: Deng and Rafiei {vt.stable_false_positive_rate(m, K, MAX, P):.6f}, "
+print(f"false-positive rate: Deng and Rafiei {vt.stable_false_positive_rate(**stable_shape):.6f}, "
       f"the chain's {(1 - chain) ** K:.6f}")
 spread = math.sqrt(deng * (1 - deng) / m)
 print(f"one filter's zero fraction varies by about sqrt(z(1 - z)/m) = {spread:.6f}")
@@ -95,7 +96,7 @@ print(f"{'inserts':>8} {'chain':>9} {'measured':>9} {'chain - limit':>14}")
 for t in (0, 2_500, 5_000, 10_000, 20_000, 40_000):
     g.add_many(keys[done:t])
     done = t
-    expected = vt.stable_zero_fraction_after(t, m, K, MAX, P)
+    expected = vt.stable_zero_fraction_after(**stable_shape, inserts=t)
     print(f"{t:8,d} {expected:9.5f} {g.zero_fraction():9.5f} {expected - chain:14.2e}")
 
 # %% [markdown]
@@ -118,7 +119,7 @@ for t in (0, 2_500, 5_000, 10_000, 20_000, 40_000):
 
 # %%
 for gap in (0, 100, 1_000, 5_000, 20_000):
-    lost = vt.stable_false_negative_rate(gap, m, K, MAX, P)
+    lost = vt.stable_false_negative_rate(**stable_shape, gap=gap)
     print(f"gap {gap:6,d}: P(false negative) = {lost:.4f}")
 print(f"the stable point's 1 - (1 - z)^K = {1 - (1 - chain) ** K:.4f}")
 

@@ -43,7 +43,7 @@ show("03")
 # %%
 m, items = 2**8, 100
 answer = 1 - (1 - 1 / m) ** items
-assert math.isclose(answer, bit_vector_false_positive_rate(m, items))
+assert math.isclose(answer, bit_vector_false_positive_rate(num_bits=m, n=items))
 print(f"p = 1 - (1 - 1/{m})**{items} = {answer:.4f}  (items/m = {items / m:.4f} overcounts)")
 
 # %%
@@ -59,12 +59,12 @@ check.bit_vector_fpp(answer, hash_bits=8, items=100)
 
 # %%
 items, fpp = 1000, 0.01
-answer = next(b for b in range(1, 33) if bit_vector_false_positive_rate(2**b, items) <= fpp)
+answer = next(b for b in range(1, 33) if bit_vector_false_positive_rate(num_bits=2**b, n=items) <= fpp)
 fewest_bits = 1 / -math.expm1(math.log1p(-fpp) / items)
 assert answer == math.ceil(math.log2(fewest_bits))
 print(f"{'hash_bits':>9}  {'m':>7}  {'p':>7}")
 for b in (answer - 1, answer):
-    print(f"{b:9d}  {2**b:7d}  {bit_vector_false_positive_rate(2**b, items):7.4f}")
+    print(f"{b:9d}  {2**b:7d}  {bit_vector_false_positive_rate(num_bits=2**b, n=items):7.4f}")
 print(f"fewest bits m = {fewest_bits:,.0f}, so hash_bits = {answer}")
 
 # %%
@@ -86,7 +86,7 @@ for key in inserted:
     vector.add(key)
 answer = sum(key in vector for key in queries) / trials
 print(f"bits set {vector.bits.count()} of {vector.num_bits}; measured p = {answer:.4f}, "
-      f"formula {bit_vector_false_positive_rate(vector.num_bits, items):.4f}")
+      f"formula {bit_vector_false_positive_rate(num_bits=vector.num_bits, n=items):.4f}")
 
 # %%
 check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)

@@ -59,7 +59,7 @@ check.article_filter_bytes(answer, num_hashes=3, hash_bits=20)
 m, k, n = 2**8, 3, 20
 fill = 1 - math.exp(-k * n / m)
 answer = fill**k
-assert math.isclose(answer, false_positive_rate(m, n, k))
+assert math.isclose(answer, false_positive_rate(num_bits=m, num_hashes=k, n=n))
 print(f"fraction of bits set {fill:.4f}, to the power {k}: p = {answer:.5f} (about 1 in {1 / answer:.0f})")
 
 # %%
@@ -83,7 +83,7 @@ for key in inserted:
 answer = sum(key in bloom for key in queries) / trials
 print(f"bits set {bloom.bits.count()} of {bloom.num_bits}; measured p = {answer:.5f}; "
       f"(bits set/m)^k = {(bloom.bits.count() / bloom.num_bits) ** 3:.5f}; "
-      f"exact expectation {exact_false_positive_rate(bloom.num_bits, n, 3):.5f}")
+      f"exact expectation {exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=3, n=n):.5f}")
 
 # %%
 check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)

@@ -45,13 +45,13 @@ m, n = 10_000, 1000
 best_real = m / n * math.log(2)
 neighbours = [math.floor(best_real), math.ceil(best_real)]
 for k in neighbours:
-    print(f"k = {k}: classic rate {false_positive_rate(m, n, k):.6f}")
-answer = min(neighbours, key=lambda k: false_positive_rate(m, n, k))
-assert answer == optimal_num_hashes(m, n)
+    print(f"k = {k}: classic rate {false_positive_rate(num_bits=m, num_hashes=k, n=n):.6f}")
+answer = min(neighbours, key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
+assert answer == optimal_num_hashes(num_bits=m, n=n)
 print(f"(m/n) ln 2 = {best_real:.3f} -> k = {answer}")
 
 # %%
-check.optimal_k(answer, m=10_000, n=1000)
+check.optimal_k(answer, num_bits=10_000, n=1000)
 
 # %% [markdown]
 # ## 07.2 (predict)
@@ -65,10 +65,10 @@ m, n, k = 10_000, 1000, 7
 fill = 1 - math.exp(-k * n / m)
 answer = fill**k
 print(f"bits set: {fill:.4f}; classic rate {answer:.6f}; "
-      f"exact rate {exact_false_positive_rate(m, n, k):.6f}")
+      f"exact rate {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):.6f}")
 
 # %%
-check.fpp(answer, m=10_000, n=1000, k=7)
+check.fpp(answer, num_bits=10_000, num_hashes=7, n=1000)
 
 # %% [markdown]
 # ## 07.3 (measure)
@@ -86,9 +86,10 @@ bloom = BloomFilter(num_bits, num_hashes)
 bloom.add_many(inserted)
 assert bloom.contains_many(inserted).all()  # no false negatives
 answer = int(np.count_nonzero(bloom.contains_many(queries))) / trials
-one_call = measure_false_positive_rate(num_bits, num_hashes, n, trials, seed=SEED)
+one_call = measure_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, num_items=n,
+                                       num_queries=trials, seed=SEED)
 print(f"measured by hand {answer:.5f}; measure_false_positive_rate {one_call:.5f}; "
-      f"exact {exact_false_positive_rate(num_bits, n, num_hashes):.5f}")
+      f"exact {exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n):.5f}")
 
 # %%
 check.measured_fpp(answer, num_bits=10_000, num_hashes=7, n=1000, trials=100_000)

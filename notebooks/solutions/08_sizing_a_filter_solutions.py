@@ -44,8 +44,8 @@ n, p = 50_000, 0.02
 exact = -n * math.log(p) / math.log(2) ** 2
 answer = math.ceil(exact)
 print(f"-n ln p / (ln 2)^2 = {exact:,.2f} -> m = {answer:,} bits = {answer / n:.2f} bits per item, "
-      f"k = {optimal_num_hashes(answer, n)}")
-assert answer == num_bits_for(n, p) == BloomFilter.from_capacity(n, p).num_bits
+      f"k = {optimal_num_hashes(num_bits=answer, n=n)}")
+assert answer == num_bits_for(n=n, p=p) == BloomFilter.from_capacity(n, p).num_bits
 
 # %%
 check.sized_num_bits(answer, n=50_000, p=0.02)
@@ -60,8 +60,8 @@ check.sized_num_bits(answer, n=50_000, p=0.02)
 
 # %%
 n, p = 1_000_000, 0.001
-m = num_bits_for(n, p)
-k = optimal_num_hashes(m, n)
+m = num_bits_for(n=n, p=p)
+k = optimal_num_hashes(num_bits=m, n=n)
 i = np.arange(n, dtype=float)
 answer = float(np.mean((1 - np.exp(-k * i / m)) ** k))
 print(f"m = {m:,}, k = {k}: mean rate over the clicks {answer:.3e} = {answer / p:.3f} of p; "

@@ -42,7 +42,7 @@ show("09")
 n, p = 1_000_000, 0.001
 bits = math.ceil(-n * math.log(p) / math.log(2) ** 2)
 answer = math.ceil(bits / 8)
-assert bits == num_bits_for(n, p)
+assert bits == num_bits_for(n=n, p=p)
 print(f"m = {bits:,} bits -> {answer:,} bytes = {answer / 2**20:.3f} MiB")
 print(f"bloomedu's BloomFilter stores whole 64-bit words: "
       f"{BloomFilter.from_capacity(n, p).nbytes:,} bytes")
@@ -94,7 +94,7 @@ bloom.add_many(inserted)
 queries = safe_urls(trials, seed=SEED)
 answer = int(bloom.contains_many(queries).sum()) / trials
 print(f"false positives: {answer * trials:,.0f} of {trials:,} = {answer:.5f}; exact rate "
-      f"{exact_false_positive_rate(bloom.num_bits, n, bloom.num_hashes):.5f}")
+      f"{exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n):.5f}")
 print(f"malicious URLs reported absent: {int((~bloom.contains_many(inserted)).sum())}")
 
 # %%

@@ -88,7 +88,7 @@ assert (bloom.num_bits, bloom.num_hashes) == (BloomFilter.from_capacity(n, p).nu
                                               BloomFilter.from_capacity(n, p).num_hashes)
 print(f"{stats.database_queries:,} of {stats.lookups:,} lookups reached the database: {answer:.5f}; "
       f"exact rate for m = {bloom.num_bits:,}, k = {bloom.num_hashes}: "
-      f"{exact_false_positive_rate(bloom.num_bits, n, bloom.num_hashes):.5f}")
+      f"{exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n):.5f}")
 
 # %%
 check.database_share(answer, n=100_000, p=0.01, trials=100_000)

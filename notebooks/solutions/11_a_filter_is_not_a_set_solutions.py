@@ -48,7 +48,7 @@ show("11")
 # %%
 m, k, x = 958_506, 7, 300_000
 answer = -m / k * math.log(1 - x / m)
-assert math.isclose(answer, estimate_count(x, m, k))
+assert math.isclose(answer, estimate_count(num_bits=m, num_hashes=k, bits_set=x))
 print(f"n = -(m/k) ln(1 - X/m) = {answer:,.0f} keys (X/k would say {x / k:,.0f})")
 
 # %% [markdown]
@@ -73,9 +73,9 @@ check.estimated_count(answer, num_bits=958_506, num_hashes=7, bits_set=300_000)
 n, p, n_b = 100_000, 0.01, 50_000
 sized = BloomFilter.from_capacity(n, p)
 m, k = sized.num_bits, sized.num_hashes
-answer = false_positive_rate(m, n_b, k)
+answer = false_positive_rate(num_bits=m, num_hashes=k, n=n_b)
 print(f"m = {m:,}, k = {k}: B's rate with {n_b:,} URLs = (1 - e^(-k n_b / m))^k = {answer:.6f} "
-      f"(exact {exact_false_positive_rate(m, n_b, k):.6f})")
+      f"(exact {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n_b):.6f})")
 
 # %% [markdown]
 # Measured: A holds 100,000 URLs, B 50,000 of which 10,000 are also in A.

@@ -86,8 +86,9 @@ inserted = malicious_urls(n, seed=SEED)
 million_style.put_many(inserted)
 assert million_style.might_contain_many(inserted).all()
 answer = float(million_style.might_contain_many(safe_urls(trials, seed=SEED)).mean())
-print(f"measured rate {answer:.5f}; exact rate for this bitSize and k: "
-      f"{exact_false_positive_rate(million_style.bit_size, n, million_style.num_hash_functions):.5f}")
+exact = exact_false_positive_rate(num_bits=million_style.bit_size,
+                                  num_hashes=million_style.num_hash_functions, n=n)
+print(f"measured rate {answer:.5f}; exact rate for this bitSize and k: {exact:.5f}")
 
 # %%
 check.measured_fpp(answer, num_bits=958_528, num_hashes=7, n=100_000, trials=100_000)

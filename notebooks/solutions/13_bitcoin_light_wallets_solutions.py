@@ -69,7 +69,7 @@ m = 8 * nbytes
 answer = (1 - math.exp(-k * n / m)) ** k
 core = Bip37Filter(n, p)
 assert (core.num_bits, core.n_hash_funcs) == (m, k)
-assert math.isclose(answer, false_positive_rate(m, n, k))
+assert math.isclose(answer, false_positive_rate(num_bits=m, num_hashes=k, n=n))
 print(f"asked: {wanted_bits:,} bits; capped: {nbytes:,} bytes = {m:,} bits; "
       f"{m // n} bits per element -> k = {k}")
 print(f"rate: {answer:.4f}, about {answer / p:,.0f} times the {p} asked for")
@@ -101,7 +101,7 @@ for item in items[:n]:
 assert wallet.contains_many(items[:1000]).all()
 answer = float(wallet.contains_many(items[n:]).mean())
 print(f"measured rate {answer:.4f}; exact expectation "
-      f"{exact_false_positive_rate(wallet.num_bits, n, wallet.n_hash_funcs):.4f}; "
+      f"{exact_false_positive_rate(num_bits=wallet.num_bits, num_hashes=wallet.n_hash_funcs, n=n):.4f}; "
       f"bits set {wallet.bit_count() / wallet.num_bits:.4f} of m")
 
 # %%

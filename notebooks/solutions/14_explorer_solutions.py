@@ -43,7 +43,7 @@ show("14")
 # %%
 m, k, n = 20_000, 3, 2500
 answer = 1 - math.exp(-k * n / m)
-exact = bit_vector_false_positive_rate(m, k * n)  # 1 - (1 - 1/m)^(kn), without the e^x shortcut
+exact = bit_vector_false_positive_rate(num_bits=m, n=k * n)  # 1 - (1 - 1/m)^(kn), without the e^x shortcut
 print(f"kn/m = {k * n / m:.4f}; fill 1 - e^(-kn/m) = {answer:.5f}; 1 - (1 - 1/m)^(kn) = {exact:.5f}")
 
 # %% [markdown]
@@ -54,7 +54,7 @@ e = explore(num_bits=m, num_hashes=k, n=n, num_queries=1000, seed=SEED)
 print(f"measured fill {e.fill_ratio:.4f}, expected {e.expected_fill_ratio:.4f}")
 
 # %%
-check.fill_ratio(answer, m=20_000, k=3, n=2500)
+check.fill_ratio(answer, num_bits=20_000, num_hashes=3, n=2500)
 
 # %% [markdown]
 # ## 14.2 (predict)
@@ -70,13 +70,15 @@ best_real = m / n * math.log(2)
 print(f"(m/n) ln 2 = {best_real:.3f}")
 print(f"{'k':>2} {'classic':>9} {'exact':>9}")
 for k in range(4, 8):
-    print(f"{k:>2} {false_positive_rate(m, n, k):>9.6f} {exact_false_positive_rate(m, n, k):>9.6f}")
-answer = min((math.floor(best_real), math.ceil(best_real)), key=lambda k: false_positive_rate(m, n, k))
-assert answer == optimal_num_hashes(m, n)
+    print(f"{k:>2} {false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f} "
+          f"{exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f}")
+answer = min((math.floor(best_real), math.ceil(best_real)),
+             key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
+assert answer == optimal_num_hashes(num_bits=m, n=n)
 print(f"the curve bottoms out at k = {answer}")
 
 # %%
-check.optimal_k(answer, m=8000, n=1000)
+check.optimal_k(answer, num_bits=8000, n=1000)
 
 # %% [markdown]
 # ## 14.3 (measure)

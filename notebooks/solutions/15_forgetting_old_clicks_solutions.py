@@ -68,7 +68,7 @@ check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
 m, k, top, decrements = 1_000_000, 4, 3, 60
 q = 1 / (1 + 1 / (decrements * (1 / k - 1 / m)))
 answer = q ** top
-assert math.isclose(answer, vt.stable_zero_fraction(m, k, top, decrements))
+assert math.isclose(answer, vt.stable_zero_fraction(num_cells=m, num_hashes=k, max_value=top, decrements=decrements))
 print(f"q = {q:.5f}, zero fraction q^{top} = {answer:.5f}, stable false-positive rate "
       f"(1 - z)^K = {(1 - answer) ** k:.6f}")
 

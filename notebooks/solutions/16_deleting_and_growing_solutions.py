@@ -87,7 +87,7 @@ f.add_many(np.arange(10_000, dtype=np.uint64))
 fresh = np.arange(2 ** 40, 2 ** 40 + 100_000, dtype=np.uint64)
 answer = float(f.contains_many(fresh).mean())
 formula = vt.compound_false_positive_rate(
-    exact_false_positive_rate(t.num_bits, t.count, t.num_hashes) for t in f.tables)
+    exact_false_positive_rate(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count) for t in f.tables)
 print(f"{len(f.tables)} sub-filters holding {[t.count for t in f.tables]}; measured {answer:.5f}, "
       f"formula {formula:.5f}, bound {f.bound}")
 

@@ -48,7 +48,7 @@ m = -n * math.log(p) / math.log(2) ** 2
 fewest = math.ceil(m / 2 ** 32)
 answer = nodes * math.ceil(fewest / nodes)
 per_shard = math.ceil(-math.ceil(n / answer) * math.log(p) / math.log(2) ** 2)
-assert per_shard <= 2 ** 32 and answer == day_layout(n, p, nodes).shards
+assert per_shard <= 2 ** 32 and answer == day_layout(n=n, p=p, nodes=nodes).shards
 print(f"m = {m:,.0f} bits = {m / 2**32:.2f} strings of 2^32 bits: at least {fewest}, "
       f"so {answer} shards of about {per_shard:,} bits")
 

@@ -72,7 +72,7 @@ n, blocks = 20_000, 1_000
 mean = n / blocks
 answer = sum(math.exp(j * math.log(mean) - mean - math.lgamma(j + 1)) * (1 - (31 / 32) ** j) ** 8
              for j in range(1, 200))
-assert math.isclose(answer, split_block_false_positive_rate(n, blocks), rel_tol=1e-9)
+assert math.isclose(answer, split_block_false_positive_rate(num_blocks=blocks, n=n), rel_tol=1e-9)
 print(f"Poisson average: {answer:.6f}")
 print(f"a block of exactly 20 keys: {(1 - (31 / 32) ** 20) ** 8:.6f}")
 print(f"a plain filter, k = 8, m = 256,000: {(1 - math.exp(-8 * n / (256 * blocks))) ** 8:.6f}")
@@ -95,7 +95,7 @@ assert f.contains_many(inserted).all()  # no false negatives
 queries = rng.integers(2 ** 63, 2 ** 64 - 1, 100_000, dtype=np.uint64)
 answer = float(f.contains_many(queries).mean())
 print(f"measured {answer:.5f} against the Poisson average "
-      f"{split_block_false_positive_rate(20_000, f.num_blocks):.5f}")
+      f"{split_block_false_positive_rate(num_blocks=f.num_blocks, n=20_000):.5f}")
 
 # %%
 check.measured_blocked_fpp(answer, num_bits=256_000, n=20_000, trials=100_000)

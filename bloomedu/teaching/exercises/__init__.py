@@ -4,7 +4,7 @@ A lesson cell poses an exercise and checks it in three lines::
 
     # Exercise 07.1 (compute): the best whole k for m = 10,000 bits and n = 1,000 keys?
     answer = None  # replace None with your answer
-    check.optimal_k(answer, m=10_000, n=1000)
+    check.optimal_k(answer, num_bits=10_000, n=1000)
 
 The checker prints "Correct: ...", an explanation of the specific slip
 ("you used log10 instead of ln"; "your k is the best for m/n between 7.9 and
@@ -14,10 +14,10 @@ echoed under the cell); it never raises on an answer, so the student notebooks
 run with every exercise blank.  :data:`EXERCISES` is the catalogue, keyed by
 lesson ("01", "02", ...); :func:`show` prints a lesson's questions.
 
->>> check.optimal_k(None, m=10_000, n=1000)
+>>> check.optimal_k(None, num_bits=10_000, n=1000)
 Not answered yet: replace None with k.
 False
->>> check.optimal_k(3, m=10_000, n=1000)
+>>> check.optimal_k(3, num_bits=10_000, n=1000)
 Not quite: you used log10 instead of ln: k = (m/n) ln 2.
 False
 """
@@ -32,7 +32,7 @@ __all__ = ["check", "EXERCISES", "Exercise", "Mistake", "judge", "judge_measured
 
 
 class _Checks:
-    """Every checker as an attribute: ``check.optimal_k(answer, m=..., n=...)``."""
+    """Every checker as an attribute: ``check.optimal_k(answer, num_bits=..., n=...)``."""
 
     def __getattr__(self, name: str):
         try:

@@ -294,12 +294,12 @@ def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int
 class Exercise:
     """One exercise of a lesson: its question, its checker and the parameters it is set with.
 
-    >>> ex = Exercise("07", 1, "compute", "Best k for m = {m:,}, n = {n:,}?", "optimal_k",
-    ...               {"m": 10_000, "n": 1000})
+    >>> ex = Exercise("07", 1, "compute", "Best k for m = {num_bits:,}, n = {n:,}?", "optimal_k",
+    ...               {"num_bits": 10_000, "n": 1000})
     >>> print(ex.cell())
     # Exercise 07.1 (compute): Best k for m = 10,000, n = 1,000?
     answer = None  # replace None with your answer
-    check.optimal_k(answer, m=10_000, n=1000)
+    check.optimal_k(answer, num_bits=10_000, n=1000)
     """
 
     lesson: str

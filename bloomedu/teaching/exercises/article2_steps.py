@@ -17,14 +17,14 @@ __all__ = ["EXERCISES"]
 
 # --- lesson 09: a million URLs in under 2 MB ---------------------------------------------
 @checker
-def filter_bytes(answer, n: int = 1_000_000, p: float = 0.001):
+def filter_bytes(answer, *, n: int = 1_000_000, p: float = 0.001):
     """Bytes of a Bloom filter sized for n items at rate p: m = -n ln p / (ln 2)^2 bits, / 8.
 
     >>> filter_bytes(1_797_199, n=1_000_000, p=0.001)
     Correct: the bytes of the filter = 1,797,199. That is 1.71 MiB.
     True
     """
-    m = theory.num_bits_for(n, p)
+    m = theory.num_bits_for(n=n, p=p)
     correct = math.ceil(m / 8)
     return judge(answer, correct, "the bytes of the filter", rel=1e-4, unit="bytes", mistakes=[
         Mistake(bits_for(n, p, math.log10) / 8, "you used log10 instead of ln"),
@@ -107,7 +107,7 @@ def waiting_seconds(answer, visits: int = 100_000, blacklisted: int = 1_000, p: 
 
 
 @checker
-def database_share(answer, n: int = 100_000, p: float = 0.01, trials: int = 100_000):
+def database_share(answer, *, n: int = 100_000, p: float = 0.01, trials: int = 100_000):
     """The measured share of safe URLs a BlacklistCache sends on to its database.
 
     The cache's filter is ``BloomFilter.from_capacity(n, p)``; the share is its
@@ -117,9 +117,9 @@ def database_share(answer, n: int = 100_000, p: float = 0.01, trials: int = 100_
     Correct: 0.0101 is within 4 standard deviations (4 x 0.00032) of the expected 0.01004. Each of those URLs cost one query and was answered as not blacklisted.
     True
     """
-    m, k = theory.size_for(n, p)
-    expected = theory.exact_false_positive_rate(m, n, k)
-    sd = theory.measured_rate_std(m, n, k, trials)
+    m, k = theory.size_for(n=n, p=p)
+    expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
+    sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
     return judge_measured(answer, expected, sd, "the share of safe URLs sent to the database",
                           trials=trials, mistakes=[
         Mistake(1 - expected, "that is the share the filter settled alone (the queries saved); the "
@@ -129,7 +129,7 @@ def database_share(answer, n: int = 100_000, p: float = 0.01, trials: int = 100_
 
 # --- lesson 11: a filter is not a set -------------------------------------------------------
 @checker
-def estimated_count(answer, num_bits: int = 958_506, num_hashes: int = 7, bits_set: int = 300_000):
+def estimated_count(answer, *, num_bits: int = 958_506, num_hashes: int = 7, bits_set: int = 300_000):
     """Keys in a filter, estimated from its bits set X: n = -(m/k) ln(1 - X/m).
 
     >>> estimated_count(51_404, num_bits=958_506, num_hashes=7, bits_set=300_000)
@@ -151,7 +151,7 @@ def estimated_count(answer, num_bits: int = 958_506, num_hashes: int = 7, bits_s
 
 
 @checker
-def and_claim_rate(answer, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
+def and_claim_rate(answer, *, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
                    shared: int = 10_000):
     """The rate at which ``A & B`` claims a key of A that B never held: B's false-positive rate.
 
@@ -163,9 +163,10 @@ def and_claim_rate(answer, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
     Correct: the rate A & B claims a key only in A = 0.0002507. B's own false-positive rate: A & B is not the intersection.
     True
     """
-    m, k = theory.size_for(n, p)
+    m, k = theory.size_for(n=n, p=p)
     b_rate = classic_rate(m, n_b, k)
-    rates, given = [b_rate, theory.exact_false_positive_rate(m, n_b, k)], as_number(answer)
+    rates = [b_rate, theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n_b)]
+    given = as_number(answer)
     correct = b_rate if given is None else min(rates, key=lambda rate: abs(rate - given))
     return judge(answer, correct, "the rate A & B claims a key only in A", rel=0.01, unit="rate",
                  mistakes=[
@@ -181,7 +182,7 @@ def and_claim_rate(answer, n: int = 100_000, p: float = 0.01, n_b: int = 50_000,
 
 
 @checker
-def measured_keyed_rate(answer, n: int = 10_000, p: float = 0.01, candidates: int = 200_000):
+def measured_keyed_rate(answer, *, n: int = 10_000, p: float = 0.01, candidates: int = 200_000):
     """The measured share of crafted URLs (false positives of the public filter) a keyed filter claims.
 
     Both filters are sized by ``from_capacity(n, p)``: the public ``BloomFilter``, from
@@ -193,10 +194,10 @@ def measured_keyed_rate(answer, n: int = 10_000, p: float = 0.01, candidates: in
     Correct: 0.0105 is within 4 standard deviations (4 x 0.0022) of the expected 0.01004. The crafted URLs are ordinary URLs to the keyed filter.
     True
     """
-    m, k = theory.size_for(n, p)
-    expected = theory.exact_false_positive_rate(m, n, k)
+    m, k = theory.size_for(n=n, p=p)
+    expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     trials = max(1, round(expected * candidates))  # about how many URLs were crafted
-    sd = theory.measured_rate_std(m, n, k, trials)
+    sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
     return judge_measured(answer, expected, sd, "the keyed filter's rate on the crafted URLs",
                           trials=trials, mistakes=[
         Mistake(1.0, "that is the public filter's rate on them: it claims every crafted URL by "

@@ -28,7 +28,7 @@ def _split_block_moments(n: float, num_blocks: int) -> tuple[float, float]:
 
 
 @checker
-def cache_lines_touched(answer, num_bits: int = 14_377_588, num_hashes: int = 10):
+def cache_lines_touched(answer, *, num_bits: int = 14_377_588, num_hashes: int = 10):
     """Expected distinct 64-byte cache lines that the k positions of one key fall in.
 
     L lines of 512 bits; k uniform positions miss a given line with probability
@@ -54,7 +54,7 @@ def cache_lines_touched(answer, num_bits: int = 14_377_588, num_hashes: int = 10
 
 
 @checker
-def split_block_fpp(answer, n: int = 20_000, num_blocks: int = 1_000):
+def split_block_fpp(answer, *, num_blocks: int = 1_000, n: int = 20_000):
     """The rate of a split-block filter of ``num_blocks`` 256-bit blocks after n keys.
 
     >>> split_block_fpp(0.003974, n=20_000, num_blocks=1_000)
@@ -80,7 +80,7 @@ def split_block_fpp(answer, n: int = 20_000, num_blocks: int = 1_000):
 
 
 @checker
-def measured_blocked_fpp(answer, num_bits: int = 256_000, n: int = 20_000,
+def measured_blocked_fpp(answer, *, num_bits: int = 256_000, n: int = 20_000,
                          trials: int = 100_000):
     """A rate measured on ``trials`` keys never inserted, for BlockedBloomFilter(num_bits)
     holding n keys: within 4 standard deviations of the Poisson average.

@@ -20,7 +20,7 @@ __all__ = ["EXERCISES"]
 
 # --- lesson 05: the article's BloomFilter(k, n) ----------------------------------------
 @checker
-def article_filter_bytes(answer, num_hashes: int = 3, hash_bits: int = 16):
+def article_filter_bytes(answer, *, num_hashes: int = 3, hash_bits: int = 16):
     """Bytes of bits in the article's ``BloomFilter(numberOfHashFunctions, numberOfBits)``.
 
     >>> article_filter_bytes(8192, num_hashes=3, hash_bits=16)
@@ -40,7 +40,7 @@ def article_filter_bytes(answer, num_hashes: int = 3, hash_bits: int = 16):
 
 
 @checker
-def article_filter_fpp(answer, num_hashes: int = 3, hash_bits: int = 8, n: int = 20):
+def article_filter_fpp(answer, *, num_hashes: int = 3, hash_bits: int = 8, n: int = 20):
     """Expected false-positive rate of the article's filter after n keys: m = 2^hash_bits.
 
     >>> article_filter_fpp(0.00912, num_hashes=3, hash_bits=8, n=20)
@@ -60,7 +60,7 @@ def article_filter_fpp(answer, num_hashes: int = 3, hash_bits: int = 8, n: int =
 
 
 @checker
-def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
+def measured_fpp(answer, *, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
                  trials: int = 100_000):
     """A false-positive rate measured on ``trials`` keys never inserted into an m-bit, k-hash filter.
 
@@ -71,14 +71,14 @@ def measured_fpp(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 20,
     True
     """
     num_hashes = hash_count(num_hashes, "num_hashes")
-    expected = theory.exact_false_positive_rate(num_bits, n, num_hashes)
-    sd = theory.measured_rate_std(num_bits, n, num_hashes, trials)
+    expected = theory.exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n)
+    sd = theory.measured_rate_std(num_bits=num_bits, num_hashes=num_hashes, n=n, num_queries=trials)
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
 
 
 # --- lesson 06: inside the filter, k positions from one hash ------------------------------
 @checker
-def double_hash_position(answer, key: str = "789", num_bits: int = 2000, num_hashes: int = 3,
+def double_hash_position(answer, *, key: str = "789", num_bits: int = 2000, num_hashes: int = 3,
                          i: int = 2):
     """Position i (counted from 0) of a str key in ``BloomFilter(m, k)``:
     fmix64((h1 + i*h2) mod 2^64) mod m, with (h1, h2) the key's MurmurHash3 x64 128.
@@ -113,7 +113,7 @@ def _coinciding(m: int, k: int) -> float:
 
 
 @checker
-def coinciding_positions(answer, num_bits: int = 64, num_hashes: int = 4):
+def coinciding_positions(answer, *, num_bits: int = 64, num_hashes: int = 4):
     """The share of keys whose k positions are not all distinct, positions independent and uniform:
     1 - (1 - 1/m)(1 - 2/m)...(1 - (k-1)/m).
 
@@ -140,7 +140,7 @@ def coinciding_positions(answer, num_bits: int = 64, num_hashes: int = 4):
 
 
 @checker
-def measured_coinciding_positions(answer, num_bits: int = 64, num_hashes: int = 4,
+def measured_coinciding_positions(answer, *, num_bits: int = 64, num_hashes: int = 4,
                                   trials: int = 100_000):
     """A measured share of ``trials`` keys whose k positions in ``BloomFilter(m, k)`` coincide.
 
@@ -164,17 +164,18 @@ def measured_coinciding_positions(answer, num_bits: int = 64, num_hashes: int = 
 
 # --- lesson 07: the rate as m and k change ---------------------------------------------
 @checker
-def optimal_k(answer, m: int = 10_000, n: int = 1000):
+def optimal_k(answer, *, num_bits: int = 10_000, n: int = 1000):
     """The best whole number of hash functions for m bits and n keys: (m/n) ln 2, rounded.
 
-    >>> optimal_k(7, m=10_000, n=1000)
+    >>> optimal_k(7, num_bits=10_000, n=1000)
     Correct: k = 7.
     True
-    >>> optimal_k(6, m=10_000, n=1000)
+    >>> optimal_k(6, num_bits=10_000, n=1000)
     Not quite: your k = 6 is the best whole k when m/n is between 7.9 and 9.4, but this filter has m/n = 10.
     False
     """
-    best = theory.optimal_num_hashes(m, n)
+    m = num_bits
+    best = theory.optimal_num_hashes(num_bits=m, n=n)
     ratio = m / n
     mistakes = [
         Mistake(round(ratio * math.log10(2)), "you used log10 instead of ln: k = (m/n) ln 2", 0),
@@ -197,19 +198,19 @@ def _rates(m, n, k) -> list[float]:
     rates = [classic_rate(m, n, k)]
     exact = getattr(theory, "exact_false_positive_rate", None)
     if exact is not None:
-        rates.append(exact(m, n, k))
+        rates.append(exact(num_bits=m, num_hashes=k, n=n))
     return rates
 
 
 @checker
-def fpp(answer, m: int = 10_000, n: int = 1000, k: int = 7):
+def fpp(answer, *, num_bits: int = 10_000, num_hashes: int = 7, n: int = 1000):
     """The expected false-positive rate (1 - e^(-kn/m))^k (the exact rate is accepted too).
 
-    >>> fpp(0.00819, m=10_000, n=1000, k=7)
+    >>> fpp(0.00819, num_bits=10_000, num_hashes=7, n=1000)
     Correct: the false-positive rate = 0.008194.
     True
     """
-    k = hash_count(k, "k")
+    m, k = num_bits, hash_count(num_hashes, "num_hashes")
     rates, given = _rates(m, n, k), as_number(answer)
     closest = rates[0] if given is None else min(rates, key=lambda rate: abs(rate - given))
     fill = 1 - math.exp(-k * n / m)
@@ -225,14 +226,14 @@ def fpp(answer, m: int = 10_000, n: int = 1000, k: int = 7):
 
 # --- lesson 08: a filter sized from n and p -------------------------------------------------
 @checker
-def sized_num_bits(answer, n: int = 50_000, p: float = 0.02):
+def sized_num_bits(answer, *, n: int = 50_000, p: float = 0.02):
     """The bits m of a filter sized for n items at rate p: ceil(-n ln p / (ln 2)^2).
 
     >>> sized_num_bits(407_119, n=50_000, p=0.02)
     Correct: the number of bits m = 407,119.
     True
     """
-    correct = theory.num_bits_for(n, p)
+    correct = theory.num_bits_for(n=n, p=p)
     return judge(answer, correct, "the number of bits m", rel=1e-5, abs_tol=1, unit="bits", mistakes=[
         Mistake(bits_for(n, p, math.log10), "you used log10 instead of ln"),
         Mistake(bits_for(n, p, math.log2), "you used log2 instead of ln"),
@@ -240,13 +241,13 @@ def sized_num_bits(answer, n: int = 50_000, p: float = 0.02):
         Mistake(bits_for(n, p / 100), f"you used p = {p / 100:g}: p = {p} is already a rate, "
                 f"{p:.0%} as a percentage"),
         Mistake(correct / n, "that is m/n, the bits per item; multiply by n"),
-        Mistake(theory.optimal_num_hashes(correct, n), "that is k, the number of hash functions; "
-                "the question asks the bits m", 0),
+        Mistake(theory.optimal_num_hashes(num_bits=correct, n=n),
+                "that is k, the number of hash functions; the question asks the bits m", 0),
     ], hint="m = -n ln p / (ln 2)^2, rounded up to a whole bit.")
 
 
 @checker
-def day_share_dropped(answer, n: int = 1_000_000, p: float = 0.001):
+def day_share_dropped(answer, *, n: int = 1_000_000, p: float = 0.001):
     """The share of n distinct first clicks that a dedup stage drops with a filter sized for
     n at rate p: the mean over i < n of (1 - e^(-ki/m))^k, m and k as ``from_capacity`` sizes.
 
@@ -255,9 +256,9 @@ def day_share_dropped(answer, n: int = 1_000_000, p: float = 0.001):
     True
     """
     n = whole_number(n, "n", 1, MAX_NUM_BITS)
-    m = theory.num_bits_for(n, p)
-    k = theory.optimal_num_hashes(m, n)
-    share = expected_drops(m, k, n) / n
+    m = theory.num_bits_for(n=n, p=p)
+    k = theory.optimal_num_hashes(num_bits=m, n=n)
+    share = expected_drops(num_bits=m, num_hashes=k, n=n) / n
     return judge(answer, share, "the share of the clicks dropped", rel=0.01, unit="rate", mistakes=[
         Mistake(p, f"that is the rate when the filter is full, at the n-th click; the clicks before "
                 "it met an emptier filter and were dropped far less often"),
@@ -269,7 +270,7 @@ def day_share_dropped(answer, n: int = 1_000_000, p: float = 0.001):
 
 
 @checker
-def measured_sized_fpp(answer, n: int = 200_000, p: float = 0.005, trials: int = 1_000_000):
+def measured_sized_fpp(answer, *, n: int = 200_000, p: float = 0.005, trials: int = 1_000_000):
     """A false-positive rate measured on ``trials`` keys never inserted into
     ``BloomFilter.from_capacity(n, p)`` holding n keys.
 
@@ -277,9 +278,9 @@ def measured_sized_fpp(answer, n: int = 200_000, p: float = 0.005, trials: int =
     Correct: 0.00502 is within 4 standard deviations (4 x 7.2e-05) of the expected 0.005017.
     True
     """
-    m = theory.num_bits_for(n, p)
-    return measured_fpp.__wrapped__(answer, num_bits=m, num_hashes=theory.optimal_num_hashes(m, n),
-                                    n=n, trials=trials)
+    m = theory.num_bits_for(n=n, p=p)
+    k = theory.optimal_num_hashes(num_bits=m, n=n)
+    return measured_fpp.__wrapped__(answer, num_bits=m, num_hashes=k, n=n, trials=trials)
 
 
 EXERCISES = [
@@ -303,10 +304,10 @@ EXERCISES = [
              "BloomFilter({num_bits}, {num_hashes}): the keys whose positions are not all "
              "distinct.", "measured_coinciding_positions",
              {"num_bits": 64, "num_hashes": 4, "trials": 100_000}),
-    Exercise("07", 1, "compute", "What is the best whole number of hash functions k for m = {m:,} "
-             "bits and n = {n:,} keys?", "optimal_k", {"m": 10_000, "n": 1000}),
-    Exercise("07", 2, "predict", "What false-positive rate do you expect with m = {m:,}, "
-             "n = {n:,} and k = {k}?", "fpp", {"m": 10_000, "n": 1000, "k": 7}),
+    Exercise("07", 1, "compute", "What is the best whole number of hash functions k for m = {num_bits:,} "
+             "bits and n = {n:,} keys?", "optimal_k", {"num_bits": 10_000, "n": 1000}),
+    Exercise("07", 2, "predict", "What false-positive rate do you expect with m = {num_bits:,}, "
+             "n = {n:,} and k = {num_hashes}?", "fpp", {"num_bits": 10_000, "num_hashes": 7, "n": 1000}),
     Exercise("07", 3, "measure", "Fill BloomFilter({num_bits:_}, {num_hashes}) with {n:,} random "
              "keys and measure its false-positive rate on {trials:,} new keys.", "measured_fpp",
              {"num_bits": 10_000, "num_hashes": 7, "n": 1000, "trials": 100_000}),

@@ -76,7 +76,7 @@ def bytes_per_id(answer, id_chars: int = 36):
 
 # --- lesson 02: hashed IDs and the birthday bound -----------------------------------------
 @checker
-def expected_collisions(answer, n: int = 100_000, hash_bits: int = 32):
+def expected_collisions(answer, *, hash_bits: int = 32, n: int = 100_000):
     """Expected number of the n IDs whose b-bit hash was already taken, about n^2 / 2^(b+1).
 
     >>> expected_collisions(1.164, n=100_000, hash_bits=32)
@@ -139,7 +139,7 @@ def genuine_dropped(answer, genuine: int = 100_000, hash_bits: int = 24):
 
 # --- lesson 03: one hash, one bit per value ------------------------------------------------
 @checker
-def bit_vector_fpp(answer, hash_bits: int = 8, items: int = 100):
+def bit_vector_fpp(answer, *, hash_bits: int = 8, items: int = 100):
     """False-positive rate of a vector of 2^b bits after ``items`` IDs: 1 - (1 - 2^-b)^items.
 
     >>> bit_vector_fpp(0.3238, hash_bits=8, items=100)
@@ -159,7 +159,7 @@ def bit_vector_fpp(answer, hash_bits: int = 8, items: int = 100):
 
 
 @checker
-def bit_vector_hash_bits(answer, items: int = 1000, fpp: float = 0.01):
+def bit_vector_hash_bits(answer, *, items: int = 1000, fpp: float = 0.01):
     """The fewest hash bits b for which 2^b bits hold ``items`` IDs at rate at most ``fpp``.
 
     >>> bit_vector_hash_bits(17, items=1000, fpp=0.01)
@@ -167,9 +167,9 @@ def bit_vector_hash_bits(answer, items: int = 1000, fpp: float = 0.01):
     True
     """
     b = 1
-    while theory.bit_vector_false_positive_rate(2 ** b, items) > fpp:
+    while theory.bit_vector_false_positive_rate(num_bits=2 ** b, n=items) > fpp:
         b += 1
-    rate_below = theory.bit_vector_false_positive_rate(2 ** (b - 1), items)
+    rate_below = theory.bit_vector_false_positive_rate(num_bits=2 ** (b - 1), n=items)
     needed = math.ceil(-1 / math.expm1(math.log1p(-fpp) / items))
     return judge(answer, b, "the hash width in bits", rel=0, mistakes=[
         Mistake(b - 1, f"with {b - 1} bits the rate is {rate_below:.4f}, above {fpp}: round up"),
@@ -182,7 +182,7 @@ def bit_vector_hash_bits(answer, items: int = 1000, fpp: float = 0.01):
 
 
 @checker
-def measured_bit_vector_fpp(answer, hash_bits: int = 8, items: int = 40, trials: int = 10_000):
+def measured_bit_vector_fpp(answer, *, hash_bits: int = 8, items: int = 40, trials: int = 10_000):
     """A measured false-positive rate of a 2^b-bit vector holding ``items`` IDs, on ``trials`` new IDs.
 
     >>> measured_bit_vector_fpp(0.1451, hash_bits=8, items=40, trials=10_000)
@@ -190,8 +190,8 @@ def measured_bit_vector_fpp(answer, hash_bits: int = 8, items: int = 40, trials:
     True
     """
     m = 2 ** hash_bits
-    expected = theory.bit_vector_false_positive_rate(m, items)
-    sd = theory.measured_rate_std(m, items, 1, trials)
+    expected = theory.bit_vector_false_positive_rate(num_bits=m, n=items)
+    sd = theory.measured_rate_std(num_bits=m, num_hashes=1, n=items, num_queries=trials)
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
 
 
@@ -218,7 +218,7 @@ def salted_hash(answer, text: str = "123", salt: str = "nejakaSul", hash_bits: i
 
 
 @checker
-def expected_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 50):
+def expected_bits_set(answer, *, num_bits: int = 256, num_hashes: int = 3, n: int = 50):
     """Expected number of bits set after n keys, each setting k of m bits: m(1 - (1 - 1/m)^kn).
 
     >>> expected_bits_set(113.6, num_bits=256, num_hashes=3, n=50)
@@ -237,7 +237,7 @@ def expected_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int =
 
 
 @checker
-def measured_bits_set(answer, num_bits: int = 256, num_hashes: int = 3, n: int = 50):
+def measured_bits_set(answer, *, num_bits: int = 256, num_hashes: int = 3, n: int = 50):
     """A measured number of bits set after inserting n fresh keys into an empty filter.
 
     >>> measured_bits_set(118, num_bits=256, num_hashes=3, n=50)

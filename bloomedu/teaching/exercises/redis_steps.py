@@ -65,8 +65,8 @@ def redisbloom_bits(answer, error: float = 0.001, capacity: int = 1_000_000):
                  mistakes=[
         Mistake(_module_bits(capacity, error), "a scaling filter sizes its first sub-filter for "
                 "half the error rate (error/2); error itself is for NONSCALING"),
-        Mistake(theory.num_bits_for(capacity, error), "that is lesson 08's from_capacity; RedisBloom "
-                "uses half the error rate and whole 64-bit words", 64),
+        Mistake(theory.num_bits_for(n=capacity, p=error), "that is lesson 08's from_capacity; "
+                "RedisBloom uses half the error rate and whole 64-bit words", 64),
         Mistake(_module_bits(capacity, error / 2, whole_words=False), "the module rounds the bits "
                 "up to whole 64-bit words", 0.5),
         Mistake(_module_bits(capacity, error / 2, math.log10), "you used log10 instead of ln", 64),
@@ -96,9 +96,10 @@ def _chain_rate(capacity: int, expansion: int, n: int, trials: int) -> tuple[flo
     survive, variance = 1.0, 0.0
     for entries, error, items in chain_loads(capacity, expansion, n):
         bits, k = _module_bits(entries, error), math.ceil(0.693147180559945 * -math.log(error) / _LN2_SQUARED)
-        rate = theory.exact_false_positive_rate(bits, items, k)
+        rate = theory.exact_false_positive_rate(num_bits=bits, num_hashes=k, n=items)
         survive *= 1 - rate
-        variance += theory.measured_rate_std(bits, items, k, trials) ** 2
+        variance += theory.measured_rate_std(num_bits=bits, num_hashes=k, n=items,
+                                             num_queries=trials) ** 2
     return 1 - survive, math.sqrt(variance)
 
 
@@ -117,7 +118,7 @@ def measured_chain_fpp(answer, capacity: int = 1000, expansion: int = 2, n: int 
 
 
 @checker
-def shards_for_day(answer, n: int = 864_000_000, p: float = 0.0001, nodes: int = 3):
+def shards_for_day(answer, *, n: int = 864_000_000, p: float = 0.0001, nodes: int = 3):
     """Shards of ``day_layout(n, p, nodes)``: the fewest, a multiple of the nodes, each under 2^32 bits.
 
     >>> shards_for_day(6, n=864_000_000, p=0.0001, nodes=3)
@@ -128,13 +129,13 @@ def shards_for_day(answer, n: int = 864_000_000, p: float = 0.0001, nodes: int =
 
     n = whole_number(n, "n", 1, MAX_NUM_BITS)
     nodes = whole_number(nodes, "nodes", 1, 16)
-    correct = day_layout(n, p, nodes).shards
-    whole = theory.num_bits_for(n, p)
+    correct = day_layout(n=n, p=p, nodes=nodes).shards
+    whole = theory.num_bits_for(n=n, p=p)
     fewest = -(-whole // 2 ** 32)
     return judge(answer, correct, "the number of shards", rel=0, mistakes=[
         Mistake(fewest, f"{fewest} shards would each fit in 2^32 bits, but every node holds as many "
                 f"shards as the others: round up to a multiple of the {nodes} nodes", 0),
-        Mistake(day_layout(n, p * 10, nodes).shards, f"that is enough at p = {p * 10:g}; at p = "
+        Mistake(day_layout(n=n, p=p * 10, nodes=nodes).shards, f"that is enough at p = {p * 10:g}; at p = "
                 f"{p:g} each ID needs {-math.log(p) / theory.LN2 ** 2:.1f} bits, so a third of the "
                 "day no longer fits one string", 0),
         Mistake(1, f"one filter for the day needs {whole:,} bits, more than one Redis string "
@@ -200,7 +201,7 @@ EXERCISES = [
     Exercise("17", 3, "measure", "Add {n:,} distinct IDs to RedisBloomFilter(0.01, {capacity:_}) and "
              "measure the fraction of {trials:,} other IDs it claims to hold.", "measured_chain_fpp",
              {"capacity": 1000, "expansion": 2, "n": 10_000, "trials": 100_000}),
-    Exercise("18", 1, "compute", "How many shards does day_layout({n:_}, {p}, nodes={nodes}) "
+    Exercise("18", 1, "compute", "How many shards does day_layout(n={n:_}, p={p}, nodes={nodes}) "
              "make: the fewest, a multiple of the nodes, whose filters each fit one Redis "
              "string of $2^{{32}}$ bits?", "shards_for_day", {"n": 864_000_000, "p": 0.0001, "nodes": 3}),
     Exercise("18", 2, "predict", "One client sends BF.MADD commands of {batch:,} keys, one at a "

@@ -20,19 +20,19 @@ __all__ = ["EXERCISES"]
 # --- lessons 12 and 13: Guava and Bitcoin ----------------------------------------------
 def _bip37(n: int, p: float) -> tuple[int, int, int]:
     """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
-    nbytes = bip37_filter_bytes(n, p)
+    nbytes = bip37_filter_bytes(n_elements=n, fp_rate=p)
     return int(bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
 
 
 @checker
-def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
+def guava_bit_size(answer, *, n: int = 1_000_000, p: float = 0.001):
     """Bits Guava allocates for n expected insertions at rate p: m truncated, in 64-bit words.
 
     >>> guava_bit_size(14_377_600, n=1_000_000, p=0.001)
     Correct: Guava's bit size = 14,377,600.
     True
     """
-    m = guava_num_bits(n, p)
+    m = guava_num_bits(n=n, p=p)
     correct = 64 * math.ceil(m / 64)
     return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
         Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
@@ -42,7 +42,7 @@ def guava_bit_size(answer, n: int = 1_000_000, p: float = 0.001):
 
 
 @checker
-def guava_bits_set(answer, n: int = 10, p: float = 0.1, strings: int = 8):
+def guava_bits_set(answer, *, n: int = 10, p: float = 0.1, strings: int = 8):
     """Bits expected set in Guava's ``create(n, p)`` after ``strings`` distinct strings.
 
     Guava's positions run over bitSize (m rounded up to 64-bit words), not over m:
@@ -52,8 +52,8 @@ def guava_bits_set(answer, n: int = 10, p: float = 0.1, strings: int = 8):
     Correct: the expected number of bits set = 20.14. bitSize = 64, k = 3: 24 positions.
     True
     """
-    m = guava_num_bits(n, p)
-    k, size = guava_num_hashes(n, m), 64 * math.ceil(m / 64)
+    m = guava_num_bits(n=n, p=p)
+    k, size = guava_num_hashes(num_bits=m, n=n), 64 * math.ceil(m / 64)
     correct, _ = bits_set_moments(size, k * strings)
     return judge(answer, correct, "the expected number of bits set", rel=0.01, mistakes=[
         Mistake(bits_set_moments(m, k * strings)[0], f"you used m = {fmt(m)}; Guava's positions "
@@ -68,7 +68,7 @@ def guava_bits_set(answer, n: int = 10, p: float = 0.1, strings: int = 8):
 
 
 @checker
-def bip37_bytes(answer, n: int = 100_000, p: float = 0.0001):
+def bip37_bytes(answer, *, n: int = 100_000, p: float = 0.0001):
     """Bytes of a BIP37 filter (Bitcoin light wallets): as sized, capped at 36,000.
 
     >>> bip37_bytes(36_000, n=100_000, p=0.0001)
@@ -85,7 +85,7 @@ def bip37_bytes(answer, n: int = 100_000, p: float = 0.0001):
 
 
 @checker
-def bip37_hashes(answer, n: int = 40, p: float = 0.1):
+def bip37_hashes(answer, *, n: int = 40, p: float = 0.1):
     """The k Bitcoin Core gives a BIP37 filter: (bytes x 8 // n) x ln 2, truncated, at most 50.
 
     >>> bip37_hashes(2, n=40, p=0.1)
@@ -108,7 +108,7 @@ def bip37_hashes(answer, n: int = 40, p: float = 0.1):
 
 
 @checker
-def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
+def bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001):
     """The false-positive rate a BIP37 filter really has, after Bitcoin Core's cap and whole-number k.
 
     >>> bip37_fpp(0.2933, n=100_000, p=0.0001)
@@ -131,7 +131,7 @@ def bip37_fpp(answer, n: int = 100_000, p: float = 0.0001):
 
 
 @checker
-def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int = 100_000):
+def measured_bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001, trials: int = 100_000):
     """A rate measured on ``trials`` items never inserted into ``Bip37Filter(n, p)`` holding n items.
 
     The filter's m and k are Bitcoin Core's (capped size, whole-number k), so
@@ -145,8 +145,8 @@ def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int 
     if k == 0:
         return judge_measured(answer, 1.0, 0.0, "the measured rate of a filter with k = 0")
     m = 8 * nbytes
-    expected = theory.exact_false_positive_rate(m, n, k)
-    sd = theory.measured_rate_std(m, n, k, trials)
+    expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
+    sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
     slips = [Mistake(p, f"that is the rate asked for; the filter Bitcoin Core builds has m = "
                      f"{fmt(m)} bits and k = {k}, so measure it", 4 * sd)]
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials,
@@ -155,19 +155,19 @@ def measured_bip37_fpp(answer, n: int = 100_000, p: float = 0.0001, trials: int 
 
 # --- lesson 14: the explorer ----------------------------------------------------------------
 @checker
-def fill_ratio(answer, m: int = 20_000, k: int = 3, n: int = 2_500):
+def fill_ratio(answer, *, num_bits: int = 20_000, num_hashes: int = 3, n: int = 2_500):
     """The fraction of m bits expected to be set after n keys with k hashes: 1 - e^(-kn/m).
 
     The exact 1 - (1 - 1/m)^(kn) is accepted too: at thousands of bits the two agree.
 
-    >>> fill_ratio(0.3127, m=20_000, k=3, n=2_500)
+    >>> fill_ratio(0.3127, num_bits=20_000, num_hashes=3, n=2_500)
     Correct: the fill ratio = 0.3127.
     True
-    >>> fill_ratio(0.3127 ** 3, m=20_000, k=3, n=2_500)
+    >>> fill_ratio(0.3127 ** 3, num_bits=20_000, num_hashes=3, n=2_500)
     Not quite: that is the false-positive rate (the fill raised to the power k = 3); the fill ratio is the fraction of bits set.
     False
     """
-    k = hash_count(k, "k")
+    m, k = num_bits, hash_count(num_hashes, "num_hashes")
     fill = -math.expm1(-k * n / m)
     return judge(answer, fill, "the fill ratio", rel=0.002, mistakes=[
         Mistake(fill ** k, f"that is the false-positive rate (the fill raised to the power k = {k}); "
@@ -200,12 +200,12 @@ EXERCISES = [
     Exercise("13", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
              "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
              "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
-    Exercise("14", 1, "compute", "What fraction of its m = {m:,} bits does a filter with k = {k} "
+    Exercise("14", 1, "compute", "What fraction of its m = {num_bits:,} bits does a filter with k = {num_hashes} "
              "hash functions have set after n = {n:,} keys?", "fill_ratio",
-             {"m": 20_000, "k": 3, "n": 2_500}),
-    Exercise("14", 2, "predict", "Set the explorer to m = {m:,} bits and n = {n:,} keys with the "
+             {"num_bits": 20_000, "num_hashes": 3, "n": 2_500}),
+    Exercise("14", 2, "predict", "Set the explorer to m = {num_bits:,} bits and n = {n:,} keys with the "
              "curve over k: at which whole k does the curve of the formulas bottom out?",
-             "optimal_k", {"m": 8_000, "n": 1_000}),
+             "optimal_k", {"num_bits": 8_000, "n": 1_000}),
     Exercise("14", 3, "measure", "With URL keys, measure the false-positive rate of "
              "BloomFilter({num_bits:_}, {num_hashes}) holding {n:,} URLs on {trials:,} URLs never "
              "inserted.", "measured_fpp",

@@ -39,7 +39,7 @@ def rotating_filter_bytes(answer, window: int = 36_000_000, fpp: float = 0.001,
     """
     g = generations
     capacity = window / (g - 1)
-    correct = g * num_bits_for(math.ceil(capacity), vt.generation_fpp(fpp, g)) / 8
+    correct = g * num_bits_for(n=math.ceil(capacity), p=vt.generation_fpp(fpp, g)) / 8
     return judge(answer, correct, "the bytes of the rotating filter", rel=0.01, unit="bytes",
                  mistakes=[
         Mistake(g * _generation_bytes(capacity, fpp), "each generation must err less than p: "
@@ -55,7 +55,7 @@ def rotating_filter_bytes(answer, window: int = 36_000_000, fpp: float = 0.001,
 
 
 @checker
-def stable_zero_fraction(answer, num_cells: int = 1_000_000, num_hashes: int = 4,
+def stable_zero_fraction(answer, *, num_cells: int = 1_000_000, num_hashes: int = 4,
                          max_value: int = 3, decrements: int = 60):
     """The fraction of zero cells of a stable Bloom filter at its stable point.
 
@@ -64,7 +64,7 @@ def stable_zero_fraction(answer, num_cells: int = 1_000_000, num_hashes: int = 4
     True
     """
     m, k, top, p = num_cells, num_hashes, max_value, decrements
-    correct = vt.stable_zero_fraction(m, k, top, p)
+    correct = vt.stable_zero_fraction(num_cells=m, num_hashes=k, max_value=top, decrements=p)
     q = 1 / (1 + 1 / (p * (1 / k - 1 / m)))
     return judge(answer, correct, "the fraction of zero cells", rel=2e-3, mistakes=[
         Mistake(q, f"that is the chance that one event before a setting is a decrement; a cell "
@@ -120,7 +120,7 @@ def scalable_bound(answer, first_fpp: float = 0.009, tightening: float = 0.9):
 
 
 @checker
-def saturated_counters(answer, num_cells: int = 100_000, num_hashes: int = 7, n: int = 100_000):
+def saturated_counters(answer, *, num_cells: int = 100_000, num_hashes: int = 7, n: int = 100_000):
     """Counters of a counting filter stuck at 15 (4 bits) after n distinct keys: m P(count >= 15).
 
     Each of the kn increments lands on a given counter with chance 1/m, so a counter's count
@@ -133,7 +133,7 @@ def saturated_counters(answer, num_cells: int = 100_000, num_hashes: int = 7, n:
     m = whole_number(num_cells, "num_cells", 1, 2 ** 40)
     k = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
     n = whole_number(n, "n", 0, 2 ** 40)
-    at_least = lambda j: m * vt.counter_tail(m, n, k, j)  # noqa: E731
+    at_least = lambda j: m * vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=j)  # noqa: E731
     exactly = at_least(15) - at_least(16)
     return judge(answer, at_least(15), "the expected number of saturated counters", rel=0.01,
                  mistakes=[
@@ -156,17 +156,17 @@ def _scalable_rate(initial_capacity: int, fpp: float, n: int, trials: int,
     p0, rates, variance, i = fpp * (1 - tightening), [], 0.0, 0
     while n > 0 and i < 64:
         capacity = n0 * growth ** i
-        m, k = size_for(capacity, p0 * tightening ** i)
+        m, k = size_for(n=capacity, p=p0 * tightening ** i)
         load = min(n, capacity)
-        rates.append(exact_false_positive_rate(m, load, k))
-        variance += measured_rate_std(m, load, k, trials) ** 2
+        rates.append(exact_false_positive_rate(num_bits=m, num_hashes=k, n=load))
+        variance += measured_rate_std(num_bits=m, num_hashes=k, n=load, num_queries=trials) ** 2
         n, i = n - load, i + 1
     return vt.compound_false_positive_rate(rates), math.sqrt(variance)
 
 
 @checker
-def measured_scalable_fpp(answer, initial_capacity: int = 100, fpp: float = 0.01,
-                          n: int = 10_000, trials: int = 100_000):
+def measured_scalable_fpp(answer, *, initial_capacity: int = 100, n: int = 10_000,
+                          fpp: float = 0.01, trials: int = 100_000):
     """A rate measured on ``trials`` keys never added to ScalableBloomFilter(initial_capacity,
     fpp) holding n keys: within 4 standard deviations of 1 - prod(1 - p_i).
 
