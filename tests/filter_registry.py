@@ -245,7 +245,7 @@ REGISTRY: dict[type, Entry] = {
     BitVector: Entry(bit_vector, kinds=frozenset({"str"})),
     GuavaBloomFilter: Entry(guava, kinds=frozenset({"str"})),  # Funnels.stringFunnel(UTF_8)
     Bip37Filter: Entry(bip37, kinds=frozenset({"bytes"})),  # public-key hashes, txids, outpoints
-    RedisBloomFilter: Entry(redisbloom, full=(RedisBloomError,), room=lambda f: f.max_inserts),
+    RedisBloomFilter: Entry(redisbloom),  # fills only past max_inserts: tests/test_redisbloom_model.py
     RedisCuckooFilter: Entry(redis_cuckoo, full=(RedisBloomError,), room=redis_cuckoo_room),
     ParquetBloomFilter: Entry(blocked),
     BlockedBloomFilter: Entry(blocked),
