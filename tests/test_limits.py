@@ -305,3 +305,23 @@ def test_to_bools_says_what_it_costs():
     bits = BitArray(20)
     bits.set(19)
     assert bits.to_bools().dtype == bool and bits.to_bools().nonzero()[0].tolist() == [19]
+
+
+# --- extreme rates and huge keys: the error names what the caller passed ----------------------
+def test_extreme_rates_are_refused_naming_fpp():
+    from bloomedu import BlockedBloomFilter
+    from bloomedu.variants.theory import stable_decrements_for
+    with pytest.raises(ValueError, match=r"fpp=5e-324 is too small"):
+        stable_decrements_for(num_cells=20_000, num_hashes=4, max_value=15, fpp=5e-324)
+    with pytest.raises(ValueError, match=r"expected_items=50 at fpp=4e-321 needs more than 2\*\*32 blocks"):
+        BlockedBloomFilter.from_capacity(50, 4e-321)
+
+
+def test_a_huge_int_key_is_refused_with_a_message_that_fits():
+    """str() of an int of 16,610 bits is past Python's 4,300-digit limit: the message gives its
+    size instead of its digits."""
+    f = BloomFilter(100, 3)
+    for add in (f.add, lambda key: f.add_many([1, key])):
+        with pytest.raises(ValueError, match="an int of 16610 bits"):
+            add(10 ** 5000)
+    assert f.bits_set() == 0

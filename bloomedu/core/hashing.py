@@ -164,7 +164,8 @@ def key_to_bytes(key: str | bytes | int) -> bytes:
     if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
         value = int(key)
         if not -2 ** 63 <= value < 2 ** 64:
-            raise ValueError(f"int key must be in -2**63 .. 2**64-1, got {value}")
+            shown = value if value.bit_length() <= 128 else f"an int of {value.bit_length()} bits"
+            raise ValueError(f"int key must be in -2**63 .. 2**64-1, got {shown}")
         return (value & _MASK64).to_bytes(8, "little")
     raise TypeError(f"key must be str, bytes or int, not {type(key).__name__}")
 

@@ -87,7 +87,10 @@ def num_blocks_for(*, n: int, p: float) -> int:
     p = probability(p, "fpp")
     low, high = 1, max(1, n // 32)  # start at 8 bits a key
     while split_block_false_positive_rate(num_blocks=high, n=n) > p:
-        low, high = high, 2 * high
+        if high >= _MAX_BLOCKS:
+            raise ValueError(f"expected_items={n} at fpp={p} needs more than 2**32 blocks "
+                             "(2**40 bits), the most a split-block filter addresses")
+        low, high = high, min(2 * high, _MAX_BLOCKS)
     while low < high:  # the rate falls as blocks are added
         middle = (low + high) // 2
         too_few = split_block_false_positive_rate(num_blocks=middle, n=n) > p

@@ -331,6 +331,9 @@ def stable_decrements_for(*, num_cells: int, num_hashes: int, max_value: int, fp
         raise ValueError(f"with num_hashes = num_cells = {m} every insert sets every cell: the "
                          f"rate is 1 for any number of decrements, never fpp={p}")
     q = (1 - p ** (1 / k)) ** (1 / top)
+    if q >= 1:  # a zero fraction of 1 - p**(1/K) rounds to 1: no finite P reaches it
+        raise ValueError(f"fpp={p} is too small for num_cells={m}, num_hashes={k}, "
+                         f"max_value={top}: no number of decrements keeps the rate that low")
     return max(1, math.ceil(1 / ((1 / q - 1) * (1 / k - 1 / m)) - 1e-9))
 
 
