@@ -396,3 +396,21 @@ def test_a_lost_filter_stops_the_consumer_and_passes_no_duplicate(mode, fault):
         stats = wait([restored.spawn(server.port, "c3", batch=batch, claim_idle_ms=0)])[0]
         assert (stats["processed"], stats["claimed"], stats["passed"]) == (len(clicks), batch, 0)
         assert_exact(restored, distinct)
+
+
+@pytest.mark.parametrize("mode", ["bits", "bf"])
+def test_a_restore_from_an_output_that_lost_entries_is_refused(mode):
+    """The filter is made again only from an output that holds every ID that passed."""
+    clicks = click_stream(200, seed=19)
+    with start(module=(mode == "bf")) as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", 1000, 1e-4, mode=mode)
+        dedup.publish(clicks, done=True)
+        passed = dedup.consume("c1").passed
+        first = dedup.client.xrange(dedup.output, count=1)[0][0]
+        dedup.client.xdel(dedup.output, first)
+        with pytest.raises(ValueError, match=f"holds {passed - 1} of the {passed} entries"):
+            SharedDeduplicator.restore(dedup.client, "clicks", 1000, 1e-4, mode=mode)
+        dedup.client.delete(dedup.output)
+        with pytest.raises(ValueError, match="is gone while 200 messages were acknowledged"):
+            SharedDeduplicator.restore(dedup.client, "clicks", 1000, 1e-4, mode=mode)
+        assert dedup.client.exists(*dedup.filter_keys) == len(dedup.filter_keys)  # left as it was

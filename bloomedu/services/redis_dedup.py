@@ -50,9 +50,10 @@ consumers stop at their next batch that touches what was lost.  The operator the
 consumer and calls :meth:`SharedDeduplicator.restore`, which makes the filter again from the
 output stream (the IDs that passed are exactly what the filter held); consumers started
 again claim the refused batches, still pending, and pass each of their clicks once or drop
-it: nothing lost, nothing twice (``tests/test_redis_dedup.py``).  The output stream itself
-must have survived: under an evicting ``maxmemory-policy`` it can be evicted too, so run the
-deduplicator on a server with ``noeviction``.
+it: nothing lost, nothing twice (``tests/test_redis_dedup.py``).  That needs the whole
+output: ``restore`` refuses one that lost entries it can see (deleted, trimmed, or gone after
+messages passed), but not one evicted and appended to again, so run the deduplicator on a
+server whose ``maxmemory-policy`` is ``noeviction``.
 
 A consumer waits for a server that went away (a restart) and for one that is full
 (``maxmemory`` with ``noeviction``: nothing of a refused batch was done), up to its
@@ -166,6 +167,29 @@ def _whole_parts(shared: RedisBackedFilter) -> None:
     node_of(shared).register_script(WHOLE_PARTS_SCRIPT)(keys=shared.keys, args=shared.part_sizes)
 
 
+def _check_output_whole(client, name: str) -> None:
+    """Refuse (ValueError) an output stream ``{name}:out`` that no longer holds every entry
+    appended to it (``entries-added``, Redis 7 on), or that is gone after messages passed."""
+    import redis
+
+    output = f"{{{name}}}:out"
+    try:
+        info = client.xinfo_stream(output)
+    except redis.ResponseError:  # no such key
+        groups = client.xinfo_groups(f"{{{name}}}:in")
+        done = sum((g.get("entries-read") or 0) - g["pending"] for g in groups)
+        if done > 0:
+            raise ValueError(f"the output stream {output} is gone while {done} messages were "
+                             "acknowledged: the filter cannot be made again from it (nothing "
+                             "was changed)") from None
+        return
+    added = info.get("entries-added", info["length"])
+    if added != info["length"]:
+        raise ValueError(f"the output stream {output} holds {info['length']} of the {added} "
+                         "entries appended to it (trimmed, deleted or evicted): the filter cannot "
+                         "be made again from it (nothing was changed)")
+
+
 def _mode(mode: str) -> str:
     if mode not in ("bits", "bf"):
         raise ValueError(f"mode must be 'bits' (bloomedu's filter) or 'bf' (RedisBloom), got {mode!r}")
@@ -254,6 +278,12 @@ class SharedDeduplicator:
         batches are still pending: consumers started again claim them (``claim_idle_ms``), and
         each of their clicks passes once or is dropped, as if nothing had been lost.
 
+        The output must hold every click ID that passed: an output some of whose entries were
+        deleted or trimmed, or that is gone while the group has acknowledged messages, is
+        refused (ValueError) and nothing is changed.  An output evicted and then appended to
+        again cannot be told from a whole one: a server that evicts keys loses more than the
+        filter.
+
         >>> from bloomedu.services.redis_server import RedisServer
         >>> from bloomedu import Click
         >>> clicks = [Click(id, user=0, ad=1, timestamp=0.0) for id in ["a", "b", "a"]]
@@ -273,6 +303,7 @@ class SharedDeduplicator:
         truncated); nothing of this batch was done
         (2, 0, ['a', 'b'])
         """
+        _check_output_whole(client, name)
         if _mode(mode) == "bf":
             key = f"{{{name}}}:bf"
             client.delete(key)
