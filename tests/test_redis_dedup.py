@@ -344,3 +344,73 @@ def test_an_rdb_rollback_delivers_at_least_once_and_keyed_by_id_exactly_once():
         assert sorted(dict.fromkeys(seen)) == sorted(distinct)
         assert dedup.passed_once() == dedup.passed_ids()    # the server's own output: once each
         assert sorted(dedup.passed_once()) == sorted(distinct)
+
+
+def lose(dedup, fault) -> str:
+    """Lose part of the filter as eviction, another client's DEL or its SET would; the key lost."""
+    client = dedup.client
+    if dedup.mode == "bf":
+        client.delete(dedup.filter_keys[0])
+        return dedup.filter_keys[0]
+    part, size = dedup.filter.keys[1], dedup.filter.part_sizes[1]
+    if fault == "deleted":
+        client.delete(part)
+    else:  # truncated: the first half of its bytes kept, the rest gone
+        client.set(part, client.getrange(part, 0, size // 2 - 1))
+    return part
+
+
+@pytest.mark.parametrize("mode, fault", [("bits", "deleted"), ("bits", "truncated"), ("bf", "deleted")])
+def test_a_lost_filter_stops_the_consumer_and_passes_no_duplicate(mode, fault):
+    """Every click is sent again after part of the filter was lost: the consumer stops at its
+    first batch, naming the lost key, with nothing of that batch passed or acknowledged.
+    Restored from the output stream, the filter is the one that was lost, and a consumer
+    started again drops every click sent again."""
+    clicks, distinct = stream(seed=18)
+    assert_no_false_positive_possible(mode, distinct)
+    part_bits = 8192 if mode == "bits" else None  # several parts, so one of them is lost
+    batch = 100
+    with start(module=(mode == "bf")) as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", N, P, mode=mode,
+                                          part_bits=part_bits)
+        dedup.publish(clicks, done=True)
+        assert dedup.consume("c1").passed == len(distinct)
+        lost = lose(dedup, fault)
+        dedup.publish(clicks, done=True)  # every click again: each one a duplicate
+        stopped = dedup.spawn(server.port, "c2", batch=batch)
+        _, err = stopped.communicate(timeout=60)
+        assert dedup.client.xlen(dedup.output) == len(distinct)  # no duplicate passed
+        assert stopped.returncode == 3 and f"{lost} " in err and "FilterLost" not in err, err
+        pending = dedup.client.xpending(dedup.stream, GROUP)
+        assert pending["pending"] == batch  # the refused batch: read, not acknowledged
+        if mode == "bits":  # a restore of another size is refused before it deletes anything
+            with pytest.raises(ValueError, match="give the values create was given"):
+                SharedDeduplicator.restore(dedup.client, "clicks", 2 * N, P, part_bits=part_bits)
+            assert dedup.client.strlen(dedup.filter.keys[0]) == dedup.filter.part_sizes[0]
+        restored = SharedDeduplicator.restore(dedup.client, "clicks", N, P, mode=mode,
+                                              part_bits=part_bits)
+        if mode == "bits":
+            bloom = BloomFilter.from_capacity(N, P)
+            bloom.add_many(distinct)
+            assert restored.filter.to_filter() == bloom
+        stats = wait([restored.spawn(server.port, "c3", batch=batch, claim_idle_ms=0)])[0]
+        assert (stats["processed"], stats["claimed"], stats["passed"]) == (len(clicks), batch, 0)
+        assert_exact(restored, distinct)
+
+
+@pytest.mark.parametrize("mode", ["bits", "bf"])
+def test_a_restore_from_an_output_that_lost_entries_is_refused(mode):
+    """The filter is made again only from an output that holds every ID that passed."""
+    clicks = click_stream(200, seed=19)
+    with start(module=(mode == "bf")) as server:
+        dedup = SharedDeduplicator.create(server.client(), "clicks", 1000, 1e-4, mode=mode)
+        dedup.publish(clicks, done=True)
+        passed = dedup.consume("c1").passed
+        first = dedup.client.xrange(dedup.output, count=1)[0][0]
+        dedup.client.xdel(dedup.output, first)
+        with pytest.raises(ValueError, match=f"holds {passed - 1} of the {passed} entries"):
+            SharedDeduplicator.restore(dedup.client, "clicks", 1000, 1e-4, mode=mode)
+        dedup.client.delete(dedup.output)
+        with pytest.raises(ValueError, match="is gone while 200 messages were acknowledged"):
+            SharedDeduplicator.restore(dedup.client, "clicks", 1000, 1e-4, mode=mode)
+        assert dedup.client.exists(*dedup.filter_keys) == len(dedup.filter_keys)  # left as it was

@@ -36,6 +36,25 @@ and :meth:`SharedDeduplicator.passed_ids` gives the IDs back as they were publis
   ``tests/test_redis_dedup.py`` shows both: exactly once through an AOF restart, at
   least once through an RDB rollback, with a reader that tails the output throughout.
 
+**A filter that lost bits stops the consumers; it never passes a duplicate.**  With
+``mode="bits"`` :meth:`SharedDeduplicator.create` makes every part of the filter exist at
+its full length, and each batch's script checks, before it writes anything, the description's
+``uid`` and the length of every part the batch touches; with ``mode="bf"`` it checks that
+``{name}:bf`` is a RedisBloom filter.  A part or a ``{name}:bf`` evicted, deleted or
+truncated (another client's ``SET``) is refused: the consumer raises
+:class:`~bloomedu.services.redis_filter.FilterLost` naming the lost key (as a process: exit
+status 3, the message on stderr), and nothing of that batch is passed or acknowledged.  What
+these checks cannot see: a part rewritten at its full length by another client, and a
+``{name}:bf`` made again by another client's ``BF.ADD`` or ``BF.RESERVE``.  The other
+consumers stop at their next batch that touches what was lost.  The operator then stops every
+consumer and calls :meth:`SharedDeduplicator.restore`, which makes the filter again from the
+output stream (the IDs that passed are exactly what the filter held); consumers started
+again claim the refused batches, still pending, and pass each of their clicks once or drop
+it: nothing lost, nothing twice (``tests/test_redis_dedup.py``).  That needs the whole
+output: ``restore`` refuses one that lost entries it can see (deleted, trimmed, or gone after
+messages passed), but not one evicted and appended to again, so run the deduplicator on a
+server whose ``maxmemory-policy`` is ``noeviction``.
+
 A consumer waits for a server that went away (a restart) and for one that is full
 (``maxmemory`` with ``noeviction``: nothing of a refused batch was done), up to its
 patience; a refused password stops it at once with a clear message.
@@ -44,7 +63,7 @@ Run a consumer as a process: ``python -m bloomedu.services.redis_dedup --url
 redis://127.0.0.1:P --name clicks --consumer c1`` (or ``$BLOOMEDU_REDIS_URL``, so a
 password in the URL stays off the command line).  Taught in
 ``notebooks/18_many_consumers.ipynb``; fault tests (kill -9 a consumer,
-restart the server, roll it back) in ``tests/test_redis_dedup.py``.
+restart the server, roll it back, lose part of the filter) in ``tests/test_redis_dedup.py``.
 """
 
 from __future__ import annotations
@@ -58,6 +77,9 @@ import time
 from dataclasses import asdict, dataclass
 
 from ..core.hashing import key_to_bytes
+from ..core.filter import BloomFilter
+from ..core.theory import num_bits_for
+from .redis_calls import node_of
 from .redis_filter import FilterLost, RedisBackedFilter, positions_of, redis_offsets
 from .redis_connect import RedisAuthError, auth_refused, connect
 
@@ -68,18 +90,45 @@ URL_ENV = "BLOOMEDU_REDIS_URL"  # the consumer's server, password included, off 
 _KINDS = {str: "str", int: "int", bytes: "bytes"}
 
 # KEYS: input stream, output stream, then the filter's description and parts (or the BF key).
-# ARGV: group, mode ("bits" or "bf"), k, part_bits, the filter's uid, then per message its
-# stream ID, the click ID's bytes (mode "bf": what BF.ADD hashes), the ID as published and its
-# kind, and (mode "bits") the k Redis bit offsets of the click ID, counted over the parts.
+# ARGV: group, mode ("bits" or "bf"), k, part_bits, the filter's uid, the last part's length in
+# bytes, then per message its stream ID, the click ID's bytes (mode "bf": what BF.ADD hashes),
+# the ID as published and its kind, and (mode "bits") the k Redis bit offsets of the click ID,
+# counted over the parts.  Everything is checked before the first write: a refused batch
+# changes nothing and acknowledges nothing.
 DEDUP_SCRIPT = """
 local group, mode = ARGV[1], ARGV[2]
 local k, part_bits = tonumber(ARGV[3]), tonumber(ARGV[4])
-if mode == 'bits' and redis.call('HGET', KEYS[3], 'uid') ~= ARGV[5] then
-  return redis.error_reply('FILTERLOST the filter description ' .. KEYS[3] .. ' is gone or another')
-end
 local per = 4 + (mode == 'bits' and k or 0)
-local answers, arg = {}, 6
-for m = 1, (#ARGV - 5) / per do
+local count = (#ARGV - 6) / per
+if mode == 'bf' then
+  if redis.call('TYPE', KEYS[3])['ok'] ~= 'MBbloom--' then
+    return redis.error_reply('FILTERLOST the RedisBloom filter ' .. KEYS[3] ..
+      ' is gone (evicted or deleted) or holds another kind of key; nothing of this batch was done')
+  end
+else
+  if redis.call('HGET', KEYS[3], 'uid') ~= ARGV[5] then
+    return redis.error_reply('FILTERLOST the filter description ' .. KEYS[3] .. ' is gone or another')
+  end
+  local checked = {}
+  for at = 1, count * per do
+    if (at - 1) % per >= 4 then
+      local part = math.floor(tonumber(ARGV[6 + at]) / part_bits)
+      if not checked[part] then
+        checked[part] = true
+        local want = part_bits / 8
+        if 4 + part == #KEYS then want = tonumber(ARGV[6]) end
+        local have = redis.call('STRLEN', KEYS[4 + part])
+        if have ~= want then
+          return redis.error_reply('FILTERLOST part ' .. KEYS[4 + part] .. ' holds ' .. have ..
+            ' of its ' .. want .. ' bytes: lost (evicted, deleted or truncated); ' ..
+            'nothing of this batch was done')
+        end
+      end
+    end
+  end
+end
+local answers, arg = {}, 7
+for m = 1, count do
   local message, hashed, id, kind = ARGV[arg], ARGV[arg + 1], ARGV[arg + 2], ARGV[arg + 3]
   local new = 0
   if mode == 'bf' then
@@ -100,6 +149,51 @@ for m = 1, (#ARGV - 5) / per do
 end
 return answers
 """
+
+# KEYS: a filter's parts; ARGV: each part's length in bytes.  A part shorter than its length
+# (not yet written, or written only up to its last set byte) is extended with zero bytes.
+WHOLE_PARTS_SCRIPT = """
+for i = 1, #KEYS do
+  local size = tonumber(ARGV[i])
+  if redis.call('STRLEN', KEYS[i]) < size then redis.call('SETRANGE', KEYS[i], size - 1, '\\0') end
+end
+return #KEYS
+"""
+
+
+def _whole_parts(shared: RedisBackedFilter) -> None:
+    """Give every part of ``shared`` its full length, so that a part missing or shorter later
+    was lost (the dedup script refuses it)."""
+    node_of(shared).register_script(WHOLE_PARTS_SCRIPT)(keys=shared.keys, args=shared.part_sizes)
+
+
+def _check_output_whole(client, name: str) -> None:
+    """Refuse (ValueError) an output stream ``{name}:out`` that no longer holds every entry
+    appended to it (``entries-added``, Redis 7 on), or that is gone after messages passed."""
+    import redis
+
+    output = f"{{{name}}}:out"
+    try:
+        info = client.xinfo_stream(output)
+    except redis.ResponseError:  # no such key
+        groups = client.xinfo_groups(f"{{{name}}}:in")
+        done = sum((g.get("entries-read") or 0) - g["pending"] for g in groups)
+        if done > 0:
+            raise ValueError(f"the output stream {output} is gone while {done} messages were "
+                             "acknowledged: the filter cannot be made again from it (nothing "
+                             "was changed)") from None
+        return
+    added = info.get("entries-added", info["length"])
+    if added != info["length"]:
+        raise ValueError(f"the output stream {output} holds {info['length']} of the {added} "
+                         "entries appended to it (trimmed, deleted or evicted): the filter cannot "
+                         "be made again from it (nothing was changed)")
+
+
+def _mode(mode: str) -> str:
+    if mode not in ("bits", "bf"):
+        raise ValueError(f"mode must be 'bits' (bloomedu's filter) or 'bf' (RedisBloom), got {mode!r}")
+    return mode
 
 
 def _kind(click_id) -> str:
@@ -147,9 +241,7 @@ class SharedDeduplicator:
     """
 
     def __init__(self, client, name: str, mode: str = "bits"):
-        if mode not in ("bits", "bf"):
-            raise ValueError(f"mode must be 'bits' (bloomedu's filter) or 'bf' (RedisBloom), got {mode!r}")
-        self.client, self.name, self.mode = client, name, mode
+        self.client, self.name, self.mode = client, name, _mode(mode)
         self.stream, self.output, self.done_key = (f"{{{name}}}:in", f"{{{name}}}:out",
                                                    f"{{{name}}}:done")
         if mode == "bits":
@@ -167,9 +259,76 @@ class SharedDeduplicator:
         if mode == "bf":
             client.execute_command("BF.RESERVE", f"{{{name}}}:bf", repr(float(fpp)), expected_items)
         elif mode == "bits":
-            RedisBackedFilter.from_capacity(client, name, expected_items, fpp, part_bits)
+            _whole_parts(RedisBackedFilter.from_capacity(client, name, expected_items, fpp, part_bits))
         client.xgroup_create(f"{{{name}}}:in", GROUP, id="0", mkstream=True)
         return cls(client, name, mode)
+
+    @classmethod
+    def restore(cls, client, name: str, expected_items: int, fpp: float, mode: str = "bits",
+                part_bits: int | None = None) -> "SharedDeduplicator":
+        """Make the filter again from the output stream, after a consumer stopped with
+        :class:`~bloomedu.services.redis_filter.FilterLost`; every consumer must be stopped.
+
+        ``expected_items``, ``fpp``, ``mode`` and ``part_bits`` are those :meth:`create` was
+        given.  What is left of the filter is deleted, an empty one is made (``BF.RESERVE``, or
+        a ``RedisBackedFilter`` of the same shape, with new whole parts) and every click ID of
+        ``{name}:out`` is added again, in the order it passed.  That is the filter as it was: a
+        message whose ID was found changed nothing, so the filter holds exactly what the passed
+        IDs put in it (RedisBloom's sub-filters grow at the same adds, too).  The refused
+        batches are still pending: consumers started again claim them (``claim_idle_ms``), and
+        each of their clicks passes once or is dropped, as if nothing had been lost.
+
+        The output must hold every click ID that passed: an output some of whose entries were
+        deleted or trimmed, or that is gone while the group has acknowledged messages, is
+        refused (ValueError) and nothing is changed.  An output evicted and then appended to
+        again cannot be told from a whole one: a server that evicts keys loses more than the
+        filter.
+
+        >>> from bloomedu.services.redis_server import RedisServer
+        >>> from bloomedu import Click
+        >>> clicks = [Click(id, user=0, ad=1, timestamp=0.0) for id in ["a", "b", "a"]]
+        >>> with RedisServer() as server:
+        ...     dedup = SharedDeduplicator.create(server.client(), "c", expected_items=100, fpp=0.01)
+        ...     dedup.publish(clicks, done=True)
+        ...     first = dedup.consume("c1").passed
+        ...     evicted = dedup.client.delete(*dedup.filter.keys)  # the bits are evicted
+        ...     dedup.publish(clicks, done=True)                  # and the clicks sent again
+        ...     try:
+        ...         dedup.consume("c1")
+        ...     except FilterLost as lost:
+        ...         print(lost)
+        ...     dedup = SharedDeduplicator.restore(dedup.client, "c", expected_items=100, fpp=0.01)
+        ...     first, dedup.consume("c1", claim_idle_ms=0).passed, dedup.passed_ids()
+        deduplicator 'c': part {c}:bits:0 holds 0 of its 120 bytes: lost (evicted, deleted or
+        truncated); nothing of this batch was done
+        (2, 0, ['a', 'b'])
+        """
+        _check_output_whole(client, name)
+        if _mode(mode) == "bf":
+            key = f"{{{name}}}:bf"
+            client.delete(key)
+            client.execute_command("BF.RESERVE", key, repr(float(fpp)), expected_items)
+            restored = cls(client, name, mode)
+            passed = restored.passed_ids()
+            for start in range(0, len(passed), 1000):
+                client.execute_command("BF.MADD", key, *map(key_to_bytes, passed[start:start + 1000]))
+            return restored
+        left = RedisBackedFilter(client, name, num_bits_for(expected_items, fpp), 1, part_bits,
+                                 uid="")
+        if client.exists(left.meta_key):
+            was = RedisBackedFilter.open(client, name)
+            if (was.num_bits, was.part_bits) != (left.num_bits, left.part_bits):
+                raise ValueError(f"filter {name!r} has num_bits={was.num_bits}, part_bits="
+                                 f"{was.part_bits}, not the {left.num_bits}, {left.part_bits} of "
+                                 f"expected_items={expected_items}, fpp={fpp}: give the values "
+                                 "create was given (nothing was changed)")
+        left.delete()
+        shape = RedisBackedFilter.from_capacity(client, name, expected_items, fpp, part_bits)
+        restored = cls(client, name, mode)
+        bloom = BloomFilter(shape.num_bits, shape.num_hashes)
+        bloom.add_many(restored.passed_ids())
+        _whole_parts(RedisBackedFilter.from_filter(client, name, bloom, shape.part_bits))
+        return restored
 
     # --- the producer ----------------------------------------------------------------------
     def publish(self, clicks, done: bool = False, chunk: int = 1000) -> None:
@@ -200,18 +359,20 @@ class SharedDeduplicator:
             offsets = redis_offsets(positions_of(self.filter, keys)).tolist()
             per_message = [[m, "", t, kd, *o] for m, t, kd, o in zip(ids, texts, kinds, offsets)]
             k, part_bits, uid = self.filter.num_hashes, self.filter.part_bits, self.filter.uid
+            last = self.filter.part_sizes[-1]
         else:
             per_message = [[m, key_to_bytes(key), t, kd]
                            for m, key, t, kd in zip(ids, keys, texts, kinds)]
-            k, part_bits, uid = 0, 1, ""
-        args = [GROUP, self.mode, k, part_bits, uid] + [x for row in per_message for x in row]
+            k, part_bits, uid, last = 0, 1, "", 0
+        args = [GROUP, self.mode, k, part_bits, uid, last] + [x for row in per_message for x in row]
         import redis
 
         try:
             answers = self._script(keys=[self.stream, self.output] + self.filter_keys, args=args)
         except redis.ResponseError as error:
             if str(error).startswith("FILTERLOST"):
-                raise FilterLost(f"deduplicator {self.name!r}: {error}") from None
+                lost = str(error).removeprefix("FILTERLOST ")
+                raise FilterLost(f"deduplicator {self.name!r}: {lost}") from None
             raise
         return int(sum(answers))
 
@@ -321,6 +482,9 @@ def main(argv: list[str] | None = None) -> int:
     except RedisAuthError as refused:
         print(f"consumer {args.consumer}: {refused}", file=sys.stderr)
         return 2
+    except FilterLost as lost:
+        print(f"consumer {args.consumer} stopped: {lost}", file=sys.stderr)
+        return 3
     print(json.dumps(asdict(stats)), flush=True)
     return 0
 
