@@ -4,7 +4,10 @@ The library behind the lessons in ``notebooks/``, in one folder per part:
 
 - ``bloomedu.steps``: article 1's steps (a dict of IDs, hashed IDs, the bit vector,
   the salted ``BloomFilter(k, n)``);
-- ``bloomedu.core``: the general filter, its bit storage, hashing and theory;
+- ``bloomedu.core``: the general filter (the reference a student reads), its bit storage,
+  hashing and theory, and the one abstract base every filter takes;
+- ``bloomedu.kernels``: the fast paths, fed plain arrays and tested bit for bit against the
+  reference (MurmurHash3 of a batch, a Bloom filter's bulk insert and query);
 - ``bloomedu.compat``: filters bit for bit as real systems build them (Guava, Bitcoin);
 - ``bloomedu.services``: a filter in front of a slow store;
 - ``bloomedu.workloads``: the seeded click stream and URL sets;
