@@ -19,7 +19,7 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   tag, so in a cluster they live in one slot, on one node.  BloomFilter's bit b of a part
   is Redis bit offset (b & ~7) | (7 - (b & 7)): ``GET`` of part J is that part of
   BloomFilter's storage.
-- **One atomic step per chunk.**  :meth:`add_many` sends each chunk of keys as one
+- **One atomic step per chunk.**  :meth:`RedisBackedFilter.add_many` sends each chunk of keys as one
   ``MULTI``/``EXEC`` transaction of cheap commands (:mod:`bloomedu.services.redis_bits`: a
   ``BITFIELD`` or a ``GETRANGE``/``SET``/``BITOP OR`` per part, no interpreter loop); it
   answers for each key whether it was new, as if the keys went in one after another,
