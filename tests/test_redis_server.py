@@ -4,6 +4,7 @@ loopback ports with what was asked, and stops them by PID."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 
@@ -98,3 +99,49 @@ def test_urls_name_servers_with_their_passwords():
             RedisServer(password="two words")
     finally:
         server.close()
+
+
+# --- the password file: a new private file, whatever was at its name ----------------------------
+def _private(path):
+    info = os.lstat(path)
+    return stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600 \
+        and info.st_uid == os.geteuid()
+
+
+def test_a_world_readable_password_file_left_in_the_directory_is_replaced_by_a_private_one(tmp_path):
+    left = tmp_path / "private.conf"
+    left.write_text("requirepass old\n")
+    left.chmod(0o644)
+    server = start(password="s3cret-pw", directory=tmp_path)
+    try:
+        assert _private(left) and server.client().ping()
+        assert sorted(path.name for path in tmp_path.iterdir() if "conf" in path.name) == \
+            ["private.conf"]  # no temporary file left beside it
+    finally:
+        server.close()
+
+
+def test_a_symlink_planted_at_the_password_file_is_replaced_and_its_target_untouched(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("someone else's file\n")
+    outside.chmod(0o644)
+    directory = tmp_path / "server"
+    directory.mkdir()
+    (directory / "private.conf").symlink_to(outside)
+    server = start(password="s3cret-pw", directory=directory)
+    try:
+        assert _private(directory / "private.conf") and server.client().ping()
+        assert outside.read_text() == "someone else's file\n"
+        assert stat.S_IMODE(outside.stat().st_mode) == 0o644
+    finally:
+        server.close()
+
+
+def test_a_directory_that_cannot_keep_the_password_file_private_is_refused(tmp_path, monkeypatch):
+    """A file system that ignores modes (or an owner that is not us) is refused before any
+    server starts, and the file is gone."""
+    chmod = os.fchmod
+    monkeypatch.setattr(os, "fchmod", lambda fd, mode: chmod(fd, 0o644))
+    with pytest.raises(PermissionError, match="directory=.*cannot keep the password file private"):
+        RedisServer(password="s3cret-pw", directory=tmp_path)
+    assert list(tmp_path.iterdir()) == []

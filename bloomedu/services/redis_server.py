@@ -10,7 +10,8 @@ stopped by its PID, never by name.
 
 Where the server and the module come from: :mod:`~bloomedu.services.redis_install` (the
 virtual environment, and a private folder for a copy); a password goes into the server's
-private configuration file (mode 0600), never on its command line, and clients get it from
+private configuration file (a new file of mode 0600 each start, never written through a link
+left at its name), never on its command line, and clients get it from
 :meth:`RedisServer.client`, :attr:`RedisServer.url` or
 :func:`~bloomedu.services.redis_connect.connect`.  A server that refuses its own password
 (something else listens there) raises
@@ -26,9 +27,11 @@ Used by ``notebooks/17_redisbloom.ipynb``, ``notebooks/18_many_consumers.ipynb``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -43,6 +46,44 @@ __all__ = ["RedisServer", "main"]
 
 _START_S = 20.0
 _STOP_S = 20.0
+
+
+def _write_private(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` as a new file that only this user can read (mode 0600).
+
+    The text goes into a file made with a new name beside ``path`` (``mkstemp``: created
+    exclusively, never through a symlink, mode 0600), whose mode and owner are forced and then
+    checked, and which is renamed over ``path`` at the end.  Whatever was at ``path`` (a
+    readable file, a symlink to a file elsewhere) is replaced, never written through: a link's
+    target is left untouched.  A folder whose file system cannot keep the file private (modes
+    ignored, another owner) raises :class:`PermissionError` and leaves no file.
+
+    >>> import pathlib, stat, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "old").write_text("readable")
+    8
+    >>> secret = _write_private(folder / "old", "requirepass x\\n")
+    >>> oct(stat.S_IMODE(secret.stat().st_mode)), secret.read_text()
+    ('0o600', 'requirepass x\\n')
+    >>> shutil.rmtree(folder)
+    """
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            os.fchmod(out.fileno(), 0o600)
+            made = os.fstat(out.fileno())
+            if stat.S_IMODE(made.st_mode) != 0o600 or made.st_uid != os.geteuid():
+                raise PermissionError(
+                    f"directory={str(path.parent)!r} cannot keep the password file private: a new "
+                    f"file there has mode {oct(stat.S_IMODE(made.st_mode))} and owner uid "
+                    f"{made.st_uid} after chmod 0600 (pass a directory on a local file system)")
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    return path
 
 
 class RedisServer:
@@ -80,14 +121,11 @@ class RedisServer:
 
     # --- the process ------------------------------------------------------------------
     def _config_file(self) -> Path:
-        """The settings that must not show on a command line (the password), mode 0600."""
-        path = self.directory / "private.conf"
+        """The settings that must not show on a command line (the password): ``private.conf``,
+        a new file of ours with mode 0600 whatever was at that name (see :func:`_write_private`)."""
         lines = [f'requirepass "{self.password}"', f'masterauth "{self.password}"'] \
             if self.password else []
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write("\n".join(lines) + "\n")
-        return path
+        return _write_private(self.directory / "private.conf", "\n".join(lines) + "\n")
 
     def command(self) -> list[str]:
         """The server's command line (port, loopback, directory, persistence, module)."""
@@ -119,8 +157,9 @@ class RedisServer:
         for attempt in range(5):
             if first:  # a cluster node also listens on port + 10000 (the cluster bus)
                 self.port = free_port(55535 if self.cluster else 65535)
+            command = self.command()
             with open(self.directory / "stderr.log", "ab") as stderr:
-                self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
                                                 stdout=stderr, stderr=stderr,
                                                 start_new_session=True)
             if self._wait_until_up():
