@@ -383,3 +383,21 @@ def test_scalable_add_many_leaves_what_a_loop_of_add_leaves(capacity, fpp, growt
         loop.add(key)
     assert [t.count for t in batch.tables] == [t.count for t in loop.tables]
     assert batch.to_bytes() == loop.to_bytes()
+
+
+def test_a_scalable_filter_that_cannot_grow_says_so_and_refuses_changing_nothing():
+    """growth=1 opens 64 sub-filters of the same size and then is full: max_inserts says when,
+    and past it add refuses and changes nothing."""
+    f = ScalableBloomFilter(10, 0.01, growth=1)
+    assert f.max_inserts == 640
+    for i in range(5000):
+        before = f.to_bytes()
+        try:
+            f.add(f"key-{i}")
+        except ValueError as error:
+            assert "is full" in str(error) and f.to_bytes() == before
+            break
+    else:
+        raise AssertionError("5,000 keys did not fill 64 sub-filters of 10")
+    assert len(f) == f.max_inserts
+    assert all(f.contains_many([f"key-{j}" for j in range(i)]))

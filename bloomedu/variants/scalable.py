@@ -83,6 +83,24 @@ class ScalableBloomFilter(Shared):
         self.tables.append(table)
         return table
 
+    @property
+    def max_inserts(self) -> int:
+        """Inserts this filter takes before it is full: the capacities of every sub-filter it can
+        open (at most 64, none over 2**40 keys or under a rate of 1e-300); past them ``add``
+        refuses a new key with ``ValueError`` and changes nothing.
+
+        >>> ScalableBloomFilter(10, 0.01, growth=1).max_inserts   # 64 sub-filters of 10 keys
+        640
+        """
+        total = 0
+        for i in range(_MAX_TABLES):
+            try:
+                _shape(self.initial_capacity, self.growth, self.first_fpp, self.tightening, i)
+            except ValueError:
+                break
+            total += self.capacity(i)
+        return total
+
     def capacity(self, i: int) -> int:
         """Keys sub-filter i holds before the next one is added: n0 s^i."""
         return self.initial_capacity * self.growth ** i
@@ -249,11 +267,12 @@ def _shape(n0: int, growth: int, p0: float, tightening: float, i: int) -> tuple[
     (400, 0.0008100000000000001, 5927, 10)
     """
     if i >= _MAX_TABLES:
-        raise ValueError(f"the filter already has {_MAX_TABLES} sub-filters; "
-                         "start with a larger initial_capacity or growth")
+        raise ValueError(f"the filter is full (max_inserts reached): it already has "
+                         f"{_MAX_TABLES} sub-filters; start with a larger initial_capacity or growth")
     n, p = n0 * growth ** i, p0 * tightening ** i
     if n > MAX_CAPACITY or p < 1e-300:
-        raise ValueError("the next sub-filter would hold more than 2**40 keys or err less "
+        raise ValueError("the filter is full (max_inserts reached): the next sub-filter would "
+                         "hold more than 2**40 keys or err less "
                          "than 1e-300: start with a larger initial_capacity or tightening")
     m, k = size_for(n=n, p=p, asked=f"sub-filter {i} ({n} keys at fpp {p:.3g})")
     return n, p, m, k
