@@ -313,7 +313,7 @@ class SharedDeduplicator:
             for start in range(0, len(passed), 1000):
                 client.execute_command("BF.MADD", key, *map(key_to_bytes, passed[start:start + 1000]))
             return restored
-        left = RedisBackedFilter(client, name, num_bits_for(expected_items, fpp), 1, part_bits,
+        left = RedisBackedFilter(client, name, num_bits_for(n=expected_items, p=fpp), 1, part_bits,
                                  uid="")
         if client.exists(left.meta_key):
             was = RedisBackedFilter.open(client, name)
