@@ -1,6 +1,6 @@
 """Faults, each against a real server on a loopback port: a connection dropped in the middle of
 a call, eight processes creating one filter, keys another program keeps, a server out of memory,
-passwords, a planted module; and the keys' edges: keyed and scheme-1 filters, bytes-like
+passwords, a planted module, parts evicted, deleted or cut short; and the keys' edges: keyed and scheme-1 filters, bytes-like
 batches, a filter far larger than this machine's memory.
 
 Each test would fail on a naive design: a Lua loop that re-sends a whole call, an HSETNX-then-HSET
@@ -24,7 +24,10 @@ import redis
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.services import redis_install
-from bloomedu.services.redis_filter import AnswersLost, FilterLost, RedisBackedFilter
+from bloomedu.core.filter import positions
+from bloomedu.core.hashing import hashed_batches
+from bloomedu.services.redis_filter import (STAMP_BYTES, AnswersLost, FilterLost, RedisBackedFilter,
+                                            positions_of)
 from bloomedu.services.redis_connect import RedisAuthError, connect
 from bloomedu.services.redis_server import RedisServer
 from redis_support import DroppingProxy, plain_client, plain_server, start  # noqa: F401
@@ -229,10 +232,67 @@ def test_keyed_and_scheme_1_filters_are_refused_by_from_filter(plain_client):
     assert not plain_client.exists("{moved}:meta")
 
 
-def test_a_filter_far_larger_than_memory_needs_no_local_copy_to_answer(plain_client):
-    """2^40 bits is 128 GiB: the old code built a local BloomFilter of that size to get
-    positions (refused for memory); positions come from bloomedu.core.filter.positions."""
-    huge = RedisBackedFilter.create(plain_client, "huge", 2 ** 40, 7)
-    assert huge.num_parts == 256
-    assert huge.contains_many(["a", "b", 3]).tolist() == [False, False, False]
-    assert plain_client.dbsize() == 1  # only the description: no part was allocated
+def test_a_filter_far_larger_than_memory_needs_no_local_copy_for_its_positions():
+    """2^40 bits is 128 GiB: positions come from bloomedu.core.filter.positions, never from a
+    local BloomFilter of that size (a server holds such a filter whole, from create on)."""
+    huge = RedisBackedFilter(None, "huge", 2 ** 40, 7, uid="u")
+    assert huge.num_parts == 257  # parts of 2^32 - 512 bits, each followed by its stamp
+    found = positions_of(huge, ["a", "b", 3])
+    assert found.shape == (3, 7) and found.max() < 2 ** 40
+    assert found.tolist() == [positions(*next(hashed_batches([key], 7, 1)), num_bits=2 ** 40,
+                                        num_hashes=7).T[0].tolist() for key in ["a", "b", 3]]
+
+
+# --- bits that disappear under the description: an error, never "absent" -------------------------
+def _filled(client, name="lossy", keys=5000):
+    shared = RedisBackedFilter.create(client, name, 2 ** 20, 5, part_bits=2 ** 16)  # 16 parts
+    added = [f"ack-{i}" for i in range(keys)]
+    assert shared.add_many(added).sum() > keys - 5
+    return shared, added
+
+
+def _every_call_says_lost(shared, added):
+    with pytest.raises(FilterLost, match="evicted .* deleted or written by another program"):
+        shared.contains_many(added)
+    with pytest.raises(FilterLost):
+        shared.add_many(added[:100])
+    with pytest.raises(FilterLost):
+        shared.to_filter()
+
+
+@pytest.mark.parametrize("harm", ["deleted", "cut short", "written over whole"])
+def test_a_part_deleted_cut_short_or_written_over_is_an_error_never_absent(plain_client, harm):
+    shared, added = _filled(plain_client)
+    part = shared.keys[5]
+    bits = plain_client.get(part)
+    if harm == "deleted":
+        plain_client.delete(part)
+    elif harm == "cut short":
+        plain_client.set(part, bits[:len(bits) // 3])
+    else:  # the same length, its bits kept: only the stamp tells it is not this filter's
+        plain_client.set(part, bits[:-STAMP_BYTES] + b"someone else's".ljust(STAMP_BYTES))
+    _every_call_says_lost(shared, added)
+
+
+def test_parts_evicted_by_another_programs_traffic_are_an_error_never_absent():
+    """Under allkeys-lru a cache's traffic evicts parts; the description stays because every
+    call touches it.  The stamps tell: FilterLost, never an acknowledged key called absent."""
+    server = start(extra_args=("--maxmemory", "6mb", "--maxmemory-policy", "allkeys-lru"))
+    try:
+        client = server.client()
+        shared, added = _filled(client)
+        cache = server.client()
+        for batch in range(200):  # at most 40 MB of cache entries; it stops once a part is gone
+            with cache.pipeline(transaction=False) as pipe:
+                for i in range(100):
+                    pipe.set(f"cache-{batch}-{i}", b"v" * 2000)
+                pipe.execute()
+            client.hget(shared.meta_key, "uid")  # the description stays in use
+            if client.exists(*shared.keys) < shared.num_parts:
+                break
+        assert client.exists(shared.meta_key) and client.exists(*shared.keys) < shared.num_parts
+        _every_call_says_lost(shared, added)
+        client.close()
+        cache.close()
+    finally:
+        server.close()

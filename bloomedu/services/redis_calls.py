@@ -33,7 +33,7 @@ from .redis_connect import auth_refused
 from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
-           "retrying", "node_of", "refresh", "MARKER_MS"]
+           "check_whole", "stamp_reads", "retrying", "node_of", "refresh", "MARKER_MS"]
 
 MARKER_MS = 600_000          # a call's marker outlives any retry of it
 
@@ -99,6 +99,27 @@ def check(f, uid, replies) -> None:
             raise ValueError(f"filter {f.name!r}: a part is not a string of this filter's "
                              f"({reply})") from reply
 
+
+def stamp_reads(f, parts: list[int]) -> list[bytes]:
+    """A ``GETRANGE`` of each part's stamp: the bytes after its bits in its string."""
+    size = f.part_sizes
+    return [command("GETRANGE", f.keys[j], size[j], size[j] + len(f.stamps[j]) - 1) for j in parts]
+
+
+def check_whole(f, parts: list[int], stamps: list) -> None:
+    """Raise :class:`FilterLost` unless each of ``parts`` read back its stamp, whole and in
+    place: a part evicted, deleted, cut short or written over by another program has lost
+    bits, and answers from it would be false negatives."""
+    for j, stamp in zip(parts, stamps):
+        if stamp != f.stamps[j]:
+            state = "gone or cut short" if not stamp or len(stamp) < len(f.stamps[j]) else \
+                "not this filter's"
+            raise FilterLost(f"filter {f.name!r}: its part {f.keys[j]} is {state} (the stamp "
+                             "after its bits does not read back): it was evicted "
+                             "(maxmemory-policy), deleted or written by another program, and "
+                             "its bits are lost")
+
+
 def retrying(f, attempt_once):
     """Call ``attempt_once(attempt)`` until it returns, through dropped connections and
     cluster redirections, for up to ``retry_s`` seconds; then a clear ConnectionError."""
@@ -121,7 +142,8 @@ def retrying(f, attempt_once):
             time.sleep(min(0.5, 0.02 * 2 ** attempt))
 
 def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
-    body = [command("MULTI"), command("HGET", f.meta_key, "uid"), *plan.commands,
+    stamps = stamp_reads(f, plan.parts)
+    body = [command("MULTI"), command("HGET", f.meta_key, "uid"), *plan.commands, *stamps,
             command("SETBIT", marker, index, 1), command("PEXPIRE", marker, MARKER_MS),
             command("EXEC")]
     if f.replicas:
@@ -149,6 +171,7 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
             raise type(refused)(f"filter {f.name!r}: {refused} (no key of this chunk was "
                                 "added)")
         check(f, done[0], done[1:])
+        check_whole(f, plan.parts, done[1 + len(plan.commands):1 + len(plan.commands) + len(stamps)])
         if f.replicas and replies[-1] < f.replicas:
             raise NotReplicated(f"filter {f.name!r}: {replies[-1]} of {f.replicas} "
                                 f"replicas acknowledged in {f.replica_timeout_ms} ms")
@@ -157,7 +180,8 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
     return retrying(f, attempt_once)
 
 def read_chunk(f, plan: ChunkPlan) -> np.ndarray:
-    body = [command("HGET", f.meta_key, "uid"), *plan.commands]
+    # the stamps are read after the bits: a part lost before its bits were read fails them
+    body = [command("HGET", f.meta_key, "uid"), *plan.commands, *stamp_reads(f, plan.parts)]
 
     def attempt_once(attempt: int):
         with held(node_of(f), f.io_timeout_s) as connection:
@@ -166,6 +190,7 @@ def read_chunk(f, plan: ChunkPlan) -> np.ndarray:
         if moved:
             raise _Redirected(str(moved[0]))
         check(f, replies[0], replies[1:])
+        check_whole(f, plan.parts, replies[1 + len(plan.commands):])
         return plan.answers(replies[1:])
 
     return retrying(f, attempt_once)

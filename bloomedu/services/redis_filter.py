@@ -14,11 +14,14 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   ``BloomFilter.add_many`` refuses it.
 - **Layout.** Parts of ``part_bits`` bits, each its own key ``{name}:bits:J``: by default
   2^20 bits (128 KiB, cheap to read and OR whole) for a filter of up to 2^27 bits, else
-  2^32, the most one Redis string holds (a chunk's bits are then too few for a part to be
-  worth reading whole, and fewer parts mean fewer commands); all of a filter's keys share one hash
-  tag, so in a cluster they live in one slot, on one node.  BloomFilter's bit b of a part
-  is Redis bit offset (b & ~7) | (7 - (b & 7)): ``GET`` of part J is that part of
-  BloomFilter's storage.
+  2^32 - 512, the most one Redis string holds with the part's stamp (a chunk's bits are then
+  too few for a part to be worth reading whole, and fewer parts mean fewer commands); all of
+  a filter's keys share one hash tag, so in a cluster they live in one slot, on one node.
+  BloomFilter's bit b of a part is Redis bit offset (b & ~7) | (7 - (b & 7)): the first
+  ``part_sizes[J]`` bytes of part J are that part of BloomFilter's storage, and the
+  ``STAMP_BYTES`` after them its stamp (:func:`part_stamp`: the part's number and the
+  filter's ``uid``).  :meth:`create` writes every part whole, zero bits and stamp, in the
+  same atomic step as the description: the server holds m/8 bytes from the start.
 - **One atomic step per chunk.**  :meth:`add_many` sends each chunk of keys as one
   ``MULTI``/``EXEC`` transaction of cheap commands (:mod:`bloomedu.services.redis_bits`: a
   ``BITFIELD`` or a ``GETRANGE``/``SET``/``BITOP OR`` per part, no interpreter loop); it
@@ -35,11 +38,21 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   every lookup reads its ``uid`` too.  A node that came back empty, or a filter deleted or
   made again by someone else, raises :class:`FilterLost`.  A node that does not answer
   raises ``ConnectionError`` after ``retry_s`` seconds of trying.
+- **Bits that disappear are an error, never "absent".**  Every transaction and every lookup
+  reads, after the bits, the stamp of each part it touched (:meth:`to_filter` of every
+  part): a part evicted (any ``maxmemory-policy`` but ``noeviction`` may evict it while the
+  description, touched by every call, stays), deleted, cut short or written over by
+  another program has no stamp where its bits end, and the call raises :class:`FilterLost`
+  (a write that touched it was applied to what was left, which stays unreadable).  So an
+  evicting server is not refused but watched: the loss is detected on the first call that
+  touches a lost part (the server's ``CONFIG`` may be closed to clients, and a part deleted
+  by hand must be caught as well).  A key whose parts all survive is answered as before.
 - **Foreign keys are refused.**  :meth:`create` refuses a name whose keys hold anything
   not made by this class (a string another application keeps at ``{name}:bits:0``, a
   description without this class's format), and changes nothing.
 - **Reads work when the server is full.**  Lookups use only ``HGET``, ``GETRANGE`` and
-  ``BITFIELD_RO``, which a server at ``maxmemory`` with ``noeviction`` still serves.
+  ``BITFIELD_RO``, which a server at ``maxmemory`` with ``noeviction`` still serves (a
+  filter's parts, allocated whole at :meth:`create`, never grow).
 - **Replicas.**  With ``replicas=R`` every transaction is followed by ``WAIT R``: a write
   returns only once R replicas hold it, so a failover to one of them loses nothing
   (:class:`NotReplicated` otherwise).
@@ -61,20 +74,23 @@ from ..core.filter import positions
 from ..core.hashing import hashed_batches
 from ..core.theory import LN2, num_bits_for
 from .redis_bits import ChunkPlan, redis_offsets
-from .redis_calls import (AnswersLost, FilterLost, NotReplicated, check, node_of, read_chunk,
-                          write_chunk)
+from .redis_calls import (AnswersLost, FilterLost, NotReplicated, check, check_whole, node_of,
+                          read_chunk, write_chunk)
 
 __all__ = ["RedisBackedFilter", "FilterLost", "AnswersLost", "NotReplicated", "positions_of",
-           "redis_offsets", "default_part_bits", "MAX_PART_BITS", "DEFAULT_PART_BITS", "FORMAT"]
+           "redis_offsets", "default_part_bits", "part_stamp", "MAX_PART_BITS", "DEFAULT_PART_BITS",
+           "STAMP_BYTES", "FORMAT"]
 
-MAX_PART_BITS = 2 ** 32       # the most bits one Redis string holds
+STAMP_BYTES = 64              # each part's stamp, after its bits in the same string
+MAX_PART_BITS = 2 ** 32 - 8 * STAMP_BYTES  # the most bits one Redis string holds, and a stamp
 DEFAULT_PART_BITS = 2 ** 20   # 128 KiB a part: cheap to read and OR whole (redis_bits' dense way)
 SMALL_FILTER_BITS = 2 ** 27   # up to here parts of DEFAULT_PART_BITS, past it of MAX_PART_BITS
-FORMAT = "bloomedu.RedisBackedFilter/1"
+FORMAT = "bloomedu.RedisBackedFilter/2"
 _CHUNK_KEYS = 4096            # keys per transaction
 _READ_BYTES = 16 << 20        # GETRANGE/SETRANGE piece
 
-# KEYS[1]: the description, KEYS[2..]: the parts.  ARGV: field, value, ... of the description.
+# KEYS[1]: the description, KEYS[2..]: the parts.  ARGV[1]: the number n of the description's
+# fields and values, ARGV[2..n+1]: they, then each part's length in bytes and its stamp.
 CREATE_SCRIPT = """
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'hash' then return {'exists', redis.call('HGETALL', KEYS[1])} end
@@ -83,9 +99,23 @@ for i = 2, #KEYS do
   local part = redis.call('TYPE', KEYS[i])['ok']
   if part ~= 'none' then return {'foreign', KEYS[i], part} end
 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+local n = tonumber(ARGV[1])
+for i = 2, #KEYS do
+  redis.call('SETRANGE', KEYS[i], ARGV[n + 2 * i - 2], ARGV[n + 2 * i - 1])
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2, n + 1))
 return {'created'}
 """
+
+
+def part_stamp(uid: str, j: int) -> bytes:
+    """The ``STAMP_BYTES`` bytes that follow part ``j``'s bits in its Redis string, for the
+    filter of that ``uid``: only :meth:`RedisBackedFilter.create` writes them.
+
+    >>> part_stamp("0123abcd", 2)[:27], len(part_stamp("0123abcd", 2)) == STAMP_BYTES
+    (b'bloomedu part 2 of 0123abcd', True)
+    """
+    return f"bloomedu part {j} of {uid}".encode().ljust(STAMP_BYTES, b"\0")
 
 
 def _text(value) -> str:
@@ -96,7 +126,7 @@ def default_part_bits(num_bits: int) -> int:
     """The part size :meth:`RedisBackedFilter.create` picks for m = ``num_bits``.
 
     >>> default_part_bits(2_875_518), default_part_bits(4_140_745_220)
-    (1048576, 4294967296)
+    (1048576, 4294966784)
     """
     return DEFAULT_PART_BITS if num_bits <= SMALL_FILTER_BITS else MAX_PART_BITS
 
@@ -147,7 +177,8 @@ class RedisBackedFilter(ServerFilter):
         if part_bits is None:
             part_bits = default_part_bits(self.num_bits)
         if not is_int(part_bits) or not 64 <= part_bits <= MAX_PART_BITS or part_bits % 64:
-            raise ValueError(f"part_bits must be a multiple of 64 in 64..2**32, got {part_bits!r}")
+            raise ValueError(f"part_bits must be a multiple of 64 in 64..{MAX_PART_BITS} "
+                             f"(2**32 - 512), got {part_bits!r}")
         self.num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
         self.replicas = whole_number(replicas, "replicas", 0, 16)
         self.replica_timeout_ms = whole_number(replica_timeout_ms, "replica_timeout_ms", 1)
@@ -159,7 +190,7 @@ class RedisBackedFilter(ServerFilter):
         self.keys = [f"{{{name}}}:bits:{j}" for j in range(self.num_parts)]
         self.meta_key, self.scratch_key = f"{{{name}}}:meta", f"{{{name}}}:scratch"
         self.part_sizes = [self._part_bytes(j) for j in range(self.num_parts)]
-
+        self.stamps = [part_stamp(uid, j) for j in range(self.num_parts)]
 
     # --- making, finding and dropping a filter ------------------------------------------
     @classmethod
@@ -174,8 +205,9 @@ class RedisBackedFilter(ServerFilter):
                   "num_hashes": new.num_hashes, "part_bits": new.part_bits,
                   "hashing": BloomFilter.HASHING}
         script = node_of(new).register_script(CREATE_SCRIPT)
-        reply = script(keys=[new.meta_key, *new.keys],
-                       args=[x for pair in fields.items() for x in pair])
+        described = [x for pair in fields.items() for x in pair]
+        stamped = [x for j in range(new.num_parts) for x in (new.part_sizes[j], new.stamps[j])]
+        reply = script(keys=[new.meta_key, *new.keys], args=[len(described), *described, *stamped])
         outcome = _text(reply[0])
         if outcome == "created":
             return new
@@ -277,13 +309,11 @@ class RedisBackedFilter(ServerFilter):
         check(self, node.hget(self.meta_key, "uid"), [])
         for j, key in enumerate(self.keys):
             size = self.part_sizes[j]
-            if node.strlen(key) > size:
-                raise ValueError(f"{key} is longer than a part of filter {self.name!r}: "
-                                 "another program wrote it")
             for offset in range(0, size, _READ_BYTES):
                 piece = node.getrange(key, offset, min(size, offset + _READ_BYTES) - 1)
                 bloom.bits.data[start + offset:start + offset + len(piece)] = \
                     np.frombuffer(piece, dtype=np.uint8)
+            check_whole(self, [j], [node.getrange(key, size, size + STAMP_BYTES - 1)])
             start += size
         return bloom
 
@@ -310,12 +340,10 @@ class RedisBackedFilter(ServerFilter):
         new = cls.create(client, name, bloom.num_bits, bloom.num_hashes, part_bits, **options)
         node, start = node_of(new), 0
         for j, key in enumerate(new.keys):
-            node.delete(key)
             size = new.part_sizes[j]
             for offset in range(0, size, _READ_BYTES):
                 piece = bloom.bits.data[start + offset:start + min(size, offset + _READ_BYTES)]
-                if piece.any():
-                    node.setrange(key, offset, piece.tobytes())
+                node.setrange(key, offset, piece.tobytes())
             start += size
         return new
 
