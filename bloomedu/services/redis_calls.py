@@ -7,6 +7,10 @@ marker set, and ``WAIT`` for the replicas asked.  What each failure means, and w
 
 - the description's ``uid`` is missing or another: :class:`FilterLost` (the node lost its
   data, or the filter was deleted or made again), never answers from what is left;
+- its write count (raised by 1 in every transaction) is behind what the handle knew when it
+  sent the call: :class:`FilterLost` (the node came back from an older snapshot);
+- a part touched has no stamp after its bits: :class:`FilterLost` (evicted, deleted, cut
+  short or written over);
 - the connection dropped: reconnect and look at the marker under ``WATCH``; not set, the
   chunk was never applied and is sent again (the ``WATCH`` makes a late first copy abort
   the second); set, :class:`AnswersLost`;
@@ -33,7 +37,7 @@ from .redis_connect import auth_refused
 from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
-           "check_whole", "stamp_reads", "retrying", "node_of", "refresh", "MARKER_MS"]
+           "check_whole", "check_writes", "stamp_reads", "retrying", "node_of", "refresh", "MARKER_MS"]
 
 MARKER_MS = 600_000          # a call's marker outlives any retry of it
 
@@ -100,6 +104,20 @@ def check(f, uid, replies) -> None:
                              f"({reply})") from reply
 
 
+def check_writes(f, count, floor: int, wrote: bool) -> None:
+    """Raise :class:`FilterLost` if the description's write count (``count``, after this
+    call's own increment if it ``wrote``) is behind ``floor``, the count ``f`` knew when the
+    call was sent: the node lost writes it had acknowledged (restarted from an older snapshot,
+    or failed over to a replica that lacked them).  Else ``f`` remembers the count."""
+    count = int(count or 0)
+    if count < floor + wrote:
+        raise FilterLost(f"filter {f.name!r}: its description counts {count - wrote} writes, "
+                         f"but {floor} were acknowledged before: the node restarted from an "
+                         "older snapshot or failed over to a replica without them, and the "
+                         "keys of the lost writes would be answered absent")
+    f.note_writes(count)
+
+
 def stamp_reads(f, parts: list[int]) -> list[bytes]:
     """A ``GETRANGE`` of each part's stamp: the bytes after its bits in its string."""
     size = f.part_sizes
@@ -143,7 +161,8 @@ def retrying(f, attempt_once):
 
 def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
     stamps = stamp_reads(f, plan.parts)
-    body = [command("MULTI"), command("HGET", f.meta_key, "uid"), *plan.commands, *stamps,
+    body = [command("MULTI"), command("HGET", f.meta_key, "uid"),
+            command("HINCRBY", f.meta_key, "writes", 1), *plan.commands, *stamps,
             command("SETBIT", marker, index, 1), command("PEXPIRE", marker, MARKER_MS),
             command("EXEC")]
     if f.replicas:
@@ -151,6 +170,7 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
     queued = len(body) - 2 - bool(f.replicas)
 
     def attempt_once(attempt: int):
+        floor = f.writes_seen
         with held(node_of(f), f.io_timeout_s) as connection:
             if attempt:  # was it applied before the connection dropped?
                 _, applied = exchange(connection, [command("WATCH", marker),
@@ -171,27 +191,31 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
             raise type(refused)(f"filter {f.name!r}: {refused} (no key of this chunk was "
                                 "added)")
         check(f, done[0], done[1:])
-        check_whole(f, plan.parts, done[1 + len(plan.commands):1 + len(plan.commands) + len(stamps)])
+        check_writes(f, done[1], floor, wrote=True)
+        check_whole(f, plan.parts, done[2 + len(plan.commands):2 + len(plan.commands) + len(stamps)])
         if f.replicas and replies[-1] < f.replicas:
             raise NotReplicated(f"filter {f.name!r}: {replies[-1]} of {f.replicas} "
                                 f"replicas acknowledged in {f.replica_timeout_ms} ms")
-        return plan.answers(done[1:1 + len(plan.commands)])
+        return plan.answers(done[2:2 + len(plan.commands)])
 
     return retrying(f, attempt_once)
 
 def read_chunk(f, plan: ChunkPlan) -> np.ndarray:
     # the stamps are read after the bits: a part lost before its bits were read fails them
-    body = [command("HGET", f.meta_key, "uid"), *plan.commands, *stamp_reads(f, plan.parts)]
+    body = [command("HGET", f.meta_key, "uid"), command("HGET", f.meta_key, "writes"),
+            *plan.commands, *stamp_reads(f, plan.parts)]
 
     def attempt_once(attempt: int):
+        floor = f.writes_seen
         with held(node_of(f), f.io_timeout_s) as connection:
             replies = exchange(connection, body, len(body))
         moved = [r for r in replies if _redirected(r)]
         if moved:
             raise _Redirected(str(moved[0]))
         check(f, replies[0], replies[1:])
-        check_whole(f, plan.parts, replies[1 + len(plan.commands):])
-        return plan.answers(replies[1:])
+        check_writes(f, replies[1], floor, wrote=False)
+        check_whole(f, plan.parts, replies[2 + len(plan.commands):])
+        return plan.answers(replies[2:])
 
     return retrying(f, attempt_once)
 

@@ -47,6 +47,16 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   evicting server is not refused but watched: the loss is detected on the first call that
   touches a lost part (the server's ``CONFIG`` may be closed to clients, and a part deleted
   by hand must be caught as well).  A key whose parts all survive is answered as before.
+- **Writes lost by the node are an error for whoever saw them.**  Every transaction adds 1
+  to the description's write count (``writes``) and every handle keeps the highest count it
+  read or wrote (:attr:`writes_seen`); a call that finds a count below what its handle knew
+  when the call was sent raises :class:`FilterLost`.  So a node restarted from an older
+  snapshot (``save`` without an append-only file, or an AOF whose last second was not
+  synced), or failed over to a replica that lacked acknowledged writes, is an error for
+  every handle that saw a later count, never "absent".  What cannot be told apart: a handle
+  opened only after such a restart finds a whole, older filter and answers from it; the
+  keys of the lost writes are then absent for it.  Only persistence that keeps every
+  acknowledged write prevents that (``appendfsync always``, or ``replicas=R``).
 - **Foreign keys are refused.**  :meth:`create` refuses a name whose keys hold anything
   not made by this class (a string another application keeps at ``{name}:bits:0``, a
   description without this class's format), and changes nothing.
@@ -74,8 +84,8 @@ from ..core.filter import positions
 from ..core.hashing import hashed_batches
 from ..core.theory import LN2, num_bits_for
 from .redis_bits import ChunkPlan, redis_offsets
-from .redis_calls import (AnswersLost, FilterLost, NotReplicated, check, check_whole, node_of,
-                          read_chunk, write_chunk)
+from .redis_calls import (AnswersLost, FilterLost, NotReplicated, check, check_whole,
+                          check_writes, node_of, read_chunk, write_chunk)
 
 __all__ = ["RedisBackedFilter", "FilterLost", "AnswersLost", "NotReplicated", "positions_of",
            "redis_offsets", "default_part_bits", "part_stamp", "MAX_PART_BITS", "DEFAULT_PART_BITS",
@@ -191,6 +201,12 @@ class RedisBackedFilter(ServerFilter):
         self.meta_key, self.scratch_key = f"{{{name}}}:meta", f"{{{name}}}:scratch"
         self.part_sizes = [self._part_bytes(j) for j in range(self.num_parts)]
         self.stamps = [part_stamp(uid, j) for j in range(self.num_parts)]
+        self.writes_seen = 0  # the description's write count, as this handle last saw it
+
+    def note_writes(self, count: int) -> None:
+        """Remember that the description counted ``count`` writes (the highest count seen)."""
+        with self._lock:
+            self.writes_seen = max(self.writes_seen, count)
 
     # --- making, finding and dropping a filter ------------------------------------------
     @classmethod
@@ -203,7 +219,7 @@ class RedisBackedFilter(ServerFilter):
                   **options)
         fields = {"format": FORMAT, "uid": new.uid, "num_bits": new.num_bits,
                   "num_hashes": new.num_hashes, "part_bits": new.part_bits,
-                  "hashing": BloomFilter.HASHING}
+                  "hashing": BloomFilter.HASHING, "writes": 0}
         script = node_of(new).register_script(CREATE_SCRIPT)
         described = [x for pair in fields.items() for x in pair]
         stamped = [x for j in range(new.num_parts) for x in (new.part_sizes[j], new.stamps[j])]
@@ -305,8 +321,10 @@ class RedisBackedFilter(ServerFilter):
     def to_filter(self) -> BloomFilter:
         """The same filter in Python: a BloomFilter with these m, k and bits."""
         bloom = BloomFilter(self.num_bits, self.num_hashes)
-        node, start = node_of(self), 0
-        check(self, node.hget(self.meta_key, "uid"), [])
+        node, start, floor = node_of(self), 0, self.writes_seen
+        uid, writes = node.hmget(self.meta_key, ["uid", "writes"])
+        check(self, uid, [])
+        check_writes(self, writes, floor, wrote=False)
         for j, key in enumerate(self.keys):
             size = self.part_sizes[j]
             for offset in range(0, size, _READ_BYTES):
