@@ -65,7 +65,9 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   filter's parts, allocated whole at :meth:`create`, never grow).
 - **Replicas.**  With ``replicas=R`` every transaction is followed by ``WAIT R``: a write
   returns only once R replicas hold it, so a failover to one of them loses nothing
-  (:class:`NotReplicated` otherwise).
+  (:class:`NotReplicated` otherwise).  R and the wait's timeout are kept in the description:
+  every handle that opens the filter (:meth:`open`, a ``ShardedFilter``'s shards, a
+  second process) waits for as many replicas as its creator asked, or more if it asks.
 
 Taught in ``notebooks/18_many_consumers.ipynb``; tested against real servers in
 ``tests/test_redis_filter.py`` and ``tests/test_redis_faults.py``.
@@ -219,7 +221,8 @@ class RedisBackedFilter(ServerFilter):
                   **options)
         fields = {"format": FORMAT, "uid": new.uid, "num_bits": new.num_bits,
                   "num_hashes": new.num_hashes, "part_bits": new.part_bits,
-                  "hashing": BloomFilter.HASHING, "writes": 0}
+                  "hashing": BloomFilter.HASHING, "writes": 0, "replicas": new.replicas,
+                  "replica_timeout_ms": new.replica_timeout_ms}
         script = node_of(new).register_script(CREATE_SCRIPT)
         described = [x for pair in fields.items() for x in pair]
         stamped = [x for j in range(new.num_parts) for x in (new.part_sizes[j], new.stamps[j])]
@@ -248,7 +251,9 @@ class RedisBackedFilter(ServerFilter):
 
     @classmethod
     def open(cls, client, name: str, **options) -> "RedisBackedFilter":
-        """The filter another process created under ``name``."""
+        """The filter another process created under ``name``, writing as its creator did:
+        with the ``replicas`` and ``replica_timeout_ms`` kept in its description (``replicas``
+        given here may ask for more, never for fewer; ``retry_s`` is this handle's own)."""
         import redis
 
         try:
@@ -268,8 +273,12 @@ class RedisBackedFilter(ServerFilter):
         if int(meta["hashing"]) != BloomFilter.HASHING:
             raise ValueError(f"filter {name!r} uses hashing {meta['hashing']}, "
                              f"not this library's {BloomFilter.HASHING}")
-        return cls(client, name, int(meta["num_bits"]), int(meta["num_hashes"]),
-                   int(meta["part_bits"]), uid=meta["uid"], **options)
+        stored = {"replicas": int(meta.get("replicas", 0)),
+                  "replica_timeout_ms": int(meta.get("replica_timeout_ms", 2000))}
+        handle = cls(client, name, int(meta["num_bits"]), int(meta["num_hashes"]),
+                     int(meta["part_bits"]), uid=meta["uid"], **{**stored, **options})
+        handle.replicas = max(handle.replicas, stored["replicas"])  # never fewer than the creator's
+        return handle
 
     def delete(self) -> None:
         """Remove the filter's keys from Redis."""
