@@ -343,3 +343,72 @@ def test_a_restart_from_an_older_snapshot_is_an_error_never_absent():
         client.close()
     finally:
         server.close()
+
+
+# --- replacing and deleting a filter: one step as far as readers can tell -------------------------
+def _sixty_four_parts(client, name):
+    shared = RedisBackedFilter.create(client, name, 64 * 4096, 5, part_bits=4096)
+    old = [f"old-{i}" for i in range(3000)]
+    shared.add_many(old)
+    replacement = BloomFilter(64 * 4096, 5)
+    new = [f"new-{i}" for i in range(3000)]
+    replacement.add_many(new)
+    return shared, old, replacement, new
+
+
+def test_replacing_a_filters_bits_is_one_step_for_readers(plain_client, monkeypatch):
+    """from_filter of 64 parts: a reader in the middle of it finds every key of the old bits,
+    and after it every key of the new ones."""
+    shared, old, replacement, new = _sixty_four_parts(plain_client, "swap")
+    reader = RedisBackedFilter.open(redis.Redis(connection_pool=plain_client.connection_pool), "swap")
+    seen, write = [], plain_client.setrange
+
+    def setrange_then_read(*args):
+        result = write(*args)
+        seen.append(reader.contains_many(old).mean())
+        return result
+
+    monkeypatch.setattr(plain_client, "setrange", setrange_then_read)
+    RedisBackedFilter.from_filter(plain_client, "swap", replacement, part_bits=4096)
+    assert len(seen) >= 64 and set(seen) == {1.0}  # the old bits, whole, until the switch
+    assert reader.contains_many(new).all() and shared.to_filter() == replacement
+
+
+def test_a_replacement_that_dies_half_way_changes_nothing(plain_client, monkeypatch):
+    shared, old, replacement, new = _sixty_four_parts(plain_client, "half")
+    calls, write = [], plain_client.setrange
+
+    def dies_half_way(*args):
+        calls.append(args)
+        if len(calls) == 40:
+            raise redis.ConnectionError("the writer died")
+        return write(*args)
+
+    monkeypatch.setattr(plain_client, "setrange", dies_half_way)
+    with pytest.raises(redis.ConnectionError, match="the writer died"):
+        RedisBackedFilter.from_filter(plain_client, "half", replacement, part_bits=4096)
+    monkeypatch.undo()
+    assert shared.contains_many(old).all()                  # the old filter, whole
+    assert plain_client.keys("{half}:next:*") == []         # nothing left aside
+    assert RedisBackedFilter.from_filter(plain_client, "half", replacement,
+                                         part_bits=4096).contains_many(new).all()
+
+
+def test_a_filter_deleted_under_a_reader_is_never_absent(plain_client, monkeypatch):
+    """delete() removes the description and every part in one command: a reader after it
+    finds the filter gone (FilterLost), and no reader finds a part gone under a live
+    description, which would answer absent."""
+    shared, old, _, _ = _sixty_four_parts(plain_client, "dropped")
+    answers, remove = [], plain_client.delete
+
+    def delete_then_read(*keys):
+        result = remove(*keys)
+        try:
+            answers.append(shared.contains_many(old).mean())
+        except FilterLost:
+            answers.append("lost")
+        return result
+
+    monkeypatch.setattr(plain_client, "delete", delete_then_read)
+    shared.delete()
+    assert answers == ["lost"] and plain_client.dbsize() == 0

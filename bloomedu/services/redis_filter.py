@@ -57,6 +57,10 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   opened only after such a restart finds a whole, older filter and answers from it; the
   keys of the lost writes are then absent for it.  Only persistence that keeps every
   acknowledged write prevents that (``appendfsync always``, or ``replicas=R``).
+- **Replacing and deleting are one step for readers.**  :meth:`from_filter` writes the new
+  parts aside and switches them in with one script at the end (a reader sees the old bits or
+  the new ones; a call that dies first changes nothing, and what it wrote aside expires);
+  :meth:`delete` removes the description and every part in one command.
 - **Foreign keys are refused.**  :meth:`create` refuses a name whose keys hold anything
   not made by this class (a string another application keeps at ``{name}:bits:0``, a
   description without this class's format), and changes nothing.
@@ -119,6 +123,25 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2, n + 1))
 return {'created'}
 """
 
+# KEYS[1]: the description, KEYS[2..n+1]: the parts, KEYS[n+2..2n+1]: the new parts written
+# aside.  ARGV[1]: the uid, ARGV[2..n+1]: each part's full length.  Nothing is changed unless
+# the filter is still the one written for and every new part is whole.
+SWITCH_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'uid') ~= ARGV[1] then return {'lost'} end
+local n = (#KEYS - 1) / 2
+for i = 1, n do
+  if redis.call('STRLEN', KEYS[n + 1 + i]) ~= tonumber(ARGV[i + 1]) then
+    return {'short', KEYS[n + 1 + i]}
+  end
+end
+for i = 1, n do
+  redis.call('RENAME', KEYS[n + 1 + i], KEYS[i + 1])
+  redis.call('PERSIST', KEYS[i + 1])
+end
+return {'switched', redis.call('HINCRBY', KEYS[1], 'writes', 1)}
+"""
+_ASIDE_MS = 3_600_000         # new parts written aside vanish if their writer dies first
+
 
 def part_stamp(uid: str, j: int) -> bytes:
     """The ``STAMP_BYTES`` bytes that follow part ``j``'s bits in its Redis string, for the
@@ -154,6 +177,16 @@ def positions_of(shape, keys) -> np.ndarray:
     k, m = shape.num_hashes, shape.num_bits
     rows = [positions(h1, h2, num_bits=m, num_hashes=k).T for h1, h2 in hashed_batches(keys, k, _CHUNK_KEYS)]
     return np.concatenate(rows) if rows else np.zeros((0, k), dtype=np.int64)
+
+
+def _forget(node, keys: list[str]) -> None:
+    """Delete keys written aside, if the server answers (else they expire)."""
+    import redis
+
+    try:
+        node.delete(*keys)
+    except redis.RedisError:
+        pass
 
 
 class ServerFilter(Filter):
@@ -281,9 +314,9 @@ class RedisBackedFilter(ServerFilter):
         return handle
 
     def delete(self) -> None:
-        """Remove the filter's keys from Redis."""
-        for key in self.keys + [self.meta_key, self.scratch_key]:
-            self.client.delete(key)
+        """Remove the filter's keys from Redis, all in one command (the description first):
+        a reader sees the whole filter or none, which is :class:`FilterLost`."""
+        node_of(self).delete(self.meta_key, *self.keys, self.scratch_key)
 
     # --- adding and asking ----------------------------------------------------------------
     def _plans(self, keys, write: bool) -> list[ChunkPlan]:
@@ -354,6 +387,12 @@ class RedisBackedFilter(ServerFilter):
         """Put a BloomFilter's bits into Redis under ``name`` (replacing the bits of a filter
         of this class and shape already there).
 
+        Replacing is one step for readers: the new parts are written aside (keys that expire
+        in an hour if this call dies) and switched in at the end by one script that checks
+        the filter is still the one written for and every new part is whole, then renames
+        them all.  A reader sees the old bits or the new, never a mix; a call that fails
+        before the switch changes nothing.
+
         Only a plain BloomFilter of this library's hashing scheme: a KeyedBloomFilter places
         keys by its secret, and a filter read from scheme-1 bytes by its old rule, so this
         class could not find their keys.
@@ -365,13 +404,36 @@ class RedisBackedFilter(ServerFilter):
                             f"(its positions are this class's), not {what}: add its keys to a "
                             "new filter instead")
         new = cls.create(client, name, bloom.num_bits, bloom.num_hashes, part_bits, **options)
-        node, start = node_of(new), 0
-        for j, key in enumerate(new.keys):
-            size = new.part_sizes[j]
-            for offset in range(0, size, _READ_BYTES):
-                piece = bloom.bits.data[start + offset:start + min(size, offset + _READ_BYTES)]
-                node.setrange(key, offset, piece.tobytes())
-            start += size
+        node, start, floor = node_of(new), 0, new.writes_seen
+        aside = [f"{{{name}}}:next:{secrets.token_hex(8)}:{j}" for j in range(new.num_parts)]
+        try:
+            for j, key in enumerate(aside):
+                size = new.part_sizes[j]
+                for offset in range(0, size, _READ_BYTES):
+                    piece = bloom.bits.data[start + offset:start + min(size, offset + _READ_BYTES)]
+                    node.setrange(key, offset, piece.tobytes())
+                    node.pexpire(key, _ASIDE_MS)
+                node.setrange(key, size, new.stamps[j])
+                start += size
+            script = node.register_script(SWITCH_SCRIPT)
+            reply = script(keys=[new.meta_key, *new.keys, *aside],
+                           args=[new.uid, *(size + STAMP_BYTES for size in new.part_sizes)])
+        except BaseException:
+            _forget(node, aside)
+            raise
+        if _text(reply[0]) != "switched":
+            _forget(node, aside)
+            why = "was deleted or made again" if _text(reply[0]) == "lost" else \
+                f"lost {_text(reply[1])} (evicted or deleted) before the switch"
+            raise FilterLost(f"filter {name!r}: the bits were not replaced, nothing was "
+                             f"changed: the filter {why}")
+        check_writes(new, reply[1], floor, wrote=True)
+        if new.replicas:
+            acknowledged = node.wait(new.replicas, new.replica_timeout_ms)
+            if acknowledged < new.replicas:
+                raise NotReplicated(f"filter {name!r}: its new bits are in place on the primary, "
+                                    f"but {acknowledged} of {new.replicas} replicas acknowledged "
+                                    f"them in {new.replica_timeout_ms} ms")
         return new
 
     def __repr__(self) -> str:
