@@ -27,8 +27,8 @@ from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.services import redis_install
 from bloomedu.core.filter import positions
 from bloomedu.core.hashing import hashed_batches
-from bloomedu.services.redis_filter import (STAMP_BYTES, AnswersLost, FilterLost, RedisBackedFilter,
-                                            positions_of)
+from bloomedu.services.redis_filter import (STAMP_BYTES, AnswersLost, FilterLost, NotReplicated,
+                                            RedisBackedFilter, positions_of)
 from bloomedu.services.redis_connect import RedisAuthError, connect
 from bloomedu.services.redis_server import RedisServer
 from redis_support import DroppingProxy, plain_client, plain_server, start  # noqa: F401
@@ -412,3 +412,27 @@ def test_a_filter_deleted_under_a_reader_is_never_absent(plain_client, monkeypat
     monkeypatch.setattr(plain_client, "delete", delete_then_read)
     shared.delete()
     assert answers == ["lost"] and plain_client.dbsize() == 0
+
+
+# --- the server's refusals named as they are, with what was applied --------------------------------
+def test_a_user_without_a_command_gets_the_servers_refusal_not_a_lost_filter(plain_client):
+    made = RedisBackedFilter.create(plain_client, "acl", 100_000, 5, replicas=1, replica_timeout_ms=50)
+    with pytest.raises(NotReplicated):  # no replica here: the creator's writes say so
+        made.add_many(["by the creator"])
+    port = plain_client.connection_pool.connection_kwargs["port"]
+    for user, without in (("no-hget", "-hget"), ("no-wait", "-wait")):
+        plain_client.execute_command("ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", without)
+    try:
+        no_hget = RedisBackedFilter.open(redis.Redis(port=port, username="no-hget", password="pw"), "acl")
+        with pytest.raises(redis.exceptions.NoPermissionError, match="hget.*nothing was changed"):
+            no_hget.contains_many(["by the creator"])
+        with pytest.raises(redis.exceptions.NoPermissionError, match="hget.*no key of this chunk"):
+            no_hget.add_many(["by no-hget"])
+        no_wait = RedisBackedFilter.open(redis.Redis(port=port, username="no-wait", password="pw"), "acl")
+        with pytest.raises(redis.exceptions.NoPermissionError,
+                           match="wait.*chunk of 1 keys was added on the primary"):
+            no_wait.add_many(["by no-wait"])
+        assert made.contains_many(["by the creator", "by no-wait", "by no-hget"]).tolist() == \
+            [True, True, False]
+    finally:
+        plain_client.execute_command("ACL", "DELUSER", "no-hget", "no-wait")

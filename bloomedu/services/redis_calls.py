@@ -19,6 +19,10 @@ marker set, and ``WAIT`` for the replicas asked.  What each failure means, and w
 - a command refused as the transaction was queued (``OOM`` at ``maxmemory``): nothing of
   the chunk was applied, and the error says so;
 - fewer replicas than asked acknowledged: :class:`NotReplicated`;
+- any other error the server answers (``NOPERM`` for a user whose ACL lacks a command,
+  ...): raised as redis-py names it (``NoPermissionError``), its message saying what of the
+  call was applied (nothing, for a command refused as the transaction was queued or for a
+  lookup; the chunk, for a ``WAIT`` refused after it);
 - no answer for ``retry_s`` seconds: a ``ConnectionError`` saying the filter cannot tell.
 
 A lookup is the same without the transaction and the marker: only read-only commands, so a
@@ -37,7 +41,8 @@ from .redis_connect import auth_refused
 from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
-           "check_whole", "check_writes", "stamp_reads", "retrying", "node_of", "refresh", "MARKER_MS"]
+           "check_whole", "check_writes", "server_refused", "stamp_reads", "retrying", "node_of",
+           "refresh", "MARKER_MS"]
 
 MARKER_MS = 600_000          # a call's marker outlives any retry of it
 
@@ -92,8 +97,19 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def check(f, uid, replies) -> None:
-    if uid is None or _text(uid) != f.uid:
+def server_refused(f, error: Exception, applied: str) -> Exception:
+    """The server's own error (``NOPERM``, ``OOM``, ...) named as it is, with the filter's name
+    and what of the call was applied."""
+    return type(error)(f"filter {f.name!r}: the server refused a command: {error} ({applied})")
+
+
+def check(f, uid, replies, applied: str = "a lookup: nothing was changed") -> None:
+    """Raise for an error reply (the server's own, ``NOPERM`` as ``NOPERM``; a part of another
+    type as ValueError) or a description that is gone or another filter's (:class:`FilterLost`)."""
+    for reply in [uid, *replies]:
+        if isinstance(reply, Exception) and not str(reply).startswith("WRONGTYPE"):
+            raise server_refused(f, reply, applied) from reply
+    if uid is None or isinstance(uid, Exception) or _text(uid) != f.uid:
         state = "gone" if uid is None else "another filter's"
         raise FilterLost(f"filter {f.name!r}: its description {f.meta_key} is {state}; "
                          "the node that holds it lost its data, or the filter was deleted "
@@ -190,9 +206,13 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
                 raise _Redirected(str(refused))
             raise type(refused)(f"filter {f.name!r}: {refused} (no key of this chunk was "
                                 "added)")
-        check(f, done[0], done[1:])
+        check(f, done[0], done[1:], f"the chunk's transaction ran: its other commands, "
+                                    f"for {plan.keys} keys, were applied")
         check_writes(f, done[1], floor, wrote=True)
         check_whole(f, plan.parts, done[2 + len(plan.commands):2 + len(plan.commands) + len(stamps)])
+        if f.replicas and isinstance(replies[-1], Exception):
+            raise server_refused(f, replies[-1], f"the chunk of {plan.keys} keys was added on the "
+                          "primary; whether replicas hold it is unknown") from replies[-1]
         if f.replicas and replies[-1] < f.replicas:
             raise NotReplicated(f"filter {f.name!r}: {replies[-1]} of {f.replicas} "
                                 f"replicas acknowledged in {f.replica_timeout_ms} ms")

@@ -37,7 +37,9 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   atomic step with the filter and lives on the node of its bits; every transaction and
   every lookup reads its ``uid`` too.  A node that came back empty, or a filter deleted or
   made again by someone else, raises :class:`FilterLost`.  A node that does not answer
-  raises ``ConnectionError`` after ``retry_s`` seconds of trying.
+  raises ``ConnectionError`` after ``retry_s`` seconds of trying.  A command the server
+  refuses (``NOPERM`` for a user whose ACL lacks it, ``OOM``) raises the server's error as
+  redis-py names it (``NoPermissionError``), saying what of the call was applied.
 - **Bits that disappear are an error, never "absent".**  Every transaction and every lookup
   reads, after the bits, the stamp of each part it touched (:meth:`to_filter` of every
   part): a part evicted (any ``maxmemory-policy`` but ``noeviction`` may evict it while the
@@ -292,6 +294,8 @@ class RedisBackedFilter(ServerFilter):
         try:
             meta = client.hgetall(f"{{{name}}}:meta")
         except redis.ResponseError as error:
+            if not str(error).startswith("WRONGTYPE"):
+                raise  # the server's own error (NOPERM, ...), as it named it
             raise ValueError(f"{{{name}}}:meta is not a filter's description: {error}") from None
         if not meta:
             raise KeyError(f"no filter named {name!r} on this server")
