@@ -24,7 +24,7 @@ import redis
 
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
-from bloomedu.services import redis_install
+from bloomedu.services import redis_calls, redis_install
 from bloomedu.core.filter import positions
 from bloomedu.core.hashing import hashed_batches
 from bloomedu.services.redis_filter import (STAMP_BYTES, AnswersLost, FilterLost, NotReplicated,
@@ -436,3 +436,36 @@ def test_a_user_without_a_command_gets_the_servers_refusal_not_a_lost_filter(pla
             [True, True, False]
     finally:
         plain_client.execute_command("ACL", "DELUSER", "no-hget", "no-wait")
+
+
+def test_a_retry_later_than_ten_minutes_still_finds_its_calls_marker(plain_server, monkeypatch):
+    """A call's marker must outlive every retry of it, however long retry_s is.  Ten minutes
+    are played as 100 ms (a marker that short, retry_s of 3 s): the retry, held back until the
+    marker would be gone, still finds the chunk applied and says its answers were lost."""
+    plain_server.client().flushall()
+    monkeypatch.setattr(redis_calls, "MARKER_MS", 100)
+    proxy = DroppingProxy(plain_server.port)
+    watcher = plain_server.client()
+
+    def retry_once_the_marker_could_be_gone(f):
+        marker = watcher.keys("{late}:call:*")
+        deadline = time.monotonic() + 10
+        while marker and 0 < watcher.pttl(marker[0]) <= 1000 * f.retry_s:  # expires in time
+            assert time.monotonic() < deadline
+
+    monkeypatch.setattr(redis_calls, "refresh", retry_once_the_marker_could_be_gone)
+    try:
+        client = redis.Redis(host="127.0.0.1", port=proxy.port)
+        shared = RedisBackedFilter.create(client, "late", 200_000, 7, retry_s=3)
+        keys = [f"late-{i}" for i in range(3000)]
+        proxy.arm("after_request", when=b"MULTI")
+        with pytest.raises(AnswersLost, match="which of them were new was lost"):
+            shared.add_many(keys)
+        assert proxy.dropped == 1 and shared.contains_many(keys).all()
+        for bad in (float("inf"), float("nan"), -1, "3", 10 ** 6):
+            with pytest.raises(ValueError, match="retry_s must be a number of seconds"):
+                RedisBackedFilter.open(client, "late", retry_s=bad)
+        client.close()
+    finally:
+        proxy.close()
+        watcher.close()

@@ -32,6 +32,7 @@ full server serves it.  Used by ``bloomedu/services/redis_filter.py``; tested in
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -42,9 +43,21 @@ from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
            "check_whole", "check_writes", "server_refused", "stamp_reads", "retrying", "node_of",
-           "refresh", "MARKER_MS"]
+           "refresh", "marker_ms", "MARKER_MS"]
 
-MARKER_MS = 600_000          # a call's marker outlives any retry of it
+MARKER_MS = 600_000          # a call's marker lives this long past its last possible retry
+
+
+def marker_ms(f) -> int:
+    """How long a call's marker lives: a retry looks at it at most ``retry_s`` seconds (and one
+    read's wait) after the chunk was sent, so it lives ``MARKER_MS`` past that, whatever
+    ``retry_s`` is.
+
+    >>> from types import SimpleNamespace
+    >>> marker_ms(SimpleNamespace(retry_s=15.0, io_timeout_s=10.0))
+    625000
+    """
+    return MARKER_MS + math.ceil(1000 * (f.retry_s + f.io_timeout_s))
 
 
 class FilterLost(RuntimeError):
@@ -179,7 +192,7 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
     stamps = stamp_reads(f, plan.parts)
     body = [command("MULTI"), command("HGET", f.meta_key, "uid"),
             command("HINCRBY", f.meta_key, "writes", 1), *plan.commands, *stamps,
-            command("SETBIT", marker, index, 1), command("PEXPIRE", marker, MARKER_MS),
+            command("SETBIT", marker, index, 1), command("PEXPIRE", marker, marker_ms(f)),
             command("EXEC")]
     if f.replicas:
         body.append(command("WAIT", f.replicas, f.replica_timeout_ms))

@@ -31,7 +31,9 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   also sets a bit of a call marker.  If the connection drops, the client looks at the
   marker (under ``WATCH``): not set, the chunk was never applied and is sent again; set,
   it was applied and its answers were lost with the reply, and :class:`AnswersLost` says
-  so, rather than answering "seen" for keys this very call made new.
+  so, rather than answering "seen" for keys this very call made new.  The marker lives ten
+  minutes past the last retry the call may make (``retry_s``, at most a day, and one read's
+  wait), so no retry finds it expired.
 - **A filter that is gone is an error, never "absent".**  The description
   (``{name}:meta``: m, k, part size, hashing scheme, a random ``uid``) is created in one
   atomic step with the filter and lives on the node of its bits; every transaction and
@@ -104,6 +106,7 @@ MAX_PART_BITS = 2 ** 32 - 8 * STAMP_BYTES  # the most bits one Redis string hold
 DEFAULT_PART_BITS = 2 ** 20   # 128 KiB a part: cheap to read and OR whole (redis_bits' dense way)
 SMALL_FILTER_BITS = 2 ** 27   # up to here parts of DEFAULT_PART_BITS, past it of MAX_PART_BITS
 FORMAT = "bloomedu.RedisBackedFilter/2"
+MAX_RETRY_S = 86_400          # the longest retry_s: a day
 _CHUNK_KEYS = 4096            # keys per transaction
 _READ_BYTES = 16 << 20        # GETRANGE/SETRANGE piece
 
@@ -230,6 +233,10 @@ class RedisBackedFilter(ServerFilter):
         self.replicas = whole_number(replicas, "replicas", 0, 16)
         self.replica_timeout_ms = whole_number(replica_timeout_ms, "replica_timeout_ms", 1)
         self.client, self.name, self.part_bits, self.uid = client, name, int(part_bits), uid
+        if isinstance(retry_s, bool) or not isinstance(retry_s, (int, float)) or \
+                not 0 <= retry_s <= MAX_RETRY_S:
+            raise ValueError(f"retry_s must be a number of seconds in 0..{MAX_RETRY_S}, "
+                             f"got {retry_s!r}")
         self.retry_s = float(retry_s)
         self.io_timeout_s = max(1.0, min(self.retry_s, 10.0))  # the longest one read may wait
         self.nbytes = 8 * -(-self.num_bits // 64)  # BloomFilter's storage: whole 64-bit words
