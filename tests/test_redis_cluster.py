@@ -6,6 +6,7 @@ file), a primary failed over to its replica, a node that does not answer."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -193,3 +194,37 @@ def test_a_failover_to_the_replica_loses_nothing_the_filter_acknowledged():
         assert sharded.contains_many(ids + more).all()
         assert "after the failover" in sharded.shards[0]  # on the primary, as NotReplicated said
         client.close()
+
+
+def test_a_filter_opened_elsewhere_waits_for_as_many_replicas_as_its_creator():
+    """replicas=1 is kept in the filter's description: a handle another process opens
+    (RedisBackedFilter.open, ShardedFilter.open) waits for the replica too, so with the
+    replica stopped its write says NotReplicated instead of being acknowledged unreplicated."""
+    primary = start()
+    replica = start(extra_args=("--replicaof", "127.0.0.1", str(primary.port)))
+    try:
+        client = primary.client()
+        deadline = time.monotonic() + 20
+        client.set("linked", 1)
+        while client.execute_command("WAIT", 1, 100) < 1:  # the replica holds what we wrote
+            assert time.monotonic() < deadline, "the replica never linked"
+        made = RedisBackedFilter.create(client, "waits", 100_000, 5, replicas=1,
+                                        replica_timeout_ms=300)
+        ShardedFilter.create(client, "waits-sharded", 3000, 0.01, replicas=1, replica_timeout_ms=300)
+        made.add_many(["while the replica runs"])
+        opened = RedisBackedFilter.open(primary.client(), "waits")
+        sharded = ShardedFilter.open(primary.client(), "waits-sharded")
+        assert (opened.replicas, opened.replica_timeout_ms) == (1, 300)
+        assert all(shard.replicas == 1 for shard in sharded.shards)
+        assert RedisBackedFilter.open(client, "waits", replicas=0).replicas == 1  # never fewer
+        replica.pause()
+        try:
+            for handle in (opened, sharded):
+                with pytest.raises(NotReplicated, match="0 of 1 replicas"):
+                    handle.add_many([f"unreplicated-{i}" for i in range(50)])
+        finally:
+            replica.resume()
+        client.close()
+    finally:
+        replica.close()
+        primary.close()

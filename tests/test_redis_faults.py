@@ -1,6 +1,6 @@
 """Faults, each against a real server on a loopback port: a connection dropped in the middle of
 a call, eight processes creating one filter, keys another program keeps, a server out of memory,
-passwords, a planted module; and the keys' edges: keyed and scheme-1 filters, bytes-like
+passwords, a planted module, parts evicted, deleted or cut short; and the keys' edges: keyed and scheme-1 filters, bytes-like
 batches, a filter far larger than this machine's memory.
 
 Each test would fail on a naive design: a Lua loop that re-sends a whole call, an HSETNX-then-HSET
@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +24,11 @@ import redis
 
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
-from bloomedu.services import redis_install
-from bloomedu.services.redis_filter import AnswersLost, FilterLost, RedisBackedFilter
+from bloomedu.services import redis_calls, redis_install
+from bloomedu.core.filter import positions
+from bloomedu.core.hashing import hashed_batches
+from bloomedu.services.redis_filter import (STAMP_BYTES, AnswersLost, FilterLost, NotReplicated,
+                                            RedisBackedFilter, positions_of)
 from bloomedu.services.redis_connect import RedisAuthError, connect
 from bloomedu.services.redis_server import RedisServer
 from redis_support import DroppingProxy, plain_client, plain_server, start  # noqa: F401
@@ -229,10 +233,239 @@ def test_keyed_and_scheme_1_filters_are_refused_by_from_filter(plain_client):
     assert not plain_client.exists("{moved}:meta")
 
 
-def test_a_filter_far_larger_than_memory_needs_no_local_copy_to_answer(plain_client):
-    """2^40 bits is 128 GiB: the old code built a local BloomFilter of that size to get
-    positions (refused for memory); positions come from bloomedu.core.filter.positions."""
-    huge = RedisBackedFilter.create(plain_client, "huge", 2 ** 40, 7)
-    assert huge.num_parts == 256
-    assert huge.contains_many(["a", "b", 3]).tolist() == [False, False, False]
-    assert plain_client.dbsize() == 1  # only the description: no part was allocated
+def test_a_filter_far_larger_than_memory_needs_no_local_copy_for_its_positions():
+    """2^40 bits is 128 GiB: positions come from bloomedu.core.filter.positions, never from a
+    local BloomFilter of that size (a server holds such a filter whole, from create on)."""
+    huge = RedisBackedFilter(None, "huge", 2 ** 40, 7, uid="u")
+    assert huge.num_parts == 257  # parts of 2^32 - 512 bits, each followed by its stamp
+    found = positions_of(huge, ["a", "b", 3])
+    assert found.shape == (3, 7) and found.max() < 2 ** 40
+    assert found.tolist() == [positions(*next(hashed_batches([key], 7, 1)), num_bits=2 ** 40,
+                                        num_hashes=7).T[0].tolist() for key in ["a", "b", 3]]
+
+
+# --- bits that disappear under the description: an error, never "absent" -------------------------
+def _filled(client, name="lossy", keys=5000):
+    shared = RedisBackedFilter.create(client, name, 2 ** 20, 5, part_bits=2 ** 16)  # 16 parts
+    added = [f"ack-{i}" for i in range(keys)]
+    assert shared.add_many(added).sum() > keys - 5
+    return shared, added
+
+
+def _every_call_says_lost(shared, added):
+    with pytest.raises(FilterLost, match="evicted .* deleted or written by another program"):
+        shared.contains_many(added)
+    with pytest.raises(FilterLost):
+        shared.add_many(added[:100])
+    with pytest.raises(FilterLost):
+        shared.to_filter()
+
+
+@pytest.mark.parametrize("harm", ["deleted", "cut short", "written over whole"])
+def test_a_part_deleted_cut_short_or_written_over_is_an_error_never_absent(plain_client, harm):
+    shared, added = _filled(plain_client)
+    part = shared.keys[5]
+    bits = plain_client.get(part)
+    if harm == "deleted":
+        plain_client.delete(part)
+    elif harm == "cut short":
+        plain_client.set(part, bits[:len(bits) // 3])
+    else:  # the same length, its bits kept: only the stamp tells it is not this filter's
+        plain_client.set(part, bits[:-STAMP_BYTES] + b"someone else's".ljust(STAMP_BYTES))
+    _every_call_says_lost(shared, added)
+
+
+def _evict_parts(client, cache, shared) -> bool:
+    """Another program's cache traffic until a part is evicted; True if the description stayed.
+
+    The server's LRU clock counts seconds: the parts are left idle until it has ticked, and the
+    description is touched before every ten cache entries, so the parts are the oldest keys
+    (eviction samples a few keys: now and then it takes the description all the same)."""
+    deadline = time.monotonic() + 10
+    while client.object("idletime", shared.keys[0]) < 1:  # not a touch: OBJECT IDLETIME
+        assert time.monotonic() < deadline
+    for batch in range(2000):  # at most 40 MB of cache entries; it stops once a part is gone
+        with cache.pipeline(transaction=False) as pipe:
+            pipe.hget(shared.meta_key, "uid")  # the description stays in use
+            for i in range(10):
+                pipe.set(f"cache-{batch}-{i}", b"v" * 2000)
+            pipe.execute()
+        if client.exists(*shared.keys) < shared.num_parts:
+            return bool(client.exists(shared.meta_key))
+    raise AssertionError("no part was evicted")
+
+
+def test_parts_evicted_by_another_programs_traffic_are_an_error_never_absent():
+    """Under allkeys-lru a cache's traffic evicts parts; the description stays because every
+    call touches it.  The stamps tell: FilterLost, never an acknowledged key called absent."""
+    for attempt in range(4):  # a run whose description was evicted too is another scenario
+        server = start(extra_args=("--maxmemory", "6mb", "--maxmemory-policy", "allkeys-lru"))
+        try:
+            client, cache = server.client(), server.client()
+            shared, added = _filled(client)
+            if _evict_parts(client, cache, shared):
+                _every_call_says_lost(shared, added)
+                return
+            with pytest.raises(FilterLost, match="is gone"):
+                shared.contains_many(added)
+        finally:
+            server.close()
+    raise AssertionError("the description was evicted with the parts in every run")
+
+
+# --- a node restarted from an older snapshot: an error for every handle that saw more -------------
+def test_a_restart_from_an_older_snapshot_is_an_error_never_absent():
+    """Keys added after the last SAVE are gone after kill -9 and a restart from the snapshot;
+    the description (its uid unchanged) came back with them.  Its write count is behind what
+    the handles saw: FilterLost, for the writer and for a reader in another process alike."""
+    server = start(persistence="rdb")
+    try:
+        client = server.client()
+        shared = RedisBackedFilter.create(client, "snapshot", 2 ** 18, 5, part_bits=2 ** 15)
+        before = [f"saved-{i}" for i in range(1000)]
+        shared.add_many(before)
+        client.save()
+        after = [f"unsaved-{i}" for i in range(5000)]
+        assert shared.add_many(after).sum() > 4990
+        reader = RedisBackedFilter.open(server.client(), "snapshot")
+        assert reader.contains_many(after).all()
+        server.kill()
+        server.start()
+        for handle in (shared, reader):
+            with pytest.raises(FilterLost, match="older snapshot"):
+                handle.contains_many(after)
+        with pytest.raises(FilterLost, match="older snapshot"):
+            shared.add_many(["one more"])
+        with pytest.raises(FilterLost, match="older snapshot"):
+            shared.to_filter()
+        fresh = RedisBackedFilter.open(server.client(), "snapshot")  # knows nothing newer
+        assert fresh.contains_many(before).all()
+        client.close()
+    finally:
+        server.close()
+
+
+# --- replacing and deleting a filter: one step as far as readers can tell -------------------------
+def _sixty_four_parts(client, name):
+    shared = RedisBackedFilter.create(client, name, 64 * 4096, 5, part_bits=4096)
+    old = [f"old-{i}" for i in range(3000)]
+    shared.add_many(old)
+    replacement = BloomFilter(64 * 4096, 5)
+    new = [f"new-{i}" for i in range(3000)]
+    replacement.add_many(new)
+    return shared, old, replacement, new
+
+
+def test_replacing_a_filters_bits_is_one_step_for_readers(plain_client, monkeypatch):
+    """from_filter of 64 parts: a reader in the middle of it finds every key of the old bits,
+    and after it every key of the new ones."""
+    shared, old, replacement, new = _sixty_four_parts(plain_client, "swap")
+    reader = RedisBackedFilter.open(redis.Redis(connection_pool=plain_client.connection_pool), "swap")
+    seen, write = [], plain_client.setrange
+
+    def setrange_then_read(*args):
+        result = write(*args)
+        seen.append(reader.contains_many(old).mean())
+        return result
+
+    monkeypatch.setattr(plain_client, "setrange", setrange_then_read)
+    RedisBackedFilter.from_filter(plain_client, "swap", replacement, part_bits=4096)
+    assert len(seen) >= 64 and set(seen) == {1.0}  # the old bits, whole, until the switch
+    assert reader.contains_many(new).all() and shared.to_filter() == replacement
+
+
+def test_a_replacement_that_dies_half_way_changes_nothing(plain_client, monkeypatch):
+    shared, old, replacement, new = _sixty_four_parts(plain_client, "half")
+    calls, write = [], plain_client.setrange
+
+    def dies_half_way(*args):
+        calls.append(args)
+        if len(calls) == 40:
+            raise redis.ConnectionError("the writer died")
+        return write(*args)
+
+    monkeypatch.setattr(plain_client, "setrange", dies_half_way)
+    with pytest.raises(redis.ConnectionError, match="the writer died"):
+        RedisBackedFilter.from_filter(plain_client, "half", replacement, part_bits=4096)
+    monkeypatch.undo()
+    assert shared.contains_many(old).all()                  # the old filter, whole
+    assert plain_client.keys("{half}:next:*") == []         # nothing left aside
+    assert RedisBackedFilter.from_filter(plain_client, "half", replacement,
+                                         part_bits=4096).contains_many(new).all()
+
+
+def test_a_filter_deleted_under_a_reader_is_never_absent(plain_client, monkeypatch):
+    """delete() removes the description and every part in one command: a reader after it
+    finds the filter gone (FilterLost), and no reader finds a part gone under a live
+    description, which would answer absent."""
+    shared, old, _, _ = _sixty_four_parts(plain_client, "dropped")
+    answers, remove = [], plain_client.delete
+
+    def delete_then_read(*keys):
+        result = remove(*keys)
+        try:
+            answers.append(shared.contains_many(old).mean())
+        except FilterLost:
+            answers.append("lost")
+        return result
+
+    monkeypatch.setattr(plain_client, "delete", delete_then_read)
+    shared.delete()
+    assert answers == ["lost"] and plain_client.dbsize() == 0
+
+
+# --- the server's refusals named as they are, with what was applied --------------------------------
+def test_a_user_without_a_command_gets_the_servers_refusal_not_a_lost_filter(plain_client):
+    made = RedisBackedFilter.create(plain_client, "acl", 100_000, 5, replicas=1, replica_timeout_ms=50)
+    with pytest.raises(NotReplicated):  # no replica here: the creator's writes say so
+        made.add_many(["by the creator"])
+    port = plain_client.connection_pool.connection_kwargs["port"]
+    for user, without in (("no-hget", "-hget"), ("no-wait", "-wait")):
+        plain_client.execute_command("ACL", "SETUSER", user, "on", ">pw", "~*", "&*", "+@all", without)
+    try:
+        no_hget = RedisBackedFilter.open(redis.Redis(port=port, username="no-hget", password="pw"), "acl")
+        with pytest.raises(redis.exceptions.NoPermissionError, match="hget.*nothing was changed"):
+            no_hget.contains_many(["by the creator"])
+        with pytest.raises(redis.exceptions.NoPermissionError, match="hget.*no key of this chunk"):
+            no_hget.add_many(["by no-hget"])
+        no_wait = RedisBackedFilter.open(redis.Redis(port=port, username="no-wait", password="pw"), "acl")
+        with pytest.raises(redis.exceptions.NoPermissionError,
+                           match="wait.*chunk of 1 keys was added on the primary"):
+            no_wait.add_many(["by no-wait"])
+        assert made.contains_many(["by the creator", "by no-wait", "by no-hget"]).tolist() == \
+            [True, True, False]
+    finally:
+        plain_client.execute_command("ACL", "DELUSER", "no-hget", "no-wait")
+
+
+def test_a_retry_later_than_ten_minutes_still_finds_its_calls_marker(plain_server, monkeypatch):
+    """A call's marker must outlive every retry of it, however long retry_s is.  Ten minutes
+    are played as 100 ms (a marker that short, retry_s of 3 s): the retry, held back until the
+    marker would be gone, still finds the chunk applied and says its answers were lost."""
+    plain_server.client().flushall()
+    monkeypatch.setattr(redis_calls, "MARKER_MS", 100)
+    proxy = DroppingProxy(plain_server.port)
+    watcher = plain_server.client()
+
+    def retry_once_the_marker_could_be_gone(f):
+        marker = watcher.keys("{late}:call:*")
+        deadline = time.monotonic() + 10
+        while marker and 0 < watcher.pttl(marker[0]) <= 1000 * f.retry_s:  # expires in time
+            assert time.monotonic() < deadline
+
+    monkeypatch.setattr(redis_calls, "refresh", retry_once_the_marker_could_be_gone)
+    try:
+        client = redis.Redis(host="127.0.0.1", port=proxy.port)
+        shared = RedisBackedFilter.create(client, "late", 200_000, 7, retry_s=3)
+        keys = [f"late-{i}" for i in range(3000)]
+        proxy.arm("after_request", when=b"MULTI")
+        with pytest.raises(AnswersLost, match="which of them were new was lost"):
+            shared.add_many(keys)
+        assert proxy.dropped == 1 and shared.contains_many(keys).all()
+        for bad in (float("inf"), float("nan"), -1, "3", 10 ** 6):
+            with pytest.raises(ValueError, match="retry_s must be a number of seconds"):
+                RedisBackedFilter.open(client, "late", retry_s=bad)
+        client.close()
+    finally:
+        proxy.close()
+        watcher.close()

@@ -1,9 +1,9 @@
 """RedisBackedFilter on a real Redis (no module): BloomFilter's bits, byte for byte, in Redis strings.
 
 The split over several keys is tested with small parts (the logic) and once for real past 2^32
-bits: a filter of 2^32 + 2^24 bits, whose part 0 is a full 512 MiB Redis string (it costs
-about 640 MiB of server memory for under a second: jemalloc's size class) and whose part 1 holds
-the bits past 2^32, which one Redis string cannot.
+bits: a filter of 2^32 + 2^24 bits, whose part 0 is a full 512 MiB Redis string (2^32 - 512
+bits and the part's 64-byte stamp; it costs about 640 MiB of server memory for under a second:
+jemalloc's size class) and whose part 1 holds the bits past them, which one Redis string cannot.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from bloomedu import BloomFilter
 from bloomedu.services import redis_bits, redis_filter as redis_filter_module
 from bloomedu.services.redis_load import run_load
-from bloomedu.services.redis_filter import MAX_PART_BITS, RedisBackedFilter, positions_of, redis_offsets
+from bloomedu.services.redis_filter import (MAX_PART_BITS, STAMP_BYTES, RedisBackedFilter, part_stamp,
+                                            positions_of, redis_offsets)
 from redis_support import covered_by_others, mixed_items, plain_client, plain_server  # noqa: F401
 
 
@@ -47,11 +48,12 @@ def test_the_same_bits_as_bloomfilter_byte_for_byte(plain_client, num_bits, num_
     assert BloomFilter.from_bytes(shared.to_bytes()) == bloom
     probes = keys_of_every_kind(500, seed=1) + keys[:50]
     assert shared.contains_many(probes).tolist() == bloom.contains_many(probes).tolist()
-    for j, key in enumerate(shared.keys):  # every part is one Redis string, at most part_bits long
-        assert plain_client.strlen(key) <= part_bits // 8
-    # GET of the parts (a string stops at its last byte set) is BloomFilter's storage
-    raw = b"".join((plain_client.get(key) or b"").ljust(min(part_bits // 8, bloom.nbytes - j * part_bits // 8),
-                                                        b"\0") for j, key in enumerate(shared.keys))
+    for j, key in enumerate(shared.keys):  # every part is one Redis string: its bits, its stamp
+        size = min(part_bits // 8, bloom.nbytes - j * part_bits // 8)
+        assert plain_client.strlen(key) == size + STAMP_BYTES
+        assert plain_client.getrange(key, size, -1) == part_stamp(shared.uid, j)
+    # GET of the parts, each but its stamp, is BloomFilter's storage
+    raw = b"".join(plain_client.get(key)[:-STAMP_BYTES] for key in shared.keys)
     assert raw == bloom.bits.data.tobytes()
 
 
@@ -112,7 +114,7 @@ def test_single_key_methods_and_names(plain_client):
     with pytest.raises(ValueError, match="part_bits must be a multiple of 64"):
         RedisBackedFilter(plain_client, "p", 64, 1, part_bits=100, uid="u")
     with pytest.raises(ValueError, match="part_bits must be a multiple of 64"):
-        RedisBackedFilter(plain_client, "p", 64, 1, part_bits=2**33, uid="u")
+        RedisBackedFilter(plain_client, "p", 64, 1, part_bits=2**32, uid="u")
     shared.delete()
     assert not plain_client.exists("{one}:bits:0", "{one}:meta")
 
@@ -170,8 +172,9 @@ def test_concurrent_clients_see_each_key_new_exactly_once(plain_server):
 
 
 def test_past_two_to_the_32_bits_the_filter_spans_two_redis_strings(plain_client):
-    """A real filter of 2^32 + 2^24 bits: bits at and past 2^32 go to a second key (one Redis
-    string refuses offset 2^32); part 0 is filled out to its last byte once (512 MiB)."""
+    """A real filter of 2^32 + 2^24 bits: bits at and past 2^32 - 512 go to a second key (one
+    Redis string refuses offset 2^32, and each part keeps its stamp after its bits); part 0 is
+    allocated whole by create (512 MiB)."""
     num_bits = 2 ** 32 + 2 ** 24
     shared = RedisBackedFilter.create(plain_client, "big", num_bits, 2, part_bits=MAX_PART_BITS)
     assert shared.num_parts == 2
@@ -180,7 +183,7 @@ def test_past_two_to_the_32_bits_the_filter_spans_two_redis_strings(plain_client
     positions = positions_of(bloom, candidates)
     low = positions < 2 ** 24
     high = positions >= 2 ** 32
-    last = (positions[:, 0] >= 2 ** 32 - 2 ** 20) & (positions[:, 0] < 2 ** 32)  # end of part 0
+    last = (positions[:, 0] >= 2 ** 32 - 2 ** 20) & (positions[:, 0] < MAX_PART_BITS)  # end of part 0
     chosen = np.flatnonzero((low[:, 0] & high[:, 1]) | (high[:, 0] & low[:, 1]))[:20]
     chosen = np.append(chosen, np.flatnonzero(last & low[:, 1] & ~np.isin(
         np.arange(len(candidates)), chosen))[:1])
@@ -190,11 +193,11 @@ def test_past_two_to_the_32_bits_the_filter_spans_two_redis_strings(plain_client
     bloom.add_many(keys)
     assert shared.contains_many(keys).all() and not shared.contains_many(candidates[:5000][
         ~bloom.contains_many(candidates[:5000])]).any()
-    assert plain_client.strlen(shared.keys[0]) > 2 ** 29 - 2 ** 17  # about 512 MiB: up to 2^32
-    assert 0 < plain_client.strlen(shared.keys[1]) <= 2 ** 21
+    assert plain_client.strlen(shared.keys[0]) == 2 ** 29  # 512 MiB: its bits and its stamp
+    assert plain_client.strlen(shared.keys[1]) == shared.part_sizes[1] + STAMP_BYTES <= 2 ** 21 + 128
     for position in positions[chosen].ravel().tolist():
         byte = position >> 3
-        part, offset = divmod(byte, 2 ** 29)
+        part, offset = divmod(byte, MAX_PART_BITS // 8)
         assert plain_client.getrange(shared.keys[part], offset, offset) == \
             bloom.bits.data[byte:byte + 1].tobytes()
     with pytest.raises(Exception, match="bit offset is not an integer or out of range"):

@@ -84,6 +84,7 @@ class ChunkPlan:
         part = flat // part_bits
         order = np.argsort(part, kind="stable")          # each part's bits, in key order
         parts, starts = np.unique(part[order], return_index=True)
+        self.parts = parts.tolist()                       # the parts this chunk touches
         self.steps: list[tuple[str, np.ndarray, np.ndarray]] = []  # (way, where in flat, local bits)
         self.commands: list[bytes] = []
         used_scratch = False

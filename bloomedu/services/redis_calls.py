@@ -7,6 +7,10 @@ marker set, and ``WAIT`` for the replicas asked.  What each failure means, and w
 
 - the description's ``uid`` is missing or another: :class:`FilterLost` (the node lost its
   data, or the filter was deleted or made again), never answers from what is left;
+- its write count (raised by 1 in every transaction) is behind what the handle knew when it
+  sent the call: :class:`FilterLost` (the node came back from an older snapshot);
+- a part touched has no stamp after its bits: :class:`FilterLost` (evicted, deleted, cut
+  short or written over);
 - the connection dropped: reconnect and look at the marker under ``WATCH``; not set, the
   chunk was never applied and is sent again (the ``WATCH`` makes a late first copy abort
   the second); set, :class:`AnswersLost`;
@@ -15,6 +19,10 @@ marker set, and ``WAIT`` for the replicas asked.  What each failure means, and w
 - a command refused as the transaction was queued (``OOM`` at ``maxmemory``): nothing of
   the chunk was applied, and the error says so;
 - fewer replicas than asked acknowledged: :class:`NotReplicated`;
+- any other error the server answers (``NOPERM`` for a user whose ACL lacks a command,
+  ...): raised as redis-py names it (``NoPermissionError``), its message saying what of the
+  call was applied (nothing, for a command refused as the transaction was queued or for a
+  lookup; the chunk, for a ``WAIT`` refused after it);
 - no answer for ``retry_s`` seconds: a ``ConnectionError`` saying the filter cannot tell.
 
 A lookup is the same without the transaction and the marker: only read-only commands, so a
@@ -24,6 +32,7 @@ full server serves it.  Used by ``bloomedu/services/redis_filter.py``; tested in
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -33,9 +42,22 @@ from .redis_connect import auth_refused
 from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
-           "retrying", "node_of", "refresh", "MARKER_MS"]
+           "check_whole", "check_writes", "server_refused", "stamp_reads", "retrying", "node_of",
+           "refresh", "marker_ms", "MARKER_MS"]
 
-MARKER_MS = 600_000          # a call's marker outlives any retry of it
+MARKER_MS = 600_000          # a call's marker lives this long past its last possible retry
+
+
+def marker_ms(f) -> int:
+    """How long a call's marker lives: a retry looks at it at most ``retry_s`` seconds (and one
+    read's wait) after the chunk was sent, so it lives ``MARKER_MS`` past that, whatever
+    ``retry_s`` is.
+
+    >>> from types import SimpleNamespace
+    >>> marker_ms(SimpleNamespace(retry_s=15.0, io_timeout_s=10.0))
+    625000
+    """
+    return MARKER_MS + math.ceil(1000 * (f.retry_s + f.io_timeout_s))
 
 
 class FilterLost(RuntimeError):
@@ -88,8 +110,19 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def check(f, uid, replies) -> None:
-    if uid is None or _text(uid) != f.uid:
+def server_refused(f, error: Exception, applied: str) -> Exception:
+    """The server's own error (``NOPERM``, ``OOM``, ...) named as it is, with the filter's name
+    and what of the call was applied."""
+    return type(error)(f"filter {f.name!r}: the server refused a command: {error} ({applied})")
+
+
+def check(f, uid, replies, applied: str = "a lookup: nothing was changed") -> None:
+    """Raise for an error reply (the server's own, ``NOPERM`` as ``NOPERM``; a part of another
+    type as ValueError) or a description that is gone or another filter's (:class:`FilterLost`)."""
+    for reply in [uid, *replies]:
+        if isinstance(reply, Exception) and not str(reply).startswith("WRONGTYPE"):
+            raise server_refused(f, reply, applied) from reply
+    if uid is None or isinstance(uid, Exception) or _text(uid) != f.uid:
         state = "gone" if uid is None else "another filter's"
         raise FilterLost(f"filter {f.name!r}: its description {f.meta_key} is {state}; "
                          "the node that holds it lost its data, or the filter was deleted "
@@ -98,6 +131,41 @@ def check(f, uid, replies) -> None:
         if isinstance(reply, Exception):
             raise ValueError(f"filter {f.name!r}: a part is not a string of this filter's "
                              f"({reply})") from reply
+
+
+def check_writes(f, count, floor: int, wrote: bool) -> None:
+    """Raise :class:`FilterLost` if the description's write count (``count``, after this
+    call's own increment if it ``wrote``) is behind ``floor``, the count ``f`` knew when the
+    call was sent: the node lost writes it had acknowledged (restarted from an older snapshot,
+    or failed over to a replica that lacked them).  Else ``f`` remembers the count."""
+    count = int(count or 0)
+    if count < floor + wrote:
+        raise FilterLost(f"filter {f.name!r}: its description counts {count - wrote} writes, "
+                         f"but {floor} were acknowledged before: the node restarted from an "
+                         "older snapshot or failed over to a replica without them, and the "
+                         "keys of the lost writes would be answered absent")
+    f.note_writes(count)
+
+
+def stamp_reads(f, parts: list[int]) -> list[bytes]:
+    """A ``GETRANGE`` of each part's stamp: the bytes after its bits in its string."""
+    size = f.part_sizes
+    return [command("GETRANGE", f.keys[j], size[j], size[j] + len(f.stamps[j]) - 1) for j in parts]
+
+
+def check_whole(f, parts: list[int], stamps: list) -> None:
+    """Raise :class:`FilterLost` unless each of ``parts`` read back its stamp, whole and in
+    place: a part evicted, deleted, cut short or written over by another program has lost
+    bits, and answers from it would be false negatives."""
+    for j, stamp in zip(parts, stamps):
+        if stamp != f.stamps[j]:
+            state = "gone or cut short" if not stamp or len(stamp) < len(f.stamps[j]) else \
+                "not this filter's"
+            raise FilterLost(f"filter {f.name!r}: its part {f.keys[j]} is {state} (the stamp "
+                             "after its bits does not read back): it was evicted "
+                             "(maxmemory-policy), deleted or written by another program, and "
+                             "its bits are lost")
+
 
 def retrying(f, attempt_once):
     """Call ``attempt_once(attempt)`` until it returns, through dropped connections and
@@ -121,14 +189,17 @@ def retrying(f, attempt_once):
             time.sleep(min(0.5, 0.02 * 2 ** attempt))
 
 def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
-    body = [command("MULTI"), command("HGET", f.meta_key, "uid"), *plan.commands,
-            command("SETBIT", marker, index, 1), command("PEXPIRE", marker, MARKER_MS),
+    stamps = stamp_reads(f, plan.parts)
+    body = [command("MULTI"), command("HGET", f.meta_key, "uid"),
+            command("HINCRBY", f.meta_key, "writes", 1), *plan.commands, *stamps,
+            command("SETBIT", marker, index, 1), command("PEXPIRE", marker, marker_ms(f)),
             command("EXEC")]
     if f.replicas:
         body.append(command("WAIT", f.replicas, f.replica_timeout_ms))
     queued = len(body) - 2 - bool(f.replicas)
 
     def attempt_once(attempt: int):
+        floor = f.writes_seen
         with held(node_of(f), f.io_timeout_s) as connection:
             if attempt:  # was it applied before the connection dropped?
                 _, applied = exchange(connection, [command("WATCH", marker),
@@ -148,25 +219,36 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
                 raise _Redirected(str(refused))
             raise type(refused)(f"filter {f.name!r}: {refused} (no key of this chunk was "
                                 "added)")
-        check(f, done[0], done[1:])
+        check(f, done[0], done[1:], f"the chunk's transaction ran: its other commands, "
+                                    f"for {plan.keys} keys, were applied")
+        check_writes(f, done[1], floor, wrote=True)
+        check_whole(f, plan.parts, done[2 + len(plan.commands):2 + len(plan.commands) + len(stamps)])
+        if f.replicas and isinstance(replies[-1], Exception):
+            raise server_refused(f, replies[-1], f"the chunk of {plan.keys} keys was added on the "
+                          "primary; whether replicas hold it is unknown") from replies[-1]
         if f.replicas and replies[-1] < f.replicas:
             raise NotReplicated(f"filter {f.name!r}: {replies[-1]} of {f.replicas} "
                                 f"replicas acknowledged in {f.replica_timeout_ms} ms")
-        return plan.answers(done[1:1 + len(plan.commands)])
+        return plan.answers(done[2:2 + len(plan.commands)])
 
     return retrying(f, attempt_once)
 
 def read_chunk(f, plan: ChunkPlan) -> np.ndarray:
-    body = [command("HGET", f.meta_key, "uid"), *plan.commands]
+    # the stamps are read after the bits: a part lost before its bits were read fails them
+    body = [command("HGET", f.meta_key, "uid"), command("HGET", f.meta_key, "writes"),
+            *plan.commands, *stamp_reads(f, plan.parts)]
 
     def attempt_once(attempt: int):
+        floor = f.writes_seen
         with held(node_of(f), f.io_timeout_s) as connection:
             replies = exchange(connection, body, len(body))
         moved = [r for r in replies if _redirected(r)]
         if moved:
             raise _Redirected(str(moved[0]))
         check(f, replies[0], replies[1:])
-        return plan.answers(replies[1:])
+        check_writes(f, replies[1], floor, wrote=False)
+        check_whole(f, plan.parts, replies[2 + len(plan.commands):])
+        return plan.answers(replies[2:])
 
     return retrying(f, attempt_once)
 

@@ -80,7 +80,7 @@ from ..core.hashing import key_to_bytes
 from ..core.filter import BloomFilter
 from ..core.theory import num_bits_for
 from .redis_calls import node_of
-from .redis_filter import FilterLost, RedisBackedFilter, positions_of, redis_offsets
+from .redis_filter import STAMP_BYTES, FilterLost, RedisBackedFilter, positions_of, redis_offsets
 from .redis_connect import RedisAuthError, auth_refused, connect
 
 __all__ = ["SharedDeduplicator", "ConsumerStats", "DEDUP_SCRIPT", "URL_ENV", "main"]
@@ -118,10 +118,13 @@ else
         local want = part_bits / 8
         if 4 + part == #KEYS then want = tonumber(ARGV[6]) end
         local have = redis.call('STRLEN', KEYS[4 + part])
-        if have ~= want then
+        local stamp = 'bloomedu part ' .. part .. ' of ' .. ARGV[5]
+        stamp = stamp .. string.rep('\0', STAMP_BYTES - #stamp)
+        if have ~= want + STAMP_BYTES or
+            redis.call('GETRANGE', KEYS[4 + part], want, want + STAMP_BYTES - 1) ~= stamp then
           return redis.error_reply('FILTERLOST part ' .. KEYS[4 + part] .. ' holds ' .. have ..
-            ' of its ' .. want .. ' bytes: lost (evicted, deleted or truncated); ' ..
-            'nothing of this batch was done')
+            ' of its ' .. want .. ' bytes and stamp: lost (evicted, deleted, truncated or ' ..
+            'written over); nothing of this batch was done')
         end
       end
     end
@@ -142,13 +145,14 @@ for m = 1, count do
   end
   if new == 1 then
     redis.call('XADD', KEYS[2], '*', 'id', id, 'kind', kind, 'message', message)
+    if mode == 'bits' then redis.call('HINCRBY', KEYS[3], 'writes', 1) end
   end
   redis.call('XACK', KEYS[1], group, message)
   answers[m] = new
   arg = arg + per
 end
 return answers
-"""
+""".replace("STAMP_BYTES", str(STAMP_BYTES))
 
 # KEYS: a filter's parts; ARGV: each part's length in bytes.  A part shorter than its length
 # (not yet written, or written only up to its last set byte) is extended with zero bytes.
@@ -299,8 +303,8 @@ class SharedDeduplicator:
         ...         print(lost)
         ...     dedup = SharedDeduplicator.restore(dedup.client, "c", expected_items=100, fpp=0.01)
         ...     first, dedup.consume("c1", claim_idle_ms=0).passed, dedup.passed_ids()
-        deduplicator 'c': part {c}:bits:0 holds 0 of its 120 bytes: lost (evicted, deleted or
-        truncated); nothing of this batch was done
+        deduplicator 'c': part {c}:bits:0 holds 0 of its 120 bytes and stamp: lost (evicted,
+        deleted, truncated or written over); nothing of this batch was done
         (2, 0, ['a', 'b'])
         """
         _check_output_whole(client, name)

@@ -204,9 +204,3 @@ class ShardedFilter(ServerFilter):
 
     def __contains__(self, key) -> bool:
         return bool(self.contains_many([key])[0])
-
-    def reserve(self) -> None:
-        """Allocate every shard's strings to full length now (zero bytes: no bit changes)."""
-        for shard in self.shards:
-            for j, key in enumerate(shard.keys):
-                shard.client.setrange(key, shard.part_sizes[j] - 1, b"\0")
