@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.hashing import key_to_bytes
 from ..core.segments import covered
 
 __all__ = ["keep_in_order", "keep_one_at_a_time"]
@@ -95,8 +96,7 @@ def _segment(stage, keys: np.ndarray) -> np.ndarray:
         risky = np.where(seen, writes.may_lose, could_find)
         keep = ~seen & ~risky
     else:  # inserts only add: found stays found, and a repeat of the segment is dropped
-        first = np.zeros(keys.size, dtype=bool)
-        first[np.unique(keys, return_index=True)[1]] = True
+        first = _first_occurrences(keys)
         keep = ~seen & first
         risky = writes.found_if(covered(writes.cells, keep)) & keep
         keep &= ~risky
@@ -107,6 +107,27 @@ def _segment(stage, keys: np.ndarray) -> np.ndarray:
         done = i + 1
     _add(stage, keys[done:][keep[done:]])
     return keep
+
+
+def _first_occurrences(keys: np.ndarray) -> np.ndarray:
+    """True at the first occurrence of each key.  A key is its bytes, as the filters hash it
+    (``key_to_bytes``: ``"ab"`` and ``b"ab"`` are one key), so an object array may mix kinds
+    that numpy cannot sort together.
+
+    >>> _first_occurrences(np.array(["a", 1, b"a", 1], dtype=object)).tolist()
+    [True, True, False, False]
+    """
+    first = np.zeros(keys.size, dtype=bool)
+    if keys.dtype.kind in "iuSU":
+        first[np.unique(keys, return_index=True)[1]] = True
+        return first
+    seen: set[bytes] = set()
+    for i, key in enumerate(keys.tolist()):
+        encoded = key_to_bytes(key)
+        if encoded not in seen:
+            seen.add(encoded)
+            first[i] = True
+    return first
 
 
 def _add(stage, keys: np.ndarray) -> None:
