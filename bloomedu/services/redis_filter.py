@@ -53,7 +53,7 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   by hand must be caught as well).  A key whose parts all survive is answered as before.
 - **Writes lost by the node are an error for whoever saw them.**  Every transaction adds 1
   to the description's write count (``writes``) and every handle keeps the highest count it
-  read or wrote (:attr:`writes_seen`); a call that finds a count below what its handle knew
+  read or wrote (``writes_seen``); a call that finds a count below what its handle knew
   when the call was sent raises :class:`FilterLost`.  So a node restarted from an older
   snapshot (``save`` without an append-only file, or an AOF whose last second was not
   synced), or failed over to a replica that lacked acknowledged writes, is an error for
