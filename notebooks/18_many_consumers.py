@@ -258,8 +258,11 @@ print(f"per node: {layout.keys_per_node} keys ({layout.bit_strings_per_node} str
 # %% [markdown]
 # Reserving the day for real would take 1.45 GiB of memory for a demonstration, so the lesson
 # runs the same code on a filter scaled to 1/100,000 of the day: 8,640 IDs at p = 0.001 over the
-# cluster's three primaries. With `replicas=1` every write waits until the replica holds it too
-# (`WAIT 1`), so a failover cannot lose it. Shard 0 owns slots 0 to 5,460, a third of them.
+# cluster's three primaries. With `replicas=1` every write waits until the replica has received it
+# (`WAIT 1`), so a failover to that replica keeps every key the filter acknowledged. (That is all
+# `WAIT` promises: Redis's documentation says it does not make Redis strongly consistent. A write
+# the replica never received was never acknowledged, and with several replicas the one promoted
+# may not be one that answered.) Shard 0 owns slots 0 to 5,460, a third of them.
 
 # %%
 guess_share = predict("How many of the 8,640 IDs will land in shard 0?", None)
@@ -372,8 +375,9 @@ print(f"cluster and server stopped: {server.pid is None and all(s.pid is None fo
 #   consumers share is the server's CPU per key.
 # - A filter too large for one node is cut by CRC16 slots into shards, each an ordinary
 #   BloomFilter; a shard's count is binomial.
-# - Append-only files and replicas, with writes that wait for the replica, make a restart or a
-#   failover lose nothing; a filter that cannot tell raises instead of answering "absent".
+# - An append-only file written at every command makes a restart lose nothing; writes that wait
+#   for the replica make a failover to it keep every acknowledged key. A filter whose bits are
+#   missing, cut short or older than what it acknowledged raises instead of answering "absent".
 
 # %% [markdown]
 # ## Exercises
