@@ -79,7 +79,6 @@ from dataclasses import asdict, dataclass
 from ..core.hashing import key_to_bytes
 from ..core.filter import BloomFilter
 from ..core.theory import num_bits_for
-from .redis_calls import node_of
 from .redis_filter import STAMP_BYTES, FilterLost, RedisBackedFilter, positions_of, redis_offsets
 from .redis_connect import RedisAuthError, auth_refused, connect
 
@@ -153,23 +152,6 @@ for m = 1, count do
 end
 return answers
 """.replace("STAMP_BYTES", str(STAMP_BYTES))
-
-# KEYS: a filter's parts; ARGV: each part's length in bytes.  A part shorter than its length
-# (not yet written, or written only up to its last set byte) is extended with zero bytes.
-WHOLE_PARTS_SCRIPT = """
-for i = 1, #KEYS do
-  local size = tonumber(ARGV[i])
-  if redis.call('STRLEN', KEYS[i]) < size then redis.call('SETRANGE', KEYS[i], size - 1, '\\0') end
-end
-return #KEYS
-"""
-
-
-def _whole_parts(shared: RedisBackedFilter) -> None:
-    """Give every part of ``shared`` its full length, so that a part missing or shorter later
-    was lost (the dedup script refuses it)."""
-    node_of(shared).register_script(WHOLE_PARTS_SCRIPT)(keys=shared.keys, args=shared.part_sizes)
-
 
 def _check_output_whole(client, name: str) -> None:
     """Refuse (ValueError) an output stream ``{name}:out`` that no longer holds every entry
@@ -263,7 +245,7 @@ class SharedDeduplicator:
         if mode == "bf":
             client.execute_command("BF.RESERVE", f"{{{name}}}:bf", repr(float(fpp)), expected_items)
         elif mode == "bits":
-            _whole_parts(RedisBackedFilter.from_capacity(client, name, expected_items, fpp, part_bits))
+            RedisBackedFilter.from_capacity(client, name, expected_items, fpp, part_bits)  # whole parts
         client.xgroup_create(f"{{{name}}}:in", GROUP, id="0", mkstream=True)
         return cls(client, name, mode)
 
@@ -331,7 +313,7 @@ class SharedDeduplicator:
         restored = cls(client, name, mode)
         bloom = BloomFilter(shape.num_bits, shape.num_hashes)
         bloom.add_many(restored.passed_ids())
-        _whole_parts(RedisBackedFilter.from_filter(client, name, bloom, shape.part_bits))
+        RedisBackedFilter.from_filter(client, name, bloom, shape.part_bits)
         return restored
 
     # --- the producer ----------------------------------------------------------------------
