@@ -1,20 +1,96 @@
 """Plot helpers, so a lesson's plot cell stays one or two lines.
 
 Every figure has a fixed size and is drawn as PNG; each helper returns the
-matplotlib Axes it drew on, and the lesson ends the cell with ``plt.show()``.
+matplotlib Axes it drew on, and the lesson ends the cell with ``show(alt)``: the
+figure as a PNG that carries ``alt``, a sentence saying what the figure shows, for
+a reader who cannot see it (the course site and the slides put it in the image's
+``alt``; nbval compares it, since it is also the output's plain text).
 
 Taught in every lesson; tested in the doctests here.
 """
 
 from __future__ import annotations
 
+import io
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups",
+__all__ = ["DescribedFigure", "show", "decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups",
            "draw_bytes_per_item", "draw_rate_sweep"]
 
 FIGSIZE = (7.0, 3.6)
+
+
+MIN_ALT_WORDS = 6
+
+
+class DescribedFigure:
+    """A drawn figure as a notebook shows it: its PNG and the text that says what it shows.
+
+    Jupyter stores both: the PNG with ``alt`` in its metadata (the site and the slides
+    write it into the ``<img>``), and the text as the plain-text form of the output.
+
+    >>> f = DescribedFigure(b"\\x89PNG", "Two bars: the filter uses far less memory than the set.")
+    >>> f
+    Figure: Two bars: the filter uses far less memory than the set.
+    >>> f._repr_png_()[1]
+    {'alt': 'Two bars: the filter uses far less memory than the set.'}
+    """
+
+    def __init__(self, png: bytes, alt: str):
+        self.png, self.alt = bytes(png), check_alt(alt)
+
+    def _repr_png_(self):
+        return self.png, {"alt": self.alt}
+
+    def __repr__(self) -> str:
+        return f"Figure: {self.alt}"
+
+
+def check_alt(alt) -> str:
+    """``alt`` if it is a sentence of words, else a ``ValueError`` naming it.
+
+    >>> check_alt("fig1.png")
+    Traceback (most recent call last):
+    ...
+    ValueError: alt must say in words what the figure shows (at least 6 words), got 'fig1.png'
+    """
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str, got {type(alt).__name__}")
+    if len(alt.split()) < MIN_ALT_WORDS:
+        raise ValueError(f"alt must say in words what the figure shows "
+                         f"(at least {MIN_ALT_WORDS} words), got {alt!r}")
+    return " ".join(alt.split())
+
+
+def show(alt: str, fig=None) -> DescribedFigure | None:
+    """Show ``fig`` (the current figure by default) as a PNG whose text alternative is ``alt``.
+
+    The figure is closed, so Jupyter does not draw it a second time. In a notebook the
+    figure is displayed; outside one (a script, a doctest) it is only returned.
+
+    >>> ax = new_axes(); _ = ax.plot([0, 1], [1, 0])
+    >>> show("A line falling from 1 to 0 as x goes from 0 to 1.")
+    Figure: A line falling from 1 to 0 as x goes from 0 to 1.
+    >>> plt.get_fignums()
+    []
+    """
+    alt = check_alt(alt)
+    fig = fig if fig is not None else plt.gcf()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    figure = DescribedFigure(buffer.getvalue(), alt)
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return figure
+    if get_ipython() is None:
+        return figure
+    display(figure)
+    return None
 
 
 def new_axes(figsize: tuple[float, float] = FIGSIZE):
