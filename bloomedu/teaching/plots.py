@@ -16,7 +16,8 @@ import io
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["DescribedFigure", "show", "decorate", "new_axes", "draw_bits", "draw_measured_vs_theory", "draw_bit_groups",
+__all__ = ["DescribedFigure", "show", "decorate", "new_axes", "draw_bits", "draw_measured_vs_theory",
+           "draw_bit_groups",
            "draw_bytes_per_item", "draw_rate_sweep"]
 
 FIGSIZE = (7.0, 3.6)
