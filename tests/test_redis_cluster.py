@@ -178,12 +178,14 @@ def test_a_failover_to_the_replica_loses_nothing_the_filter_acknowledged():
         slot = key_slot(sharded.shards[0].meta_key.encode())
         victim, promoted = cluster.fail(slot)
         assert promoted in cluster.replicas_of(0) and victim.pid is None
-        assert sharded.contains_many(ids).all()
         with pytest.raises(NotReplicated, match="0 of 1 replicas"):
             sharded.shards[0].add_many(["after the failover"])
+        with pytest.raises(NotReplicated, match="read was not confirmed: 0 of 1 replicas"):
+            sharded.contains_many(ids)  # reads, too, need the replica they were promised
         victim.start()  # back from its AOF, now a replica of the promoted node
         cluster.wait_until_ok()
         cluster.wait_for_replicas()
+        assert sharded.contains_many(ids).all()
         more = uuid4_strings(3000, np.random.default_rng(20))
         local = [shard.to_filter() for shard in sharded.shards]  # what the answers must be
         which, expected = sharded.shard_of(more), np.zeros(len(more), dtype=bool)
@@ -217,14 +219,72 @@ def test_a_filter_opened_elsewhere_waits_for_as_many_replicas_as_its_creator():
         assert (opened.replicas, opened.replica_timeout_ms) == (1, 300)
         assert all(shard.replicas == 1 for shard in sharded.shards)
         assert RedisBackedFilter.open(client, "waits", replicas=0).replicas == 1  # never fewer
+        assert "while the replica runs" in opened and opened.to_filter() == made.to_filter()
         replica.pause()
         try:
             for handle in (opened, sharded):
                 with pytest.raises(NotReplicated, match="0 of 1 replicas"):
                     handle.add_many([f"unreplicated-{i}" for i in range(50)])
+                with pytest.raises(NotReplicated, match="read was not confirmed"):
+                    handle.contains_many(["while the replica runs"])
+            with pytest.raises(NotReplicated, match="read was not confirmed"):
+                opened.to_filter()
         finally:
             replica.resume()
         client.close()
     finally:
         replica.close()
         primary.close()
+
+
+def test_a_deposed_primary_never_answers_absent_for_keys_acknowledged_after_the_failover():
+    """Two replicas a primary, filters that wait for one.  A reader in another process holds a
+    connection to shard 0's primary; the primary is stopped (SIGSTOP) and a replica takes its
+    slot; the reader's lookup, sent on its old map, waits in the stopped node's socket while
+    the writer adds keys, acknowledged by the new primary and its other replica; the stopped
+    node resumes, still believing itself primary, and answers.  Its bits lack those keys, but
+    no write made after its answer reaches a replica of it, so the lookup is not confirmed:
+    the reader asks the cluster again and answers from the new primary, finding every key
+    (or raises NotReplicated; never "absent")."""
+    import threading
+
+    with start(RedisCluster, nodes=3, replicas=2) as cluster:
+        writer = cluster.client()
+        sharded = ShardedFilter.create(writer, "deposed", 6000, 0.001, replicas=1, retry_s=30)
+        reader_client = cluster.client()
+        reader = ShardedFilter.open(reader_client, "deposed")
+        shard_ids = [key for key in uuid4_strings(20_000, np.random.default_rng(21))
+                     if sharded.shard_of([key])[0] == 0][:2000]
+        assert not reader.contains_many(shard_ids).any()  # the reader's map points at the node
+        slot = key_slot(sharded.shards[0].meta_key.encode())
+        victim, promoted = cluster.fail(slot, pause=True)
+        answers, errors = [], []
+        try:
+            deadline = time.monotonic() + 30
+            while cluster._online_replicas(promoted) < 1:  # the other replica follows it
+                assert time.monotonic() < deadline, "the new primary never got a replica"
+                time.sleep(0.05)
+
+            def read_late():
+                try:
+                    answers.append(reader.shards[0].contains_many(shard_ids))
+                except Exception as error:  # noqa: BLE001 -- asserted below
+                    errors.append(error)
+
+            late = threading.Thread(target=read_late)
+            late.start()  # its lookup waits in the stopped node's socket
+            time.sleep(0.3)
+            fresh = cluster.client()  # a process started after the failover: its map is right
+            assert ShardedFilter.open(fresh, "deposed").shards[0].add_many(shard_ids).all()
+            assert late.is_alive(), f"the late lookup did not wait for the stopped node: {errors} {[a.sum() for a in answers]}"
+        finally:
+            victim.resume()
+        late.join(60)
+        assert not late.is_alive()
+        assert not errors or isinstance(errors[0], NotReplicated), errors
+        if answers:
+            absent = int((~answers[0]).sum())
+            assert absent == 0, f"{absent} of {len(shard_ids)} acknowledged keys answered absent"
+        assert reader.contains_many(shard_ids).all()
+        for client in (writer, fresh, reader_client):
+            client.close()

@@ -432,6 +432,9 @@ def test_a_user_without_a_command_gets_the_servers_refusal_not_a_lost_filter(pla
         with pytest.raises(redis.exceptions.NoPermissionError,
                            match="wait.*chunk of 1 keys was added on the primary"):
             no_wait.add_many(["by no-wait"])
+        with pytest.raises(redis.exceptions.NoPermissionError, match="wait.*nothing was changed"):
+            no_wait.contains_many(["by no-wait"])  # a read confirmed by WAIT needs WAIT too
+        made.replicas = 0  # no replica here to confirm a read: look at what was applied
         assert made.contains_many(["by the creator", "by no-wait", "by no-hget"]).tolist() == \
             [True, True, False]
     finally:

@@ -25,8 +25,17 @@ marker set, and ``WAIT`` for the replicas asked.  What each failure means, and w
   lookup; the chunk, for a ``WAIT`` refused after it);
 - no answer for ``retry_s`` seconds: a ``ConnectionError`` saying the filter cannot tell.
 
-A lookup is the same without the transaction and the marker: only read-only commands, so a
-full server serves it.  Used by ``bloomedu/services/redis_filter.py``; tested in
+A lookup is the same without the transaction and the marker: read-only commands, so a full
+server serves it.  With ``replicas=R`` it ends with a write that changes nothing and that a
+full server still takes (``PEXPIRE`` and ``PERSIST`` of the description, in one
+transaction) and ``WAIT R``: a primary deposed by a failover (stopped, then resumed still
+believing it serves the slot) has no replica left to acknowledge it, so its answer, which may
+lack keys acknowledged by the new primary, is never used: the lookup asks the cluster again
+who holds the slot and reads there, or raises :class:`NotReplicated` if R replicas still do
+not acknowledge.  What a confirmed lookup guarantees: at the moment of the ``WAIT``, R replicas
+followed the node that answered, so that node had not been replaced by a failover that needed
+one of them; a primary with more replicas than R could keep R that have not yet learned of a
+failover, so ask R as large as each primary's replicas where reads must be exact.  Used by ``bloomedu/services/redis_filter.py``; tested in
 ``tests/test_redis_faults.py`` and ``tests/test_redis_cluster.py``.
 """
 
@@ -43,7 +52,8 @@ from .redis_wire import command, exchange, held
 
 __all__ = ["FilterLost", "AnswersLost", "NotReplicated", "write_chunk", "read_chunk", "check",
            "check_whole", "check_writes", "server_refused", "stamp_reads", "retrying", "node_of",
-           "refresh", "marker_ms", "MARKER_MS"]
+           "refresh", "marker_ms", "MARKER_MS", "confirm", "confirm_reads", "check_confirmed",
+           "CONFIRM_TRIES"]
 
 MARKER_MS = 600_000          # a call's marker lives this long past its last possible retry
 
@@ -233,19 +243,69 @@ def write_chunk(f, plan: ChunkPlan, marker: str, index: int) -> np.ndarray:
 
     return retrying(f, attempt_once)
 
+CONFIRM_TRIES = 3             # lookups a deposed primary may answer before NotReplicated
+
+
+def confirm_reads(f) -> list[bytes]:
+    """What ends a lookup of a filter with ``replicas=R``: a write that changes nothing (the
+    description given a TTL and at once none, in one transaction, commands a full server still
+    takes), then ``WAIT R``: the node that answered is confirmed as the one R replicas follow."""
+    return [command("MULTI"), command("PEXPIRE", f.meta_key, 10 ** 15),
+            command("PERSIST", f.meta_key), command("EXEC"),
+            command("WAIT", f.replicas, f.replica_timeout_ms)]
+
+
+def check_confirmed(f, replies: list, attempt: int) -> None:
+    """Raise unless the replies of :func:`confirm_reads` say R replicas acknowledged: a redirect
+    (or, for the first tries, too few replicas: a deposed primary) asks the cluster again."""
+    acknowledged = replies[-1]
+    for reply in replies[-len(confirm_reads(f)):]:
+        if isinstance(reply, Exception):
+            if _redirected(reply) or str(reply).startswith("UNBLOCKED"):
+                raise _Redirected(str(reply))  # the node learnt it was deposed
+            raise server_refused(f, reply, "a lookup: nothing was changed") from reply
+    if acknowledged < f.replicas:
+        if attempt + 1 < CONFIRM_TRIES:
+            raise _Redirected(f"{acknowledged} of {f.replicas} replicas confirmed the lookup")
+        raise NotReplicated(f"filter {f.name!r}: a read was not confirmed: {acknowledged} of "
+                            f"{f.replicas} replicas acknowledged a write made after it in "
+                            f"{f.replica_timeout_ms} ms (try {attempt + 1}); the node that "
+                            "answered may have been deposed by a failover (its answers could "
+                            "lack keys acknowledged since), or its replicas are down or behind")
+
+
+def confirm(f, node) -> None:
+    """:func:`confirm_reads` on its own, after a read of whole parts (``to_filter``): raise
+    :class:`NotReplicated` unless R replicas acknowledge, whatever the reason."""
+    body = confirm_reads(f)
+    with held(node, f.io_timeout_s) as connection:
+        replies = exchange(connection, body, len(body))
+    try:
+        check_confirmed(f, replies, CONFIRM_TRIES - 1)
+    except _Redirected as moved:
+        raise NotReplicated(f"filter {f.name!r}: a read was not confirmed: the node that "
+                            f"answered no longer serves the filter ({moved})") from None
+
+
 def read_chunk(f, plan: ChunkPlan) -> np.ndarray:
     # the stamps are read after the bits: a part lost before its bits were read fails them
     body = [command("HGET", f.meta_key, "uid"), command("HGET", f.meta_key, "writes"),
             *plan.commands, *stamp_reads(f, plan.parts)]
+    looked_up = len(body)
+    if f.replicas:
+        body += confirm_reads(f)
 
     def attempt_once(attempt: int):
         floor = f.writes_seen
         with held(node_of(f), f.io_timeout_s) as connection:
             replies = exchange(connection, body, len(body))
-        moved = [r for r in replies if _redirected(r)]
+        moved = [r for r in replies[:looked_up] if _redirected(r)]
         if moved:
             raise _Redirected(str(moved[0]))
-        check(f, replies[0], replies[1:])
+        check(f, replies[0], replies[1:looked_up])  # the server's refusals, named first
+        if f.replicas:
+            check_confirmed(f, replies, attempt)
+        replies = replies[:looked_up]
         check_writes(f, replies[1], floor, wrote=False)
         check_whole(f, plan.parts, replies[2 + len(plan.commands):])
         return plan.answers(replies[2:])

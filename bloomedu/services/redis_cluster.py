@@ -101,10 +101,9 @@ class RedisCluster:
         return next(i for i, (first, last) in enumerate(self.slot_ranges) if first <= slot <= last)
 
     def owner(self, slot: int) -> RedisServer:
-        """The node serving ``slot`` now, as the live nodes see it (after a failover, the replica)."""
-        for server in self.servers:
-            if server.pid is None:
-                continue
+        """The node serving ``slot`` now, as the live nodes see it (after a failover, the
+        replica; a stopped node is not asked)."""
+        for server in self._answering():
             try:
                 for entry in self._call(server, "CLUSTER", "SLOTS"):
                     first, last, primary = int(entry[0]), int(entry[1]), entry[2]
@@ -114,6 +113,10 @@ class RedisCluster:
             except redis_py().RedisError:
                 continue
         raise RedisUnavailable(f"no live node says who serves slot {slot}")
+
+    def _answering(self) -> list[RedisServer]:
+        """The nodes running and not stopped by ``pause``."""
+        return [server for server in self.servers if server.pid is not None and not server.paused]
 
     # --- setting up -------------------------------------------------------------------------
     def _call(self, server: RedisServer, *command):
@@ -167,10 +170,11 @@ class RedisCluster:
         return True
 
     def wait_until_ok(self, timeout_s: float = _READY_S) -> float:
-        """Wait until every live node reports ``cluster_state:ok``; the seconds it took."""
+        """Wait until every live node (not stopped by ``pause``) reports ``cluster_state:ok``;
+        the seconds it took."""
         started = time.monotonic()
         while time.monotonic() - started < timeout_s:
-            live = [server for server in self.servers if server.pid is not None]
+            live = self._answering()
             try:
                 if all("cluster_state:ok" in self._state(server) for server in live):
                     return time.monotonic() - started
@@ -202,15 +206,17 @@ class RedisCluster:
                                f"{timeout_s:.0f} s")
 
     # --- faults -----------------------------------------------------------------------------
-    def fail(self, slot: int) -> tuple[RedisServer, RedisServer]:
-        """Kill (SIGKILL) the node serving ``slot`` and wait until a replica serves it instead.
+    def fail(self, slot: int, *, pause: bool = False) -> tuple[RedisServer, RedisServer]:
+        """Kill (SIGKILL) the node serving ``slot``, or with ``pause=True`` stop it (SIGSTOP:
+        it keeps its port and its clients, and believes itself primary when resumed), and
+        wait until a replica serves the slot instead.
 
-        Returns (the killed node, the promoted one).  Needs ``replicas >= 1``.
+        Returns (the stopped node, the promoted one).  Needs ``replicas >= 1``.
         """
         if not self.replicas:
             raise ValueError("a cluster without replicas cannot fail over: make it with replicas=1")
         victim = self.owner(slot)
-        victim.kill()
+        victim.pause() if pause else victim.kill()
         deadline = time.monotonic() + _READY_S
         while time.monotonic() < deadline:
             try:
@@ -228,7 +234,7 @@ class RedisCluster:
         redis_py()  # a clear error if redis-py is missing
         from redis.cluster import RedisCluster as ClusterClient
         self.wait()
-        live = next(server for server in self.servers if server.pid is not None)
+        live = self._answering()[0]
         return ClusterClient(host="127.0.0.1", port=live.port, password=self.password, **options)
 
     def close(self) -> None:

@@ -73,7 +73,14 @@ the same m and k hold the same bits for the same keys (:meth:`to_filter`, :meth:
   filter's parts, allocated whole at :meth:`create`, never grow).
 - **Replicas.**  With ``replicas=R`` every transaction is followed by ``WAIT R``: a write
   returns only once R replicas hold it, so a failover to one of them loses nothing
-  (:class:`NotReplicated` otherwise).  R and the wait's timeout are kept in the description:
+  (:class:`NotReplicated` otherwise).  Every read is confirmed the same way (a write that
+  changes nothing, then ``WAIT R``): a primary deposed by a failover, stopped and resumed
+  still believing it serves the filter, has no replica to confirm it, so its answers, which
+  may lack keys acknowledged since by the new primary, are never used; the lookup asks the
+  cluster again, or raises :class:`NotReplicated`.  So with R replicas asked, reads too need
+  R replicas up: a promoted primary answers once a replica follows it.  A primary with more
+  replicas than R could keep R that have not learnt of the failover yet: ask R as large as
+  each primary's replicas where reads must be exact.  R and the wait's timeout are kept in the description:
   every handle that opens the filter (:meth:`open`, a ``ShardedFilter``'s shards, a
   second process) waits for as many replicas as its creator asked, or more if it asks.
 
@@ -95,7 +102,7 @@ from ..core.hashing import hashed_batches
 from ..core.theory import LN2, num_bits_for
 from .redis_bits import ChunkPlan, redis_offsets
 from .redis_calls import (AnswersLost, FilterLost, NotReplicated, check, check_whole,
-                          check_writes, node_of, read_chunk, write_chunk)
+                          check_writes, confirm, node_of, read_chunk, write_chunk)
 
 __all__ = ["RedisBackedFilter", "FilterLost", "AnswersLost", "NotReplicated", "positions_of",
            "redis_offsets", "default_part_bits", "part_stamp", "MAX_PART_BITS", "DEFAULT_PART_BITS",
@@ -386,6 +393,8 @@ class RedisBackedFilter(ServerFilter):
                     np.frombuffer(piece, dtype=np.uint8)
             check_whole(self, [j], [node.getrange(key, size, size + STAMP_BYTES - 1)])
             start += size
+        if self.replicas:
+            confirm(self, node)
         return bloom
 
     def to_bytes(self) -> bytes:

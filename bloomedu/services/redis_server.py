@@ -154,6 +154,7 @@ class RedisServer:
             else Path(directory)
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
+        self.paused = False  # stopped by pause(): alive, holding its port, answering nothing
         try:
             self.start()
         except BaseException:  # no one else can stop this process or delete its folder
@@ -286,11 +287,13 @@ class RedisServer:
         """Stop the process with SIGSTOP (a hung node: it holds its port but answers nothing)."""
         if self.pid is not None:
             self.process.send_signal(signal.SIGSTOP)
+            self.paused = True
 
     def resume(self) -> None:
         """Let a paused process go on (SIGCONT)."""
         if self.pid is not None:
             self.process.send_signal(signal.SIGCONT)
+        self.paused = False
 
     def restart(self) -> "RedisServer":
         """Stop (if running) and start again on the same port and directory."""

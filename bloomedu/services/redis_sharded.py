@@ -19,7 +19,8 @@ fixed-width arrays whose elements end in NUL are refused before anything is sent
 whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
 ``FilterLost`` if the node came back without its data), never "absent"; on a cluster with
 replicas, ``replicas=1`` makes every write wait until a replica holds it, so a failover
-loses nothing (lesson 18 shows both).
+loses nothing, and every read be confirmed by a replica, so a primary deposed by a failover
+never answers from its older bits (lesson 18 shows both).
 
 Taught in ``notebooks/18_many_consumers.ipynb``; tested on a real 3-node
 cluster in ``tests/test_redis_cluster.py``.
