@@ -23,6 +23,7 @@ import bloomedu.core.hashing as hashing
 import bloomedu.kernels.bloom as bloom_kernels
 import bloomedu.kernels.murmur as murmur_kernels
 from bloomedu import BloomFilter
+from bloomedu.variants import BlockedBloomFilter
 from bloomedu.core.hashing import key_to_bytes
 from bloomedu.kernels.murmur import murmur3_128_uint64
 
@@ -473,3 +474,71 @@ def test_the_vectorised_positions_equal_the_scalar_formula(num_hashes, size, fir
     for j in range(min(size, 5)):
         every = bit_indices(int(h1[j]), int(h2[j]), num_bits=m, num_hashes=first + num_hashes)
         assert table[:, j].tolist() == every[first:]
+
+
+# --- pyarrow's scalars and arrays (a parquet column of IDs), by the interface pyarrow has ----------
+class _ArrowScalar:
+    """What the filters use of a pyarrow scalar (``pa.scalar("x")``): ``as_py`` and ``type``."""
+
+    def __init__(self, value, type_name):
+        self.value, self.type = value, type_name
+
+    def as_py(self):
+        return self.value
+
+
+class _ArrowArray:
+    """What the filters use of a pyarrow Array or ChunkedArray: ``type``, ``null_count``,
+    ``to_pylist`` and the numpy conversion."""
+
+    def __init__(self, values, type_name):
+        self.values, self.type = values, type_name
+        self.null_count = sum(value is None for value in values)
+
+    def to_pylist(self):
+        return list(self.values)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(self.values, dtype=dtype or np.int64)
+
+    def __len__(self):
+        return len(self.values)
+
+
+for _kind in (_ArrowScalar, _ArrowArray):  # pyarrow's classes live in pyarrow.lib
+    _kind.__module__ = "pyarrow.lib"
+
+
+@pytest.mark.parametrize("make", [lambda: BloomFilter(4096, 5),
+                                  lambda: BlockedBloomFilter.from_capacity(200, 0.01)],
+                         ids=["BloomFilter", "BlockedBloomFilter"])
+def test_pyarrow_keys_are_the_keys_they_hold(make):
+    arrow, plain = make(), make()
+    arrow.add(_ArrowScalar("x", "string"))
+    arrow.add(_ArrowScalar(5, "int64"))
+    arrow.add_many(_ArrowArray(["y", "città"], "string"))
+    arrow.add_many(_ArrowArray([7, -1], "int64"))
+    arrow.add_many(_ArrowArray([b"ab"], "binary"))
+    for key in ("x", 5, "y", "città", 7, -1, b"ab"):
+        plain.add(key)
+    assert arrow == plain
+    found = arrow.contains_many(_ArrowArray(["x", "città", "q"], "string"))
+    assert found.tolist() == [True, True, False]
+    assert _ArrowScalar(7, "int64") in arrow and 7 in arrow and "7" not in arrow
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda f: f.add_many(_ArrowArray([1, None], "int64")), ValueError,
+     r"keys holds 1 nulls \(a pyarrow int64 array\): a null is no key"),
+    (lambda f: f.add(_ArrowScalar(None, "string")), ValueError, "key is a pyarrow null"),
+    (lambda f: f.add(_ArrowScalar(1.5, "double")), TypeError,
+     "key must be str, bytes or int, not a pyarrow double scalar"),
+    (lambda f: f.add_many(_ArrowArray([1.5], "double")), TypeError, "not float"),
+])
+def test_pyarrow_nulls_and_floats_are_refused_naming_the_argument(call, error, words):
+    f = BloomFilter(4096, 5)
+    f.add("kept")
+    before = f.to_bytes()
+    with pytest.raises(error, match=words):
+        call(f)
+    assert f.to_bytes() == before

@@ -167,7 +167,33 @@ def key_to_bytes(key: str | bytes | int) -> bytes:
             shown = value if value.bit_length() <= 128 else f"an int of {value.bit_length()} bits"
             raise ValueError(f"int key must be in -2**63 .. 2**64-1, got {shown}")
         return (value & _MASK64).to_bytes(8, "little")
+    if _is_arrow(key) and hasattr(key, "as_py"):  # a pyarrow scalar: the key it holds
+        value = key.as_py()
+        if value is None:
+            raise ValueError("key is a pyarrow null: a null is no key")
+        if _is_arrow(value) or not isinstance(value, (str, bytes, int)):
+            raise TypeError(f"key must be str, bytes or int, not a pyarrow {key.type} scalar")
+        return key_to_bytes(value)
     raise TypeError(f"key must be str, bytes or int, not {type(key).__name__}")
+
+
+_ARROW_INTEGERS = {f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)}
+
+
+def _is_arrow(value) -> bool:
+    """True for a pyarrow object (pyarrow is not a dependency: told by its type's module)."""
+    return type(value).__module__.partition(".")[0] == "pyarrow"
+
+
+def _arrow_batch(keys):
+    """A pyarrow Array or ChunkedArray of keys as a numpy integer array or a list of str or
+    bytes; nulls refused (a null is no key)."""
+    if keys.null_count:
+        raise ValueError(f"keys holds {keys.null_count} nulls (a pyarrow {keys.type} array): "
+                         "a null is no key; drop them first (keys.drop_null())")
+    if str(keys.type) in _ARROW_INTEGERS:
+        return np.asarray(keys)
+    return keys.to_pylist()
 
 
 def hash128(key: str | bytes | int) -> tuple[int, int]:
@@ -258,10 +284,11 @@ def key_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[np.ndarray | list]:
     """The keys of a batch, checked, ``chunk_keys`` at a time: flat slices of an integer array
     (each key is its value), lists of the Python keys of anything else.
 
-    Every bulk path of the library takes its keys from here, so what one filter refuses every
-    filter refuses: one key passed as a batch, an array of floats, bools or anything but
-    integers, str, bytes and objects, and an ``S``/``U`` array with an element that ends in
-    NUL (numpy cannot tell ``b"ab"`` from ``b"ab\\x00"`` in it; checked over the whole array
+    Every bulk path of the library takes its keys from here, so what one filter takes every
+    filter takes (a pyarrow array too: an integer one as its values, any other as its Python
+    values, and no nulls), and what one filter refuses every filter refuses: one key passed
+    as a batch, an array of floats, bools or anything but integers, str, bytes and objects,
+    and an ``S``/``U`` array with an element that ends in NUL (numpy cannot tell ``b"ab"`` from ``b"ab\\x00"`` in it; checked over the whole array
     before the first chunk).  The keys themselves are checked by whoever encodes them
     (:func:`key_to_bytes` for bloomedu's own hash).
 
@@ -274,6 +301,9 @@ def key_chunks(keys, chunk_keys: int = 1 << 14) -> Iterator[np.ndarray | list]:
     ...
     TypeError: keys array must hold integers, str or bytes, not float64: ...
     """
+    if _is_arrow(keys) and hasattr(keys, "to_pylist") and hasattr(keys, "null_count"):
+        yield from key_chunks(_arrow_batch(keys), chunk_keys)  # a pyarrow (chunked) array
+        return
     if not isinstance(keys, np.ndarray):
         check_batch(keys)
         if isinstance(keys, (list, tuple)):
