@@ -13,6 +13,12 @@ index from the notebooks' metadata, code spans that link, and widgets as a note.
   the package exports (``BloomFilter.add_many``), to its entry when it has one;
   ``notebooks/09_one_million_urls.ipynb``, ``09_one_million_urls.ipynb`` or
   ``09_one_million_urls`` to the lesson's page.
+- A figure's ``<img>`` carries the ``alt`` its output's metadata holds (``{"image/png": {"alt":
+  ...}}``, as ``bloomedu.teaching.plots.show`` writes it), the sentence that says what the figure
+  shows.  MyST-NB 1.x takes only ``width`` and ``height`` from an output's metadata (an ``alt``
+  only from the cell's ``mystnb.image.alt``, one for every figure of the cell), so
+  :func:`alt_from_output` wraps its ``NbElementRenderer.render_image`` once, at ``setup``: the
+  alt lives with the code that draws the figure.  Without it Sphinx writes the image's file name.
 - :func:`read_notebook` is MyST-NB's reader for ``.ipynb``: the committed notebook as it is,
   except that a widget (ipywidgets) cannot run in a static page, so its output becomes a note
   saying where to run it, and the saved widget state is dropped.
@@ -80,6 +86,37 @@ def read_notebook(text: str, **_) -> nbformat.NotebookNode:
     return replace_widgets(nbformat.reads(text, as_version=4), WIDGET_NOTE)
 
 
+def output_alt(data) -> str | None:
+    """The ``alt`` an output's metadata gives its image (``data`` is MyST-NB's ``MimeData``).
+
+    >>> from types import SimpleNamespace as Data
+    >>> output_alt(Data(mime_type="image/png", output_metadata={"image/png": {"alt": " Two  bars. "}}))
+    'Two bars.'
+    >>> output_alt(Data(mime_type="image/png", output_metadata={})) is None
+    True
+    """
+    alt = (data.output_metadata or {}).get(data.mime_type, {}).get("alt")
+    return " ".join(alt.split()) if isinstance(alt, str) and alt.strip() else None
+
+
+def alt_from_output(render_image):
+    """``NbElementRenderer.render_image``, giving each image node its output's ``alt``."""
+    if getattr(render_image, "bloomedu_alt", False):  # wrapped already (a second build in one process)
+        return render_image
+
+    def render(self, data):
+        found = render_image(self, data)
+        alt = output_alt(data)
+        for node in found:
+            if alt and isinstance(node, nodes.image):
+                node["alt"] = alt
+        return found
+
+    render.bloomedu_alt = True
+    render.__doc__ = render_image.__doc__
+    return render
+
+
 def parse_markdown(directive: SphinxDirective, lines: list[str]) -> list[nodes.Node]:
     """Markdown written by a directive, parsed in place."""
     container = nodes.container()
@@ -137,6 +174,9 @@ class LinkCodeSpans(SphinxTransform):
 
 
 def setup(app):
+    from myst_nb.core.render import NbElementRenderer
+
+    NbElementRenderer.render_image = alt_from_output(NbElementRenderer.render_image)
     app.connect("builder-inited", copy_notebooks)
     app.add_directive("bloomedu-lessons", LessonIndex)
     app.add_transform(LinkCodeSpans)
