@@ -141,6 +141,7 @@ def test_too_many_cells_or_words_are_counted():
     ("", "cell 3 (plot()): no alt"),
     ("../_images/5ff1e028d1.png", "is a file name"),
     ("Rates against k.", "has 3 words (at least 6)"),
+    ("No description has been provided for this image", "a tool's placeholder"),
 ])
 def test_a_figure_without_a_sentence_is_named(alt, expected):
     nb = lesson(c3=code("plot()\nplt.show()", outputs=[figure(alt)]))

@@ -96,6 +96,27 @@ def test_the_tools_examples_run():
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0, module.__name__
 
 
+ALT = "Measured rates fall on the classic curve as k grows, lowest at k = 7."
+
+
+def figure(alt: str | None):
+    """A figure's output as ``plots.show`` writes it (the PNG's alt in its metadata)."""
+    metadata = {} if alt is None else {"image/png": {"alt": alt}}
+    return nbformat.v4.new_output("display_data", metadata=metadata, data={
+        "image/png": "iVBORw0KGgo=", "text/plain": f"Figure: {alt}"})
+
+
+def test_a_figure_in_a_deck_carries_the_alt_of_its_output(tmp_path):
+    """The template writes the output's alt into the <img> (the lab template it extends writes none)."""
+    nb = nbformat.v4.new_notebook(cells=[md("# 01 · Figures"), code("show(ALT)", outputs=[figure(ALT + ' "<&>"')]),
+                                         code("plt.show()", outputs=[figure(None)])])
+    notebook = tmp_path / "01_figures.ipynb"
+    nbformat.write(nb, str(notebook))
+    images = [a for t, a in Tags(slides.write_deck(notebook, tmp_path / "out").read_text()).tags if t == "img"]
+    assert [a.get("alt") for a in images] == [ALT + ' "<&>"', lesson_cells.PLACEHOLDER_ALTS[0]]  # nbconvert's
+    assert lesson_cells.alt_problem(images[0]["alt"]) is None and lesson_cells.alt_problem(images[1].get("alt"))
+
+
 def test_the_npm_packages_are_pinned_by_a_lock_and_never_committed():
     package = json.loads((slides.HERE / "package.json").read_text())
     lock = json.loads((slides.HERE / "package-lock.json").read_text())
@@ -196,6 +217,22 @@ def test_no_deck_loads_anything_from_another_machine(built):
     assert bad == [] and missing == []
     scripts = [a["src"] for t, a in Tags(decks[0].read_text()).tags if t == "script" and "src" in a]
     assert any(s.endswith("require.js") for s in scripts) and any(s.endswith("tex-chtml.js") for s in scripts)
+
+
+@pytest.mark.slides
+def test_every_image_in_a_deck_says_in_words_what_it_shows(built):
+    """Each <img> of each deck has an alt of words, not a file name and not empty: the sentence
+    its output's metadata carries (``plots.show``; the template in ``tools/slides/templates``)."""
+    out, _ = built
+    problems = []
+    for notebook in NOTEBOOKS:
+        deck = slides.deck_path(notebook, out)
+        alts = [a.get("alt") for t, a in Tags(deck.read_text(encoding="utf-8")).tags if t == "img"]
+        problems += [f"{deck.relative_to(out)}: image {i}: {problem}" for i, alt in enumerate(alts)
+                     if (problem := lesson_cells.alt_problem(alt))]
+        figures = lesson_cells.figures(lesson_cells.read(notebook))
+        assert len(alts) == len(figures), deck.name
+    assert problems == [], "\n".join(problems)
 
 
 PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")

@@ -205,6 +205,8 @@ def where(nb, index: int) -> str:
 
 PNG = "image/png"
 MIN_ALT_WORDS = 6  # as bloomedu.teaching.plots.MIN_ALT_WORDS (tests/test_lesson_shape.py checks)
+# What a tool writes when it has no alt: nbconvert's HTML exporter fills in the first.
+PLACEHOLDER_ALTS = ("No description has been provided for this image",)
 FILE_NAME = re.compile(r"\S+\.(?:png|jpe?g|gif|svg|pdf|webp)\b|^[0-9a-f]{16,}\b", re.I)
 
 
@@ -230,6 +232,8 @@ def alt_problem(alt: str | None) -> str | None:
     """
     if alt is None or not alt.strip():
         return 'no alt (end the cell with show("what the figure shows"))'
+    if " ".join(alt.split()) in PLACEHOLDER_ALTS:
+        return f"the alt {alt!r} is a tool's placeholder, not a description"
     if FILE_NAME.search(alt.strip()):
         return f"the alt {alt!r} is a file name"
     count = len(alt.split())

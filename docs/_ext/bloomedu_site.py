@@ -13,12 +13,9 @@ index from the notebooks' metadata, code spans that link, and widgets as a note.
   the package exports (``BloomFilter.add_many``), to its entry when it has one;
   ``notebooks/09_one_million_urls.ipynb``, ``09_one_million_urls.ipynb`` or
   ``09_one_million_urls`` to the lesson's page.
-- A figure's ``<img>`` carries the ``alt`` its output's metadata holds (``{"image/png": {"alt":
-  ...}}``, as ``bloomedu.teaching.plots.show`` writes it), the sentence that says what the figure
-  shows.  MyST-NB 1.x takes only ``width`` and ``height`` from an output's metadata (an ``alt``
-  only from the cell's ``mystnb.image.alt``, one for every figure of the cell), so
-  :func:`alt_from_output` wraps its ``NbElementRenderer.render_image`` once, at ``setup``: the
-  alt lives with the code that draws the figure.  Without it Sphinx writes the image's file name.
+- A figure's ``<img>`` carries the ``alt`` of its output's metadata (``plots.show`` writes it):
+  MyST-NB takes only width and height from there, so :func:`alt_from_output` wraps its
+  ``render_image`` once (else Sphinx writes the image's file name as its alt).
 - :func:`read_notebook` is MyST-NB's reader for ``.ipynb``: the committed notebook as it is,
   except that a widget (ipywidgets) cannot run in a static page, so its output becomes a note
   saying where to run it, and the saved widget state is dropped.
@@ -35,6 +32,7 @@ from pathlib import Path
 import nbformat
 from docutils import nodes
 from docutils.statemachine import StringList
+from myst_nb.core.render import NbElementRenderer
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
@@ -86,34 +84,15 @@ def read_notebook(text: str, **_) -> nbformat.NotebookNode:
     return replace_widgets(nbformat.reads(text, as_version=4), WIDGET_NOTE)
 
 
-def output_alt(data) -> str | None:
-    """The ``alt`` an output's metadata gives its image (``data`` is MyST-NB's ``MimeData``).
-
-    >>> from types import SimpleNamespace as Data
-    >>> output_alt(Data(mime_type="image/png", output_metadata={"image/png": {"alt": " Two  bars. "}}))
-    'Two bars.'
-    >>> output_alt(Data(mime_type="image/png", output_metadata={})) is None
-    True
-    """
-    alt = (data.output_metadata or {}).get(data.mime_type, {}).get("alt")
-    return " ".join(alt.split()) if isinstance(alt, str) and alt.strip() else None
-
-
 def alt_from_output(render_image):
-    """``NbElementRenderer.render_image``, giving each image node its output's ``alt``."""
-    if getattr(render_image, "bloomedu_alt", False):  # wrapped already (a second build in one process)
-        return render_image
-
+    """MyST-NB's ``NbElementRenderer.render_image``, giving each image its output's ``alt``."""
     def render(self, data):
-        found = render_image(self, data)
-        alt = output_alt(data)
+        alt, found = (data.output_metadata or {}).get(data.mime_type, {}).get("alt"), render_image(self, data)
         for node in found:
-            if alt and isinstance(node, nodes.image):
-                node["alt"] = alt
+            if isinstance(alt, str) and alt.strip() and isinstance(node, nodes.image):
+                node["alt"] = " ".join(alt.split())
         return found
-
-    render.bloomedu_alt = True
-    render.__doc__ = render_image.__doc__
+    render.bloomedu_alt = True  # wrapped once, however many builds run in one process
     return render
 
 
@@ -174,9 +153,8 @@ class LinkCodeSpans(SphinxTransform):
 
 
 def setup(app):
-    from myst_nb.core.render import NbElementRenderer
-
-    NbElementRenderer.render_image = alt_from_output(NbElementRenderer.render_image)
+    if not getattr(NbElementRenderer.render_image, "bloomedu_alt", False):
+        NbElementRenderer.render_image = alt_from_output(NbElementRenderer.render_image)
     app.connect("builder-inited", copy_notebooks)
     app.add_directive("bloomedu-lessons", LessonIndex)
     app.add_transform(LinkCodeSpans)
