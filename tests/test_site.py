@@ -180,7 +180,7 @@ def test_every_image_on_a_notebooks_page_says_in_words_what_it_shows(site, noteb
     assert problems == [], f"{page}:\n  " + "\n  ".join(problems)
     figures = lesson_cells.figures(lesson_cells.read(notebook))
     assert [img.get("alt") for img in tags.find("img", inside="cell_output")] == \
-        [" ".join(lesson_cells.figure_alt(output).split()) for _, output in figures], page
+        [" ".join((lesson_cells.figure_alt(output) or "").split()) or None for _, output in figures], page
 
 
 def sidebar(tags: Elements, page: str) -> list[str]:

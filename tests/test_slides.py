@@ -235,6 +235,29 @@ def test_every_image_in_a_deck_says_in_words_what_it_shows(built):
     assert problems == [], "\n".join(problems)
 
 
+ALT_IN_PDF = re.compile(rb"/Alt\s*(?:\(((?:\\.|[^\\)])*)\)|<([0-9A-Fa-f\s]*)>)", re.S)
+PDF_ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)
+
+
+def pdf_alts(data: bytes) -> list[str]:
+    """The /Alt text of each tagged figure of a PDF (a literal or hex string, PDFDoc or UTF-16)."""
+    named = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
+    found = []
+    for literal, hexadecimal in ALT_IN_PDF.findall(data):
+        if hexadecimal or not literal:
+            raw = bytes.fromhex("".join(hexadecimal.decode().split()))
+        else:
+            raw = PDF_ESCAPE.sub(lambda m: bytes([int(m[1], 8) & 255]) if m[1][:1].isdigit()
+                                 else named.get(m[1], m[1]), literal)
+        found.append(raw[2:].decode("utf-16-be") if raw.startswith(b"\xfe\xff") else raw.decode("latin-1"))
+    return found
+
+
+def test_the_alt_of_a_figure_is_read_from_a_tagged_pdf():
+    assert pdf_alts(b"<</S /Figure /Alt (Rates \\(k = 7\\) fall.)>> <</Alt <FEFF0041>>>") == \
+        ["Rates (k = 7) fall.", "A"]
+
+
 PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
 URI = re.compile(rb"/URI\s*\(([^)]*)\)")
 
@@ -251,3 +274,6 @@ def test_each_handout_is_a_pdf_with_a_page_per_slide_and_only_the_decks_links(bu
         _, links = references(deck.read_text(encoding="utf-8"))
         resolved = {urljoin(deck.as_uri(), link) for link in links}
         assert {u.decode("latin-1") for u in URI.findall(data)} <= resolved, deck.name
+        # a tagged PDF: each figure keeps its alt for a screen reader, as in the deck
+        figures = lesson_cells.figures(lesson_cells.read(notebook))
+        assert pdf_alts(data) == [" ".join((lesson_cells.figure_alt(o) or "").split()) for _, o in figures], deck.name
