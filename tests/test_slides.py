@@ -113,7 +113,8 @@ def test_a_figure_in_a_deck_carries_the_alt_of_its_output(tmp_path):
     notebook = tmp_path / "01_figures.ipynb"
     nbformat.write(nb, str(notebook))
     images = [a for t, a in Tags(slides.write_deck(notebook, tmp_path / "out").read_text()).tags if t == "img"]
-    assert [a.get("alt") for a in images] == [ALT + ' "<&>"', lesson_cells.PLACEHOLDER_ALTS[0]]  # nbconvert's
+    assert images[0].get("alt") == ALT + ' "<&>"'
+    assert images[1].get("alt") in (None, *lesson_cells.PLACEHOLDER_ALTS)  # nbconvert 7.1 writes none
     assert lesson_cells.alt_problem(images[0]["alt"]) is None and lesson_cells.alt_problem(images[1].get("alt"))
 
 
