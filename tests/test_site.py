@@ -4,7 +4,7 @@ The site is built once per session into a temporary folder (the ``site`` fixture
 ``tests/conftest.py``, with the Makefile's flags: warnings are errors), from the committed
 notebooks without executing them (nbval and the real-browser test execute every lesson).
 These tests read what it wrote: every lesson and solution page with its title and
-figures, the sidebar in reading order, the README's table as the front page, an API
+figures, each figure's alt the sentence its output carries, the sidebar in reading order, the README's table as the front page, an API
 entry for every public name, the search index, and not one reference to a script,
 style sheet, font or image on the network.  ``tests/test_browser.py`` opens the same
 build in Chromium.  The last tests check the site's own helpers (``docs/_ext``) on small
@@ -30,6 +30,7 @@ import nbformat
 import pytest
 
 import bloomedu
+from tools import lesson_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -166,6 +167,20 @@ def test_every_lesson_and_solution_has_a_page_with_its_title_and_figures(site, n
     for src in images:
         assert src.startswith("data:image/") or (
             not urlsplit(src).scheme and (site / resolve(page, src)).is_file()), (page, src)
+
+
+@pytest.mark.parametrize("notebook", LESSONS + SOLUTIONS + DEEPER, ids=lambda p: p.stem)
+def test_every_image_on_a_notebooks_page_says_in_words_what_it_shows(site, notebook):
+    """Each <img> has an alt of words, not a file name (Sphinx's default) and not empty: the
+    sentence its output's metadata carries (``plots.show``; ``docs/_ext/bloomedu_site.py``)."""
+    page = page_of(notebook)
+    tags = read(site, page)
+    alts = [img.get("alt") for img in tags.find("img")]
+    problems = [f"image {i}: {problem}" for i, alt in enumerate(alts) if (problem := lesson_cells.alt_problem(alt))]
+    assert problems == [], f"{page}:\n  " + "\n  ".join(problems)
+    figures = lesson_cells.figures(lesson_cells.read(notebook))
+    assert [img.get("alt") for img in tags.find("img", inside="cell_output")] == \
+        [" ".join((lesson_cells.figure_alt(output) or "").split()) or None for _, output in figures], page
 
 
 def sidebar(tags: Elements, page: str) -> list[str]:
@@ -495,6 +510,21 @@ def test_a_widget_output_is_read_as_a_note_and_its_state_dropped():
     assert "make lab" in read.cells[0].outputs[0].data["text/html"]
 
 
+def test_an_image_takes_the_alt_of_its_outputs_metadata_and_only_that():
+    from types import SimpleNamespace as MimeData
+
+    from bloomedu_site import alt_from_output
+    from docutils import nodes
+
+    render = alt_from_output(lambda self, data: [nodes.image(uri="../_images/5ff1.png")])
+    alt = "Measured rates  fall on the classic curve as k grows."
+    [image] = render(None, MimeData(mime_type="image/png", output_metadata={"image/png": {"alt": alt}}))
+    assert image["alt"] == " ".join(alt.split())
+    for metadata in ({}, {"image/png": {"width": 300}}, {"image/png": {"alt": " "}}):
+        [image] = render(None, MimeData(mime_type="image/png", output_metadata=metadata))
+        assert "alt" not in image.attributes
+
+
 def test_the_front_page_includes_readme_sections_that_exist():
     """index.md includes two of the README's sections (MyST's include, from one heading to the next)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -770,9 +800,10 @@ def test_the_site_helpers_examples_run():
 
 
 def test_the_sites_own_extensions_stay_small():
-    """Stock autodoc, autosummary and MyST do the rest; docs/_ext holds only what they cannot."""
+    """Stock autodoc, autosummary and MyST do the rest; docs/_ext holds only what they cannot
+    (among it a figure's alt, which MyST-NB does not take from the output's metadata)."""
     lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in (DOCS / "_ext").glob("*.py"))
-    assert lines <= 500, lines
+    assert lines <= 520, lines
 
 
 def test_sessions_group_consecutive_lessons_within_ninety_minutes():

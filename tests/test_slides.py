@@ -96,6 +96,28 @@ def test_the_tools_examples_run():
         assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0, module.__name__
 
 
+ALT = "Measured rates fall on the classic curve as k grows, lowest at k = 7."
+
+
+def figure(alt: str | None):
+    """A figure's output as ``plots.show`` writes it (the PNG's alt in its metadata)."""
+    metadata = {} if alt is None else {"image/png": {"alt": alt}}
+    return nbformat.v4.new_output("display_data", metadata=metadata, data={
+        "image/png": "iVBORw0KGgo=", "text/plain": f"Figure: {alt}"})
+
+
+def test_a_figure_in_a_deck_carries_the_alt_of_its_output(tmp_path):
+    """The template writes the output's alt into the <img> (the lab template it extends writes none)."""
+    nb = nbformat.v4.new_notebook(cells=[md("# 01 · Figures"), code("show(ALT)", outputs=[figure(ALT + ' "<&>"')]),
+                                         code("plt.show()", outputs=[figure(None)])])
+    notebook = tmp_path / "01_figures.ipynb"
+    nbformat.write(nb, str(notebook))
+    images = [a for t, a in Tags(slides.write_deck(notebook, tmp_path / "out").read_text()).tags if t == "img"]
+    assert images[0].get("alt") == ALT + ' "<&>"'
+    assert images[1].get("alt") in (None, *lesson_cells.PLACEHOLDER_ALTS)  # nbconvert 7.1 writes none
+    assert lesson_cells.alt_problem(images[0]["alt"]) is None and lesson_cells.alt_problem(images[1].get("alt"))
+
+
 def test_the_npm_packages_are_pinned_by_a_lock_and_never_committed():
     package = json.loads((slides.HERE / "package.json").read_text())
     lock = json.loads((slides.HERE / "package-lock.json").read_text())
@@ -198,6 +220,45 @@ def test_no_deck_loads_anything_from_another_machine(built):
     assert any(s.endswith("require.js") for s in scripts) and any(s.endswith("tex-chtml.js") for s in scripts)
 
 
+@pytest.mark.slides
+def test_every_image_in_a_deck_says_in_words_what_it_shows(built):
+    """Each <img> of each deck has an alt of words, not a file name and not empty: the sentence
+    its output's metadata carries (``plots.show``; the template in ``tools/slides/templates``)."""
+    out, _ = built
+    problems = []
+    for notebook in NOTEBOOKS:
+        deck = slides.deck_path(notebook, out)
+        alts = [a.get("alt") for t, a in Tags(deck.read_text(encoding="utf-8")).tags if t == "img"]
+        problems += [f"{deck.relative_to(out)}: image {i}: {problem}" for i, alt in enumerate(alts)
+                     if (problem := lesson_cells.alt_problem(alt))]
+        figures = lesson_cells.figures(lesson_cells.read(notebook))
+        assert len(alts) == len(figures), deck.name
+    assert problems == [], "\n".join(problems)
+
+
+ALT_IN_PDF = re.compile(rb"/Alt\s*(?:\(((?:\\.|[^\\)])*)\)|<([0-9A-Fa-f\s]*)>)", re.S)
+PDF_ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)
+
+
+def pdf_alts(data: bytes) -> list[str]:
+    """The /Alt text of each tagged figure of a PDF (a literal or hex string, PDFDoc or UTF-16)."""
+    named = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
+    found = []
+    for literal, hexadecimal in ALT_IN_PDF.findall(data):
+        if hexadecimal or not literal:
+            raw = bytes.fromhex("".join(hexadecimal.decode().split()))
+        else:
+            raw = PDF_ESCAPE.sub(lambda m: bytes([int(m[1], 8) & 255]) if m[1][:1].isdigit()
+                                 else named.get(m[1], m[1]), literal)
+        found.append(raw[2:].decode("utf-16-be") if raw.startswith(b"\xfe\xff") else raw.decode("latin-1"))
+    return found
+
+
+def test_the_alt_of_a_figure_is_read_from_a_tagged_pdf():
+    assert pdf_alts(b"<</S /Figure /Alt (Rates \\(k = 7\\) fall.)>> <</Alt <FEFF0041>>>") == \
+        ["Rates (k = 7) fall.", "A"]
+
+
 PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
 URI = re.compile(rb"/URI\s*\(([^)]*)\)")
 
@@ -214,3 +275,6 @@ def test_each_handout_is_a_pdf_with_a_page_per_slide_and_only_the_decks_links(bu
         _, links = references(deck.read_text(encoding="utf-8"))
         resolved = {urljoin(deck.as_uri(), link) for link in links}
         assert {u.decode("latin-1") for u in URI.findall(data)} <= resolved, deck.name
+        # a tagged PDF: each figure keeps its alt for a screen reader, as in the deck
+        figures = lesson_cells.figures(lesson_cells.read(notebook))
+        assert pdf_alts(data) == [" ".join((lesson_cells.figure_alt(o) or "").split()) for _, o in figures], deck.name

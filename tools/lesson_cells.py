@@ -14,7 +14,13 @@ split or renumbered is picked up with no edit to any of them:
   its answer, a bold "Check your prediction" or a call of ``.reveal(...)``;
 - a cell whose output depends on the machine carries nbval's ``nbval-ignore-output`` tag (or,
   in lessons written before the tags, a ``# NBVAL_IGNORE_OUTPUT`` first line);
-- how long a cell ran is in the ``execution`` timestamps Jupyter records when it executes one.
+- how long a cell ran is in the ``execution`` timestamps Jupyter records when it executes one;
+- a figure is an ``image/png`` output, and the sentence that says what it shows is its
+  metadata's ``alt`` (``{"image/png": {"alt": ...}}``, written by ``bloomedu.teaching.plots.show``).
+
+The shape a core lesson keeps (``STYLE.md``: one sitting) is checked by :func:`shape_problems`,
+:func:`figure_problems` and :func:`prediction_problems`, each returning what is wrong as sentences
+that name the cell (``tests/test_lesson_shape.py``).
 """
 
 from __future__ import annotations
@@ -131,6 +137,227 @@ def words(cell) -> int:
         return 0
     text = re.sub(r"```.*?```", " ", cell.source, flags=re.S)
     return len(re.findall(r"\S+", text))
+
+
+FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
+INLINE = re.compile(r"`[^`\n]+`|\$(?!\$)[^$\n]+?\$")  # a code span or inline formula: one word
+LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+HTML = re.compile(r"<!--.*?-->|<[^>\n]+>", re.S)
+
+
+def prose_words(cell) -> int:
+    r"""Words a student reads in a markdown cell: what a sitting's 1,800 words count.
+
+    A word is a run of non-spaces holding a letter or a digit, so markup (``**``, ``#``, ``|``,
+    ``-``) is not one.  Fenced code and display formulas (``$$ ... $$``, ``\begin{...}``) are not
+    prose and count nothing; an inline formula or code span counts one word; a link counts its
+    text, not its address; HTML tags and comments count nothing.  (The stop hook of the project
+    counts every whitespace-separated token of every markdown cell, a little more.)
+
+    >>> md = nbformat.v4.new_markdown_cell
+    >>> prose_words(md("## Sizing\n\nWith $k = 3$ and `m` bits, see [lesson 03](03_bit_vector.ipynb)."
+    ...                "\n\n$$p = (1 - e^{-kn/m})^k$$"))
+    9
+    >>> prose_words(md("| a | b |\n|---|---|\n| 1 | 2 |"))
+    4
+    """
+    if cell.cell_type != "markdown":
+        return 0
+    text = FENCED.sub(" ", cell.source)
+    text = DISPLAY_MATH.sub(" ", text)
+    text = HTML.sub(" ", text)
+    text = LINK.sub(r" \1 ", text)
+    text = INLINE.sub(" x ", text)
+    return sum(bool(re.search(r"\w", token)) for token in text.split())
+
+
+def headings(nb) -> list[tuple[int, int, str]]:
+    r"""(cell index, level, text) of every heading line of every markdown cell, in order.
+
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 06 · Title\n\n## Objectives")])
+    >>> headings(nb)
+    [(0, 1, '06 · Title'), (0, 2, 'Objectives')]
+    """
+    found, fenced = [], False
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            elif not fenced and (match := HEADING.match(line.strip())):
+                found.append((index, len(match.group(1)), match.group(2)))
+        fenced = False
+    return found
+
+
+def where(nb, index: int) -> str:
+    r"""A cell as a message names it: its index (from 0, as nbformat counts) and its first line.
+
+    >>> where(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("\nguess = predict('How many?', None)")]), 0)
+    "cell 0 (guess = predict('How many?', None))"
+    """
+    lines = [line.strip() for line in nb.cells[index].source.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    return f"cell {index} ({first[:60]}{'…' if len(first) > 60 else ''})"
+
+
+PNG = "image/png"
+MIN_ALT_WORDS = 6  # as bloomedu.teaching.plots.MIN_ALT_WORDS (tests/test_lesson_shape.py checks)
+# What a tool writes when it has no alt: nbconvert's HTML exporter fills in the first.
+PLACEHOLDER_ALTS = ("No description has been provided for this image",)
+FILE_NAME = re.compile(r"\S+\.(?:png|jpe?g|gif|svg|pdf|webp)\b|^[0-9a-f]{16,}\b", re.I)
+
+
+def figures(nb) -> list[tuple[int, dict]]:
+    """(cell index, output) of every figure (``image/png`` output), in order."""
+    return [(index, output) for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for output in cell.get("outputs", []) if PNG in output.get("data", {})]
+
+
+def figure_alt(output) -> str | None:
+    """The sentence an output's metadata gives its PNG as ``alt``, or None."""
+    alt = output.get("metadata", {}).get(PNG, {}).get("alt")
+    return alt if isinstance(alt, str) else None
+
+
+def alt_problem(alt: str | None) -> str | None:
+    """Why ``alt`` does not say in words what a figure shows, or None when it does.
+
+    >>> alt_problem(None), alt_problem("fig-3.png"), alt_problem("A plot of it.")
+    ('no alt (end the cell with show("what the figure shows"))', "the alt 'fig-3.png' is a file name", "the alt 'A plot of it.' has 4 words (at least 6)")
+    >>> alt_problem("Measured rates follow the classic curve as k grows.") is None
+    True
+    """
+    if alt is None or not alt.strip():
+        return 'no alt (end the cell with show("what the figure shows"))'
+    if " ".join(alt.split()) in PLACEHOLDER_ALTS:
+        return f"the alt {alt!r} is a tool's placeholder, not a description"
+    if FILE_NAME.search(alt.strip()):
+        return f"the alt {alt!r} is a file name"
+    count = len(alt.split())
+    if count < MIN_ALT_WORDS:
+        return f"the alt {alt!r} has {count} words (at least {MIN_ALT_WORDS})"
+    return None
+
+
+def figure_problems(nb) -> list[str]:
+    """Every figure whose output carries no ``alt`` of words, by cell."""
+    return [f"{where(nb, index)}: {problem}" for index, output in figures(nb)
+            if (problem := alt_problem(figure_alt(output)))]
+
+
+def _predictions(source: str) -> list[tuple[str | None, ast.Call]]:
+    """(the name a ``predict(...)`` is bound to, or None, the call) for each call in the code."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                bound[id(node.value)] = targets[0].id
+    return [(bound.get(id(node)), node) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and _called(node) == "predict"]
+
+
+def _revealed(source: str) -> set[str]:
+    """The names ``name.reveal(...)`` calls in the code."""
+    return {call.func.value.id for call in _calls(source) if _called(call) == "reveal"
+            and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)}
+
+
+def prediction_problems(nb) -> list[str]:
+    """A "**Predict" asked in prose with no ``predict(...)`` cell after it, and a ``predict(...)``
+    bound to no name or never revealed by a later ``name.reveal(...)``.
+
+    >>> md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    >>> prediction_problems(nbformat.v4.new_notebook(cells=[md("**Predict:** how many?"), code("x = 3"),
+    ...     code('guess = predict("How many?", None)'), code("guess.reveal(3)")]))
+    ['cell 0 (**Predict:** how many?): a prediction asked in prose: the next code cell, cell 1 (x = 3), does not commit it with predict(...)']
+    """
+    problems = []
+    code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and PREDICT.search(cell.source):
+            after = [i for i in code_cells if i > index]
+            if not after:
+                problems.append(f"{where(nb, index)}: a prediction asked in prose, and no code cell "
+                                f"after it commits it with predict(...)")
+            elif not _predictions(nb.cells[after[0]].source):
+                problems.append(f"{where(nb, index)}: a prediction asked in prose: the next code cell, "
+                                f"{where(nb, after[0])}, does not commit it with predict(...)")
+    for index in code_cells:
+        for name, _ in _predictions(nb.cells[index].source):
+            if name is None:
+                problems.append(f"{where(nb, index)}: predict(...) is not bound to a name, so nothing "
+                                f"can reveal it (guess = predict(...), later guess.reveal(measured))")
+                continue
+            answered = False
+            for later in (i for i in code_cells if i > index):
+                if name in _revealed(nb.cells[later].source):
+                    answered = True
+                    break
+                if any(bound == name for bound, _ in _predictions(nb.cells[later].source)):
+                    break  # a new prediction under the same name before this one was revealed
+            if not answered:
+                problems.append(f"{where(nb, index)}: {name} = predict(...) is never revealed: no later "
+                                f"cell calls {name}.reveal(...) before {name} is predicted again")
+    return problems
+
+
+MAX_CELLS, MAX_WORDS, MAX_MINUTES = 40, 1800, 60  # one sitting (STYLE.md)
+TIME = re.compile(r"\*\*\s*Time\s*:?\s*\*\*\s*:?(?P<rest>.*)", re.I)
+
+
+def stated_time(nb) -> int | None:
+    r"""The minutes the lesson's **Time:** line (under ## Objectives) states, or None.
+
+    >>> md = nbformat.v4.new_markdown_cell
+    >>> stated_time(nbformat.v4.new_notebook(cells=[md("## Objectives\n\n**Time:** about 50 minutes (teaching 35 min, exercises 15 min)")]))
+    50
+    """
+    for line in (objectives(nb) or "").splitlines():
+        if match := TIME.search(line):
+            return lesson_minutes(stated_minutes("Time: " + match.group("rest")))
+    return None
+
+
+def shape_problems(nb) -> list[str]:
+    """How a core lesson breaks the shape of one sitting (STYLE.md): ## Objectives with a
+    **Time:** of at most an hour, ## Recap before ## Exercises, at most 40 cells and 1,800 words
+    of prose (:func:`prose_words`), and at least one figure."""
+    problems = []
+    titles = [(index, text.strip().lower()) for index, level, text in headings(nb) if level == 2]
+    if objectives(nb) is None:
+        problems.append("no ## Objectives")
+    else:
+        minutes = stated_time(nb)
+        if minutes is None:
+            problems.append("## Objectives states no **Time:** in minutes")
+        elif minutes > MAX_MINUTES:
+            problems.append(f"**Time:** states {minutes} minutes (a sitting is at most {MAX_MINUTES})")
+    recap = [index for index, text in titles if text.startswith("recap")]
+    exercise = [index for index, text in titles if text.startswith("exercises")]
+    if not recap:
+        problems.append("no ## Recap")
+    if not exercise:
+        problems.append("no ## Exercises")
+    if recap and exercise and recap[0] > exercise[0]:
+        problems.append(f"## Recap ({where(nb, recap[0])}) comes after ## Exercises ({where(nb, exercise[0])})")
+    if len(nb.cells) > MAX_CELLS:
+        problems.append(f"{len(nb.cells)} cells (at most {MAX_CELLS})")
+    words = sum(map(prose_words, nb.cells))
+    if words > MAX_WORDS:
+        heavy = sorted(range(len(nb.cells)), key=lambda i: -prose_words(nb.cells[i]))[:3]
+        problems.append(f"{words:,} words of prose (at most {MAX_WORDS:,}; the longest cells: "
+                        + ", ".join(f"{i} ({prose_words(nb.cells[i]):,})" for i in sorted(heavy)) + ")")
+    if not figures(nb):
+        problems.append("no figure (an image/png output)")
+    return problems
 
 
 def machine_dependent(cell) -> bool:

@@ -242,8 +242,13 @@ def print_handout(browser, deck: Path) -> Path:
         page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0",
                                timeout=PRINT_TIMEOUT_MS)
         page.evaluate("() => document.fonts.ready")
+        # reveal.js hides every slide but the current one from assistive technology, even when
+        # printing: shown to it, each slide's text and each figure's alt go into the tagged PDF
+        page.evaluate("() => document.querySelectorAll('.reveal .slides section').forEach("
+                      "s => { s.removeAttribute('aria-hidden'); s.removeAttribute('hidden'); })")
         target = handout_path(deck)
-        page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
+        page.pdf(path=str(target), prefer_css_page_size=True, print_background=True,
+                 tagged=True)  # a tagged PDF: a figure keeps its alt for a screen reader
         if page.remote or page.errors:
             raise RuntimeError(f"{deck.name}: remote requests {page.remote}, errors {page.errors}")
         return target

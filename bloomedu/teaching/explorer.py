@@ -30,7 +30,7 @@ from ..core import theory
 from ..core.checks import MAX_HASHES, is_int
 from ..core.filter import BloomFilter
 from .experiments import wilson_interval
-from .plots import draw_measured_vs_theory
+from .plots import draw_measured_vs_theory, show
 
 __all__ = ["KEY_TYPES", "Exploration", "make_keys", "explore", "explorer"]
 
@@ -192,6 +192,43 @@ class Exploration:
                          f"drawn at {self.zero_bound:.5f}, the upper bound")
         return "\n".join(lines)
 
+    def describe(self) -> str:
+        """What :meth:`plot` draws, in words: the figure's text alternative (``plots.show``).
+
+        >>> print(explore(num_bits=10_000, num_hashes=4, n=1000, num_queries=2000, seed=1).describe())
+        False-positive rate against k, from 1 to 12 hash functions, for m = 10,000 bits and
+        n = 1,000 items, on a log scale: measured points with 2-standard-deviation bars beside the
+        classic and exact formulas, whose best k is 7; the star is the current k = 4, measured
+        0.0090 (18 of 2,000 absent keys).
+        >>> print(explore(num_bits=8000, num_hashes=5, n=900, over="n", num_queries=500, seed=1).describe())
+        False-positive rate against n, from 112 to 1,800 items inserted, for m = 8,000 bits and
+        k = 5 hash functions, on a log scale: measured points with 2-standard-deviation bars beside
+        the classic and exact formulas, the rate rising as n grows; the star is the current n = 900,
+        measured 0.0140 (7 of 500 absent keys); open triangles at 0.00762 are points with no false
+        positive at all, drawn at their 95% upper bound.
+        """
+        first, last = self.curve_x[0], self.curve_x[-1]
+        if self.over == "k":
+            axis = (f"k, from {first:,} to {last:,} hash functions, for m = {self.num_bits:,} bits "
+                    f"and n = {self.n:,} items")
+            shape, current = f"whose best k is {self.optimal_k}", f"k = {self.num_hashes}"
+        else:
+            axis = (f"n, from {first:,} to {last:,} items inserted, for m = {self.num_bits:,} bits "
+                    f"and k = {self.num_hashes} hash functions")
+            shape, current = "the rate rising as n grows", f"n = {self.n:,}"
+        if self.false_positives:
+            measured = (f"measured {self.measured:.4f} ({self.false_positives:,} of "
+                        f"{self.num_queries:,} absent keys)")
+        else:
+            measured = f"measured 0 of {self.num_queries:,} absent keys"
+        zeros = ""
+        if self.zero_points:
+            zeros = (f"; open triangles at {self.zero_bound:.5f} are points with no false positive "
+                     f"at all, drawn at their 95% upper bound")
+        return (f"False-positive rate against {axis}, on a log scale: measured points with "
+                f"2-standard-deviation bars beside the classic and exact formulas, {shape}; "
+                f"the star is the current {current}, {measured}{zeros}.")
+
     def curve_table(self) -> str:
         """The curve behind the plot, one row per point."""
         rows = [f"{self.over:>7} {'measured':>9} {'classic':>9} {'exact':>9}"]
@@ -327,7 +364,6 @@ def explorer(*, num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
     from IPython import get_ipython
 
     explore(num_bits=num_bits, num_hashes=num_hashes, n=n, key_type=key_type, over=over,
@@ -359,7 +395,7 @@ def explorer(*, num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_
             if get_ipython() is not None:  # outside a kernel there is no output to clear
                 figure.clear_output(wait=True)
             result.plot()
-            plt.show()
+            show(result.describe())  # the PNG with its text alternative, the figure closed
 
     for control in controls:
         control.observe(redraw, names="value")

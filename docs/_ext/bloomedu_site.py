@@ -13,6 +13,9 @@ index from the notebooks' metadata, code spans that link, and widgets as a note.
   the package exports (``BloomFilter.add_many``), to its entry when it has one;
   ``notebooks/09_one_million_urls.ipynb``, ``09_one_million_urls.ipynb`` or
   ``09_one_million_urls`` to the lesson's page.
+- A figure's ``<img>`` carries the ``alt`` of its output's metadata (``plots.show`` writes it):
+  MyST-NB takes only width and height from there, so :func:`alt_from_output` wraps its
+  ``render_image`` once (else Sphinx writes the image's file name as its alt).
 - :func:`read_notebook` is MyST-NB's reader for ``.ipynb``: the committed notebook as it is,
   except that a widget (ipywidgets) cannot run in a static page, so its output becomes a note
   saying where to run it, and the saved widget state is dropped.
@@ -29,6 +32,7 @@ from pathlib import Path
 import nbformat
 from docutils import nodes
 from docutils.statemachine import StringList
+from myst_nb.core.render import NbElementRenderer
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
@@ -78,6 +82,18 @@ def copy_notebooks(app) -> None:
 def read_notebook(text: str, **_) -> nbformat.NotebookNode:
     """A committed notebook, its widget outputs replaced by a note (no widget scripts needed)."""
     return replace_widgets(nbformat.reads(text, as_version=4), WIDGET_NOTE)
+
+
+def alt_from_output(render_image):
+    """MyST-NB's ``NbElementRenderer.render_image``, giving each image its output's ``alt``."""
+    def render(self, data):
+        alt, found = (data.output_metadata or {}).get(data.mime_type, {}).get("alt"), render_image(self, data)
+        for node in found:
+            if isinstance(alt, str) and alt.strip() and isinstance(node, nodes.image):
+                node["alt"] = " ".join(alt.split())
+        return found
+    render.bloomedu_alt = True  # wrapped once, however many builds run in one process
+    return render
 
 
 def parse_markdown(directive: SphinxDirective, lines: list[str]) -> list[nodes.Node]:
@@ -137,6 +153,8 @@ class LinkCodeSpans(SphinxTransform):
 
 
 def setup(app):
+    if not getattr(NbElementRenderer.render_image, "bloomedu_alt", False):
+        NbElementRenderer.render_image = alt_from_output(NbElementRenderer.render_image)
     app.connect("builder-inited", copy_notebooks)
     app.add_directive("bloomedu-lessons", LessonIndex)
     app.add_transform(LinkCodeSpans)
