@@ -37,7 +37,8 @@
 #
 # **Prerequisites:** lesson 01 (*Remembering every click ID*). From this lesson on, tables print
 # a standard deviation (sd) beside measurements: if the term is new, read the short primer
-# `deeper/01_spread_and_sd` (spread, sd, z-scores and intervals) first.
+# `deeper/01_spread_and_sd` (spread, sd, z-scores and intervals, about 15 minutes) before this
+# lesson.
 #
 # **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
 

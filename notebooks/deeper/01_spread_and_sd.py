@@ -28,6 +28,8 @@
 # measurement never lands exactly on the formula; this notebook says how far off is normal, with
 # four tools: the **spread** of repeated measurements, their **standard deviation** (sd), the
 # **z-score** of one measurement, and an **interval** around it.
+#
+# **Time:** about 15 minutes.
 
 # %%
 # %matplotlib inline
