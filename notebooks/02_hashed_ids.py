@@ -11,7 +11,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -35,17 +35,19 @@
 #   bound, and check it on four million IDs.
 # - You will be able to say what a collision costs a deduplicator over a day.
 #
-# **Prerequisites:** lesson 01 (*Remembering every click ID*).
+# **Prerequisites:** lesson 01 (*Remembering every click ID*). From this lesson on, tables print
+# a standard deviation (sd) beside measurements: if the term is new, read the short primer
+# `deeper/01_spread_and_sd` (spread, sd, z-scores and intervals, about 15 minutes) before this
+# lesson.
 #
 # **Time:** about 60 minutes (teaching 40 min, exercises 20 min).
 
 # %%
 # %matplotlib inline
-import matplotlib.pyplot as plt
 import mmh3
 import numpy as np
 
-from bloomedu import HashedIds, SeenIds, click_stream, deduplicate, score
+from bloomedu import HashedIds, click_stream, deduplicate, score
 from bloomedu.teaching.classroom import find_collision
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_bytes, uuid4_strings
@@ -53,7 +55,7 @@ from bloomedu.steps.dedup import add_all
 from bloomedu.teaching.exercises import check
 from bloomedu.core.hashing import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.teaching.memory import allocated_bytes
-from bloomedu.teaching.plots import decorate, draw_bytes_per_item, new_axes
+from bloomedu.teaching.plots import decorate, draw_bytes_per_item, new_axes, show
 from bloomedu.core.theory import collision_probability, expected_collisions
 
 SEED = 2
@@ -125,10 +127,11 @@ assert result.duplicates_missed == 0
 #
 # ## Memory saved, measured
 #
-# As in lesson 01, `allocated_bytes` measures what each stage keeps alive for n IDs. Three ways to
-# store them:
+# Lesson 01 measured what Python spends on a dict of IDs with their strings (`SeenIds`, 105.8
+# to 123.5 bytes per ID on the Python that executed the lessons) and on a plain set's table
+# alone. Here `allocated_bytes` measures, for the same n, the two ways of keeping hashes
+# instead:
 #
-# * **SeenIds + IDs**: lesson 01's dict together with its strings.
 # * **HashedIds**: a Python `set` of hashes. The ID strings can be freed once hashed.
 # * **uint32 array**: the same hashes packed in a numpy array, exactly 4 bytes each. That is what
 #   a 32-bit hash promises (the article itself never counts it), but such an array cannot be
@@ -139,56 +142,50 @@ assert result.duplicates_missed == 0
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000]
 rng = np.random.default_rng(SEED)
-stored = {"SeenIds + IDs": [], "HashedIds": [], "uint32 array": []}
+stored = {"HashedIds": [], "uint32 array": []}
 for n in sizes:
     ids = uuid4_strings(n, rng)
-    stored["SeenIds + IDs"].append(
-        allocated_bytes(lambda: add_all(SeenIds(), uuid4_strings(n, rng)))[1])
     stored["HashedIds"].append(allocated_bytes(lambda: add_all(HashedIds(), ids))[1])
     stored["uint32 array"].append(
         allocated_bytes(lambda: np.fromiter(map(murmur3_32, ids), np.uint32, n))[1])
 print(f"{'n':>8}" + "".join(f"  {label + ', B/ID':>19}" for label in stored))
 for row, n in enumerate(sizes):
     print(f"{n:8d}" + "".join(f"  {nbytes[row] / n:19.1f}" for nbytes in stored.values()))
+ids_per_day = RATE * 24 * 60 * 60
+print(f"scaled to the article's day of {ids_per_day:,} IDs, at n = {sizes[-1]:,}:")
+for label, nbytes in stored.items():
+    print(f"  {label:12}  {nbytes[-1] / sizes[-1] * ids_per_day / 1e9:5.1f} GB")
 
 # %%
 draw_bytes_per_item(sizes, stored, 4, "4 bytes per 32-bit hash, packed",
-                    title="Memory per ID: the IDs, a set of hashes, packed hashes")
-plt.show()
+                    title="Memory per ID: a set of hashes against packed hashes")
+show("Bytes per ID against n on a log axis, 1,000 to 100,000: the set of hashes stays between "
+     "about 65 and 140 bytes, jumping up and down as the set grows in steps, while the packed "
+     "uint32 array lies flat on the dashed line of 4 bytes per hash.")
 
 # %% [markdown]
-# In Python a set of hashes costs tens of bytes per ID, not 4, and at some n more than the
-# dict of IDs. Each hash in a set is a
-# full Python `int` object, and the set adds a slot with a pointer and a copy of the hash, plus
-# spare room, which it grows in jumps. Where n falls just after one of the set's jumps, the set
-# of hashes costs more per ID than lesson 01's dict with its strings (on the Python that executed
-# this lesson, at n = 5,000 and 20,000: compare the first two columns). The 4 bytes per ID that a
-# 32-bit hash promises need a packed array of 32-bit numbers. That is what the last column shows,
-# and what the bit vector of the next lesson gives in a form that is quick to search.
-#
-# The per-ID costs at the largest n, scaled to the article's day of 864,000,000 IDs:
-
-# %% tags=["nbval-ignore-output"]
-ids_per_day = RATE * 24 * 60 * 60
-for label, nbytes in stored.items():
-    per_id = nbytes[-1] / sizes[-1]
-    print(f"{label:14}  {per_id:6.1f} B/ID  {per_id * ids_per_day / 1e9:7.1f} GB per day")
-
-# %% [markdown]
-# The article counts 31 GB for a day of IDs and stops there: it never says what the hashes
-# would cost. Without any Python overhead, the arithmetic for both is:
-
-# %%
-print(f"IDs in a day             {ids_per_day:>14,d}")
-print(f"36-character IDs         {36 * ids_per_day / 1e9:14.2f} GB")
-print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
+# In Python a set of hashes costs tens of bytes per ID, not 4. Its table is lesson 01's set
+# table (41.9 bytes per ID there at n = 100,000, 104.9 at n = 5,000 and 20,000), and each hash
+# adds a Python `int` object of 32 bytes as allocated: 73.9 and 137.0 here. At n = 5,000 and
+# 20,000, just after one of the set's jumps, the set of hashes costs more per ID than lesson
+# 01's dict with its strings (105.8). The 4 bytes per ID that a 32-bit hash promises need a
+# packed array of 32-bit numbers: 3.46 GB for the article's day, against the 31.1 GB of its
+# 36-character IDs, a sum the article never makes. That is what the last column shows, and what
+# the bit vector of the next lesson gives in a form that is quick to search.
 
 # %% [markdown]
 # ## Collisions of a 32-bit hash as n grows
 #
-# A 32-bit hash has $N = 2^{32}$ values, billions of them. That sounds like plenty for a few
-# million IDs, but the birthday problem says otherwise: after n hashes, the expected number of
-# them that land on a value already taken is
+# A 32-bit hash has $N = 2^{32}$ values, over four billion. Ten seconds of clicks, about 98,000
+# genuine ones, lost one of them (the first table). Four million IDs are forty times as many.
+
+# %%
+guess_collisions = predict("How many of 4,000,000 random IDs land on a 32-bit hash value "
+                           "already taken?", None)
+
+# %% [markdown]
+# The birthday problem gives the answer: after n hashes, the expected number of them that land
+# on a value already taken is
 #
 # $$n - N\left(1 - \left(1 - \frac{1}{N}\right)^n\right) \approx \frac{n^2}{2N},$$
 #
@@ -199,11 +196,9 @@ print(f"32-bit hashes, 4 B each  {4 * ids_per_day / 1e9:14.2f} GB")
 # To check it we hash four million random UUID v4 strings with MurmurHash3, as `HashedIds`
 # does. For speed this calls `mmh3` directly on the 36-byte IDs; a spot check shows it gives the
 # same values as `murmur3_32`. Then, for growing n, we count n minus the number of distinct
-# hashes among the first n.
-
-# %%
-guess_collisions = predict("How many of 4,000,000 random IDs land on a 32-bit hash value "
-                           "already taken?", None)
+# hashes among the first n. Beside each count the table prints its standard deviation (sd),
+# how far a count typically lands from the theory by chance (`deeper/01_spread_and_sd` shows
+# where it comes from).
 
 # %%
 N_MAX, CHUNK = 4_000_000, 500_000
@@ -257,7 +252,9 @@ ax.plot([n for n, c in zip(prefixes, measured) if c == 0], [1e-2] * measured.cou
         color="C0", label="measured 0 (drawn at 0.01)")
 decorate(ax, xlabel="n, IDs hashed", ylabel="IDs whose hash was already taken",
          title="Collisions of 32-bit MurmurHash3 on random UUIDs")
-plt.show()
+show("Collisions against n, both on log axes, from 10,000 to 4,000,000 IDs: the measured counts "
+     "lie inside the grey band of theory plus or minus 2 sd around a dashed line that rises "
+     "with the square of n, from about 0.01 to about 1,860; the two smallest n measured 0.")
 
 # %% [markdown]
 # ## What a collision costs: a genuine click lost
@@ -298,11 +295,12 @@ for hash_bits in [16, 20, 24, 32]:
 # lost genuine clicks, and each lost click is a click the advertiser does not pay for.
 #
 # The table above lost 1 of the
-# 98,169 genuine clicks in ten seconds of stream; a whole day holds 8,640 times as many IDs.
+# 98,169 genuine clicks in ten seconds of stream; a whole day holds 8,640 times as many IDs, all
+# kept in one set of 32-bit hashes.
 
 # %%
-guess_day = predict("Over a whole day, 864,000,000 IDs, how many genuine clicks does a set of "
-                    "32-bit hashes drop?", None)
+guess_day = predict("What is the chance that the day's last genuine click, the 864,000,000th, "
+                    "is dropped as a copy?", None)
 
 # %%
 lost_per_day = expected_collisions(ids_per_day, N32)
@@ -311,15 +309,18 @@ print(f"expected lost to 32-bit collisions {lost_per_day:>12,.0f}")
 print(f"share of the day's clicks          {100 * lost_per_day / ids_per_day:>11.2f} %")
 print(f"chance the last click of the day is lost "
       f"{1 - (1 - 1 / N32) ** (ids_per_day - 1):.3f}")
-guess_day.reveal(round(lost_per_day), label="Expected")
+guess_day.reveal(round(1 - (1 - 1 / N32) ** (ids_per_day - 1), 3), label="Computed")
 
 # %% [markdown]
-# 81 million, 9.42% of the day: at the article's volume the 32-bit hash is no longer safe.
-# Multiplying the ten seconds' 1 lost click by 8,640 would give only about 8,600 lost clicks: the losses grow with the square of n, not in proportion to it,
-# because every ID stays in the set all day. By evening nearly one new click in five finds its
-# hash already taken. Four bytes per ID bought a memory saving at the price of exactness, and at
-# this volume that price is high. The article keeps the idea of remembering hashes, but stores
-# them as single bits, and then uses several hash functions.
+# 0.182: by evening nearly one new click in five finds its hash already taken. Every ID of the
+# day stays in the set, and a new click is lost exactly when its hash hits one of the values
+# already taken, so its chance is the share of the $2^{32}$ values taken so far. Over the day
+# that adds up to 81 million lost clicks, 9.42% of them: at the article's volume the 32-bit
+# hash is no longer safe. Multiplying the ten seconds' 1 lost click by 8,640 would give only
+# about 8,600: the losses grow with the square of n, not in proportion to it. Four bytes per ID
+# bought a memory saving at the price of exactness, and at this volume that price is high. The
+# article keeps the idea of remembering hashes, but stores them as single bits, and then uses
+# several hash functions.
 
 # %% [markdown]
 # ## Recap

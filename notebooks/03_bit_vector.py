@@ -11,7 +11,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -30,10 +30,10 @@
 #
 # - You will be able to build the article's bit vector by hand and check it against the
 #   library's `BitVector`, bit for bit.
-# - You will be able to derive the rate at which a key never added is reported seen,
-#   $1 - (1 - 1/m)^n$, and measure it honestly, on keys never inserted.
-# - You will be able to compare what a bit vector and a set of hashes cost, and show that at the
-#   same hash width they make the same mistakes.
+# - You will be able to derive the rate at which a key never added is reported seen, and
+#   measure it honestly, on keys never inserted.
+# - You will be able to compare what a bit vector and a set of hashes cost, and which mistakes
+#   each makes at the same hash width.
 #
 # **Prerequisites:** lesson 02 (*Keeping only a 32-bit hash of each ID*).
 #
@@ -41,15 +41,13 @@
 
 # %%
 # %matplotlib inline
-import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BitVector, HashedIds, click_stream, deduplicate, murmurhash2, score
 from bloomedu.teaching.classroom import find_collision
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check
-from bloomedu.teaching.memory import allocated_bytes
-from bloomedu.teaching.plots import decorate, draw_bits, new_axes
+from bloomedu.teaching.plots import decorate, draw_bits, new_axes, show
 from bloomedu.teaching.predict import predict
 from bloomedu.core.theory import (bit_vector_false_positive_rate, collision_probability,
                                   expected_collisions)
@@ -117,9 +115,6 @@ print(f"the list's pointers: {8 * len(bit_list):,} bytes; the packed bits: {vect
 # is lesson 02's birthday problem with N = 256 values.
 
 # %%
-guess_lost = predict("How many of the 34 genuine clicks will the 256-bit vector drop?", None)
-
-# %%
 clicks = click_stream(40, rate=10, double_click_rate=0.2, seed=SEED)
 vector = BitVector(hash_bits=8)
 kept = deduplicate(clicks, vector)
@@ -143,18 +138,20 @@ bools = vector.bits.to_bools()
 for start in range(0, vector.num_bits, 32):
     row = ["o" if start + i in collided else "#" if bit else "." for i, bit in enumerate(bools[start:start + 32])]
     print(f"{start:3d} {''.join(row)}")
-guess_lost.reveal(result.genuine_dropped, label="Dropped")
 
 # %% [markdown]
 # The grid shows the 256 bits, 32 per row: dark cells are set, and the orange cells are the bits
 # that two different genuine IDs share (the text grid above prints the same bits: `#` set, `o`
-# shared).
+# shared). A bit's index is its row's label plus its column: bit 236 is in the row labelled 224,
+# column 12.
 
 # %%
-draw_bits(vector.bits, highlight=collided, width=32,
+draw_bits(vector.bits, highlight=collided, width=32, indices=True,
           title=f"BitVector(hash_bits=8) after {len(clicks)} clicks; orange = bits "
                 f"{', '.join(map(str, collided))}, each set by two genuine IDs")
-plt.show()
+show("The 256 bits of the 8-bit vector after 40 clicks, 32 per row, rows labelled 0 to 224: "
+     "32 dark set bits scattered over the grid, two of them orange, bit 135 (row 128, column "
+     "7) and bit 236 (row 224, column 12), each set by two different genuine IDs.")
 
 # %% [markdown]
 # With 34 IDs on 256 bits a shared bit is likely (chance 0.90), and about two are expected;
@@ -178,20 +175,24 @@ assert collision.second not in {click.id for click in kept}  # dropped as a "dup
 # %% [markdown]
 # ## How often does a new key look old?
 #
+# To measure it honestly, the keys we insert and the keys we query are disjoint: every
+# "present" answer to a query is a false positive. A 16-bit vector (m = 65,536 bits, 8 KiB)
+# takes up to 60,000 random UUIDs; after each checkpoint 10,000 fresh UUIDs are queried.
+
+# %%
+guess_rate = predict("Once 60,000 IDs are in the 65,536 bits, what share of fresh IDs does the "
+                     "vector wrongly claim?", None)
+
+# %% [markdown]
 # A key that was never inserted lands on a uniformly random bit, so it is reported present
 # exactly when that bit is set. After n insertions each bit is still 0 with probability
 # $(1 - 1/m)^n$, so
 #
 # $$p = 1 - \left(1 - \frac{1}{m}\right)^n = 1 - \left(1 - 2^{-\text{hash bits}}\right)^n$$
 #
-# (`bloomedu.core.theory.bit_vector_false_positive_rate`). To measure it honestly, the keys we
-# insert and the keys we query are disjoint: every "present" answer to a query is a false
-# positive. A 16-bit vector (m = 65,536 bits, 8 KiB) takes up to 60,000 random UUIDs; after each
-# checkpoint 10,000 fresh UUIDs are queried.
-
-# %%
-guess_rate = predict("Once 60,000 IDs are in the 65,536 bits, what share of fresh IDs does the "
-                     "vector wrongly claim?", None)
+# (`bloomedu.core.theory.bit_vector_false_positive_rate`). The last column of the table is
+# each measurement's z-score: its distance from the formula in standard deviations of a share
+# of 10,000 queries (the primer `deeper/01_spread_and_sd` introduces both).
 
 # %%
 hash_bits = 16
@@ -226,15 +227,18 @@ ax.plot(grid, [bit_vector_false_positive_rate(num_bits=m, n=n) for n in grid],
 ax.plot([r[0] for r in rows], [r[2] for r in rows], "o", label=f"measured, {num_queries} fresh keys")
 decorate(ax, xlabel="n, items inserted", ylabel="false-positive rate p",
          title=f"Bit vector, m = 2**{hash_bits} bits: p grows with every insertion")
-plt.show()
+show("False-positive rate against n from 0 to 60,000 IDs in 65,536 bits: the measured points "
+     "lie on the curve 1 - (1 - 1/m)^n, which rises almost in a straight line at first and "
+     "bends over, reaching only 0.60 at n = 60,000.")
 
 # %% [markdown]
-# 0.60 (0.6043 measured, 0.5997 from the formula): 60,000 IDs set only 60% of the 65,536 bits,
-# because so many land on a bit already set, and a fresh key is wrongly claimed exactly when its
+# 0.60 (0.6043 measured, 0.5997 from the formula), not the 0.92 that 60,000 / 65,536 suggests:
+# 60,000 IDs set only 60% of the 65,536 bits, because so many land on a bit already set, and a fresh key is wrongly claimed exactly when its
 # one bit is set.
 #
-# Every measured rate sits within a few standard deviations of the formula (the largest is
-# +2.00, at n = 40,000, about what the largest of eight rows reaches one time in three), and it
+# Every measured rate sits within a few standard deviations of the formula (the largest z is
+# +2.00, at n = 40,000: the primer shows that the largest of eight rows passes 2 about one time
+# in three), and it
 # tracks the fraction of bits set: a fresh key simply samples one random bit. While n is small
 # compared to m the rate is close to $n/m$; by $n \approx m$ it is near $1 - 1/e$. The filter never
 # says "full": it just drops more and more genuine clicks.
@@ -243,9 +247,8 @@ plt.show()
 # ## Storage: fixed m/8 bytes
 #
 # The bit vector costs $2^{\text{hash bits}}/8$ bytes whatever n is (`nbytes`). Lesson 02's set of
-# hashes grows with n. Below, the 16-bit vector against a Python set of 32-bit hashes
-# (`HashedIds`) holding the same keys, and against the ideal of 4 bytes per hash in a packed
-# array.
+# hashes grows with n, at tens of bytes per ID in Python (lesson 02 measured it); even packed, a
+# 32-bit hash takes 4 bytes. Below, the 16-bit vector against that packed ideal:
 
 # %%
 sizes = [1_000, 10_000, 60_000]
@@ -255,21 +258,37 @@ for n in sizes:
     print(f"{n:8d}  {4 * n:31d}  {BitVector(16).nbytes:10d}")
 
 # %% [markdown]
-# What Python's set really allocates (measured with `tracemalloc`; the exact bytes depend on the
-# Python version, so this cell's output is not compared by the tests):
+# ## A set of hashes against the vector
+#
+# The vector is the densest store of hashes. Does that density cost it accuracy? Both stages
+# run on one 10,000-click stream with a 16-bit hash: a set of 16-bit hashes (`HashedIds` with
+# `murmurhash2(key) % 2**16`) and `BitVector(16)`.
 
-# %% tags=["nbval-ignore-output"]
-print("       n  set of hashes, bytes  bytes per ID")
-for n in sizes:
-    def build():
-        seen = HashedIds()
-        for key in inserted[:n]:
-            seen.add(key)
-        return seen
-    _, used = allocated_bytes(build)
-    print(f"{n:8d}  {used:20d}  {used / n:12.1f}")
+# %%
+guess_same = predict("Which drops more genuine clicks of the 10,000: the set of 16-bit hashes or "
+                     "the 16-bit vector?", None, choices=("the set", "the vector", "the same"))
+
+# %%
+stream = click_stream(10_000, seed=SEED)
+bits_stage = BitVector(16)
+kept_set = deduplicate(stream, HashedIds(lambda key: murmurhash2(key) % 2**16))
+kept_bits = deduplicate(stream, bits_stage)
+result = score(stream, kept_bits)
+print(f"set of hashes keeps {len(kept_set)} of {result.messages}, the vector {len(kept_bits)}; "
+      f"same messages: {kept_set == kept_bits}")
+print(f"genuine clicks dropped {result.genuine_dropped} = {result.genuine_dropped / result.genuine:.1%} "
+      f"of {result.genuine}")
+print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) = "
+      f"{bits_stage.bits.count() / bits_stage.num_bits:.1%} of {bits_stage.num_bits:,}")
+assert kept_set == kept_bits
+guess_same.reveal("the same" if kept_set == kept_bits else
+                  "the set" if len(kept_set) < len(kept_bits) else "the vector")
 
 # %% [markdown]
+# The same messages, the same 702 genuine clicks lost. A set of b-bit hashes and a $2^b$-bit
+# vector know exactly the same thing, which hash values were seen, so they make the same
+# mistakes; the vector only stores that knowledge more densely.
+#
 # ## The article's day of clicks
 #
 # The article's scenario keeps one day of clicks at 10,000 a second: 864,000,000 IDs. To keep
@@ -283,42 +302,23 @@ vector_bytes = m_day // 8
 p_end = bit_vector_false_positive_rate(num_bits=m_day, n=day)
 p_mean = 1 - m_day / day * p_end  # p averaged over the day: mean of 1 - (1 - 1/m)^i, i < n
 print(f"IDs in a day                      {day:>15,d}")
-print(f"36-character IDs, bytes           {36 * day:>15,d}")
-print(f"packed 32-bit hashes, bytes       {4 * day:>15,d}")
 print(f"2**32-bit vector, bytes           {vector_bytes:>15,d}")
+print(f"n where the vector beats 4 B/hash {m_day // 32:>15,d}")
 print(f"p at the end of the day           {p_end:>15.4f}")
 print(f"p averaged over the day's clicks  {p_mean:>15.4f}")
-print(f"n where the vector beats 4 B/hash {m_day // 32:>15,d}")
 
 # %% [markdown]
-# Half a gigabyte instead of 31 GB, and smaller than even a perfectly packed array of 32-bit
-# hashes once more than $2^{32}/32$ IDs are kept. A set of 32-bit hashes and a $2^{32}$-bit vector
-# know exactly the same thing (which hash values were seen), so they make the same mistakes;
-# the vector just stores that knowledge more densely. But the mistakes are many: by evening,
-# nearly one genuine click in five would be thrown away as a "duplicate". Over the whole day
-# that is the 81 million lost clicks of lesson 02: the same knowledge, the same mistakes.
+# Half a gigabyte instead of lesson 01's 31.1 GB of IDs, and smaller than lesson 02's 3.46 GB
+# of packed 32-bit hashes once more than $2^{32}/32$ IDs are kept. But the mistakes are lesson
+# 02's too: a fresh ID at the end of the day is claimed with probability 0.1822, lesson 02's
+# chance that the day's last click is lost, and the average over the day, 9.42%, is lesson 02's
+# share of the day's clicks lost, 81 million of them: the same knowledge, the same mistakes.
 #
-# The same equivalence can be checked at a size that runs here: both stages on one 10,000-click
-# stream with a 16-bit hash. The set of 16-bit hashes and the 16-bit vector keep exactly the same
-# messages and drop the same genuine clicks.
-
-# %%
-stream = click_stream(10_000, seed=SEED)
-bits_stage = BitVector(16)
-kept_set = deduplicate(stream, HashedIds(lambda key: murmurhash2(key) % 2**16))
-kept_bits = deduplicate(stream, bits_stage)
-assert kept_set == kept_bits
-result = score(stream, kept_bits)
-print(f"both keep {len(kept_bits)} of {result.messages}; genuine clicks dropped {result.genuine_dropped}"
-      f" = {result.genuine_dropped / result.genuine:.1%} of {result.genuine}")
-print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) = "
-      f"{bits_stage.bits.count() / bits_stage.num_bits:.1%} of {bits_stage.num_bits:,}")
-
-# %% [markdown]
-# This stream loses 7.1% of its genuine clicks, less than the article's day (9.4%, lesson 02):
+# The 10,000-click stream above lost 7.1% of its genuine clicks, less than the article's day:
 # what decides the loss is how full the vector gets. Every message kept sets one new bit, so
-# 9,184 kept messages leave the 65,536 bits 14.0% full, where the article's day leaves $2^{32}$ bits
-# 18% full. A smaller hash with fewer clicks can lose less; at the same n/m it loses the same.
+# 9,184 kept messages leave the 65,536 bits 14.0% full, where the article's day leaves $2^{32}$
+# bits 18% full. A smaller hash with fewer clicks can lose less; at the same n/m it loses the
+# same.
 
 # %% [markdown]
 # ## Recap

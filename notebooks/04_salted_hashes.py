@@ -11,7 +11,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -41,6 +41,7 @@
 
 # %%
 # %matplotlib inline
+from collections import Counter
 from functools import partial
 
 import matplotlib.pyplot as plt
@@ -48,7 +49,7 @@ import numpy as np
 
 from bloomedu import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.teaching.exercises import check
-from bloomedu.teaching.plots import FIGSIZE
+from bloomedu.teaching.plots import FIGSIZE, show
 from bloomedu.teaching.predict import predict
 
 # %% [markdown]
@@ -120,13 +121,18 @@ assert seeded[2]("123") == murmur3_32("123", seed=2) % 256
 # Salts "0" and "1" change only the last byte of the input, and the article's click IDs are
 # short numbers, so this is worth measuring rather than trusting. A plain check: keep 4 bits of
 # each function, 16 possible values, and count the keys on which the two functions give the same
-# value. Independent functions agree on one key in 16, $1/16 = 0.0625$, give or take
-# $\sqrt{(1/16)(15/16)/q}$ for q keys. The keys are the 65,536 IDs "0" … "65535"; the last pair
-# is a control that must fail, the "0" function paired with itself.
+# value. The keys are the 65,536 IDs "0" … "65535".
 
 # %%
 guess_agree = predict("On what share of the 65,536 IDs do the 4-bit values of salts '0' and '1' "
                       "agree?", None)
+
+# %% [markdown]
+# Independent functions would agree on one key in 16, $1/16 = 0.0625$, give or take one
+# standard deviation of a share, $\sqrt{(1/16)(15/16)/q}$ for q keys (lesson 02 and
+# `deeper/01_spread_and_sd` introduce the standard deviation and the z-score printed in the
+# last column). Three pairs are measured; the fourth is a control that must fail, the "0"
+# function paired with itself.
 
 # %%
 families = {
@@ -171,7 +177,9 @@ for ax, (a, b) in zip(axes, [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]
     ax.set(title=f"{a} vs {b}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15], yticks=[0, 5, 10, 15])
 axes[0].set_ylabel("h_a(x) mod 16")
 fig.colorbar(image, ax=axes, shrink=0.8, label="keys per cell (max 2x expected)")
-plt.show()
+show("Two 16 by 16 heat maps of 4-bit value pairs over 65,536 IDs: for salt '0' against salt "
+     "'1' all 256 cells have about the same colour, near 256 keys each; for salt '0' against "
+     "itself only the diagonal is lit and every other cell is empty.")
 
 # %% [markdown]
 # Measured this way, differently salted (or seeded) functions are as good as independent ones
@@ -181,26 +189,31 @@ plt.show()
 # until they are explained.
 
 # %% [markdown]
-# ## Salts glued to the key
+# ## Eleven salts
 #
-# One more question, which no count of agreements can answer, because it is about how the
-# salts are glued on. A filter with 11 hash functions uses salts "0" to "10".
+# One more question, which no count of agreements can answer. A filter with 11 hash functions
+# uses salts "0" to "10": for every ID it hashes 11 texts, the ID with each salt appended. For
+# the 1,000 IDs "0" to "999" that makes 11,000 (ID, salt) pairs.
 
 # %%
-guess_clash = predict("Do key '1' with salt '10' and key '11' with salt '0' get the same 32-bit "
-                      "hash, or different ones?", None, choices=("same", "different"))
+guess_clash = predict("Of those 11,000 (ID, salt) pairs, how many hash exactly the same text as "
+                      "some other pair?", None)
 
 # %%
+texts = Counter(key + salt for key in map(str, range(1_000)) for salt in map(str, range(11)))
+shared = sum(count for count in texts.values() if count > 1)
+print(f"pairs {sum(texts.values()):,}, different texts {len(texts):,}, pairs sharing their text {shared}")
 clash = [n_bit_hash_function(32, "10")("1"), n_bit_hash_function(32, "0")("11")]
 print(f"key '1' + salt '10' -> {clash[0]}")
 print(f"key '11' + salt '0' -> {clash[1]}")
-guess_clash.reveal("same" if clash[0] == clash[1] else "different")
+guess_clash.reveal(shared, label="Counted")
 
 # %% [markdown]
-# The same hash, 2896012438, because both calls hash the same text "110". Appending a salt only
-# separates the functions while no key and salt can run into each other. In the article's filter
-# this stays harmless (the two calls belong to different positions of different keys), and a
-# seed avoids the question entirely.
+# 198 pairs, two for each of 99 texts: every ID from "1" to "99" with salt "10" spells the same
+# text as ten times that ID plus one with salt "0" ("1" + "10" and "11" + "0" are both "110",
+# and both hash to 2896012438). Appending a salt only separates the functions while no key and
+# salt can run into each other. In the article's filter this stays harmless (the two calls
+# belong to different positions of different keys), and a seed avoids the question entirely.
 
 # %% [markdown]
 # ## Recap

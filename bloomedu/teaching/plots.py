@@ -123,14 +123,20 @@ def decorate(ax=None, **options):
     return ax
 
 
-def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = None):
+def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = None,
+              indices: bool = False):
     """Draw a bit array as a grid of cells, ``width`` per row; highlighted bits in orange.
 
-    ``bits`` is a :class:`~bloomedu.core.bits.BitArray` or any sequence of 0/1.
+    ``bits`` is a :class:`~bloomedu.core.bits.BitArray` or any sequence of 0/1. With
+    ``indices=True`` each row is labelled with the index of its first bit and the columns with
+    their offset in the row, so a bit's index is its row label plus its column label.
 
     >>> from bloomedu.core.bits import BitArray
     >>> b = BitArray(16, word_bits=8); b.set(3)
     >>> ax = draw_bits(b, highlight=[3], width=8)
+    >>> ax = draw_bits(b, highlight=[3], width=8, indices=True)
+    >>> [label.get_text() for label in ax.get_yticklabels()]
+    ['0', '8']
     >>> plt.close("all")
     """
     values = bits.to_bools() if hasattr(bits, "to_bools") else np.asarray(bits, dtype=bool)
@@ -144,7 +150,14 @@ def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = 
     cmap = plt.matplotlib.colors.ListedColormap(["#f2f2f2", "#1f4e79", "#f28e2b"])
     ax.imshow(grid.reshape(rows, width), cmap=cmap, vmin=0, vmax=2, interpolation="nearest",
               aspect="equal")
-    ax.set_xticks([]), ax.set_yticks([])
+    if indices:
+        columns = range(0, width, max(1, width // 8))
+        ax.set_xticks(list(columns), [str(c) for c in columns], fontsize=7)
+        ax.set_yticks(range(rows), [str(r * width) for r in range(rows)], fontsize=7)
+        ax.tick_params(length=0)
+        ax.set_xlabel("+ column", fontsize=8)
+    else:
+        ax.set_xticks([]), ax.set_yticks([])
     if title:
         ax.set_title(title)
     ax.figure.tight_layout()

@@ -12,7 +12,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -30,14 +30,13 @@
 # %matplotlib inline
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu.kernels.murmur import murmur3_128_uint64
 from bloomedu.core.hashing import murmur3_32
 from bloomedu.core.theory import collision_probability, expected_collisions
 from bloomedu.teaching.classroom import find_collision
-from bloomedu.teaching.plots import decorate, new_axes
+from bloomedu.teaching.plots import decorate, new_axes, show
 from bloomedu.workloads.clicks import uuid4_bytes
 
 SEED = 2
@@ -148,7 +147,9 @@ ax.plot(np.sort(first_repeat), np.arange(1, STREAMS + 1) / STREAMS, color="#f28e
 ax.axhline(0.5, color="0.6", linestyle=":", linewidth=1)
 decorate(ax, xlabel="n, IDs", ylabel="share", xlim=(0, 1000),
          title="When the first collision of a 16-bit hash comes")
-plt.show()
+show("Share of 2,000 streams whose first repeat of a 16-bit hash comes within n IDs, n from 0 "
+     "to 1,000: the measured staircase follows the theory curve of the chance of a collision "
+     "among n, crossing one half near 300 IDs and nearing 1 by 1,000.")
 
 # %% [markdown]
 # The measured spread of first collisions follows $1 - \prod (1 - i/N)$ across its whole range:
