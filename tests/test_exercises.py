@@ -456,7 +456,7 @@ SLIPS = [
     ("guava_bits_set", {}, 0.3147, "fraction of bits set"),
     ("guava_bits_set", {}, 64 - 20.14, "still 0"),
     ("guava_bits_set", {}, 64 * (1 - (63 / 64) ** 8), "sets k = 3 positions"),
-    ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "caps a filter at 36,000 bytes"),
+    ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "refuses a filter over 36,000 bytes"),
     ("bip37_bytes", {}, 288_000, "you gave bits"),
     ("bip37_bytes", {"n": 1000}, -1000 * math.log10(1e-4) / LN2 ** 2 / 8, "log10 instead of ln"),
     ("bip37_fpp", {}, 0.0001, "the rate asked for"),
