@@ -47,6 +47,7 @@
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.teaching.exercises import check
+from bloomedu.teaching.plots import decorate, new_axes, show
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.urls import malicious_urls, safe_urls
 
@@ -66,8 +67,8 @@ print(f"{bloom!r} holding {n:,} malicious URLs; {len(safe):,} safe URLs never in
 # result is set when it is set in either. Here each shard holds half of the million URLs.
 
 # %%
-guess_merge = predict("Is shard A | shard B, bit for bit, the filter of all 1,000,000 URLs?", None,
-                      choices=("yes", "no"))
+guess_merge = predict("Shards A and B each have about 4.22 million of their 14,377,588 bits set. "
+                      "How many bits does A | B have set?", None)
 
 # %%
 half = n // 2
@@ -81,12 +82,14 @@ print(f"bits set: shard A {shard_a.bits_set():,}, shard B {shard_b.bits_set():,}
 print(f"A | B equals the filter of all {n:,} URLs: {merged == bloom}")
 
 # %%
-guess_merge.reveal("yes" if merged == bloom else "no")
+guess_merge.reveal(merged.bits_set())
 
 # %% [markdown]
-# Yes, exactly. A bit of the filter of all the URLs is set when some URL set it, and that URL is in
-# one shard or the other, so the bit is set in A or in B. Adding keys only ever sets bits, so the
-# order and the split do not matter: `|` of filters is the filter of the union, to the bit.
+# 7,205,004, not the 8.4 million of the two counts added: about 1.2 million bits were set in both
+# shards, by different URLs. And A | B is, bit for bit, the filter of all the URLs: a bit of that
+# filter is set when some URL set it, and that URL is in one shard or the other, so the bit is set
+# in A or in B. Adding keys only ever sets bits, so the order and the split do not matter: `|` of
+# filters is the filter of the union.
 #
 # ## 2. What A & B holds
 #
@@ -131,6 +134,38 @@ guess_and.reveal(claimed_only_a)
 # the other. Strangers pass it more often too, 185 safe URLs against the shared filter's 9: with
 # its 669,756 extra bits set, the AND errs on them at its own $(\text{bits set}/m)^k$, higher than
 # the shared filter's.
+#
+# Does the AND err at B's rate whatever B holds? Keep A, and give B the 200,000 shared URLs plus
+# from 0 to 400,000 URLs that A does not hold:
+
+# %%
+print(f"{'URLs only in B':>14} {'A & B on URLs only in A':>24} {'B’s rate, fill^k':>17} {'A & B = shared filter':>22}")
+sweep = []
+for extra in (0, 100_000, 200_000, 300_000, 400_000):
+    filter_b_ = BloomFilter.from_capacity(600_000, 0.01)
+    filter_b_.add_many(malicious[400_000:600_000 + extra])
+    both_ = filter_a & filter_b_
+    sweep.append((extra, float(both_.contains_many(only_a).mean()),
+                  filter_b_.current_false_positive_rate()))
+    print(f"{extra:14,d} {sweep[-1][1]:24.5f} {sweep[-1][2]:17.5f} {str(both_ == filter_shared):>22}")
+shared_rate = float(filter_shared.contains_many(only_a).mean())
+print(f"the filter of the shared URLs claims {shared_rate:.5f} of the URLs only in A")
+
+ax = new_axes()
+ax.plot([e for e, _, _ in sweep], [r for _, r, _ in sweep], "o", color="black",
+        label="A & B, measured on URLs only in A")
+ax.plot([e for e, _, _ in sweep], [b for _, _, b in sweep], label="B's own rate, (bits set / m)^k")
+ax.axhline(shared_rate, color="grey", linestyle="--", label="filter of the shared URLs")
+decorate(ax, yscale="log", xlabel="URLs in B that A does not hold",
+         ylabel="share of URLs only in A claimed", title="A & B errs at B's rate")
+show("On a log scale, the share of URLs only in A that A & B claims, against the number of URLs "
+     "in B that A does not hold: from 0.00003 with none, where A & B equals the filter of the "
+     "shared URLs, it climbs to 0.01 at 400,000, each point on the line of B's own rate.")
+
+# %% [markdown]
+# With no URL of its own, B is the filter of the shared URLs, and A & B equals it to the bit. Every
+# URL B holds beyond A sets bits the AND keeps, and the AND's error on A's URLs climbs with B's own
+# false-positive rate, point for point: the more the two lists differ, the less `&` is worth.
 #
 # ## 3. What the bits say, and what they cannot
 #

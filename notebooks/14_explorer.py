@@ -22,11 +22,12 @@
 # %% [markdown]
 # # 14 · The explorer: move m, k and n, and watch the rate follow
 #
-# Lesson 07 (`07_false_positive_rate.ipynb`) derived the false-positive rate and measured it on a
-# fixed grid; lesson 08 (`08_sizing_a_filter.ipynb`) turned it around to size a filter, and
-# lessons 09–13 used that size on URLs, a database, Guava and Bitcoin. The second article only
-# says that formulas for the error probability exist; this last lesson of part 2 hands you the
-# controls. A panel of sliders sets **m** (bits), **k** (hash functions) and **n** (inserted keys);
+# **What this builds on.** Lesson 07 (`07_false_positive_rate.ipynb`) derived the false-positive
+# rate, and the best k, $\frac{m}{n} \ln 2$, and measured them on a fixed grid; lesson 08
+# (`08_sizing_a_filter.ipynb`) turned the rate around to size a filter. This lesson needs those two
+# and nothing from the applications of lessons 09–13, so it can be taken straight after lesson 08.
+# The second article only says that formulas for the error probability exist; this last lesson of
+# part 2 hands you lesson 07's sweep as controls. A panel of sliders sets **m** (bits), **k** (hash functions) and **n** (inserted keys);
 # every change builds a real `BloomFilter`, asks it about keys never inserted, and draws the
 # measured rate **p** against the classic formula $(1 - e^{-kn/m})^k$ and the exact one (Bose et
 # al. 2008).
@@ -49,12 +50,12 @@
 # %matplotlib inline
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu.core.theory import optimal_num_hashes
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.explorer import explore, explorer, make_keys
+from bloomedu.teaching.plots import show
 from bloomedu.teaching.predict import predict
 
 SEED = 9
@@ -83,7 +84,8 @@ print(make_keys("url", 2, seed=SEED, inserted=False))
 # with the same 20,000 absent keys.
 
 # %%
-guess_k = predict("At 10 bits a key, at which k does the rate bottom out?", None)
+guess_flat = predict("Lesson 07 found the best k at 10 bits a key: k = 7. Of the whole k from 1 to "
+                     "12, how many give an exact rate within 10% of the rate at k = 7?", None)
 
 # %%
 result = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="uint64", over="k", seed=SEED)
@@ -98,14 +100,20 @@ print(result.curve_table())
 
 # %%
 result.plot()
-plt.show()
+show("The false-positive rate against k from 1 to 12 at m = 10,000 bits and n = 1,000 keys, on a "
+     "log scale: both formula lines fall to a flat bottom around k = 7 (0.0082) and rise again, "
+     "the measured points with their error bars follow them, and a star marks the current k = 4.")
 
 # %%
-guess_k.reveal(result.curve_x[int(np.argmin(result.curve_exact))], label="The formulas")
+best_rate = min(result.curve_exact)
+print("exact rate / the best:", "  ".join(f"k={k}: {e / best_rate:.2f}"
+                                          for k, e in zip(result.curve_x, result.curve_exact)))
+guess_flat.reveal(sum(e <= 1.1 * best_rate for e in result.curve_exact), label="The formulas")
 
 # %% [markdown]
-# The star sits at k = 4, but the curve bottoms out near $k = \frac{m}{n} \ln 2 = 6.93$, at k = 7,
-# where the exact rate is 0.00820 against 0.01182 at k = 4: 1.44 times lower. At $m/n = 10$ the two
+# Three: k = 6, 7 and 8. The bottom is flat, k = 6 and k = 8 err only 3% more than k = 7, so a k
+# one off the optimum costs little; the cost grows fast further out. The star sits at k = 4, where
+# the exact rate is 0.01182 against 0.00820 at k = 7: 1.44 times higher. At $m/n = 10$ the two
 # formulas agree to three significant digits. The last line below says how far each measured point
 # is from the exact rate, in standard deviations. The points are not independent samples, though:
 # all twelve filters hold the same 1,000 keys and answer the same queries.
@@ -153,7 +161,10 @@ guess_keys.reveal("the same within the noise" if abs(difference) <= 2 * noise
 
 # %%
 by_n.plot()
-plt.show()
+show("The false-positive rate against n from 125 to 2,000 URL keys at m = 10,000 bits and k = 4, "
+     "on a log scale: the measured points climb with the two formula lines, from 0.0005 at "
+     "n = 375 to 0.097 at n = 2,000, and the two points that measured 0 of 20,000, at n = 125 "
+     "and 250, are open triangles at the upper bound 0.00019.")
 
 # %% [markdown]
 # The first two points, at n = 125 and 250, measured no false positive at all: 0 of 20,000. A log
@@ -168,8 +179,8 @@ plt.show()
 # keys, with k = 8.
 
 # %%
-guess_zero = predict("At 50 bits a key and k = 8, how many of 20,000 absent keys does the filter "
-                     "claim?", None)
+guess_last = predict("At 50 bits a key, the curve over k asks each filter 20,000 absent keys. Up "
+                     "to which k does it still catch at least one false positive?", None)
 
 # %%
 wide = explore(num_bits=50_000, num_hashes=8, n=1000, key_type="uint64", over="k", seed=SEED)
@@ -178,16 +189,22 @@ print(f"expected false positives among 20,000: {wide.exact * wide.num_queries:.4
 best = wide.curve_exact[wide.curve_x.index(wide.optimal_k)]
 print(f"at the optimal k = {wide.optimal_k}: exact rate {best:.2e}, one false positive in "
       f"{1 / best:.2e} queries")
+print(f"exact rate at k = 3: {wide.curve_exact[wide.curve_x.index(3)]:.2e}, at k = 4: "
+      f"{wide.curve_exact[wide.curve_x.index(4)]:.2e}")
 wide.plot()
-plt.show()
+show("The rate against k at 50 bits a key (m = 50,000, n = 1,000), on a log scale: measured points "
+     "only at k = 1 to 3, every later k an open triangle at the bound 0.00019, while the formula "
+     "curve falls far below it, to about 4e-11 at the optimal k = 35.")
 
 # %%
-guess_zero.reveal(wide.false_positives)
+guess_last.reveal(max(k for k, rate_ in zip(wide.curve_x, wide.curve_measured) if rate_ > 0),
+                  label="Measured")
 
 # %% [markdown]
-# None: at k = 8 the exact rate is about $2.3 \times 10^{-7}$, so 20,000 queries expect 0.0046 false
-# positives. The measured points stop at k = 3, and every later k is a triangle at 0.00019: the
-# measurement only says "below 0.00019". The curve still reaches the optimal k = 35 that the
+# Only up to k = 3, where the exact rate, about $2 \times 10^{-4}$, still expects about four false
+# positives among 20,000; at k = 4 it is $3.5 \times 10^{-5}$, under one expected, and at the
+# current k = 8 about $2.3 \times 10^{-7}$, 0.0046 expected. Every k from 4 on is a triangle at
+# 0.00019: the measurement only says "below 0.00019". The curve still reaches the optimal k = 35 that the
 # summary prints, and its rate, about $4 \times 10^{-11}$, is known from the formulas alone: seeing
 # even one such false positive would take some 27 billion queries. To measure a rate, ask at least
 # a few times $1/p$ keys.

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bloomedu.compat.bip37 import (MAX_COMPACT_SIZE, Bip37Filter, bip37_filter_bytes,
-                                   bip37_num_hash_funcs, compact_size, read_compact_size)
+                                   bip37_num_hash_funcs, bitcoinj_sizing, compact_size,
+                                   read_compact_size)
 from bloomedu.core.hashing import murmur3_32
 from bloomedu.core.theory import false_positive_rate
 
@@ -117,6 +118,39 @@ def test_zero_hash_functions_match_everything():
     assert len(f.data) == 1 and f.n_hash_funcs == 0
     f.insert(b"a")
     assert f.data == b"\0" and f.contains(b"never inserted")
+
+
+# --- a wallet's own sizing: bitcoinj's BloomFilter constructor --------------------------
+@pytest.mark.parametrize("n, p, size, k", [
+    (20, 0.5, 3, 1),           # 28.85 bits -> 28 -> 3 bytes; 24 / 20 ln 2 = 0.83 -> 0, kept at 1
+    (20, 0.1, 11, 3),          # 95.85 bits -> 95 -> 11 bytes; 88 / 20 ln 2 = 3.05 -> 3 (Core: 2)
+    (40, 0.1, 23, 3),          # 191.7 bits -> 191 -> 23 bytes; 184 / 40 ln 2 = 3.19 -> 3 (Core: 2)
+    (100_000, 0.0001, 36_000, 1),  # capped at 288,000 bits; 2.88 ln 2 = 1.996 -> 1
+    (1, 1e-30, 17, 50),        # 143.8 bits -> 17 bytes; 136 ln 2 = 94.3, capped at 50
+    (1, 0.5, 1, 5),            # 1.44 bits -> 0 bytes, kept at 1; 8 / 1 ln 2 = 5.5 -> 5 (Core: empty)
+    (7, 1.0, 1, 1),            # ln 1 = 0: still 1 byte and 1 hash function
+])
+def test_bitcoinj_sizing_never_gives_k_0(n, p, size, k):
+    assert bitcoinj_sizing(n_elements=n, fp_rate=p) == (size, k)
+    f = Bip37Filter.sized(size, k, tweak=3)
+    assert (len(f.data), f.n_hash_funcs, f.tweak) == (size, k, 3) and f.is_within_size_constraints()
+    f.insert(b"a")
+    assert f.contains(b"a") and Bip37Filter.deserialize(f.serialize()) == f
+
+
+def test_a_wallet_filter_at_the_same_size_as_cores_differs_only_in_k():
+    core, wallet = Bip37Filter(20, 0.1, tweak=5), Bip37Filter.sized(11, 3, tweak=5)
+    assert (core.num_bits, core.n_hash_funcs) == (wallet.num_bits, 2)
+    assert wallet.bit_indices(b"x")[:2] == core.bit_indices(b"x")  # the same seeds, one more
+
+
+def test_sized_names_bad_arguments():
+    with pytest.raises(ValueError, match="n_hash_funcs must be in 0..1024"):
+        Bip37Filter.sized(3, 2000)
+    with pytest.raises(TypeError, match="filter_bytes must be an int"):
+        Bip37Filter.sized(3.0, 1)
+    with pytest.raises(ValueError, match="fp_rate"):
+        bitcoinj_sizing(n_elements=20, fp_rate=0.0)
 
 
 # --- the wire format --------------------------------------------------------------------

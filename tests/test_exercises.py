@@ -77,8 +77,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "11.2": (1 - math.exp(-7 * 50_000 / 958_506)) ** 7,  # B's own rate: m, k of (100,000, 0.01)
     "12.1": 64 * math.ceil(int(_m(1e6, 0.01)) / 64),
     "12.2": 64 * (1 - (1 - 1 / 64) ** (3 * 8)),  # m = 47, but positions run over bitSize = 64
-    "13.1": int((8 * (int(_m(40, 0.1)) // 8)) // 40 * LN2),  # 184 bits // 40 = 4; 4 ln 2 -> 2
-    "13.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
+    "13.1": int((8 * (int(_m(40, 0.1)) // 8)) / 40 * LN2),  # bitcoinj: 184 / 40 ln 2 = 3.19 -> 3
+    "13.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int(2.88 ln 2 = 1.996) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
     "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
@@ -158,7 +158,8 @@ def _measure(name: str, params: dict):
         f.put_many(malicious_urls(params["n"], seed=24))
         return f.might_contain_many(safe_urls(params["trials"], seed=24)).mean()
     if name == "13.3":
-        f = Bip37Filter(params["n"], params["p"], tweak=7)
+        from bloomedu.compat.bip37 import bitcoinj_sizing
+        f = Bip37Filter.sized(*bitcoinj_sizing(n_elements=params["n"], fp_rate=params["p"]), tweak=7)
         items = [rng.bytes(20) for _ in range(params["n"] + params["trials"])]
         for item in items[:params["n"]]:
             f.insert(item)
@@ -442,7 +443,7 @@ SLIPS = [
     ("and_claim_rate", {}, 0.02507, "percentage"),
     ("measured_keyed_rate", {}, 1.0, "public filter's rate"),
     ("measured_keyed_rate", {}, 20, "count"),
-    ("bip37_hashes", {}, 3, "whole numbers first"),
+    ("bip37_hashes", {}, 2, "Bitcoin Core's own constructor"),
     ("bip37_hashes", {"n": 100_000, "p": 0.0001}, 13, "textbook k"),
     ("bip37_hashes", {}, 4, "left out ln 2"),
     ("bip37_hashes", {}, 23, "size in bytes"),
@@ -455,7 +456,7 @@ SLIPS = [
     ("guava_bits_set", {}, 0.3147, "fraction of bits set"),
     ("guava_bits_set", {}, 64 - 20.14, "still 0"),
     ("guava_bits_set", {}, 64 * (1 - (63 / 64) ** 8), "sets k = 3 positions"),
-    ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "caps a filter at 36,000 bytes"),
+    ("bip37_bytes", {}, int(_m(1e5, 1e-4)) // 8, "refuses a filter over 36,000 bytes"),
     ("bip37_bytes", {}, 288_000, "you gave bits"),
     ("bip37_bytes", {"n": 1000}, -1000 * math.log10(1e-4) / LN2 ** 2 / 8, "log10 instead of ln"),
     ("bip37_fpp", {}, 0.0001, "the rate asked for"),
@@ -564,17 +565,19 @@ def test_an_answer_that_matches_no_slip_gets_a_direction_and_a_hint(capsys):
     assert "too low for k" in out
 
 
-def test_a_bip37_filter_with_no_hash_function_matches_everything(capsys):
-    # n = 20, p = 0.5: 24 bits, 24 // 20 = 1, int(1 * ln 2) = 0 hash functions
-    assert bool(check.measured_bip37_fpp(1.0, n=20, p=0.5)) is True
-    assert bool(check.measured_bip37_fpp(0.5, n=20, p=0.5)) is False
+def test_a_wallets_bip37_filter_never_has_k_0(capsys):
+    # n = 20, p = 0.5: 24 bits; Core's constructor gives k = 0 (a filter matching everything),
+    # bitcoinj keeps k = 1, so its rate is 1 - e^(-20/24), not 1
+    assert bool(check.measured_bip37_fpp(1 - math.exp(-20 / 24), n=20, p=0.5, trials=1000)) is True
+    assert bool(check.measured_bip37_fpp(1.0, n=20, p=0.5, trials=1000)) is False
+    assert bool(check.bip37_hashes(1, n=20, p=0.5)) is True
     capsys.readouterr()
 
 
 def test_a_bip37_filter_under_the_cap_has_the_rate_asked_for(capsys):
     n, p = 1000, 0.01
     m = 8 * (int(_m(n, p)) // 8)
-    k = int(m // n * LN2)          # C++ integer division, then truncation
+    k = int(m / n * LN2)           # bitcoinj: floating-point division, then truncation
     assert bool(check.bip37_fpp((1 - math.exp(-k * n / m)) ** k, n=n, p=p)) is True
     capsys.readouterr()
 

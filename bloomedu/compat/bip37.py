@@ -16,6 +16,13 @@ that match.  :class:`Bip37Filter` is Bitcoin Core's ``CBloomFilter``:
 - ``serialize()`` is the ``filterload`` payload: CompactSize length, the bytes,
   nHashFuncs (uint32 LE), nTweak (uint32 LE), nFlags (uint8).
 
+Under BIP37 the light wallet sizes its filter and sends it; the node never sees n
+or p, only checks the payload against 36,000 bytes and 50 hash functions
+(:meth:`Bip37Filter.is_within_size_constraints`) and matches transactions.  A
+wallet library sizes with its own arithmetic: :func:`bitcoinj_sizing` is
+bitcoinj's ``BloomFilter(elements, falsePositiveRate, ...)`` constructor, and
+:meth:`Bip37Filter.sized` builds the filter of a given size and k.
+
 Taught in ``notebooks/13_bitcoin_light_wallets.ipynb``; tested in
 ``tests/test_bip37.py``.
 """
@@ -34,7 +41,8 @@ from ..core.contract import Filter
 from ..core.hashing import murmur3_32
 from ..core.serial import as_bytes, expect_length
 
-__all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "compact_size",
+__all__ = ["Bip37Filter", "bip37_filter_bytes", "bip37_num_hash_funcs", "bitcoinj_sizing",
+           "compact_size",
            "read_compact_size", "MAX_BLOOM_FILTER_SIZE", "MAX_HASH_FUNCS"]
 
 MAX_BLOOM_FILTER_SIZE = 36_000     # bytes
@@ -90,6 +98,31 @@ def bip37_num_hash_funcs(filter_bytes: int, n_elements: int) -> int:
     size = _check_int(filter_bytes, "filter_bytes", 0, MAX_COMPACT_SIZE)
     n = _check_int(n_elements, "n_elements", 1, _UINT32)
     return min(int(size * 8 // n * LN2), MAX_HASH_FUNCS)
+
+
+def bitcoinj_sizing(*, n_elements: int, fp_rate: float) -> tuple[int, int]:
+    """(bytes, k) of the filter a wallet built on bitcoinj sends for n elements at rate p.
+
+    bitcoinj's ``BloomFilter`` constructor (core/src/main/java/org/bitcoinj/core/
+    BloomFilter.java) truncates the bit count, caps it at 36,000 x 8 and divides by
+    8 like Bitcoin Core, but keeps at least 1 byte; its k divides bits by elements
+    in floating point, truncates, and keeps it between 1 and 50.  So it never sends
+    k = 0, where Bitcoin Core's constructor (:func:`bip37_num_hash_funcs`) can.
+
+    >>> [bitcoinj_sizing(n_elements=20, fp_rate=p) for p in (0.5, 0.1, 0.01)]
+    [(3, 1), (11, 3), (23, 6)]
+    >>> bitcoinj_sizing(n_elements=100_000, fp_rate=0.0001)   # the 36,000-byte cap
+    (36000, 1)
+    """
+    n = _check_int(n_elements, "n_elements", 1, 2 ** 31 - 1)  # a Java int
+    if not is_number(fp_rate):
+        raise TypeError(f"fp_rate must be a float, not {type(fp_rate).__name__}")
+    fp_rate = real_number(fp_rate, "fp_rate", 0.0, 1.0, open_low=True, allowed="in (0, 1]")
+    # Java's (int) of a double saturates at 2**31 - 1, which the cap makes harmless
+    bits = min(int(-1 / math.log(2) ** 2 * n * math.log(fp_rate)), 2 ** 31 - 1)
+    size = max(1, min(bits, MAX_BLOOM_FILTER_SIZE * 8) // 8)
+    k = int(size * 8 / n * math.log(2))
+    return size, max(1, min(k, MAX_HASH_FUNCS))
 
 
 def compact_size(value: int) -> bytes:
@@ -161,6 +194,25 @@ class Bip37Filter(Filter):
     def __init__(self, n_elements: int, fp_rate: float, tweak: int = 0, flags: int = 0):
         size = bip37_filter_bytes(n_elements=n_elements, fp_rate=fp_rate)
         self._setup(size, bip37_num_hash_funcs(size, n_elements), tweak, flags)
+
+    @classmethod
+    def sized(cls, filter_bytes: int, n_hash_funcs: int, tweak: int = 0,
+              flags: int = 0) -> "Bip37Filter":
+        """An empty filter of ``filter_bytes`` bytes and ``n_hash_funcs`` hash functions.
+
+        The filter a wallet sends when its own library chose the size, such as
+        :func:`bitcoinj_sizing`'s.  BIP37's limits are not enforced here: a node
+        checks them (:meth:`is_within_size_constraints`).
+
+        >>> f = Bip37Filter.sized(*bitcoinj_sizing(n_elements=20, fp_rate=0.5), tweak=5)
+        >>> f, Bip37Filter(20, 0.5).n_hash_funcs    # Bitcoin Core's constructor: k = 0
+        (Bip37Filter(bytes=3, n_hash_funcs=1, tweak=5, flags=0), 0)
+        """
+        size = _check_int(filter_bytes, "filter_bytes", 0, MAX_COMPACT_SIZE)
+        k = _check_int(n_hash_funcs, "n_hash_funcs", 0, MAX_HASHES)
+        new = cls.__new__(cls)
+        cls._setup(new, size, k, tweak, flags)
+        return new
 
     def _setup(self, size: int, n_hash_funcs: int, tweak: int, flags: int,
                data: np.ndarray | None = None) -> None:

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from bloomedu.compat import Bip37Filter
+from bloomedu.compat.bip37 import bitcoinj_sizing
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
 from bloomedu.teaching.exercises import check, show
 
@@ -36,20 +37,21 @@ show("13")
 # %% [markdown]
 # ## 13.1 (compute)
 #
-# Bitcoin Core's arithmetic, step by step: the size in bits, $-n \ln p / (\ln 2)^2$, truncated,
-# then whole bytes; then $k = \lfloor \lfloor m/n \rfloor \ln 2 \rfloor$, with m the bits of those
-# whole bytes. The textbook k, $(m/n) \ln 2$ with a real division, would round to 3.
+# bitcoinj's arithmetic, step by step: the size in bits, $-n \ln p / (\ln 2)^2$, truncated, then
+# whole bytes (at least 1); then $k = \lfloor (m/n) \ln 2 \rfloor$, at least 1, with m the bits of
+# those whole bytes. Bitcoin Core's own constructor divides $m // n$ in whole numbers first and
+# would give 2.
 
 # %%
 n, p = 40, 0.1
 wanted_bits = int(-n * math.log(p) / math.log(2) ** 2)
 nbytes = min(wanted_bits, 36_000 * 8) // 8
 m = 8 * nbytes
-answer = int(m // n * math.log(2))
-assert Bip37Filter(n, p).n_hash_funcs == answer
-print(f"{wanted_bits} bits asked -> {nbytes} bytes = {m} bits; {m} // {n} = {m // n}; "
-      f"{m // n} x ln 2 = {m // n * math.log(2):.3f} -> k = {answer} "
-      f"(textbook: {m / n * math.log(2):.3f})")
+answer = max(1, min(int(m / n * math.log(2)), 50))
+assert bitcoinj_sizing(n_elements=n, fp_rate=p) == (nbytes, answer)
+print(f"{wanted_bits} bits asked -> {nbytes} bytes = {m} bits; {m} / {n} x ln 2 = "
+      f"{m / n * math.log(2):.3f} -> k = {answer} (Bitcoin Core's constructor: "
+      f"{Bip37Filter(n, p).n_hash_funcs})")
 
 # %%
 check.bip37_hashes(answer, n=40, p=0.1)
@@ -57,21 +59,20 @@ check.bip37_hashes(answer, n=40, p=0.1)
 # %% [markdown]
 # ## 13.2 (predict)
 #
-# The same arithmetic at n = 100,000 and p = 0.0001. The cap leaves far fewer bits than the rate
-# asked for needs, and the whole-number division leaves a single hash function.
+# The same arithmetic at n = 100,000 and p = 0.0001. The node's 36,000-byte limit leaves far fewer
+# bits than the rate asked for needs, and $2.88 \ln 2 = 1.996$ truncates to a single hash function.
 
 # %%
 n, p = 100_000, 0.0001
 wanted_bits = int(-n * math.log(p) / math.log(2) ** 2)
 nbytes = min(wanted_bits, 36_000 * 8) // 8
-k = int(nbytes * 8 // n * math.log(2))
 m = 8 * nbytes
+k = max(1, min(int(m / n * math.log(2)), 50))
 answer = (1 - math.exp(-k * n / m)) ** k
-core = Bip37Filter(n, p)
-assert (core.num_bits, core.n_hash_funcs) == (m, k)
+assert bitcoinj_sizing(n_elements=n, fp_rate=p) == (nbytes, k)
 assert math.isclose(answer, false_positive_rate(num_bits=m, num_hashes=k, n=n))
 print(f"asked: {wanted_bits:,} bits; capped: {nbytes:,} bytes = {m:,} bits; "
-      f"{m // n} bits per element -> k = {k}")
+      f"{m / n:.2f} bits per element -> k = {k}")
 print(f"rate: {answer:.4f}, about {answer / p:,.0f} times the {p} asked for")
 
 # %% [markdown]
@@ -95,7 +96,8 @@ rng = np.random.default_rng(SEED)
 blob = rng.bytes(20 * (n + trials))
 items = [blob[i:i + 20] for i in range(0, len(blob), 20)]
 assert len(set(items)) == len(items)
-wallet = Bip37Filter(n, 0.0001, tweak=int(rng.integers(2**32)))
+wallet = Bip37Filter.sized(*bitcoinj_sizing(n_elements=n, fp_rate=0.0001),
+                          tweak=int(rng.integers(2**32)))
 for item in items[:n]:
     wallet.insert(item)
 assert wallet.contains_many(items[:1000]).all()

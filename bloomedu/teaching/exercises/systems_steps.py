@@ -1,5 +1,6 @@
 """Exercises for part 2's last lessons, article 2's real systems and the explorer: Guava's
-filter bit for bit (lesson 12), Bitcoin's BIP37 filter as Bitcoin Core sizes it (lesson 13),
+filter bit for bit (lesson 12), Bitcoin's BIP37 filter as a light wallet (bitcoinj) sizes it and
+a node checks it (lesson 13),
 and the explorer of m, k and n (lesson 14: its fill ratio, the bottom of its curve, a rate
 measured on URLs).
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ...core import theory
-from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs
+from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs, bitcoinj_sizing
 from ...compat.guava import guava_num_bits, guava_num_hashes
 from ._feedback import (LN2, Exercise, Mistake, bits_for, bits_set_moments, checker, classic_rate,
                         fmt, hash_count, judge, judge_measured)
@@ -19,9 +20,14 @@ __all__ = ["EXERCISES"]
 
 # --- lessons 12 and 13: Guava and Bitcoin ----------------------------------------------
 def _bip37(n: int, p: float) -> tuple[int, int, int]:
-    """(uncapped bytes, bytes, k) as Bitcoin Core sizes a BIP37 filter."""
-    nbytes = bip37_filter_bytes(n_elements=n, fp_rate=p)
-    return int(bits_for(n, p)) // 8, nbytes, bip37_num_hash_funcs(nbytes, n)
+    """(uncapped bytes, bytes, k) of the BIP37 filter a bitcoinj wallet sizes and sends."""
+    nbytes, k = bitcoinj_sizing(n_elements=n, fp_rate=p)
+    return int(bits_for(n, p)) // 8, nbytes, k
+
+
+def _core_k(n: int, p: float) -> int:
+    """k of Bitcoin Core's own constructor, ``CBloomFilter(n, p, ...)``: bits // n, then ln 2."""
+    return bip37_num_hash_funcs(bip37_filter_bytes(n_elements=n, fp_rate=p), n)
 
 
 @checker
@@ -69,7 +75,7 @@ def guava_bits_set(answer, *, n: int = 10, p: float = 0.1, strings: int = 8):
 
 @checker
 def bip37_bytes(answer, *, n: int = 100_000, p: float = 0.0001):
-    """Bytes of a BIP37 filter (Bitcoin light wallets): as sized, capped at 36,000.
+    """Bytes of the BIP37 filter a wallet sizes: capped at the 36,000 a node accepts.
 
     >>> bip37_bytes(36_000, n=100_000, p=0.0001)
     Correct: the BIP37 filter's bytes = 36,000.
@@ -78,7 +84,7 @@ def bip37_bytes(answer, *, n: int = 100_000, p: float = 0.0001):
     uncapped, correct, _ = _bip37(n, p)
     return judge(answer, correct, "the BIP37 filter's bytes", rel=0, abs_tol=1, unit="bytes",
                  mistakes=[
-        Mistake(uncapped, "BIP37 caps a filter at 36,000 bytes (a light wallet may not ask for more)",
+        Mistake(uncapped, "a node refuses a filter over 36,000 bytes, so the wallet caps it there",
                 1),
         Mistake(min(bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
     ], hint="-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8.")
@@ -86,30 +92,31 @@ def bip37_bytes(answer, *, n: int = 100_000, p: float = 0.0001):
 
 @checker
 def bip37_hashes(answer, *, n: int = 40, p: float = 0.1):
-    """The k Bitcoin Core gives a BIP37 filter: (bytes x 8 // n) x ln 2, truncated, at most 50.
+    """The k a bitcoinj wallet puts in its ``filterload``: (m / n) x ln 2 truncated, 1 to 50.
 
-    >>> bip37_hashes(2, n=40, p=0.1)
-    Correct: Bitcoin Core's k = 2. m = 184 bits: 184 // 40 = 4, and 4 x ln 2 = 2.77 truncates to 2.
+    >>> bip37_hashes(3, n=40, p=0.1)
+    Correct: the wallet's k = 3. m = 184 bits: 184 / 40 x ln 2 = 3.19 truncates to 3.
     True
     """
     _, nbytes, k = _bip37(n, p)
     m = 8 * nbytes
     real = m / n * LN2
-    return judge(answer, k, "Bitcoin Core's k", rel=0, mistakes=[
-        Mistake(round(real), f"Bitcoin Core divides bits by elements in whole numbers first "
-                f"({fmt(m)} // {n} = {m // n}), then truncates {m // n} x ln 2 = {m // n * LN2:.2f}", 0),
+    return judge(answer, k, "the wallet's k", rel=0, mistakes=[
+        Mistake(_core_k(n, p), f"that is Bitcoin Core's own constructor, which divides in whole "
+                f"numbers ({fmt(m)} // {n} = {m // n}); bitcoinj divides {fmt(m)} / {n} = "
+                f"{m / n:.2f} before ln 2", 0),
         Mistake(round(bits_for(n, p) / n * LN2), "that is the textbook k for the m asked for; "
-                "Bitcoin Core sizes m in whole bytes and truncates k", 0),
-        Mistake(m // n, "k = (m // n) x ln 2: you left out ln 2", 0),
+                "the wallet sizes m in whole bytes and truncates k", 0),
+        Mistake(round(real), f"k is truncated, not rounded: {real:.2f} gives {int(real)}", 0),
+        Mistake(m // n, "k = (m / n) x ln 2: you left out ln 2", 0),
         Mistake(nbytes, "that is the filter's size in bytes; the question asks its hash functions", 0),
-    ], hint="m = 8 x (-n ln p / (ln 2)^2 truncated, // 8); then k = int((m // n) x ln 2).",
-        note=f"m = {fmt(m)} bits: {fmt(m)} // {n} = {m // n}, and {m // n} x ln 2 = "
-             f"{m // n * LN2:.2f} truncates to {k}.")
+    ], hint="m = 8 x (-n ln p / (ln 2)^2 truncated, // 8); then k = int(m / n x ln 2), at least 1.",
+        note=f"m = {fmt(m)} bits: {fmt(m)} / {n} x ln 2 = {real:.2f} truncates to {k}.")
 
 
 @checker
 def bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001):
-    """The false-positive rate a BIP37 filter really has, after Bitcoin Core's cap and whole-number k.
+    """The false-positive rate of the BIP37 filter a bitcoinj wallet sends, capped and k truncated.
 
     >>> bip37_fpp(0.2933, n=100_000, p=0.0001)
     Correct: the BIP37 filter's false-positive rate = 0.2934. k = 1 and m = 288,000 bits.
@@ -119,35 +126,33 @@ def bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001):
     m = 8 * nbytes
     correct = classic_rate(m, n, k)
     rounded_k = max(1, round(m / n * LN2))
-    mistakes = [Mistake(classic_rate(m, n, rounded_k), "Bitcoin Core divides bits by items in whole "
-                        f"numbers before multiplying by ln 2, so k = {k}, not {rounded_k}")]
+    mistakes = [Mistake(classic_rate(m, n, rounded_k), f"the wallet truncates m / n x ln 2 = "
+                        f"{m / n * LN2:.3f}, so k = {k}, not {rounded_k}")]
     if m < int(bits_for(n, p)):
-        mistakes.append(Mistake(p, f"that is the rate asked for; the cap leaves {fmt(m)} bits, so "
-                                "the real rate is worse"))
+        mistakes.append(Mistake(p, f"that is the rate asked for; the node's 36,000-byte limit "
+                                f"leaves {fmt(m)} bits, so the real rate is worse"))
     return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",
                  mistakes=mistakes, hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
-        note=f"k = {k} and m = {fmt(m)} bits." + (" With k = 0 the filter matches everything."
-                                                  if k == 0 else ""))
+        note=f"k = {k} and m = {fmt(m)} bits.")
 
 
 @checker
 def measured_bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001, trials: int = 100_000):
-    """A rate measured on ``trials`` items never inserted into ``Bip37Filter(n, p)`` holding n items.
+    """A rate measured on ``trials`` items never inserted into the wallet's filter holding n items.
 
-    The filter's m and k are Bitcoin Core's (capped size, whole-number k), so
-    the question does not give them away.
+    The filter is ``Bip37Filter.sized(*bitcoinj_sizing(n_elements=n, fp_rate=p))``:
+    its m and k are the wallet's (capped size, truncated k), so the question does
+    not give them away.
 
     >>> measured_bip37_fpp(0.2925, n=100_000, p=0.0001, trials=100_000)
     Correct: 0.2925 is within 4 standard deviations (4 x 0.0015) of the expected 0.2934.
     True
     """
     _, nbytes, k = _bip37(n, p)
-    if k == 0:
-        return judge_measured(answer, 1.0, 0.0, "the measured rate of a filter with k = 0")
     m = 8 * nbytes
     expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
-    slips = [Mistake(p, f"that is the rate asked for; the filter Bitcoin Core builds has m = "
+    slips = [Mistake(p, f"that is the rate asked for; the filter the wallet sends has m = "
                      f"{fmt(m)} bits and k = {k}, so measure it", 4 * sd)]
     return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials,
                           mistakes=slips)
@@ -192,14 +197,16 @@ EXERCISES = [
              "0.01) (bitSize = {num_bits:,}, k = {num_hashes}) and measure its rate on {trials:,} "
              "safe URLs.", "measured_fpp",
              {"num_bits": 958_528, "num_hashes": 7, "n": 100_000, "trials": 100_000}),
-    Exercise("13", 1, "compute", "How many hash functions does Bitcoin Core give a BIP37 filter "
-             "for {n} elements at rate {p}?", "bip37_hashes", {"n": 40, "p": 0.1}),
-    Exercise("13", 2, "predict", "A light wallet asks Bitcoin Core for a BIP37 filter for {n:,} "
-             "elements at rate {p}. What false-positive rate does the filter it gets really have?",
-             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
-    Exercise("13", 3, "measure", "Build that filter (Bip37Filter({n:_}, {p})), insert {n:,} "
-             "random 20-byte items and measure the fraction of {trials:,} other random 20-byte "
-             "items it matches.", "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
+    Exercise("13", 1, "compute", "A light wallet built on bitcoinj sizes its BIP37 filter for {n} "
+             "elements at rate {p}. How many hash functions does its filterload carry?",
+             "bip37_hashes", {"n": 40, "p": 0.1}),
+    Exercise("13", 2, "predict", "A bitcoinj wallet sizes its BIP37 filter for {n:,} elements at "
+             "rate {p}, within the 36,000 bytes a node accepts. What false-positive rate does the "
+             "filter it sends really have?", "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+    Exercise("13", 3, "measure", "Build that filter (Bip37Filter.sized(*bitcoinj_sizing(n_elements="
+             "{n:_}, fp_rate={p}))), insert {n:,} random 20-byte items and measure the fraction of "
+             "{trials:,} other random 20-byte items it matches.", "measured_bip37_fpp",
+             {"n": 100_000, "p": 0.0001, "trials": 100_000}),
     Exercise("14", 1, "compute", "What fraction of its m = {num_bits:,} bits does a filter with k = {num_hashes} "
              "hash functions have set after n = {n:,} keys?", "fill_ratio",
              {"num_bits": 20_000, "num_hashes": 3, "n": 2_500}),
