@@ -285,7 +285,8 @@ print(f"{'paper':>8} " + " ".join(f"{paper_fills[i]:5.3f}" for i in (0, 4, 9, 14
 # The rotating filter keeps every key for the hour, then, depending on where in its generation
 # the key fell, up to 20 minutes more: at 72 minutes half the keys are still found. The
 # age-partitioned filter's window is sharp: half its keys are gone at 60 minutes, 4% are found at
-# 63 (the last of a key's slices and a neighbour's set bit can still make a run). Its young
+# 63 (a key that lost its oldest slices can still complete a run with its neighbours' set
+# bits). Its young
 # slices sit a little above the paper's line (0.045 for 0.033 in the newest, 0.363 for 0.333 in
 # the tenth), so just before a shift its rate is somewhat above the paper's figure.
 #
@@ -329,10 +330,10 @@ guess_fewest.reveal(min(forgetting, key=forgetting.get))
 # the rotating filter: its sizing is for the moment its newest generation is full, and most of
 # the time it holds less, so it drops 0.00077 of its first clicks. The age-partitioned filter
 # sits at the paper's rate (85 drops, about ±9 from chance); the stable filter, at its stable
-# point all day, just under p. Every scheme catches every double click; the exact dict drops no
-# genuine click, at 15 times the filters' memory; the forgetting filters drop at most four
-# repeats (a forgotten key's repeat is a new key, dropped only by a false positive), and the plain
-# filter drops all 3,210.
+# point after its first hours, just under p. Every scheme catches every double click; the exact
+# dict drops no genuine click, at 13 to 15 times the filters' memory; the forgetting filters drop
+# at most four repeats (a forgotten key's repeat is a new key, dropped only by a false positive),
+# and the plain filter drops all 3,210.
 #
 # The stable filter has no window at all. How fast a key fades from it, and what that means for
 # a copy that arrives twenty minutes late, is where lesson 16 starts.

@@ -216,7 +216,7 @@ guess_removal.reveal(len(lost_keys))
 
 # %% [markdown]
 # Removing the impostor took counts that belonged to other keys, and the keys whose counters
-# reached 0 vanished. False negatives, the one thing a Bloom filter promised
+# reached 0 vanished, two of them here: false negatives, the one thing a Bloom filter promised
 # never to give. A counting filter deletes safely only keys it is told the truth about.
 #
 # ## Growing when traffic is unknown: the scalable filter
