@@ -81,7 +81,7 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "13.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int((288000 // 100000) ln 2) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
-    "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
+    "15.1": 8 * _m(36_000_000 / 7, 1 - 0.999 ** (1 / 8)) / 8,  # 8 generations of window/7 keys
     "15.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
     "16.1": 0.009 / (1 - 0.9),  # p0 + p0 r + p0 r^2 + ...
     "16.2": 100_000 * (1 - sum(math.comb(700_000, j) * 1e-5 ** j * (1 - 1e-5) ** (700_000 - j)

@@ -185,7 +185,7 @@ EXERCISES = [
     Exercise("15", 1, "compute", "How many bytes does a rotating filter of {generations} "
              "generations need to remember at least the last {window:,} keys at a "
              "false-positive rate of {fpp} over all its generations?", "rotating_filter_bytes",
-             {"window": 36_000_000, "fpp": 0.001, "generations": 4}),
+             {"window": 36_000_000, "fpp": 0.001, "generations": 8}),
     Exercise("15", 2, "predict", "What fraction of its {num_cells:,} cells will a stable "
              "filter with K = {num_hashes}, Max = {max_value} and P = {decrements} hold at 0 "
              "once it is stable?", "stable_zero_fraction",
