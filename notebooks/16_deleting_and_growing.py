@@ -316,13 +316,13 @@ for n in sizes[::2]:
 # try first.
 
 # %% [markdown]
-# **16.1 (compute).** A scalable filter's first sub-filter errs with $p_0 = 0.009$ and each new one
-# with r = 0.9 times the rate of the one before (pybloom-live's choice). Bounding the compound
-# rate by the sum of the sub-filters' rates, below what rate does it stay however far it grows?
+# **16.1 (compute).** A scalable filter's first sub-filter errs with $p_0 = 0.02$ and each new one
+# with r = 0.8 times the rate of the one before. Bounding the compound rate by the sum of the
+# sub-filters' rates, below what rate does it stay however far it grows?
 
 # %%
 answer = None  # replace None with your answer
-check.scalable_bound(answer, first_fpp=0.009, tightening=0.9)
+check.scalable_bound(answer, first_fpp=0.02, tightening=0.8)
 
 # %% [markdown]
 # **16.2 (predict).** CountingBloomFilter(100_000, 7) receives 100,000 distinct keys. How many of
@@ -335,15 +335,15 @@ answer = None  # replace None with your answer
 check.saturated_counters(answer, num_cells=100_000, num_hashes=7, n=100_000)
 
 # %% [markdown]
-# **16.3 (measure).** Add 10,000 distinct keys to ScalableBloomFilter(100, 0.01) and measure the
-# fraction of 100,000 keys never added that it reports present.
+# **16.3 (measure).** Add 50,000 distinct keys to ScalableBloomFilter(1000, 0.001) and measure
+# the fraction of 100,000 keys never added that it reports present.
 #
-# Use integer keys: `add_many(np.arange(10_000, dtype=np.uint64))`, then query a range that does
+# Use integer keys: `add_many(np.arange(50_000, dtype=np.uint64))`, then query a range that does
 # not overlap.
 
 # %%
 answer = None  # replace None with your answer
-check.measured_scalable_fpp(answer, initial_capacity=100, fpp=0.01, n=10_000, trials=100_000)
+check.measured_scalable_fpp(answer, initial_capacity=1000, fpp=0.001, n=50_000, trials=100_000)
 
 # %% [markdown]
 # ## What comes next
