@@ -70,10 +70,9 @@ SEED = 10
 #
 # `windowed_click_stream` makes a day of such messages with the right answer for each:
 # **first** (a key never seen), **double** (the same key again 0.05 to 2 s later: drop it) and
-# **repeat** (a key last seen 2 to 6 hours before: keep it). A Python deduplicator cannot process
-# 864 million messages in a lesson, so each message stands for 10,000 real ones, and an hour
-# holds 3,600 of them. Every structure is sized for the window in messages, so its rates are
-# those of the full-size one (a rate depends on m/n, not on n).
+# **repeat** (a key last seen 2 to 6 hours before: keep it). To run in a lesson, each message
+# stands for 10,000 real ones, and an hour holds 3,600 of them. Every structure is sized for the
+# window in messages, so its rates are those of the full-size one (a rate depends on m/n).
 
 # %%
 day = windowed_click_stream(24, rate=10_000, time_scale=10_000, seed=SEED)
@@ -347,8 +346,8 @@ guess_fewest.reveal(min(forgetting, key=forgetting.get))
 # %% [markdown]
 # ## Recap
 #
-# - A click deduplicator must forget: a double click comes seconds later, a legitimate repeat
-#   hours later, and any window between the two separates them.
+# - A click deduplicator must forget: any window between a double click (seconds) and a
+#   legitimate repeat (hours) separates them.
 # - A filter that never forgets drops every repeat; an exact dict with expiry drops nothing but
 #   costs over ten times the filters' memory.
 # - Rotating generations: capacity $W/(G-1)$ each, rate $p_\text{gen} \approx p/G$ each, a
