@@ -47,12 +47,14 @@
 # %%
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import BloomFilter, click_stream
 from bloomedu.compat.redisbloom import RedisBloomFilter, info_reply
 from bloomedu.services.redis_server import RedisServer
 from bloomedu.teaching.exercises import check
+from bloomedu.teaching.plots import FIGSIZE, decorate, show
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_strings
 
@@ -92,23 +94,29 @@ print(f"server {info.get('valkey_version') or info['redis_version']}, RedisBloom
 # of the two whole numbers around $(m/n) \ln 2 \approx \log_2(1/p)$.
 
 # %%
-guess_extra = predict("For n = 100,000 click IDs at p = 0.001, how many more bits does "
-                      "BF.RESERVE give its first sub-filter than from_capacity gives its filter?",
-                      None)
+guess_extra = predict("For n = 100,000 click IDs, BF.RESERVE gives its first sub-filter more bits "
+                      "than from_capacity gives its filter. Make p a thousand times smaller, "
+                      "0.001 to 0.000001: does that extra grow, stay about the same, or shrink?",
+                      None, choices=("grows", "about the same", "shrinks"))
 
 # %%
 n, p = 100_000, 0.001
-ours = BloomFilter.from_capacity(n, p)
-model = RedisBloomFilter(p, n)
+print(f"{'p':>9} {'from_capacity m':>15} {'k':>3} {'BF.RESERVE first m':>18} {'k':>3} {'extra bits':>10}")
+extra = {}
+for error in (p, 1e-6):
+    plain, link = BloomFilter.from_capacity(n, error), RedisBloomFilter(error, n).links[0]
+    extra[error] = link.bits - plain.num_bits
+    print(f"{error:>9g} {plain.num_bits:>15,d} {plain.num_hashes:>3d} {link.bits:>18,d} "
+          f"{link.hashes:>3d} {extra[error]:>10,d}")
+ours, model = BloomFilter.from_capacity(n, p), RedisBloomFilter(p, n)
 first = model.links[0]
-print(f"from_capacity(n, p):  m = {ours.num_bits:,} bits, k = {ours.num_hashes}")
-print(f"BF.RESERVE p n, first sub-filter: {first.bits:,} bits, k = {first.hashes} "
-      f"(bpe = {first.bpe:.4f}, error {first.error})")
-print(f"difference: {first.bits - ours.num_bits:,} bits; n / ln 2 = {n / math.log(2):,.0f}")
+print(f"n / ln 2 = {n / math.log(2):,.0f}; the first sub-filter at p = {p}: bpe = {first.bpe:.4f}, "
+      f"error {first.error}")
 print(f"NONSCALING sizes for p itself: {RedisBloomFilter(p, n, nonscaling=True).links[0].bits:,} bits")
 
 # %%
-guess_extra.reveal(first.bits - ours.num_bits, label="Computed")
+ratio = extra[1e-6] / extra[p]
+guess_extra.reveal("grows" if ratio > 1.05 else "shrinks" if ratio < 0.95 else "about the same")
 
 # %% [markdown]
 # The difference is
@@ -116,9 +124,10 @@ guess_extra.reveal(first.bits - ours.num_bits, label="Computed")
 # $$-\frac{n \ln(p/2)}{(\ln 2)^2} + \frac{n \ln p}{(\ln 2)^2} = \frac{n \ln 2}{(\ln 2)^2}
 # = \frac{n}{\ln 2} \approx 1.44\,n,$$
 #
-# whatever p: halving p costs 1.44 bits per item and one more hash function,
-# since $\log_2(2/p) = \log_2(1/p) + 1$ (11 here where lesson 08 takes 10). The 51 bits beyond
-# $n/\ln 2$ are the module's floor and its 64-bit words. Why p/2? When the first sub-filter is
+# whatever p: halving p costs 1.44 bits per item and one more hash function, since
+# $\log_2(2/p) = \log_2(1/p) + 1$ (11 where lesson 08 takes 10 at p = 0.001). A filter a
+# thousand times stricter is twice as large, but the price of the halving is the same 1.44 n
+# bits; what is left beyond $n/\ln 2$ is the module's floor and its 64-bit words. Why p/2? When the first sub-filter is
 # full the next one gets p/4, then p/8, …: a key never inserted is a false positive if any
 # sub-filter says so, with probability at most $p/2 + p/4 + \dots < p$. That is lesson 16's rule
 # $p_0 = p(1 - r)$ with $r = 1/2$. `NONSCALING` sizes one filter for p itself, as lesson 08 does,
@@ -207,6 +216,39 @@ measured = loaded[10_000:].mean()
 bound = sum(link.error for link in chain.links)
 print(f"false positives among 20,000 fresh IDs: {measured:.5f}; the chain's bound "
       f"p/2 + p/4 + p/8 + p/16 = {bound:.6f} < p = 0.001")
+
+# %% [markdown]
+# The chain, drawn: each sub-filter's bits and how full it is (left), and each one's share of
+# the error with their running sum against p (right).
+
+# %%
+fig, (left, right) = plt.subplots(1, 2, figsize=FIGSIZE)
+index = np.arange(len(chain.links))
+bits = np.array([link.bits for link in chain.links])
+full = np.array([link.size / link.entries for link in chain.links])
+left.bar(index, bits / 1e3, color="lightgrey", edgecolor="black", label="bits")
+left.bar(index, bits * full / 1e3, color="tab:blue", label="share filled with items")
+for j, link in enumerate(chain.links):
+    left.annotate(f"{link.entries:,d} IDs\nk = {link.hashes}", (j, link.bits / 1e3),
+                  ha="center", va="bottom", fontsize="small")
+decorate(left, xticks=index, xlabel="sub-filter, oldest (0) to newest", ylabel="thousands of bits",
+         ylim=(0, bits.max() / 1e3 * 1.3), title="Each twice the last")
+left.legend(loc="upper left", fontsize="small")
+errors = np.array([link.error for link in chain.links])
+right.bar(index, errors, color="tab:orange", label="each one's error")
+right.plot(index, np.cumsum(errors), "o-", color="black", label="running sum")
+right.axhline(0.001, color="black", linestyle="--", label="p = 0.001")
+right.axhline(measured, color="tab:blue", linestyle=":", label="measured")
+decorate(right, xticks=index, xlabel="sub-filter", ylabel="false-positive rate",
+         ylim=(0, 0.0017), title="Errors that sum under p")
+right.legend(loc="upper center", fontsize="small", ncols=2)
+show("Left: four sub-filters of about 47, 104, 225 and 484 thousand bits, each made for twice "
+     "the IDs of the one before, the first three full and the newest about a third full. Right: "
+     "their errors halve from 0.0005 to 0.00006, their running sum climbs to 0.00094 under "
+     "p = 0.001, and the measured rate, 0.0007, lies below it.")
+print(f"{'sub-filter':>10} {'error':>9} {'running sum':>11} {'full':>5}")
+for j in index:
+    print(f"{j:>10d} {errors[j]:9.6f} {errors[:j + 1].sum():11.6f} {full[j]:5.2f}")
 
 # %% [markdown]
 # The measured rate sits under the bound, as the derivation promised (each sub-filter that is

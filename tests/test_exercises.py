@@ -81,9 +81,9 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "13.2": 1 - math.exp(-100_000 / 288_000),  # 36,000-byte cap; k = int(2.88 ln 2 = 1.996) = 1
     "14.1": 1 - math.exp(-3 * 2500 / 20_000),
     "14.2": min(range(1, 20), key=lambda k: (1 - math.exp(-k * 1000 / 8000)) ** k),
-    "15.1": 4 * _m(36_000_000 / 3, 1 - 0.999 ** (1 / 4)) / 8,  # 4 generations of window/3 keys
+    "15.1": 8 * _m(36_000_000 / 7, 1 - 0.999 ** (1 / 8)) / 8,  # 8 generations of window/7 keys
     "15.2": (1 / (1 + 1 / (60 * (1 / 4 - 1 / 1_000_000)))) ** 3,
-    "16.1": 0.009 / (1 - 0.9),  # p0 + p0 r + p0 r^2 + ...
+    "16.1": 0.02 / (1 - 0.8),  # p0 + p0 r + p0 r^2 + ...
     "16.2": 100_000 * (1 - sum(math.comb(700_000, j) * 1e-5 ** j * (1 - 1e-5) ** (700_000 - j)
                                for j in range(15))),  # m P(X >= 15), X ~ Binomial(kn, 1/m)
     "17.1": 64 * math.ceil(int(1_000_000 * -math.log(0.0005) / 0.480453013918201) / 64),

@@ -24,6 +24,12 @@
 # An optional notebook that deepens lesson 16 (*Deleting and growing*), which measured how fast
 # a stable filter forgets a key against the formula $z_\delta$. Here is where that formula and the
 # filter's stable point come from: one cell, followed insert after insert.
+#
+# The filter here has a round m = 100,000 cells, K = 4, Max = 3 and P = 60. Lesson 16's filter
+# (lesson 15's memory) has m = 41,472 cells and the same K, Max and P: the stable point depends on
+# m only through $1/K - 1/m$, so both have the same P and zero fractions equal to four decimals
+# (printed below), but a cell's time between events, $m/(P + K)$ inserts, is 2.4 times longer
+# here, so this filter reaches its stable point and forgets a key 2.4 times more slowly.
 
 # %%
 import math
@@ -78,6 +84,9 @@ print(f"false-positive rate: Deng and Rafiei {vt.stable_false_positive_rate(**st
       f"the chain's {(1 - chain) ** K:.6f}")
 spread = math.sqrt(deng * (1 - deng) / m)
 print(f"one filter's zero fraction varies by about sqrt(z(1 - z)/m) = {spread:.6f}")
+lesson = vt.stable_zero_fraction(num_cells=41_472, num_hashes=K, max_value=MAX, decrements=P)
+print(f"lesson 16's m = 41,472: Deng and Rafiei's zero fraction {lesson:.6f}; "
+      f"m / (P + K) = {41_472 / (P + K):,.0f} inserts, against {m / (P + K):,.0f} here")
 
 # %% [markdown]
 # The two formulas differ in the fifth decimal, far less than one filter's own spread, and the
@@ -113,7 +122,8 @@ for t in (0, 2_500, 5_000, 10_000, 20_000, 40_000):
 #
 # $$P(\text{false negative after } \delta) = 1 - (1 - z_\delta)^K ,$$
 #
-# lesson 16's `stable_false_negative_rate`, which its table measured at every gap. As δ grows,
+# lesson 16's `stable_false_negative_rate`, which its table measured at every gap for its
+# m = 41,472 (the gaps below, for m = 100,000, lose keys more slowly). As δ grows,
 # $z_\delta$ rises from 0 to the stable z, and a key inserted long ago is found with chance
 # $(1 - z)^K$, the false-positive rate: no more often than a key never inserted.
 

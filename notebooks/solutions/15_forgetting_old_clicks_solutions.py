@@ -41,7 +41,7 @@ show("15")
 # $m = -n \ln p_\text{gen} / (\ln 2)^2$ bits (lesson 08).
 
 # %%
-window, p, g = 36_000_000, 0.001, 4
+window, p, g = 36_000_000, 0.001, 8
 n = window / (g - 1)
 p_gen = 1 - (1 - p) ** (1 / g)
 bits = g * math.ceil(-math.ceil(n) * math.log(p_gen) / math.log(2) ** 2)
@@ -51,7 +51,7 @@ print(f"n = {n:,.0f} keys a generation, p_gen = {p_gen:.6e}, m = {bits // g:,d} 
 print(f"{answer:,.0f} bytes = {answer / 1e6:.1f} MB (the library's generation: m = {library.num_bits:,d})")
 
 # %%
-check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=4)
+check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=8)
 
 # %% [markdown]
 # ## 15.2 (predict)

@@ -185,7 +185,7 @@ EXERCISES = [
     Exercise("15", 1, "compute", "How many bytes does a rotating filter of {generations} "
              "generations need to remember at least the last {window:,} keys at a "
              "false-positive rate of {fpp} over all its generations?", "rotating_filter_bytes",
-             {"window": 36_000_000, "fpp": 0.001, "generations": 4}),
+             {"window": 36_000_000, "fpp": 0.001, "generations": 8}),
     Exercise("15", 2, "predict", "What fraction of its {num_cells:,} cells will a stable "
              "filter with K = {num_hashes}, Max = {max_value} and P = {decrements} hold at 0 "
              "once it is stable?", "stable_zero_fraction",
@@ -195,10 +195,10 @@ EXERCISES = [
              "inserted: what fraction does it report present?", "measured_apbf_fpp",
              {"num_hashes": 6, "extra_slices": 4, "generation_size": 1000, "trials": 100_000}),
     Exercise("16", 1, "compute", "A scalable filter's first sub-filter errs with $p_0 = {first_fpp}$ "
-             "and each new one with r = {tightening} times the rate of the one before "
-             "(pybloom-live's choice). Bounding the compound rate by the sum of the sub-filters' "
+             "and each new one with r = {tightening} times the rate of the one before. "
+             "Bounding the compound rate by the sum of the sub-filters' "
              "rates, below what rate does it stay however far it grows?", "scalable_bound",
-             {"first_fpp": 0.009, "tightening": 0.9}),
+             {"first_fpp": 0.02, "tightening": 0.8}),
     Exercise("16", 2, "predict", "CountingBloomFilter({num_cells:_}, {num_hashes}) receives "
              "{n:,} distinct keys. How many of its 4-bit counters do you expect to be stuck at "
              "their largest value, 15?", "saturated_counters",
@@ -206,5 +206,5 @@ EXERCISES = [
     Exercise("16", 3, "measure", "Add {n:,} distinct keys to ScalableBloomFilter({initial_capacity}, "
              "{fpp}) and measure the fraction of {trials:,} keys never added that it reports "
              "present.", "measured_scalable_fpp",
-             {"initial_capacity": 100, "fpp": 0.01, "n": 10_000, "trials": 100_000}),
+             {"initial_capacity": 1000, "fpp": 0.001, "n": 50_000, "trials": 100_000}),
 ]
