@@ -325,7 +325,8 @@ print(f"server stopped: {server.pid is None}")
 # - One round trip per key caps a client at about 1 / round trip; batches pay it once each. What
 #   consumers share is the server's CPU per key.
 # - A filter too large for one node is cut by CRC16 slots into shards, each an ordinary
-#   BloomFilter; a shard's count is binomial, within about one standard deviation of its share.
+#   BloomFilter; a shard's count is binomial (here all three within one standard deviation of
+#   2,880).
 # - What a node's restart or failover does to the shards: `deeper/18_cluster_failover.ipynb`.
 
 # %% [markdown]

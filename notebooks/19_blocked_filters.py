@@ -157,7 +157,7 @@ print("lines read:  " + "  ".join(f"{j}: {counts[j]:,}" for j in range(1, 6)) +
 guess_absent.reveal(round(float(np.mean(read)), 2))
 
 # %% [markdown]
-# About two, not ten. A full filter has half its bits set (lesson 08's best k leaves it so), so
+# About two, not ten. A full filter has half its bits set (lesson 07's best k leaves it so), so
 # each probe finds a clear bit with probability 1/2, and the number of probes until the first
 # clear one has mean $1/(1 - 1/2) = 2$. So the blocked filter's one miss per key should pay off
 # for inserts and for present keys, k misses against one, and much less for absent keys.

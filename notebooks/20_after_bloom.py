@@ -38,7 +38,7 @@
 # **Prerequisites:** lessons 07 (The false-positive rate: derived, then measured), 08 (Sizing a
 # filter: m and k from n and p) and 19 (Blocked filters: one cache miss per key).
 #
-# **Time:** about 60 minutes (teaching 42, exercises 18).
+# **Time:** about 60 minutes (teaching 40, exercises 20).
 #
 # *Going deeper (optional):* `deeper/20_redisbloom_cuckoo.ipynb` matches RedisBloom's cuckoo
 # filter (`CF.*`, lesson 17's server) answer for answer and byte for byte.
