@@ -1,8 +1,9 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: Consumers sharing one stream and one filter on Redis (one killed, nothing
-#       lost), the server's cost per key, and the day over a cluster that loses a node.
+#     summary: Consumers sharing one stream and one filter on Redis, one of them killed
+#       mid-batch; the server's cost per key; the day's filter cut by Redis Cluster's
+#       slots.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
@@ -11,7 +12,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -23,7 +24,7 @@
 #
 # Lesson 17 matched RedisBloom's filter bit for bit on a server of our own. Now the article's
 # deduplicator runs as in production: consumer processes sharing one stream and one filter, a
-# server loaded by several clients, and the day's filter over a Redis Cluster whose nodes fail.
+# server loaded by several clients, and the day's filter cut into shards for a Redis Cluster.
 
 # %% [markdown]
 # ## Objectives
@@ -34,13 +35,14 @@
 #   key for `BF.MADD` and for bloomedu's filter in plain Redis strings.
 # - You will be able to lay a filter too large for one node over a cluster's shards and predict
 #   how evenly the keys spread.
-# - You will be able to test what a restarted node and a failover to a replica do to the
-#   filter's answers.
 #
 # **Prerequisites:** lessons 17 (RedisBloom, bit for bit), 08 (Sizing a filter: m and k from n
 # and p) and 01 (Remembering every click ID).
 #
-# **Time:** about 80 minutes (teaching 55, exercises 25).
+# **Time:** about 60 minutes (teaching 40, exercises 20).
+#
+# *Going deeper (optional):* `deeper/18_cluster_failover.ipynb` runs this lesson's shards on a
+# six-node Redis Cluster, then restarts a node and fails another over to its replica.
 
 # %%
 # %matplotlib inline
@@ -54,29 +56,26 @@ import numpy as np
 
 from bloomedu import BloomFilter, click_stream
 from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs
-from bloomedu.services.redis_cluster import RedisCluster
 from bloomedu.services.redis_dedup import GROUP, SharedDeduplicator
-from bloomedu.services.redis_filter import NotReplicated, RedisBackedFilter
+from bloomedu.services.redis_filter import RedisBackedFilter
 from bloomedu.services.redis_load import run_load
 from bloomedu.services.redis_server import RedisServer
-from bloomedu.services.redis_sharded import ShardedFilter, day_layout, key_slot
+from bloomedu.services.redis_sharded import ShardedFilter, day_layout
 from bloomedu.teaching.exercises import check
+from bloomedu.teaching.plots import show
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_strings
 
 SEED = 18
 
 # %% [markdown]
-# Two things start here from the virtual environment: a server with RedisBloom (sections 1 and
-# 2), and a Redis Cluster of three primaries, each with a replica, every node writing an
-# append-only file with an fsync per write (sections 3 and 4; `wait=False` lets its nodes agree
-# while the lesson goes on). All on loopback ports, stopped by their PIDs at the end.
+# A Redis server with the RedisBloom module starts here from the virtual environment, on a
+# loopback port; the lesson stops it by its PID at the end.
 
 # %%
 server = RedisServer(module=True)
 r = server.client()
-cluster = RedisCluster(3, replicas=1, persistence="aof", node_timeout_ms=2000, wait=False)
-print(f"a server, ping -> {r.ping()}; a cluster of {len(cluster.servers)} nodes starting")
+print(f"a server, ping -> {r.ping()}")
 
 # %% [markdown]
 # ## 1. Three consumers on one stream
@@ -89,10 +88,9 @@ print(f"a server, ping -> {r.ping()}; a cluster of {len(cluster.servers)} nodes 
 # hashed as its UTF-8 bytes, an int as its 8-byte value, as `BloomFilter` does.)
 #
 # The filter is sized so that no ID of this stream can be a false positive: an ID missing from
-# the output was lost, not mistaken for a repeat. The first consumer, `victim`, reads a batch of 200 messages and is
-# killed (`kill -9`) before it acknowledges them; the batch stays *pending*, owned by the dead
-# consumer. Two others then share the rest, each first claiming messages idle longer than 500 ms
-# (`XAUTOCLAIM`).
+# the output was lost, not mistaken for a repeat. The first consumer, `victim`, reads a batch of
+# 200 messages and is killed (`kill -9`) before its script runs on them. Two other consumers then
+# share the rest of the stream.
 
 # %%
 stream_clicks = click_stream(3000, rate=2000.0, seed=SEED)
@@ -123,8 +121,8 @@ victim.wait()
 print(f"victim killed by signal {-victim.returncode}, holding {held_by('victim')} unacknowledged messages")
 
 # %%
-guess_lost = predict(f"Of the stream's {len(stream_ids):,} distinct click IDs, how many will "
-                     "never reach the output?", None)
+guess_fate = predict("The click IDs in the 200 messages the victim read: how many times does each "
+                     "reach the output?", None, choices=("never", "once", "twice"))
 
 # %%
 survivors = [dedup.spawn(server.port, f"consumer-{i}", claim_idle_ms=500) for i in range(2)]
@@ -132,18 +130,23 @@ dedup.publish(stream_clicks[200:], done=True)
 reports = [json.loads(s.communicate(timeout=120)[0]) for s in survivors]
 passed = dedup.passed_ids()
 lost = len(set(stream_ids) - set(passed))
+times = sorted({passed.count(i) for i in {c.id for c in stream_clicks[:200]}})
 print(f"passed: {len(passed):,}, distinct among them: {len(set(passed)):,}, lost: {lost}, "
       f"messages still pending: {dedup.client.xpending(dedup.stream, GROUP)['pending']}")
 print(f"the survivors processed {sum(x['processed'] for x in reports):,} messages, "
-      f"{sum(x['claimed'] for x in reports)} of them claimed from the dead consumer")
+      f"{sum(x['claimed'] for x in reports)} of them claimed from the dead consumer; "
+      f"the victim's IDs reached the output {times} time(s) each")
 
 # %%
-guess_lost.reveal(lost)
+guess_fate.reveal(["never", "once", "twice"][times[0]] if len(times) == 1 else "it varies")
 
 # %% [markdown]
-# None lost, none twice: a survivor claimed the dead consumer's batch (which one changes from
-# run to run; the totals do not). A message claimed while its first reader was only slow would
-# be processed twice, and the filter would drop the second copy: the processing is idempotent.
+# Once each, and none of the stream's IDs lost. The dead consumer's batch stayed *pending*, owned
+# by it, and each survivor first claims messages idle longer than 500 ms (`XAUTOCLAIM`): one of
+# them took the batch (which one changes from run to run; the totals do not). Nothing of it had
+# reached the filter, since the victim's script never ran. A message claimed while its first
+# reader was only slow would be processed twice, and the filter would drop the second copy: the
+# processing is idempotent.
 #
 # ### What is promised, and to whom
 #
@@ -227,7 +230,8 @@ right.set(xlabel="clients (processes)", ylabel="server CPU µs per key", xticks=
           ylim=(0, None), title="what the server spends")
 left.legend()
 fig.tight_layout()
-plt.show()
+show("Two panels against 1 and 4 client processes, for BF.MADD and for bloomedu's add_many: "
+     "keys per second on the left, the server's CPU microseconds per key on the right.")
 
 # %% [markdown]
 # Read the right panel first: this design aims at a server CPU per key at most three times
@@ -236,7 +240,7 @@ plt.show()
 # The left panel is the clients' side: where four client processes and the server share two
 # cores, more clients need not mean more keys per second.
 #
-# ## 3. Past one machine: the article's day over a Redis Cluster
+# ## 3. Past one machine: the article's day cut into shards
 #
 # Article 1's day is 864,000,000 IDs. At p = 0.001 one filter needs 12.4 Gbit: more than one
 # Redis string holds ($2^{32}$ bits = 512 MiB), and a lot for one node. `ShardedFilter` cuts it
@@ -257,113 +261,60 @@ print(f"per node: {layout.keys_per_node} keys ({layout.bit_strings_per_node} str
 
 # %% [markdown]
 # Reserving the day for real would take 1.45 GiB of memory for a demonstration, so the lesson
-# runs the same code on a filter scaled to 1/100,000 of the day: 8,640 IDs at p = 0.001 over the
-# cluster's three primaries. With `replicas=1` every write waits until the replica has received it
-# (`WAIT 1`), so a failover to that replica keeps every key the filter acknowledged. (That is all
-# `WAIT` promises: Redis's documentation says it does not make Redis strongly consistent. A write
-# the replica never received was never acknowledged, and with several replicas the one promoted
-# may not be one that answered.) Shard 0 owns slots 0 to 5,460, a third of them.
+# runs the same code on a filter scaled to 1/100,000 of the day: 8,640 IDs at p = 0.001 in three
+# shards, each sized for 2,880 IDs. On a cluster each node would hold one shard; the lesson's one
+# server can hold all three, each under its own hash tag.
 
 # %%
-guess_share = predict("How many of the 8,640 IDs will land in shard 0?", None)
+guess_fullest = predict("How many of the 8,640 IDs will the fullest of the three shards get?", None)
 
 # %%
-cluster_client = cluster.client()  # waits, if need be, until the nodes agree
-scaled = ShardedFilter.create(cluster_client, "day", expected_items=8640, fpp=0.001,
-                              replicas=1, retry_s=30)
+scaled = ShardedFilter.create(r, "day", expected_items=8640, fpp=0.001)
 rng = np.random.default_rng(SEED)
 day_ids, never = uuid4_strings(8640, rng), uuid4_strings(20_000, rng)
 scaled.add_many(day_ids)
 which = scaled.shard_of(day_ids)
-print(f"{'node':>4}  {'slots':>13}  {'keys on it':>10}  {'IDs in its shard':>16}  shard == BloomFilter of them")
+print(f"{'shard':>5}  {'first slot':>10}  {'IDs in it':>9}  shard == BloomFilter of them")
 per_shard = []
-for j, (shard, (low, high)) in enumerate(zip(scaled.shards, cluster.slot_ranges)):
-    node = cluster.primaries[j].client()
+for j, shard in enumerate(scaled.shards):
     mine = [day_ids[i] for i in np.flatnonzero(which == j)]
     alone = BloomFilter(shard.num_bits, shard.num_hashes)
     alone.add_many(mine)
     per_shard.append(len(mine))
-    print(f"{j:4d}  {low:5d}..{high:5d}  {node.dbsize():10d}  {len(mine):16,d}  {shard.to_filter() == alone}")
-    node.close()
+    print(f"{j:5d}  {int(scaled.starts[j]):10,d}  {len(mine):9,d}  {shard.to_filter() == alone}")
 print(f"every ID found: {bool(scaled.contains_many(day_ids).all())}; "
       f"false positives among 20,000 never added: {scaled.contains_many(never).mean():.5f} (p = 0.001)")
 fig, ax = plt.subplots(figsize=(5, 2.8))
 ax.bar(range(len(per_shard)), per_shard, color="tab:blue")
 ax.axhline(8640 / 3, color="black", linestyle=":", label="8,640 / 3")
-ax.set(xlabel="shard (= primary node)", ylabel="IDs", xticks=range(len(per_shard)),
+ax.set(xlabel="shard (one per primary node)", ylabel="IDs", xticks=range(len(per_shard)),
        title="keys per shard")
 ax.legend(loc="lower right")
-plt.show()
+show(f"Bar chart of the IDs in each of the three shards, {per_shard[0]:,}, {per_shard[1]:,} and "
+     f"{per_shard[2]:,}: all three bars end close to the dotted line at 8,640 / 3 = 2,880.")
 
 # %%
-guess_share.reveal(per_shard[0])
+guess_fullest.reveal(max(per_shard))
 spread = math.sqrt(8640 * (1 / 3) * (2 / 3))
 print(f"IDs per shard: {per_shard}, expected {8640 / 3:,.0f} ± {spread:.1f}; "
       f"furthest off: {max(abs(c - 8640 / 3) for c in per_shard) / spread:.2f} standard deviations")
-
-# %% [markdown]
-# Each node holds two keys, as the layout said: its shard's bits and the shard's description
-# (m, k, part size and a random `uid`), both under the shard's hash tag; and each shard is an
-# ordinary BloomFilter of the IDs in its slots, byte for byte. How many IDs a shard gets is a
-# binomial count, n = 8,640 with probability 1/3: expected 2,880 ± 43.8, and the counts fall
-# within that spread.
-#
-# ## 4. When a node fails
-#
-# A node that keeps nothing on disk comes back empty after a restart, and every ID of its shard
-# would answer "absent", the one answer a Bloom filter must never get wrong. Here every node
-# writes an append-only file, each primary has a replica, and the filter checks on every call
-# that its description (with its `uid`) is still there: a node that lost its data raises
-# `FilterLost` instead of answering. Node 1 is killed with `SIGKILL` and started again at once.
-
-# %%
-guess_restart = predict("After node 1's restart, how many of the 8,640 IDs are found?", None)
-
-# %%
-restarted = cluster.primaries[1]
-before_restart = scaled.shards[1].to_bytes()
-restarted.kill()
-restarted.start()  # back from its append-only file
-cluster.wait_until_ok()
-found = int(scaled.contains_many(day_ids).sum())
-print(f"(a) after a restart: {found:,} IDs found; shard 1 unchanged: "
-      f"{scaled.shards[1].to_filter() == BloomFilter.from_bytes(before_restart)}")
-
-# %%
-guess_restart.reveal(found)
-
-# %% [markdown]
-# Now node 0 is killed and stays down: its replica takes over after the cluster's node timeout
-# (2 s here). Then a write to shard 0, which has no replica left, and the old primary back as the
-# new primary's replica.
-
-# %%
-victim, promoted = cluster.fail(key_slot(scaled.shards[0].meta_key.encode()))
-print(f"(b) node 0 killed; its replica serves shard 0 now: {promoted in cluster.replicas_of(0)}")
-print(f"    every ID found: {bool(scaled.contains_many(day_ids).all())}; "
-      f"false positives among 20,000 never added: {scaled.contains_many(never).mean():.5f}")
-try:
-    scaled.shards[0].add_many(["a click after the failover"])
-except NotReplicated as refused:
-    print(f"    a write to shard 0 now: NotReplicated: {str(refused).split(': ', 1)[1]}")
-victim.start()  # back from its append-only file, as the new primary's replica
-cluster.wait_until_ok()
-cluster.wait_for_replicas()
-late = uuid4_strings(1000, np.random.default_rng(SEED + 4))
-scaled.add_many(late)
-print(f"    with the old primary back as a replica: {bool(scaled.contains_many(day_ids + late).all())}")
-for client in (cluster_client, dedup.client, r):
+for client in (dedup.client, r):
     client.close()
-cluster.close()
 server.close()
-print(f"cluster and server stopped: {server.pid is None and all(s.pid is None for s in cluster.servers)}")
+print(f"server stopped: {server.pid is None}")
 
 # %% [markdown]
-# Nothing was lost: the restarted node read its append-only file back, and the replica held
-# every write the filter had acknowledged, because `add_many` had waited for it. While shard 0
-# had no replica, the filter said so instead of pretending a write was safe. And it never answers
-# "absent" for a node it cannot reach: after `retry_s` seconds it raises a `ConnectionError`
-# (`tests/test_redis_cluster.py` shows it, and `FilterLost`).
+# How many IDs a shard gets is a binomial count, n = 8,640 with probability about 1/3 (shard 0
+# owns slots 0 to 5,460, 5,461 of the 16,384): expected 2,880 ± 43.8, and every shard falls
+# within one standard deviation of it. Each shard is an ordinary BloomFilter of the IDs in its
+# slots, byte for byte; one sized for 2,880 IDs that receives more runs a little above p, one
+# that receives fewer a little below.
+#
+# On a cluster each shard lives on its own node, and nodes fail. A node that keeps nothing on
+# disk comes back empty, and every ID of its shard would answer "absent", the one answer a Bloom
+# filter must never give for a key it holds. `deeper/18_cluster_failover.ipynb` runs this very
+# code on three primaries with replicas, restarts one node, fails another over to its replica,
+# and shows what the filter promises while that happens.
 
 # %% [markdown]
 # ## Recap
@@ -374,10 +325,9 @@ print(f"cluster and server stopped: {server.pid is None and all(s.pid is None fo
 # - One round trip per key caps a client at about 1 / round trip; batches pay it once each. What
 #   consumers share is the server's CPU per key.
 # - A filter too large for one node is cut by CRC16 slots into shards, each an ordinary
-#   BloomFilter; a shard's count is binomial.
-# - An append-only file written at every command makes a restart lose nothing; writes that wait
-#   for the replica make a failover to it keep every acknowledged key. A filter whose bits are
-#   missing, cut short or older than what it acknowledged raises instead of answering "absent".
+#   BloomFilter; a shard's count is binomial (here all three within one standard deviation of
+#   2,880).
+# - What a node's restart or failover does to the shards: `deeper/18_cluster_failover.ipynb`.
 
 # %% [markdown]
 # ## Exercises
@@ -422,7 +372,8 @@ check.measured_shard_share(answer, n=9000, first_slot=0, last_slot=5460)
 #
 # *Where this lesson's code lives:* `bloomedu/services/` (`redis_dedup.py` the consumers,
 # `redis_filter.py` and its parts bloomedu's filter in Redis strings, `redis_load.py` the load,
-# `redis_sharded.py` and `redis_cluster.py` the cluster), `bloomedu/teaching/exercises/redis_steps.py`;
+# `redis_sharded.py` the shards, `redis_cluster.py` the deeper notebook's cluster),
+# `bloomedu/teaching/exercises/redis_steps.py`;
 # its tests: `tests/test_redis_dedup.py`, `tests/test_redis_filter.py`, `tests/test_redis_faults.py`,
 # `tests/test_redis_cluster.py`. The README's table maps every article step to its module, lesson
 # and test.
