@@ -23,7 +23,8 @@ process and no temporary folder behind.
 the module and says what it found.
 
 Used by ``notebooks/17_redisbloom.ipynb``, ``notebooks/18_many_consumers.ipynb``,
-``notebooks/20_after_bloom.ipynb`` and every Redis test
+``notebooks/deeper/18_cluster_failover.ipynb``, ``notebooks/deeper/20_redisbloom_cuckoo.ipynb``
+and every Redis test
 (``tests/redis_support.py``); tested in ``tests/test_redis_server.py``.
 """
 

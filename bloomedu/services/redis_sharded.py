@@ -20,7 +20,8 @@ whose node cannot answer raises (``ConnectionError`` after its ``retry_s``, or
 ``FilterLost`` if the node came back without its data), never "absent"; on a cluster with
 replicas, ``replicas=1`` makes every write wait until a replica holds it, so a failover
 loses nothing, and every read be confirmed by a replica, so a primary deposed by a failover
-never answers from its older bits (lesson 18 shows both).
+never answers from its older bits (``notebooks/deeper/18_cluster_failover.ipynb`` shows
+both).
 
 Taught in ``notebooks/18_many_consumers.ipynb``; tested on a real 3-node
 cluster in ``tests/test_redis_cluster.py``.
