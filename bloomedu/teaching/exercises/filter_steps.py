@@ -296,7 +296,7 @@ EXERCISES = [
     Exercise("06", 1, "compute", "Which bit is position i = {i} (counted from 0) of the key "
              "{key!r} in BloomFilter({num_bits:_}, {num_hashes})? Compute it by hand with "
              "hash128 and fmix64.", "double_hash_position",
-             {"key": "789", "num_bits": 2000, "num_hashes": 3, "i": 2}),
+             {"key": "789", "num_bits": 1000, "num_hashes": 3, "i": 2}),
     Exercise("06", 2, "predict", "If a key's {num_hashes} positions in {num_bits} bits were "
              "independent uniform draws, what share of keys would have fewer than {num_hashes} "
              "distinct positions?", "coinciding_positions", {"num_bits": 64, "num_hashes": 4}),
