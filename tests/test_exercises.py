@@ -408,7 +408,6 @@ SLIPS = [
     ("rate_in_budget", {}, math.exp(-(1_048_576 / 1e6) * LN2 ** 2), "a byte is 8 bits"),
     ("rate_in_budget", {}, math.exp(-8 * LN2 ** 2), "1 MiB is 1,048,576 bytes"),
     ("rate_in_budget", {}, math.exp(-(8 * 1_048_576 / 1e6) * LN2), "not ln 2"),
-    ("rate_in_budget", {}, 2 ** -(8 * 1_048_576 / 1e6), "2^(-k)"),
     ("rate_in_budget", {}, 1.777, "percentage"),
     ("filter_bytes", {}, -1e6 * math.log10(0.001) / LN2 ** 2 / 8, "log10 instead of ln"),
     ("filter_bytes", {}, -1e6 * math.log2(0.001) / LN2 ** 2 / 8, "log2 instead of ln"),

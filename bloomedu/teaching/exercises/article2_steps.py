@@ -60,7 +60,6 @@ def rate_in_budget(answer, *, n: int = 1_000_000, nbytes: int = 1_048_576):
         Mistake(math.exp(-(8e6 * nbytes / 2 ** 20 / n) * LN2 ** 2), "that reads the budget as "
                 "megabytes (10^6 bytes); 1 MiB is 1,048,576 bytes"),
         Mistake(math.exp(-(m / n) * LN2), "the exponent has (ln 2)^2, not ln 2: p = e^(-(m/n)(ln 2)^2)"),
-        Mistake(2.0 ** -(m / n), "that is 2^(-m/n); at the best k = (m/n) ln 2 the rate is 2^(-k)"),
         Mistake(m / n, "that is the bits per URL, m/n; the rate is e^(-(m/n)(ln 2)^2)"),
     ], hint="m = 8 x bytes; at the best k the rate is e^(-(m/n)(ln 2)^2).",
         note=f"About 1 URL in {1 / correct:,.0f}, {correct / 0.001:.0f} times the 0.001 of "

@@ -78,7 +78,7 @@ def measured_fpp(answer, *, num_bits: int = 256, num_hashes: int = 3, n: int = 2
 
 # --- lesson 06: inside the filter, k positions from one hash ------------------------------
 @checker
-def double_hash_position(answer, *, key: str = "789", num_bits: int = 2000, num_hashes: int = 3,
+def double_hash_position(answer, *, key: str = "789", num_bits: int = 1000, num_hashes: int = 3,
                          i: int = 2):
     """Position i (counted from 0) of a str key in ``BloomFilter(m, k)``:
     fmix64((h1 + i*h2) mod 2^64) mod m, with (h1, h2) the key's MurmurHash3 x64 128.
