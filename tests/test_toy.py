@@ -216,3 +216,17 @@ def test_lesson_06s_toy_and_exercise_keys_are_the_ones_the_lesson_prints():
     assert view.positions == (12, 10, 8)
     assert [FRUITS[i] for i in view.borrowed_from()] == ["banana", "date", "elderberry"]
     assert toy_view(FRUITS, "fig").positions == (25, 21, 23)
+
+
+@pytest.mark.parametrize("key, words", [("", "no key typed"), ("fig", "is 0: never added"),
+                                        ("apple", "it was added"), ("melon", "a false positive")])
+def test_the_drawing_has_a_text_alternative_that_says_what_it_shows(key, words):
+    from bloomedu.teaching.plots import check_alt
+
+    view = toy_view(FRUITS, key)
+    alt = check_alt(view.alt())  # a sentence of words, as every figure of the course carries
+    assert words in alt and f"{sum(view.bits)} of them set by {len(FRUITS)} added keys" in alt
+    if key:
+        assert all(str(p) in alt for p in view.positions)
+    if key == "melon":
+        assert "banana, date, elderberry" in alt

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..core.filter import key_positions
+from .plots import show
 
 __all__ = ["ToyView", "toy_view", "toy"]
 
@@ -150,6 +151,30 @@ class ToyView:
                          "a false positive, on bits borrowed from "
                          + ", ".join(self.label(i) for i in self.borrowed_from()))
         return "\n".join(lines)
+
+    def alt(self) -> str:
+        """The drawing in one sentence, for a reader who cannot see it (the figure's ``alt``).
+
+        >>> print(toy_view(["apple", "banana", "cherry", "date", "elderberry"], "melon").alt())
+        The toy's 32 bits in rows of 16, 12 of them set by 5 added keys; 'melon' lights bits 12, 10 and 8, all set by other keys (banana, date, elderberry): a false positive.
+        """
+        head = (f"The toy's {self.num_bits} bits in rows of {min(_COLUMNS, self.num_bits)}, "
+                f"{sum(self.bits)} of them set by {len(self.added)} added "
+                f"key{'' if len(self.added) == 1 else 's'}")
+        if not self.key:
+            return head + "; no key typed yet."
+        shown = list(map(str, dict.fromkeys(self.positions)))
+        lit = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+        key = repr(_shortened(self.key, 40))
+        head += f"; {key} lights bit{'' if len(shown) == 1 else 's'} {lit}"
+        verdict = self.verdict
+        if verdict == "absent":
+            zero = next(p for p in self.positions if not self.bits[p])
+            return head + f", and bit {zero} is 0: never added."
+        if verdict == "added":
+            return head + ", all set: it was added."
+        lenders = ", ".join(_shortened(self.added[i], 24) for i in self.borrowed_from())
+        return head + f", all set by other keys ({lenders}): a false positive."
 
     def cell_owners(self, index: int) -> str:
         """The numbers drawn in bit ``index``: its setters', or the first and how many more.
@@ -310,7 +335,7 @@ def toy(added: Iterable[str] = (), key: str = "", *, num_bits: int = 32, num_has
             if get_ipython() is not None:  # outside a kernel there is no output to clear
                 figure.clear_output(wait=True)
             view.draw()
-            plt.show()
+            show(view.alt())
 
     def add_key(_):
         if box.value and box.value not in keys:
