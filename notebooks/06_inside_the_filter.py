@@ -279,8 +279,8 @@ toy(fruits, "lime")
 #   draws exactly this filter.
 # - A lookup checks the same k bits an add sets: one 0 means "certainly never added"; all 1 means
 #   "added, or its bits were borrowed", and a false positive can borrow from several keys.
-# - A key's positions coincide by chance, with probability $1 - \prod_{j<k}(1 - j/m)$: often in
-#   one key in eleven in 32 bits, one in 330 in 1,000.
+# - A key's positions coincide by chance, with probability $1 - \prod_{j<k}(1 - j/m)$: one key
+#   in eleven in 32 bits, one in 330 in 1,000.
 
 # %% [markdown]
 # ## Exercises
