@@ -2,8 +2,8 @@
 # jupyter:
 #   bloomedu:
 #     summary: 'Inside the filter: k positions from one hash (double hashing), article
-#       2''s walkthrough of three keys in 32 bits, and a toy that shows one key at a
-#       time.'
+#       2''s walkthrough of three keys in 32 bits, borrowed ahead of part 2, and a toy
+#       that shows one key at a time, the same filter as the site''s toy page.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
@@ -12,7 +12,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -24,7 +24,8 @@
 #
 # Lesson 05 (*The Bloom filter*) built the article's filter from k salted hashes and checked its
 # properties. This lesson opens the box: the filter every later lesson uses, which gets its k
-# positions from a single hash, then the second article's walkthrough of three keys, bit by bit,
+# positions from a single hash; then the second article's walkthrough of three keys, bit by bit,
+# which this lesson borrows ahead of part 2 (the course follows that article from lesson 08 on);
 # and a toy that shows one key at a time.
 
 # %% [markdown]
@@ -40,29 +41,23 @@
 #
 # **Prerequisites:** lessons 04 (*Salted hashes*) and 05 (*The Bloom filter*).
 #
-# **Time:** about 65 minutes (teaching 45 min, exercises 20 min).
+# **Time:** about 55 minutes (teaching 40 min, exercises 15 min).
 
 # %%
 # %matplotlib inline
 import inspect
-import math
 
 import matplotlib.pyplot as plt
-import numpy as np
 
-from bloomedu import BloomFilter, SaltedBloomFilter
+from bloomedu import BloomFilter
 from bloomedu.core.filter import bit_position
 from bloomedu.core.hashing import fmix64, hash128
-from bloomedu.core.theory import false_positive_rate, num_bits_for
 from bloomedu.teaching.classroom import bit_setters, find_false_positive
 from bloomedu.teaching.exercises import check
-from bloomedu.teaching.plots import GROUP_COLORS, draw_bit_groups
+from bloomedu.teaching.plots import GROUP_COLORS, draw_bit_groups, show
 from bloomedu.teaching.predict import predict
 from bloomedu.teaching.toy import toy, toy_view
-from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.workloads.urls import malicious_urls, safe_urls
-
-SEED = 5  # lesson 05's seed: the first experiment runs on its very IDs
 
 # %% [markdown]
 # ## bloomedu's `BloomFilter`: any m, one hash per key
@@ -99,49 +94,21 @@ print(f"'123': h1 = {h1}, h2 = {h2} -> bits {by_hand}")
 print(inspect.getsource(bit_position))
 
 # %% [markdown]
-# *Going deeper:* how badly the unmixed walk does on filters of 16 to 16,384 bits, and why, is
-# measured in `deeper/06_small_filters` (read it after lesson 07).
-#
-# ## The same experiment, one hash instead of k
-#
-# Does one hash with double hashing behave like k independent salted hashes? Lesson 05's
-# property-3 experiment again: $m = 2^{14}$ bits, 2,000 random IDs inserted, 5,000 others
-# queried (the very IDs of lesson 05), for each k through the salted filter and through the
-# general one (its bulk path, `add_many` and `contains_many`), beside the formula
-# $(1 - e^{-kn/m})^k$:
-
-# %%
-hash_bits, n, num_queries = 14, 2_000, 5_000
-m = 2**hash_bits
-keys = uuid4_strings(n + num_queries, np.random.default_rng(SEED))
-inserted, queries = keys[:n], keys[n:]
-assert not set(inserted) & set(queries)
-print(" k  salted p  general p  (1-e^(-kn/m))^k  salted z  general z")
-for k in [1, 2, 4, 6, 8, 12]:
-    salted = SaltedBloomFilter(k, hash_bits)
-    for key in inserted:
-        salted.add(key)
-    salted_p = sum(key in salted for key in queries) / num_queries
-    general = BloomFilter(m, k)
-    general.add_many(inserted)
-    assert general.contains_many(inserted).all()
-    general_p = float(general.contains_many(queries).mean())
-    theory = false_positive_rate(num_bits=m, num_hashes=k, n=n)
-    sd = (theory * (1 - theory) / num_queries) ** 0.5
-    print(f"{k:2d}  {salted_p:8.4f}  {general_p:9.4f}  {theory:15.4f}  {(salted_p - theory) / sd:+8.2f}  "
-          f"{(general_p - theory) / sd:+9.2f}")
-
-# %% [markdown]
-# The same rates, within noise (each z is a distance from the formula in standard deviations
-# of 5,000 queries), and the same valley in k. One hash per key also makes each extra position
-# cheap: a multiply-add, an `fmix64`, a modulo and a bit, instead of a whole MurmurHash2 of a
-# longer string.
+# Does one hash, stretched to k positions this way, behave like k independent salted hashes?
+# Lesson 07 measures this filter's rates against the formula with a million queries a point;
+# `deeper/06_small_filters` puts it beside lesson 05's salted filter on lesson 05's own IDs (the
+# same rates, within noise) and measures how badly the unmixed walk does on filters of 16 to
+# 16,384 bits (read it after lesson 07). One hash per key also makes each extra position cheap: a
+# multiply-add, an `fmix64`, a modulo and a bit, instead of a whole MurmurHash2 of a longer
+# string.
 
 # %% [markdown]
 # ## The second article's walkthrough: three URLs, three hashes, 32 bits
 #
-# The article *"Bloom Filter: come memorizzare 1 Milione di stringhe in meno di 2MB?"* opens the
-# box the same way. The only thing a Bloom filter stores is an array of m bits. Adding an item
+# This section borrows a page of the second article, *"Bloom Filter: come memorizzare 1 Milione
+# di stringhe in meno di 2MB?"*, before part 2 of the course starts following it (lesson 08 sizes
+# its filter, lesson 09 builds it): the article opens the box the same way, and this is where the
+# course opens it. The only thing a Bloom filter stores is an array of m bits. Adding an item
 # computes k hash functions, each giving a position from 0 to $m - 1$, and sets those bits to 1.
 # Looking an item up computes the same k positions: if any of them is 0, the item was certainly
 # never added; if all are 1, it was added, or other items happen to have set exactly those
@@ -167,7 +134,8 @@ fig, axes = plt.subplots(3, 1, figsize=(7.0, 4.2))
 for ax, color, (name, positions, bits) in zip(axes, GROUP_COLORS, snapshots):
     draw_bit_groups(bits, {f"{name} sets": positions}, ax=ax, colors=[color],
                     title=f"after adding {name}: bits {positions}")
-plt.show()
+show("Three rows of 32 bit cells, one after each add: A sets bits 15, 17 and 26, B adds 14, 28 "
+     "and 30, C adds 13, 19 and 31, so nine different bits are set and 23 are still 0.")
 
 # %% [markdown]
 # ### Three lookups
@@ -209,21 +177,20 @@ for ax, (label, url) in zip(axes, queries.items()):
               "query, bit clear": [i for i in positions if not small.bits[i]]}
     draw_bit_groups(small.bits, groups, ax=ax, colors=["#59a14f", "#e15759"],
                     title=f"{label}: {'maybe in' if url in small else 'certainly not in'}")
-plt.show()
+show("Three rows of 32 bit cells with the query's three bits marked: A finds all three set; the "
+     "absent URL finds bits 21 and 23 clear, so it was never added; the false positive finds "
+     "bits 13, 14 and 17 all set, one by each of C, B and A.")
 
 # %% [markdown]
 # A safe URL is claimed with probability $(9/32)^3$, about 1 in 45, so the 62 tries of this
 # search are ordinary luck. The false positive borrows one bit from each of A, B and C (the last
 # column): no single inserted item explains it, and the filter, which keeps only bits, cannot tell
 # it from a real member. With 32 bits for three items the rate is high; lesson 08 sizes a filter
-# that keeps it near 0.1% for a million URLs.
+# for a rate a service can live with.
 #
 # ### When a key's positions coincide
 #
-# Each of a key's k positions is its own scrambled value modulo m, so two of them coincide only
-# by chance: the second position misses the first with probability $1 - 1/m$, the third misses
-# both with probability $1 - 2/m$. Such a key sets fewer than k bits, and it is an easier false
-# positive; the formulas already count it.
+# A key's three positions are three values taken modulo 32. Nothing forces them apart.
 
 # %%
 guess_share = predict("In 32 bits with k = 3, what share of keys have fewer than 3 distinct "
@@ -232,66 +199,73 @@ guess_share = predict("In 32 bits with k = 3, what share of keys have fewer than
 # %%
 coinciding = sum(len(set(small.bit_indices(url))) < small.num_hashes for url in candidates)
 chance = 1 - (1 - 1 / small.num_bits) * (1 - 2 / small.num_bits)
-million_bits = num_bits_for(n=1_000_000, p=0.001)  # the million-URL filter of lessons 08 and 09, k = 10
-million_chance = 1 - math.prod(1 - i / million_bits for i in range(10))
 print(f"safe URLs with coinciding positions: {coinciding} of {len(candidates)} = "
       f"{coinciding / len(candidates):.4f}")
 print(f"by chance: 1 - (1 - 1/32)(1 - 2/32) = {chance:.4f}")
-print(f"in {million_bits:,} bits with k = 10, by chance: {million_chance:.2e} = "
-      f"1 in {1 / million_chance:,.0f}")
+print(f"in the first section's 1,000 bits: 1 - (1 - 1/1000)(1 - 2/1000) = "
+      f"{1 - (1 - 1 / 1000) * (1 - 2 / 1000):.4f}")
 guess_share.reveal(coinciding / len(candidates))
 
 # %% [markdown]
-# About one key in eleven, in a filter this small; on the million-URL filter, one key in
-# 320,000. The general rule, $1 - \prod_{j < k} (1 - j/m)$, is exercise 06.2.
+# About one key in eleven, three times the 1 in 32 a first guess often gives: it is the birthday
+# problem of lesson 02 again, with three positions instead of two people. Each position is its
+# own scrambled value modulo m, so the second misses the first with probability $1 - 1/m$ and
+# the third misses both with probability $1 - 2/m$; a key sets fewer than k bits with probability
+# $1 - \prod_{j < k} (1 - j/m)$ (exercise 06.2). Such a key is an easier false positive, and the
+# formulas already count it. In 1,000 bits it is one key in 330, and it fades as m grows.
 
 # %% [markdown]
 # ## A toy for one key
 #
 # The toy below shows one key at a time, as the interactive pages *Bloom Filters by Example* and
-# Jason Davies' Bloom filter demo do: the first article's filter with k = 3 salted hashes over
-# $2^5 = 32$ bits, small enough to draw every bit. Type a key and its 3 bits light up; "add it"
-# sets them; each set bit shows the numbers of the added keys behind it.
-# `bloomedu.teaching.toy.toy_view` computes everything the toy shows; first its words for four
-# added fruits and one key never added:
+# Jason Davies' Bloom filter demo do: this lesson's `BloomFilter(m, k)` with m = 32 and k = 3,
+# small enough to draw every bit. Type a key and its 3 bits light up; "add it" sets them; each set
+# bit shows the numbers of the added keys behind it. It is the very filter of the course site's
+# toy page, which runs in any browser without a kernel: the same key, m and k light the same bits
+# there. `bloomedu.teaching.toy.toy_view` computes everything the toy shows; first its words for
+# five added fruits and one key never added:
 
 # %%
-fruits = ["apple", "banana", "cherry", "date"]
+fruits = ["apple", "banana", "cherry", "date", "elderberry"]
 print(toy_view(fruits, "fig").text())
 
 # %%
-guess_claimed = predict("Twelve of the 32 bits are set. How many of 'grape', 'kiwi', 'lemon' and "
-                        "'lime' will the filter claim?", None)
+guess_claimed = predict("Twelve of the 32 bits are set. How many of 'grape', 'kiwi', 'lemon', "
+                        "'lime', 'mango', 'melon', 'peach' and 'plum' will the filter claim?", None)
 
 # %%
 claimed = 0
-for name in ["grape", "kiwi", "lemon", "lime"]:
-    verdict = toy_view(fruits, name).verdict
-    claimed += verdict == "false positive"
-    print(f"{name:6} {verdict}")
+for name in ["grape", "kiwi", "lemon", "lime", "mango", "melon", "peach", "plum"]:
+    view = toy_view(fruits, name)
+    claimed += view.verdict == "false positive"
+    print(f"{name:6} {str(view.positions):13} {view.verdict}")
 print(f"chance for one key never added: (12/32)^3 = {(12 / 32) ** 3:.3f}")
-view = toy_view(fruits, "lime")
+view = toy_view(fruits, "melon")
 print(view.text())
 guess_claimed.reveal(claimed, label="Claimed")
 
 # %% [markdown]
-# $(12/32)^3$ is about 5%, so one false positive among four names is luck, but not rare luck.
-# "lime" is the one: its bits 19, 7 and 31 were set by "date" and "banana", and the filter,
-# which keeps only bits, cannot tell it from a key that was added.
+# $(12/32)^3$ is about 5%, so about 0.4 of eight names is expected, and one is ordinary luck.
+# "melon" is the one: its bits 12, 10 and 8 were set by "date", "elderberry" and "banana", one
+# each, and the filter, which keeps only bits, cannot tell it from a key that was added. ("lime"
+# has two equal positions, 22 and 22: a key of the previous section's one in eleven.)
 
 # %%
 view.draw()
-plt.show()
+show("The toy's 32 bits in two rows of 16: twelve are set by the five fruits, and melon's bits "
+     "8, 10 and 12 are all set, by banana, elderberry and date, so the filter claims melon.")
 
 # %% [markdown]
-# The live toy (it needs a running kernel; the committed notebook shows it only once run): type
-# in the box, press "add it", change m and k, and watch the bits. Things to try:
+# The live toy (it needs a running kernel; the committed notebook shows it only once run; the
+# site's toy page needs none): type in the box, press "add it", change m and k, and watch the
+# bits. It opens on "lime", whose positions 22 and 22 coincide: three positions, two bits lit.
+# Things to try:
 #
-# - Type "lime", then add "fig" (bits 28, 16 and 19) and type "lime" again: is it still claimed?
-#   Adding keys only ever sets bits.
+# - Type "melon", then add "fig" (bits 25, 21 and 23) and type "melon" again: is it still
+#   claimed? Adding keys only ever sets bits.
 # - Add keys until about half the bits are set, and count how many new names come back claimed.
-# - Raise m to 128 bits: the same keys are placed again. Is "lime" still claimed? Then try k = 1
-#   and k = 8 with many keys added.
+# - Raise m to 128 bits: the same keys are placed again. Is "melon" still claimed? Then try
+#   k = 1 and k = 8 with many keys added.
 # - Add a key, then type it again: the filter never says "no" to a key it holds.
 
 # %% tags=["nbval-ignore-output"]
@@ -301,12 +275,12 @@ toy(fruits, "lime")
 # ## Recap
 #
 # - bloomedu's `BloomFilter(m, k)` hashes a key once; position i is
-#   $\operatorname{fmix64}((h_1 + i h_2) \bmod 2^{64}) \bmod m$, and it measures the same rates
-#   as k salted hashes.
+#   $\operatorname{fmix64}((h_1 + i h_2) \bmod 2^{64}) \bmod m$; the toy, here and on the site,
+#   draws exactly this filter.
 # - A lookup checks the same k bits an add sets: one 0 means "certainly never added"; all 1 means
 #   "added, or its bits were borrowed", and a false positive can borrow from several keys.
-# - A key's positions coincide by chance, with probability $1 - \prod_{j<k}(1 - j/m)$: often in
-#   32 bits, almost never in millions.
+# - A key's positions coincide by chance, with probability $1 - \prod_{j<k}(1 - j/m)$: one key
+#   in eleven in 32 bits, one in 330 in 1,000.
 
 # %% [markdown]
 # ## Exercises
@@ -318,13 +292,14 @@ toy(fruits, "lime")
 
 # %% [markdown]
 # **06.1 (compute).** Which bit is position i = 2 (counted from 0) of the key '789' in
-# BloomFilter(2_000, 3)? Compute it by hand with hash128 and fmix64.
+# BloomFilter(1_000, 3)? Compute it by hand with hash128 and fmix64.
 #
-# The first section does it for '123' in 1,000 bits.
+# The first section does it for '123'. To see your answer drawn, type '789' in the site's toy
+# page with m = 1000 and k = 3: its third bit is position 2.
 
 # %%
 answer = None  # replace None with your answer
-check.double_hash_position(answer, key='789', num_bits=2000, num_hashes=3, i=2)
+check.double_hash_position(answer, key='789', num_bits=1000, num_hashes=3, i=2)
 
 # %% [markdown]
 # **06.2 (predict).** If a key's 4 positions in 64 bits were independent uniform draws, what
@@ -355,5 +330,6 @@ check.measured_coinciding_positions(answer, num_bits=64, num_hashes=4, trials=10
 # *Where this lesson's code lives:* `bloomedu/core/filter.py` (`BloomFilter`),
 # `bloomedu/core/hashing.py` (the hashes) and `bloomedu/kernels/` (the bulk path),
 # `bloomedu/workloads/urls.py`, `bloomedu/teaching/classroom.py`, `bloomedu/teaching/toy.py` (the
-# toy); its tests: `tests/test_filter.py`, `tests/test_hashing.py`, `tests/test_classroom.py`,
-# `tests/test_toy.py`. The README's table maps every article step to its module, lesson and test.
+# toy) and `docs/_static/bloomedu-toy.js` (the site's); its tests: `tests/test_filter.py`,
+# `tests/test_hashing.py`, `tests/test_classroom.py`, `tests/test_toy.py`,
+# `tests/test_toy_page.py`. The README's table maps every article step to its module, lesson and test.

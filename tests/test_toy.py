@@ -1,7 +1,7 @@
-"""The toy for one key (lesson 06): its view is the article's filter, bit for bit, and its panel is live.
+"""The toy for one key (lesson 06): its view is BloomFilter(m, k), bit for bit, and its panel is live.
 
-The right answers are built here from a SaltedBloomFilter and its bit_indices, never taken
-from the view itself.
+The right answers are built here from a BloomFilter and its bit_indices, never taken from the
+view itself; the site's toy page computes the same positions (tests/test_toy_page.py).
 """
 
 import io
@@ -10,17 +10,17 @@ import warnings
 import matplotlib
 import pytest
 
-from bloomedu import SaltedBloomFilter
+from bloomedu import BloomFilter
 from bloomedu.teaching.toy import toy, toy_view
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-FRUITS = ["apple", "banana", "cherry", "date"]
+FRUITS = ["apple", "banana", "cherry", "date", "elderberry"]  # lesson 06's
 
 
-def test_the_bits_are_the_articles_filter_after_the_added_keys():
-    bloom = SaltedBloomFilter(3, 5)
+def test_the_bits_are_the_librarys_filter_after_the_added_keys():
+    bloom = BloomFilter(32, 3)
     for key in FRUITS:
         bloom.add(key)
     view = toy_view(FRUITS, "kiwi")
@@ -33,9 +33,9 @@ def test_the_bits_are_the_articles_filter_after_the_added_keys():
 
 
 @pytest.mark.parametrize("key, verdict", [("apple", "added"), ("fig", "absent"),
-                                          ("lime", "false positive"), ("", "no key")])
+                                          ("melon", "false positive"), ("", "no key")])
 def test_each_verdict_agrees_with_the_filter(key, verdict):
-    bloom = SaltedBloomFilter(3, 5)
+    bloom = BloomFilter(32, 3)
     for added in FRUITS:
         bloom.add(added)
     view = toy_view(FRUITS, key)
@@ -45,7 +45,7 @@ def test_each_verdict_agrees_with_the_filter(key, verdict):
 
 
 def test_a_false_positive_names_the_keys_it_borrowed_from():
-    view = toy_view(FRUITS, "lime")
+    view = toy_view(FRUITS, "melon")
     borrowed = {FRUITS[i] for i in view.borrowed_from()}
     behind = {FRUITS[i] for p in view.positions for i in view.owners[p]}
     assert borrowed == behind and "lime" not in FRUITS
@@ -69,7 +69,8 @@ def test_adding_a_key_twice_changes_nothing():
     (lambda: toy_view("apple", "x"), TypeError, "added must be a list"),
     (lambda: toy_view(["apple", 3], "x"), TypeError, "added[1] is int"),
     (lambda: toy_view([], 7), TypeError, "key must be str"),
-    (lambda: toy_view([], "x", hash_bits=9), ValueError, "hash_bits must be an int in 1..7"),
+    (lambda: toy_view([], "x", num_bits=129), ValueError, "num_bits must be an int in 1..128"),
+    (lambda: toy_view([], "x", num_bits=0), ValueError, "num_bits must be an int in 1..128"),
     (lambda: toy_view([], "x", num_hashes=0), ValueError, "num_hashes must be an int in 1..16"),
 ])
 def test_bad_arguments_get_a_clear_error(call, error, words):
@@ -79,13 +80,14 @@ def test_bad_arguments_get_a_clear_error(call, error, words):
 
 
 def test_the_drawing_marks_the_keys_bits_and_names_their_keys():
-    view = toy_view(FRUITS, "lime")
+    view = toy_view(FRUITS, "melon")
     ax = view.draw()
     cells = [t.get_text() for t in ax.texts]
     assert cells[0::2] == [str(i) for i in range(32)]  # every index
-    assert cells[1::2] == [",".join(str(i + 1) for i in view.owners[b]) for b in range(32)]  # few keys
+    assert cells[1::2] == [view.cell_owners(b) for b in range(32)]
+    assert cells[1 + 2 * 12] == "4" and cells[1 + 2 * 10] == "5"  # melon's bits 12 and 10: date, elderberry
     assert "false positive" in ax.get_title()
-    assert "1 apple" in ax.get_xlabel() and "4 date" in ax.get_xlabel()
+    assert "1 apple" in ax.get_xlabel() and "5 elderberry" in ax.get_xlabel()
     image = ax.get_images()[0].get_array()
     assert all(image.flat[p] == 2 for p in view.positions)  # set bits of the key: orange
     plt.close("all")
@@ -155,12 +157,13 @@ def test_cell_numbers_are_readable_and_fit_their_cells():
     plt.close("all")
 
 
-@pytest.mark.parametrize("hash_bits", range(1, 8))
-def test_every_size_of_the_toy_draws(hash_bits):
-    view = toy_view(["apple", "banana"], "kiwi", hash_bits=hash_bits)
+@pytest.mark.parametrize("num_bits", [1, 2, 7, 8, 16, 32, 50, 100, 128])
+def test_every_size_of_the_toy_draws(num_bits):
+    view = toy_view(["apple", "banana"], "kiwi", num_bits=num_bits)
     ax = _drawn(view)
-    assert ax.get_images()[0].get_array().size == 2 ** hash_bits
-    assert [t.get_text() for t in ax.texts][0::2] == [str(i) for i in range(2 ** hash_bits)]
+    image = ax.get_images()[0].get_array()
+    assert image.count() == num_bits and image.size == -(-num_bits // 16) * min(16, num_bits)
+    assert [t.get_text() for t in ax.texts][0::2] == [str(i) for i in range(num_bits)]
     plt.close("all")
 
 
@@ -184,12 +187,46 @@ def test_the_panel_follows_typing_and_adding():
 def test_the_panels_m_and_k_place_the_same_keys_again():
     panel = toy(["apple", "banana"], "lime")
     (bits, hashes), words = panel.children[1].children, panel.children[2]
-    assert (bits.value, hashes.value) == (5, 3)
-    assert [label for label, _ in bits.options] == ["8 bits", "16 bits", "32 bits", "64 bits", "128 bits"]
-    bits.value, hashes.value = 7, 5
-    expected = toy_view(["apple", "banana"], "lime", num_hashes=5, hash_bits=7)
-    assert "SaltedBloomFilter(num_hashes=5, hash_bits=7): 128 bits" in words.value
+    assert (bits.value, hashes.value) == (32, 3)
+    assert [label for label, _ in bits.options] == ["8 bits", "16 bits", "32 bits", "64 bits",
+                                                    "100 bits", "128 bits"]
+    bits.value, hashes.value = 128, 5
+    expected = toy_view(["apple", "banana"], "lime", num_bits=128, num_hashes=5)
+    assert "BloomFilter(num_bits=128, num_hashes=5): 128 bits" in words.value
     assert f"bits {', '.join(map(str, expected.positions))}" in words.value
     hashes.value = 1
-    assert "num_hashes=1, hash_bits=7" in words.value
+    assert "num_bits=128, num_hashes=1" in words.value
     plt.close("all")
+
+
+@pytest.mark.parametrize("num_bits, num_hashes", [(32, 3), (100, 4), (128, 8), (7, 2)])
+def test_the_toy_lights_the_positions_of_the_sites_toy_page(num_bits, num_hashes):
+    """One toy: the notebook's positions are key_positions, which the page's script reproduces."""
+    from bloomedu.core.filter import key_positions
+
+    for key in FRUITS + ["melon", "lime", "789", ""]:
+        view = toy_view(FRUITS, key, num_bits=num_bits, num_hashes=num_hashes)
+        expected = key_positions(key, num_bits=num_bits, num_hashes=num_hashes) if key else []
+        assert list(view.positions) == expected
+
+
+def test_lesson_06s_toy_and_exercise_keys_are_the_ones_the_lesson_prints():
+    view = toy_view(FRUITS, "melon")
+    assert view.verdict == "false positive" and sum(view.bits) == 12
+    assert view.positions == (12, 10, 8)
+    assert [FRUITS[i] for i in view.borrowed_from()] == ["banana", "date", "elderberry"]
+    assert toy_view(FRUITS, "fig").positions == (25, 21, 23)
+
+
+@pytest.mark.parametrize("key, words", [("", "no key typed"), ("fig", "is 0: never added"),
+                                        ("apple", "it was added"), ("melon", "a false positive")])
+def test_the_drawing_has_a_text_alternative_that_says_what_it_shows(key, words):
+    from bloomedu.teaching.plots import check_alt
+
+    view = toy_view(FRUITS, key)
+    alt = check_alt(view.alt())  # a sentence of words, as every figure of the course carries
+    assert words in alt and f"{sum(view.bits)} of them set by {len(FRUITS)} added keys" in alt
+    if key:
+        assert all(str(p) in alt for p in view.positions)
+    if key == "melon":
+        assert "banana, date, elderberry" in alt

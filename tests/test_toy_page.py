@@ -47,15 +47,39 @@ def test_the_toy_script_asks_for_nothing_on_the_network():
     assert "window.bloomedu" in code and "positions: positions" in code
 
 
-def test_node_runs_the_toy_script_to_exactly_the_librarys_positions(tmp_path):
+def _page_positions(cases, folder):
+    """``window.bloomedu.positions(key, m, k)`` for each (key, m, k), as node runs the page's script."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("no node on this machine; tests/test_browser_instructor.py checks the toy in Chromium")
-    cases = toy_cases(2000)
-    runner = tmp_path / "run.js"
+    runner = folder / "run.js"
     runner.write_text(RUNNER)
     run = subprocess.run([node, str(runner), str(SCRIPT)], input=json.dumps([[k, str(m), n] for k, m, n in cases]),
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
-    got = [[int(x) for x in row] for row in json.loads(run.stdout)]
+    return [[int(x) for x in row] for row in json.loads(run.stdout)]
+
+
+def test_node_runs_the_toy_script_to_exactly_the_librarys_positions(tmp_path):
+    cases = toy_cases(2000)
+    got = _page_positions(cases, tmp_path)
     assert got == [key_positions(key, num_bits=m, num_hashes=k) for key, m, k in cases]
+
+
+def test_lesson_06s_toy_keys_and_exercise_light_the_same_bits_on_the_page(tmp_path):
+    """One toy: what lesson 06 draws with ``toy_view`` (m = 32, k = 3) and its exercise 06.1
+    ('789' in BloomFilter(1000, 3)) are what a student sees typing the same keys on the site."""
+    from bloomedu.teaching.exercises import EXERCISES
+    from bloomedu.teaching.toy import toy_view
+
+    fruits = ["apple", "banana", "cherry", "date", "elderberry"]  # lesson 06's, and the page's first keys
+    page = (ROOT / "docs" / "toy.md").read_text(encoding="utf-8")
+    assert re.search(r'data-keys="([^"]*)"', page).group(1).split(",") == fruits
+    keys = fruits + ["fig", "melon", "lime", "grape", "plum"]
+    exercise = next(e for e in EXERCISES["06"] if e.checker == "double_hash_position").params
+    assert exercise["num_bits"] <= 1024  # the page's largest m
+    cases = [(key, 32, 3) for key in keys] + [(exercise["key"], exercise["num_bits"], exercise["num_hashes"])]
+    got = _page_positions(cases, tmp_path)
+    assert got[:-1] == [list(toy_view(fruits, key).positions) for key in keys]
+    assert got[-1] == key_positions(exercise["key"], num_bits=exercise["num_bits"],
+                                    num_hashes=exercise["num_hashes"])

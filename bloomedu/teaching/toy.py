@@ -2,12 +2,12 @@
 
 Step 5 of article 1 ("Filtro di Bloom: un elemento appartiene all'insieme?"),
 one key at a time, as the interactive pages *Bloom Filters by Example* (Bill
-Mill) and Jason Davies' Bloom filter demo show it: the article's
-``BloomFilter(numberOfHashFunctions, numberOfBits)`` (here
-:class:`~bloomedu.SaltedBloomFilter`, 3 salted hashes over 2**5 = 32 bits by
-default) is drawn bit by bit; the key being typed lights up its k bits, each
-set bit names the added keys behind it, and a key never added whose bits are
-all set is a false positive that borrowed them.
+Mill) and Jason Davies' Bloom filter demo show it: the library's
+:class:`~bloomedu.BloomFilter` (m = 32 bits and k = 3 by default), the very
+filter the site's toy page draws without a kernel (``docs/toy.md``: the same
+positions for the same key, m and k), is drawn bit by bit; the key being typed
+lights up its k bits, each set bit names the added keys behind it, and a key
+never added whose bits are all set is a false positive that borrowed them.
 
 The numbers come from :func:`toy_view`, a pure function (same keys, same
 view; unit-tested); :func:`toy` is only the ipywidgets panel around it, with
@@ -32,11 +32,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..core.checks import is_int
-from ..steps.salted import SaltedBloomFilter
+from ..core.filter import key_positions
+from .plots import show
 
 __all__ = ["ToyView", "toy_view", "toy"]
 
-_MAX_HASH_BITS = 7  # 128 bits: every cell still has room for its index and its keys
+_MAX_BITS = 128  # every cell still has room for its index and its keys
 _MAX_HASHES = 16
 _COLORS = {"clear": "#f2f2f2", "set": "#1f4e79", "key, bit set": "#f28e2b",
            "key, bit clear": "#e15759"}
@@ -100,16 +101,11 @@ class ToyView:
 
     key: str
     added: tuple[str, ...]
+    num_bits: int
     num_hashes: int
-    hash_bits: int
     bits: tuple[bool, ...]
     positions: tuple[int, ...]
     owners: tuple[tuple[int, ...], ...]
-
-    @property
-    def num_bits(self) -> int:
-        """m = 2**hash_bits."""
-        return len(self.bits)
 
     @property
     def verdict(self) -> str:
@@ -132,7 +128,7 @@ class ToyView:
     def text(self) -> str:
         """The view in words: the filter, the key's k bits and who set each, the verdict."""
         names = ", ".join(self.label(i) for i in range(len(self.added))) or "none yet"
-        lines = [f"SaltedBloomFilter(num_hashes={self.num_hashes}, hash_bits={self.hash_bits}): "
+        lines = [f"BloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes}): "
                  f"{self.num_bits} bits, {sum(self.bits)} set",
                  f"keys added ({len(self.added)}): {names}"]
         if not self.key:
@@ -156,13 +152,37 @@ class ToyView:
                          + ", ".join(self.label(i) for i in self.borrowed_from()))
         return "\n".join(lines)
 
+    def alt(self) -> str:
+        """The drawing in one sentence, for a reader who cannot see it (the figure's ``alt``).
+
+        >>> print(toy_view(["apple", "banana", "cherry", "date", "elderberry"], "melon").alt())
+        The toy's 32 bits in rows of 16, 12 of them set by 5 added keys; 'melon' lights bits 12, 10 and 8, all set by other keys (banana, date, elderberry): a false positive.
+        """
+        head = (f"The toy's {self.num_bits} bits in rows of {min(_COLUMNS, self.num_bits)}, "
+                f"{sum(self.bits)} of them set by {len(self.added)} added "
+                f"key{'' if len(self.added) == 1 else 's'}")
+        if not self.key:
+            return head + "; no key typed yet."
+        shown = list(map(str, dict.fromkeys(self.positions)))
+        lit = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+        key = repr(_shortened(self.key, 40))
+        head += f"; {key} lights bit{'' if len(shown) == 1 else 's'} {lit}"
+        verdict = self.verdict
+        if verdict == "absent":
+            zero = next(p for p in self.positions if not self.bits[p])
+            return head + f", and bit {zero} is 0: never added."
+        if verdict == "added":
+            return head + ", all set: it was added."
+        lenders = ", ".join(_shortened(self.added[i], 24) for i in self.borrowed_from())
+        return head + f", all set by other keys ({lenders}): a false positive."
+
     def cell_owners(self, index: int) -> str:
         """The numbers drawn in bit ``index``: its setters', or the first and how many more.
 
         At most five characters, so that they fit in a cell: "3", "1,4", "12,18", "10+2".
 
-        >>> view = toy_view(["a", "b", "c", "d", "e"], num_hashes=4, hash_bits=1)
-        >>> view.owners[1], view.cell_owners(1)
+        >>> view = toy_view(["a", "b", "c", "d", "e"], num_bits=1, num_hashes=4)
+        >>> view.owners[0], view.cell_owners(0)
         ((0, 1, 2, 3, 4), '1+4')
         """
         numbers = [str(i + 1) for i in self.owners[index]]
@@ -183,10 +203,11 @@ class ToyView:
             _, ax = plt.subplots(figsize=(7.0, height))
             ax.figure.subplots_adjust(left=0.02, right=0.78, top=1 - 0.45 / height,
                                       bottom=0.75 / height)
-        codes = np.array(self.bits, dtype=float)
+        codes = np.full(rows * width, np.nan)  # cells past the last bit (m not a multiple of 16) stay blank
+        codes[: self.num_bits] = self.bits
         for p in self.positions:
             codes[p] = 2.0 if self.bits[p] else 3.0
-        cmap = plt.matplotlib.colors.ListedColormap(list(_COLORS.values()))
+        cmap = plt.matplotlib.colors.ListedColormap(list(_COLORS.values())).with_extremes(bad="white")
         ax.imshow(codes.reshape(rows, width), cmap=cmap, vmin=-0.5, vmax=3.5,
                   interpolation="nearest", aspect="equal")
         for index in range(self.num_bits):
@@ -240,42 +261,41 @@ class ToyView:
         return "\n".join(done + [line])
 
 
-def toy_view(added: Iterable[str], key: str = "", *, num_hashes: int = 3,
-             hash_bits: int = 5) -> ToyView:
-    """The article's filter after the ``added`` keys, and the k bits of ``key`` in it.
+def toy_view(added: Iterable[str], key: str = "", *, num_bits: int = 32,
+             num_hashes: int = 3) -> ToyView:
+    """``BloomFilter(num_bits, num_hashes)`` after the ``added`` keys, and the k bits of ``key`` in it.
 
-    Pure: the same keys always give the same view.  ``num_hashes`` is 1..16,
-    ``hash_bits`` 1..7 (m = 2**hash_bits up to 128 bits, small enough to draw every bit).
+    Pure: the same keys always give the same view.  ``num_bits`` (m) is 1..128, small
+    enough to draw every bit, and ``num_hashes`` (k) 1..16; the positions are
+    :func:`~bloomedu.core.filter.key_positions`, those of the site's toy page.
 
-    >>> view = toy_view(["apple", "banana", "cherry", "date"], "lime")
+    >>> view = toy_view(["apple", "banana", "cherry", "date", "elderberry"], "melon")
     >>> view.num_bits, view.positions, view.verdict
-    (32, (19, 7, 31), 'false positive')
-    >>> [view.owners[p] for p in view.positions]  # date, banana, banana
-    [(3,), (1,), (1,)]
+    (32, (12, 10, 8), 'false positive')
+    >>> [view.owners[p] for p in view.positions]  # date, elderberry, banana
+    [(3,), (4,), (1,)]
     >>> toy_view(["apple"], "apple").verdict, toy_view(["apple"], "fig").verdict
     ('added', 'absent')
     """
     if not isinstance(key, str):
         raise TypeError(f"key must be str, not {type(key).__name__}")
+    if not is_int(num_bits) or not 1 <= num_bits <= _MAX_BITS:
+        raise ValueError(f"num_bits must be an int in 1..{_MAX_BITS} (every bit is drawn), "
+                         f"got {num_bits!r}")
     if not is_int(num_hashes) or not 1 <= num_hashes <= _MAX_HASHES:
         raise ValueError(f"num_hashes must be an int in 1..{_MAX_HASHES}, got {num_hashes!r}")
-    if not is_int(hash_bits) or not 1 <= hash_bits <= _MAX_HASH_BITS:
-        raise ValueError(f"hash_bits must be an int in 1..{_MAX_HASH_BITS} (at most "
-                         f"{2 ** _MAX_HASH_BITS} bits to draw), got {hash_bits!r}")
     added = _keys(added)
-    bloom = SaltedBloomFilter(int(num_hashes), int(hash_bits))
-    owners: list[list[int]] = [[] for _ in range(bloom.num_bits)]
+    m, k = int(num_bits), int(num_hashes)
+    owners: list[list[int]] = [[] for _ in range(m)]
     for number, added_key in enumerate(added):
-        bloom.add(added_key)
-        for p in dict.fromkeys(bloom.bit_indices(added_key)):
+        for p in dict.fromkeys(key_positions(added_key, num_bits=m, num_hashes=k)):
             owners[p].append(number)
-    positions = tuple(bloom.bit_indices(key)) if key else ()
-    return ToyView(key, added, int(num_hashes), int(hash_bits),
-                   tuple(bool(b) for b in bloom.bits.to_bools()), positions,
+    positions = tuple(key_positions(key, num_bits=m, num_hashes=k)) if key else ()
+    return ToyView(key, added, m, k, tuple(bool(o) for o in owners), positions,
                    tuple(tuple(o) for o in owners))
 
 
-def toy(added: Iterable[str] = (), key: str = "", *, num_hashes: int = 3, hash_bits: int = 5):
+def toy(added: Iterable[str] = (), key: str = "", *, num_bits: int = 32, num_hashes: int = 3):
     """The ipywidgets panel: a text box for a key, "add it", "empty the filter", and m and k.
 
     It redraws as you type; changing m (8 to 128 bits) or k (1 to 8) places the same keys
@@ -285,23 +305,22 @@ def toy(added: Iterable[str] = (), key: str = "", *, num_hashes: int = 3, hash_b
     >>> (box, add, empty), (bits, hashes) = panel.children[0].children, panel.children[1].children
     >>> add.click(); "2 pear" in panel.children[2].value
     True
-    >>> bits.value = 7; "128 bits" in panel.children[2].value
+    >>> bits.value = 128; "128 bits" in panel.children[2].value
     True
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     import ipywidgets as widgets
     from IPython import get_ipython
 
-    toy_view(added, key, num_hashes=num_hashes, hash_bits=hash_bits)  # check the arguments first
+    toy_view(added, key, num_bits=num_bits, num_hashes=num_hashes)  # check the arguments first
     keys = list(_keys(added))
     box = widgets.Text(value=key, placeholder="type a key", description="key",
                        continuous_update=True, layout=widgets.Layout(width="300px"))
     add_button = widgets.Button(description="add it", button_style="primary")
     empty_button = widgets.Button(description="empty the filter")
-    sizes = [(f"{2 ** b} bits", b) for b in range(3, _MAX_HASH_BITS + 1)]
-    if hash_bits not in [b for _, b in sizes]:
-        sizes = sorted(sizes + [(f"{2 ** hash_bits} bits", hash_bits)], key=lambda s: s[1])
-    bits_choice = widgets.Dropdown(options=sizes, value=hash_bits, description="m",
+    sizes = sorted({8, 16, 32, 64, 100, 128, int(num_bits)})
+    bits_choice = widgets.Dropdown(options=[(f"{m} bits", m) for m in sizes], value=int(num_bits),
+                                   description="m",
                                    layout=widgets.Layout(width="180px"))
     hashes_slider = widgets.IntSlider(value=num_hashes, min=1, max=max(8, num_hashes),
                                       description="k", continuous_update=False)
@@ -309,14 +328,14 @@ def toy(added: Iterable[str] = (), key: str = "", *, num_hashes: int = 3, hash_b
     figure = widgets.Output()
 
     def redraw(*_):
-        view = toy_view(keys, box.value, num_hashes=hashes_slider.value, hash_bits=bits_choice.value)
+        view = toy_view(keys, box.value, num_bits=bits_choice.value, num_hashes=hashes_slider.value)
         words.value = f"<pre class='bloomedu-toy-text'>{html.escape(view.text())}</pre>"
         add_button.disabled = not box.value or box.value in keys
         with figure:
             if get_ipython() is not None:  # outside a kernel there is no output to clear
                 figure.clear_output(wait=True)
             view.draw()
-            plt.show()
+            show(view.alt())
 
     def add_key(_):
         if box.value and box.value not in keys:

@@ -7,7 +7,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -41,7 +41,7 @@ show("06")
 # integers never overflow, so the $\bmod 2^{64}$ has to be written out.
 
 # %%
-key, m, k, i = "789", 2000, 3, 2
+key, m, k, i = "789", 1000, 3, 2
 h1, h2 = hash128(key)
 value = (h1 + i * h2) % 2**64
 answer = fmix64(value) % m
@@ -51,7 +51,7 @@ assert answer == BloomFilter(m, k).bit_indices(key)[i]  # the library agrees
 print(f"all {k} positions: {BloomFilter(m, k).bit_indices(key)}")
 
 # %%
-check.double_hash_position(answer, key='789', num_bits=2000, num_hashes=3, i=2)
+check.double_hash_position(answer, key='789', num_bits=1000, num_hashes=3, i=2)
 
 # %% [markdown]
 # ## 06.2 (predict)

@@ -7,7 +7,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -26,7 +26,8 @@ import math
 
 from bloomedu import BloomFilter
 from bloomedu.teaching.exercises import check, show
-from bloomedu.core.theory import exact_false_positive_rate, num_bits_for
+from bloomedu.core.theory import (exact_false_positive_rate, false_positive_rate,
+                                  optimal_num_hashes)
 from bloomedu.workloads.urls import malicious_urls, safe_urls
 
 SEED = 70  # not the lesson's seed: fresh URLs
@@ -35,20 +36,24 @@ show("09")
 # %% [markdown]
 # ## 09.1 (compute)
 #
-# Lesson 08's rule: $m = \lceil -n \ln p / (\ln 2)^2 \rceil$ bits, then 8 bits to a byte. The
-# natural logarithm matters: $\log_{10}$ or $\log_2$ give other sizes.
+# Lesson 08's sizing read the other way: the budget fixes the bits, $m = 8 \times 1{,}048{,}576
+# = 8{,}388{,}608$, so $m/n = 8.39$ bits per URL. At the best k, $k = (m/n) \ln 2$, lesson 07's
+# rate is $p = e^{-(m/n)(\ln 2)^2}$. A filter has a whole k; the better whole number next to
+# $(m/n) \ln 2$ gives the same rate to three digits.
 
 # %%
-n, p = 1_000_000, 0.001
-bits = math.ceil(-n * math.log(p) / math.log(2) ** 2)
-answer = math.ceil(bits / 8)
-assert bits == num_bits_for(n=n, p=p)
-print(f"m = {bits:,} bits -> {answer:,} bytes = {answer / 2**20:.3f} MiB")
-print(f"bloomedu's BloomFilter stores whole 64-bit words: "
-      f"{BloomFilter.from_capacity(n, p).nbytes:,} bytes")
+n, budget = 1_000_000, 1_048_576
+bits = 8 * budget
+answer = math.exp(-(bits / n) * math.log(2) ** 2)
+whole_k = optimal_num_hashes(num_bits=bits, n=n)
+print(f"m = {bits:,} bits, m/n = {bits / n:.3f}, best k = {bits / n * math.log(2):.2f} -> {whole_k}")
+print(f"p = e^(-(m/n)(ln 2)^2) = {answer:.5f}, about 1 in {1 / answer:.0f}; at the whole k = {whole_k}: "
+      f"{false_positive_rate(num_bits=bits, num_hashes=whole_k, n=n):.5f}")
+print(f"lesson 08's 1,797,200 bytes reach 0.001: {answer / 0.001:.0f} times fewer errors for "
+      f"{1_797_200 / budget:.2f} times the bytes")
 
 # %%
-check.filter_bytes(answer, n=1_000_000, p=0.001)
+check.rate_in_budget(answer, n=1_000_000, nbytes=1_048_576)
 
 # %% [markdown]
 # ## 09.2 (predict)

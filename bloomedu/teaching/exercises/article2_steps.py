@@ -37,6 +37,36 @@ def filter_bytes(answer, *, n: int = 1_000_000, p: float = 0.001):
 
 
 @checker
+def rate_in_budget(answer, *, n: int = 1_000_000, nbytes: int = 1_048_576):
+    """The lowest rate a Bloom filter of n items reaches in ``nbytes`` bytes, at its best k:
+    m = 8 x nbytes bits, p = e^(-(m/n)(ln 2)^2) (lesson 08's sizing, read the other way).
+
+    The best whole k gives the same rate to within 1%, and is accepted too.
+
+    >>> rate_in_budget(0.01776, n=1_000_000, nbytes=1_048_576)
+    Correct: the lowest rate in 1,048,576 bytes = 0.01777. About 1 URL in 56, 18 times the 0.001 of 1,797,200 bytes.
+    True
+    >>> rate_in_budget(0.6044, n=1_000_000, nbytes=1_048_576)
+    Not quite: that takes the 1,048,576 bytes as bits: a byte is 8 bits, so m = 8,388,608.
+    False
+    """
+    m = 8 * nbytes
+    correct = math.exp(-(m / n) * LN2 ** 2)
+    sized = math.ceil(theory.num_bits_for(n=n, p=0.001) / 64) * 8
+    return judge(answer, correct, f"the lowest rate in {nbytes:,} bytes", rel=0.01, unit="rate",
+                 mistakes=[
+        Mistake(math.exp(-(nbytes / n) * LN2 ** 2), f"that takes the {nbytes:,} bytes as bits: a "
+                f"byte is 8 bits, so m = {m:,}"),
+        Mistake(math.exp(-(8e6 * nbytes / 2 ** 20 / n) * LN2 ** 2), "that reads the budget as "
+                "megabytes (10^6 bytes); 1 MiB is 1,048,576 bytes"),
+        Mistake(math.exp(-(m / n) * LN2), "the exponent has (ln 2)^2, not ln 2: p = e^(-(m/n)(ln 2)^2)"),
+        Mistake(m / n, "that is the bits per URL, m/n; the rate is e^(-(m/n)(ln 2)^2)"),
+    ], hint="m = 8 x bytes; at the best k the rate is e^(-(m/n)(ln 2)^2).",
+        note=f"About 1 URL in {1 / correct:,.0f}, {correct / 0.001:.0f} times the 0.001 of "
+             f"{sized:,} bytes.")
+
+
+@checker
 def flagged_every_time(answer, urls: int = 250_000, lookups: int = 2, p: float = 0.001):
     """Safe URLs answered "maybe" on every one of ``lookups`` lookups: p x urls, not p^lookups.
 
@@ -206,8 +236,9 @@ def measured_keyed_rate(answer, *, n: int = 10_000, p: float = 0.01, candidates:
 
 
 EXERCISES = [
-    Exercise("09", 1, "compute", "How many bytes does a Bloom filter need for {n:,} URLs at a "
-             "false-positive rate of {p}?", "filter_bytes", {"n": 1_000_000, "p": 0.001}),
+    Exercise("09", 1, "compute", "The blacklist of {n:,} URLs must fit in 1 MiB ({nbytes:,} "
+             "bytes). What is the lowest false-positive rate a Bloom filter reaches in it, with the "
+             "best k?", "rate_in_budget", {"n": 1_000_000, "nbytes": 1_048_576}),
     Exercise("09", 2, "predict", "{urls:,} safe URLs are each looked up {lookups} times in a filter "
              "of rate {p} holding 1,000,000 malicious URLs. How many of them are answered 'maybe' "
              "every time?", "flagged_every_time", {"urls": 250_000, "lookups": 2, "p": 0.001}),

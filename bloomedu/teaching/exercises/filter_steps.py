@@ -78,7 +78,7 @@ def measured_fpp(answer, *, num_bits: int = 256, num_hashes: int = 3, n: int = 2
 
 # --- lesson 06: inside the filter, k positions from one hash ------------------------------
 @checker
-def double_hash_position(answer, *, key: str = "789", num_bits: int = 2000, num_hashes: int = 3,
+def double_hash_position(answer, *, key: str = "789", num_bits: int = 1000, num_hashes: int = 3,
                          i: int = 2):
     """Position i (counted from 0) of a str key in ``BloomFilter(m, k)``:
     fmix64((h1 + i*h2) mod 2^64) mod m, with (h1, h2) the key's MurmurHash3 x64 128.
@@ -296,7 +296,7 @@ EXERCISES = [
     Exercise("06", 1, "compute", "Which bit is position i = {i} (counted from 0) of the key "
              "{key!r} in BloomFilter({num_bits:_}, {num_hashes})? Compute it by hand with "
              "hash128 and fmix64.", "double_hash_position",
-             {"key": "789", "num_bits": 2000, "num_hashes": 3, "i": 2}),
+             {"key": "789", "num_bits": 1000, "num_hashes": 3, "i": 2}),
     Exercise("06", 2, "predict", "If a key's {num_hashes} positions in {num_bits} bits were "
              "independent uniform draws, what share of keys would have fewer than {num_hashes} "
              "distinct positions?", "coinciding_positions", {"num_bits": 64, "num_hashes": 4}),
