@@ -156,7 +156,8 @@ assert server_info == model.info()
 # `BF.RESERVE clicks 0.001 3000`, once on the server and once into the model.
 
 # %%
-guess_links = predict("How many sub-filters will BF.INFO show once the 30,000 clicks are in?", None)
+guess_added = predict("The 30,000 clicks hold 29,495 distinct IDs; the other 505 are copies. For "
+                      "how many of the 30,000 will BF.MADD answer 1, newly added?", None)
 
 # %%
 clicks = click_stream(30_000, seed=SEED)
@@ -191,13 +192,15 @@ for j, link in enumerate(chain.links):
     print(f"{j:10d}  {link.entries:8,d}  {link.error:9.6f}  {link.bits:9,d}  {link.hashes:2d}  {link.size:6,d}")
 
 # %%
-guess_links.reveal(info_reply(r.execute_command("BF.INFO", "clicks"))["Number of filters"],
-                  label="BF.INFO reports")
+guess_added.reveal(sum(server_answers), label="BF.MADD answered 1")
+print(f"BF.INFO: {info_reply(r.execute_command('BF.INFO', 'clicks'))['Number of filters']} sub-filters, "
+      f"{sum(link.size for link in chain.links):,} items")
 
 # %% [markdown]
-# Four: 3,000 + 6,000 + 12,000 hold 21,000 items, and the fourth (24,000) takes the rest. "Items"
-# adds up to fewer than the distinct IDs: an ID whose bits were all set already (a false
-# positive) answers 0 and is not counted, on the server as in Python.
+# 29,474: 21 fewer than the distinct IDs. A new ID whose bits were all set already, a false
+# positive, answers 0 and is never added: 21 of the 29,495 here, about 0.07%, on the server as in
+# Python, so the items add up to 29,474. And the chain has opened four sub-filters: 3,000 + 6,000
+# + 12,000 hold 21,000 items, and the fourth (24,000) takes the rest.
 #
 # The other direction: the Python dump, replayed into an empty key with `BF.LOADCHUNK`, answers
 # `BF.MEXISTS` as the Python filter does, on IDs it holds and 20,000 it never saw:
