@@ -98,17 +98,17 @@ assert (guava.bit_size, guava.num_hash_functions) == (bit_size_by_hand, k_by_han
 # Each string is hashed once: its UTF-8 bytes go through MurmurHash3 x64 128, whose two 64-bit
 # halves are $h_1$ and $h_2$. Position i of the k is $h_1 + i\,h_2$ modulo $2^{64}$, with the sign
 # bit cleared (Java's `long` is signed, and `& Long.MAX_VALUE` makes it non-negative), modulo
-# **bitSize**. So the 17 padding bits 47 … 63, which a filter of m = 47 bits would not have, are
-# used like any other. The library's method is short enough to read:
+# **bitSize**. The library's method is short enough to read:
 
 # %%
 print(inspect.getsource(GuavaBloomFilter.bit_indices))
 
 # %% [markdown]
-# Four strings go in, three positions each: twelve positions over 64 bits.
+# Four strings go in, three positions each: twelve positions.
 
 # %%
-guess_padding = predict("How many of the 12 positions fall in the padding bits 47 … 63?", None)
+guess_padding = predict("How many of the 12 positions fall in bits 47 … 63, the 17 padding bits "
+                        "that a filter of m = 47 bits would not have?", None)
 
 # %%
 guess_bits = predict("How many distinct bits do the 12 positions set?", None)
@@ -153,8 +153,8 @@ guess_bits.reveal(guava.bit_count(), label="Counted")
 print(f"on average, 12 positions x 17 / 64 = {12 * 17 / 64:.1f} land in the padding")
 
 # %% [markdown]
-# On average $12 \times 17/64 \approx 3.2$ of the positions land in the padding; here
-# two do, 51 (città) and 58 (naïve), outlined in red. And naïve and the kanji share bits 0 and 6,
+# The padding bits are used like any other: on average $12 \times 17/64 \approx 3.2$ of the
+# positions land there; here two do, 51 (città) and 58 (naïve), outlined in red. And naïve and the kanji share bits 0 and 6,
 # so the 12 positions set only 10 bits (painted in the "shared" colour). Sharing is not what makes
 # a false positive: a probe is one when each of its k bits was set by some string, shared bits or
 # not (lesson 06's took one bit from each of three keys, none shared). Sharing changes the count:
