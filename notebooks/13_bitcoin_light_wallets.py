@@ -117,7 +117,7 @@ for p_ in p_values:
 # 0.1. Core's whole-number division shows where $\frac{m}{n}$ is not whole: $88 / 20$ is 4 for it
 # (not 4.4), so k = 2 at p = 0.1; at p = 0.5, $24 / 20$ is 1 and $1 \cdot \ln 2 = 0.69$ truncates
 # to **k = 0**, a filter with no hash function. bitcoinj's lower bound of 1 keeps its wallets from
-# ever sending one. But nothing in the protocol forbids it:
+# ever sending one. What would a node do with one?
 
 # %%
 guess_node = predict("A wallet sends Core's k = 0 filter (3 bytes, no hash function). What does a "
