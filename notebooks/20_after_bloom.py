@@ -75,7 +75,7 @@ SEED = 20
 #
 # for U far larger than n/p (each binomial is then near its top number to the power n, over n!).
 # No filter spends fewer than $\log_2(1/p)$ bits a key (Carter, Floyd, Gill, Markowsky and
-# Wegman, 1978). A Bloom filter spends $\log_2(1/p) / \ln 2 \approx 1.44 \log_2(1/p)$ (lesson 08),
+# Wegman, 1978). A Bloom filter spends $\log_2(1/p) / \ln 2 \approx 1.44 \log_2(1/p)$ (lesson 07),
 # the blocked filter more (lesson 19). Both are measured here on a million random keys, queried
 # with a million keys never added.
 
