@@ -98,9 +98,8 @@ print(f"after a restart: {found:,} IDs found; shard 1 unchanged: "
 #
 # ## A primary lost: the failover
 #
-# Now node 0 is killed and stays down. After the node timeout its replica takes over shard 0,
-# and shard 0 has no replica left. The filter was created with `replicas=1`: each write waits for
-# one replica to acknowledge it.
+# Now node 0 is killed and stays down. After the node timeout its replica takes over shard 0
+# and serves it alone.
 
 # %%
 guess_write = predict("With node 0 down and its replica promoted, what happens to a new key "
