@@ -95,7 +95,7 @@ print(inspect.getsource(bit_position))
 
 # %% [markdown]
 # Does one hash, stretched to k positions this way, behave like k independent salted hashes?
-# Lesson 07 measures this filter's rates against the formula with a million queries a point;
+# Lesson 07 measures this filter's rates against the formula, a million queries for each k;
 # `deeper/06_small_filters` puts it beside lesson 05's salted filter on lesson 05's own IDs (the
 # same rates, within noise) and measures how badly the unmixed walk does on filters of 16 to
 # 16,384 bits (read it after lesson 07). One hash per key also makes each extra position cheap: a
