@@ -254,7 +254,7 @@ decorate(ax, xlabel="n, IDs hashed", ylabel="IDs whose hash was already taken",
          title="Collisions of 32-bit MurmurHash3 on random UUIDs")
 show("Collisions against n, both on log axes, from 10,000 to 4,000,000 IDs: the measured counts "
      "lie inside the grey band of theory plus or minus 2 sd around a dashed line that rises "
-     "with the square of n, from about 0.01 to about 1,860; the two smallest n measured 0.")
+     "with the square of n, from about 0.01 to about 1,860; the four smallest n measured 0, drawn as crosses at 0.01.")
 
 # %% [markdown]
 # ## What a collision costs: a genuine click lost

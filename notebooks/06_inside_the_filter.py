@@ -95,7 +95,7 @@ print(inspect.getsource(bit_position))
 
 # %% [markdown]
 # Does one hash, stretched to k positions this way, behave like k independent salted hashes?
-# Lesson 07 measures this filter's rates against the formula with a million queries a point;
+# Lesson 07 measures this filter's rates against the formula, a million queries for each k;
 # `deeper/06_small_filters` puts it beside lesson 05's salted filter on lesson 05's own IDs (the
 # same rates, within noise) and measures how badly the unmixed walk does on filters of 16 to
 # 16,384 bits (read it after lesson 07). One hash per key also makes each extra position cheap: a
@@ -117,8 +117,7 @@ print(inspect.getsource(bit_position))
 # A, B, C go in one after the other.
 
 # %%
-WALK_SEED = 46  # picked so that the three items set nine different bits, and the false
-#                positive below borrows one bit from each of them
+WALK_SEED = 46  # picked so that the three items set nine different bits: no bit is shared
 small = BloomFilter(num_bits=32, num_hashes=3)
 items = dict(zip("ABC", malicious_urls(3, seed=WALK_SEED)))
 snapshots = []
@@ -144,8 +143,8 @@ show("Three rows of 32 bit cells, one after each add: A sets bits 15, 17 and 26,
 # claims, found by trying safe URLs until all three of one's bits happen to be set.
 
 # %%
-guess_tries = predict("Nine of the 32 bits are set. How many safe URLs will be tried before one "
-                      "fools the filter?", None)
+guess_lenders = predict("The first safe URL that fools this filter: how many of the items A, B and "
+                        "C set its three bits?", None, choices=("one", "two", "three"))
 
 # %%
 candidates = safe_urls(5000, seed=WALK_SEED)
@@ -166,8 +165,10 @@ for label, url in queries.items():
     assert owners == by_library  # the "set by" column agrees with bloomedu.teaching.classroom
 found = find_false_positive(small, list(items.values()), keys=candidates)
 assert (found.key, found.tries) == (fooled, tried)  # the hand-made search agrees too
-print(f"chance for one safe URL: (9/32)^3 = {(9 / 32) ** 3:.4f}, about 1 in {(32 / 9) ** 3:.0f}")
-guess_tries.reveal(tried, label="Tried")
+print(f"found after {tried} tries; chance for one safe URL: (9/32)^3 = {(9 / 32) ** 3:.4f}, "
+      f"about 1 in {(32 / 9) ** 3:.0f}")
+lenders = {name for name, positions, _ in snapshots if set(positions) & set(small.bit_indices(fooled))}
+guess_lenders.reveal(("one", "two", "three")[len(lenders) - 1])
 
 # %%
 fig, axes = plt.subplots(3, 1, figsize=(7.0, 4.2))
@@ -182,11 +183,11 @@ show("Three rows of 32 bit cells with the query's three bits marked: A finds all
      "bits 13, 14 and 17 all set, one by each of C, B and A.")
 
 # %% [markdown]
-# A safe URL is claimed with probability $(9/32)^3$, about 1 in 45, so the 62 tries of this
-# search are ordinary luck. The false positive borrows one bit from each of A, B and C (the last
-# column): no single inserted item explains it, and the filter, which keeps only bits, cannot tell
-# it from a real member. With 32 bits for three items the rate is high; lesson 08 sizes a filter
-# for a rate a service can live with.
+# The false positive borrows one bit from each of A, B and C (the last column): it resembles no
+# single inserted item, no two items share a bit here, and the filter, which keeps only bits,
+# cannot tell it from a real member. Its search took 62 tries where a safe URL is claimed with
+# probability $(9/32)^3$, about 1 in 45: ordinary luck, as in lesson 05. With 32 bits for three
+# items the rate is high; lesson 08 sizes a filter for a rate a service can live with.
 #
 # ### When a key's positions coincide
 #

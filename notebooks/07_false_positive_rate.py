@@ -263,7 +263,7 @@ show("The false-positive rate on a log scale against m from 2,000 to 40,000 bits
 # **How often should an interval miss?** Across many filters, an interval that counts only the
 # queries' luck holds the exact rate less often than its 95%: `deeper/07_measured_rates` counts
 # 216 of 240 (90%), shows that the shortfall is the filters' own luck and not chance, and also
-# sweeps n. Here, with section 3's twelve rows (too few to tell 90% from 95%):
+# sweeps n. Here, with the 28 rows of sections 3 and 4 (too few to tell 90% from 95%):
 
 # %%
 rows_so_far = by_k + by_m

@@ -257,7 +257,8 @@ guess_day.reveal(round(expected_drops(num_bits=sized_bits, num_hashes=sized_k, n
 # click IDs, the article's design on $2^{32}/4096 = 2^{20}$ bits, and the sized filter on 1/4,096
 # of its bits. Every design keeps its bits per ID, so every rate, and the share of clicks lost, is
 # the same as on the full day. (Both designs take their positions from bloomedu's `BloomFilter`,
-# which measures the salted hashes' rates: `deeper/06_small_filters`. Double clicks are left out:
+# which errs at the salted filter's rates: `deeper/06_small_filters` measures the two side by
+# side. Double clicks are left out:
 # a copy sets no new bit.) `dropped_messages` finds the IDs a dedup stage would drop, for the whole
 # stream at once; on the first 3,000 it agrees with `deduplicate` itself:
 

@@ -215,8 +215,9 @@ print(f"filter, then database: {seconds_fronted:6.3f} s ({trips_fronted} x 1 ms 
 
 # %% [markdown]
 # The database alone takes at least a second, 1,000 round trips of 1 ms; with the filter in front
-# only the 10 maybes among these visits wait, about 10 ms plus the filter's own microseconds. On a
-# busy machine both take longer: a waiting process is not always running when its wait ends.
+# only the 10 maybes among these visits wait, 10 ms in all; the rest of its time is local work,
+# 1,000 lookups in the filter and 10 in SQLite. On a busy machine both take longer than their
+# waiting: a waiting process is not always running when its wait ends.
 #
 # Now the knob turned over the whole sample of 100,000 visits. The waiting is the round trips times
 # the latency, and the round trips are counted, not timed (100,000 real waits of 10 ms would take
