@@ -341,24 +341,24 @@ show("Bits per item against the false-positive rate p, from 0.5 down to one in a
 # try first.
 
 # %% [markdown]
-# **07.1 (compute).** What is the best whole number of hash functions k for m = 10,000 bits
+# **07.1 (compute).** What is the best whole number of hash functions k for m = 12,000 bits
 # and n = 1,000 keys?
 #
 # Section 1 derived the best k and section 3 measured it; here compute it.
 
 # %%
 answer = None  # replace None with your answer
-check.optimal_k(answer, num_bits=10_000, n=1000)
+check.optimal_k(answer, num_bits=12_000, n=1000)
 
 # %% [markdown]
-# **07.2 (predict).** What false-positive rate do you expect with m = 10,000, n = 1,000 and
-# k = 7?
+# **07.2 (predict).** What false-positive rate do you expect with m = 12,000, n = 1,000 and
+# k = 8?
 #
-# Either formula of this lesson is accepted: at 10,000 bits they agree closely.
+# Either formula of this lesson is accepted: at 12,000 bits they agree closely.
 
 # %%
 answer = None  # replace None with your answer
-check.fpp(answer, num_bits=10_000, num_hashes=7, n=1000)
+check.fpp(answer, num_bits=12_000, num_hashes=8, n=1000)
 
 # %% [markdown]
 # **07.3 (measure).** Fill BloomFilter(10_000, 7) with 1,000 random keys and measure its

@@ -349,14 +349,14 @@ answer = None  # replace None with your answer
 check.sized_num_bits(answer, n=50_000, p=0.02)
 
 # %% [markdown]
-# **08.2 (predict).** A filter sized for n = 1,000,000 at p = 0.001 reaches that rate only when
+# **08.2 (predict).** A filter sized for n = 1,000,000 at p = 0.01 reaches that rate only when
 # its n-th key goes in. Deduplicating n distinct clicks with it, what share of them does it drop?
 #
 # Click number i meets a filter of i keys; add up its chances, as the day's section does.
 
 # %%
 answer = None  # replace None with your answer
-check.day_share_dropped(answer, n=1_000_000, p=0.001)
+check.day_share_dropped(answer, n=1_000_000, p=0.01)
 
 # %% [markdown]
 # **08.3 (measure).** Fill BloomFilter.from_capacity(200_000, 0.005) with 200,000 random keys and

@@ -65,10 +65,10 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
     "05.2": (1 - math.exp(-3 * 20 / 256)) ** 3,
     "06.1": fmix64((hash128("789")[0] + 2 * hash128("789")[1]) % 2 ** 64) % 1000,
     "06.2": 1 - (63 / 64) * (62 / 64) * (61 / 64),
-    "07.1": round(10 * LN2),
-    "07.2": (1 - math.exp(-0.7)) ** 7,
+    "07.1": round(12 * LN2),
+    "07.2": (1 - math.exp(-8 / 12)) ** 8,
     "08.1": math.ceil(_m(50_000, 0.02)),
-    "08.2": _day_share(1_000_000, 0.001),
+    "08.2": _day_share(1_000_000, 0.01),
     "09.1": math.exp(-(8 * 1_048_576 / 1e6) * LN2 ** 2),  # 1 MiB of bits for 1e6 URLs, best k
     "09.2": 0.001 * 250_000,  # the same URLs on every lookup: p x urls, not p^2 x urls
     "10.1": (1000 + 0.001 * 99_000) * 0.002,  # blacklisted + p x safe round trips of 2 ms

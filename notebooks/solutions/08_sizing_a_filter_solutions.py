@@ -59,7 +59,7 @@ check.sized_num_bits(answer, n=50_000, p=0.02)
 # `expected_drops` has the same sum in closed form.
 
 # %%
-n, p = 1_000_000, 0.001
+n, p = 1_000_000, 0.01
 m = num_bits_for(n=n, p=p)
 k = optimal_num_hashes(num_bits=m, n=n)
 i = np.arange(n, dtype=float)
@@ -68,7 +68,7 @@ print(f"m = {m:,}, k = {k}: mean rate over the clicks {answer:.3e} = {answer / p
       f"rate at the last click {(1 - math.exp(-k * (n - 1) / m)) ** k:.3e}")
 
 # %%
-check.day_share_dropped(answer, n=1_000_000, p=0.001)
+check.day_share_dropped(answer, n=1_000_000, p=0.01)
 
 # %% [markdown]
 # ## 08.3 (measure)

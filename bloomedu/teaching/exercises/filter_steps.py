@@ -305,9 +305,9 @@ EXERCISES = [
              "distinct.", "measured_coinciding_positions",
              {"num_bits": 64, "num_hashes": 4, "trials": 100_000}),
     Exercise("07", 1, "compute", "What is the best whole number of hash functions k for m = {num_bits:,} "
-             "bits and n = {n:,} keys?", "optimal_k", {"num_bits": 10_000, "n": 1000}),
+             "bits and n = {n:,} keys?", "optimal_k", {"num_bits": 12_000, "n": 1000}),
     Exercise("07", 2, "predict", "What false-positive rate do you expect with m = {num_bits:,}, "
-             "n = {n:,} and k = {num_hashes}?", "fpp", {"num_bits": 10_000, "num_hashes": 7, "n": 1000}),
+             "n = {n:,} and k = {num_hashes}?", "fpp", {"num_bits": 12_000, "num_hashes": 8, "n": 1000}),
     Exercise("07", 3, "measure", "Fill BloomFilter({num_bits:_}, {num_hashes}) with {n:,} random "
              "keys and measure its false-positive rate on {trials:,} new keys.", "measured_fpp",
              {"num_bits": 10_000, "num_hashes": 7, "n": 1000, "trials": 100_000}),
@@ -315,7 +315,7 @@ EXERCISES = [
              "p = {p} need?", "sized_num_bits", {"n": 50_000, "p": 0.02}),
     Exercise("08", 2, "predict", "A filter sized for n = {n:,} at p = {p} reaches that rate only "
              "when its n-th key goes in. Deduplicating n distinct clicks with it, what share of "
-             "them does it drop?", "day_share_dropped", {"n": 1_000_000, "p": 0.001}),
+             "them does it drop?", "day_share_dropped", {"n": 1_000_000, "p": 0.01}),
     Exercise("08", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, {p}) with {n:,} random "
              "keys and measure its false-positive rate on {trials:,} keys never inserted.",
              "measured_sized_fpp", {"n": 200_000, "p": 0.005, "trials": 1_000_000}),
