@@ -2,8 +2,7 @@
 # jupyter:
 #   bloomedu:
 #     summary: 'Inside the filter: k positions from one hash (double hashing), article
-#       2''s walkthrough of three keys in 32 bits, borrowed ahead of part 2, and a toy
-#       that shows one key at a time, the same filter as the site''s toy page.'
+#       2''s walkthrough borrowed ahead, and the site''s toy, one key at a time.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

@@ -401,6 +401,6 @@ check.measured_apbf_fpp(answer, num_hashes=6, extra_slices=4, generation_size=10
 # Lesson 16 (Deleting and growing: stable, counting and scalable filters) measures how fast a
 # stable filter forgets, then a counting filter that deletes and a scalable filter that grows.
 #
-# *Code:* `bloomedu/variants/` (`rotating.py`, `age_partitioned.py`, `stable.py`, `theory.py`),
-# `bloomedu/steps/expiry.py`, `bloomedu/workloads/clicks.py`; tests: `tests/test_variants.py`,
-# `tests/test_variants_rates.py`, `tests/test_expiry.py`.
+# *Where this lesson's code lives:* `bloomedu/variants/` (`rotating.py`, `age_partitioned.py`,
+# `stable.py`, `theory.py`), `bloomedu/steps/expiry.py`, `bloomedu/workloads/clicks.py`; tests:
+# `tests/test_variants.py`, `tests/test_variants_rates.py`, `tests/test_expiry.py`.
