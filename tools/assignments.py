@@ -45,7 +45,6 @@ import argparse
 import ast
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,18 +237,6 @@ def write_source(out: Path = OUT, lessons: list[Path] | None = None) -> list[Ass
     return made
 
 
-def nbgrader(out: Path, *args: str, check: bool = True, environment: Path | None = None
-             ) -> subprocess.CompletedProcess:
-    """Run ``nbgrader`` in the course folder, ``alembic`` on its PATH: the ``environment``'s
-    (a virtual environment's folder), or else the one this Python runs in."""
-    bin_dir = executable("nbgrader", environment).parent
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    run = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=out, env=env, capture_output=True, text=True)
-    if check and run.returncode != 0:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
-    return run
-
-
 def executable(name: str, environment: Path | None = None) -> Path:
     """A program of a virtual environment (by default the one this Python runs in).
 
@@ -288,6 +275,10 @@ def next_steps(out: Path, example: str, environment: Path | None = None) -> str:
     """
     course = shown(out)
     tool = shown(executable("nbgrader", environment), out)
+    commands = [(f"autograde {example}", 'or "*": every assignment'),
+                ("export", "grades.csv: one row per student and assignment"),
+                (f"generate_feedback {example}", "feedback/STUDENT_ID/: the page each student gets back")]
+    width = max(len(command) for command, _ in commands)
     return "\n".join([
         f"Next steps (nbgrader's course folder: {course}/):",
         f"1. Hand out release/: give each student an assignment's folder, e.g. {course}/release/{example}/",
@@ -298,9 +289,7 @@ def next_steps(out: Path, example: str, environment: Path | None = None) -> str:
         f"   e.g. {course}/submitted/ada/{example}/{example}.ipynb",
         "3. Grade with the instructor's nbgrader, from the course folder:",
         f"   cd {course}",
-        f"   {tool} autograde {example}      # or \"*\": every assignment",
-        f"   {tool} export                   # grades.csv, one row per student and assignment",
-        f"   {tool} generate_feedback {example}   # feedback/STUDENT_ID/: a page each student gets back",
+        *(f"   {tool} {command:<{width}}  # {why}" for command, why in commands),
     ])
 
 
