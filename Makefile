@@ -17,8 +17,11 @@ PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 BENCH_STAMP := $(VENV)/.installed-bench
-# nbgrader (bloomedu[instructor]) needs JupyterLab >= 4.2: installed into .venv only, never .venv-oldest.
-INSTRUCTOR_STAMP := $(VENV)/.installed-instructor
+# The instructor's environment: nbgrader (bloomedu[instructor], which needs JupyterLab >= 4.2) and
+# a kernel to grade in, apart from .venv so that the students' JupyterLab (make lab) shows no
+# nbgrader menu. make assignments and make test create it when missing.
+INSTRUCTOR       ?= .venv-instructor
+INSTRUCTOR_STAMP := $(INSTRUCTOR)/.installed
 # The site is built by Sphinx; any warning fails it (tests/test_site.py builds with these flags too).
 SPHINX_FLAGS := -W --keep-going -b html
 
@@ -152,18 +155,35 @@ bench-day: $(STAMP)
 html: $(STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
 
-$(INSTRUCTOR_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,instructor]'
+# An earlier make assignments installed nbgrader into .venv (its stamp .installed-instructor)
+# and wrote the course into build/nbgrader/: the first run of this one takes nbgrader out of
+# .venv and moves that course, gradebook and submissions with it, to $(COURSE)/.
+$(INSTRUCTOR_STAMP): pyproject.toml
+	@echo "Creating the instructor's environment $(INSTRUCTOR)/ (nbgrader, about two minutes the first time)"
+	test -x $(INSTRUCTOR)/bin/python || $(PYTHON) -m venv $(INSTRUCTOR)
+	$(INSTRUCTOR)/bin/python -m pip install --quiet --upgrade pip
+	$(INSTRUCTOR)/bin/python -m pip install --quiet -e '.[lessons,instructor]'
+	@if [ -f $(VENV)/.installed-instructor ]; then \
+	  echo "Taking nbgrader out of $(VENV), the students' environment (it is in $(INSTRUCTOR) now)"; \
+	  $(BIN)/python -m pip uninstall --quiet --yes nbgrader && rm -f $(VENV)/.installed-instructor; fi
+	@if [ -d build/nbgrader ] && [ ! -e $(COURSE) ]; then \
+	  echo "Moving the course from build/nbgrader/ to $(COURSE)/, where make clean keeps it"; \
+	  mv build/nbgrader $(COURSE); fi
 	touch $(INSTRUCTOR_STAMP)
 
-# The nbgrader course in build/nbgrader/ (nbgrader_config.py, source/, release/): one assignment per
-# lesson with exercises, its worked solutions as solution regions and its checks as graded tests.
+# The nbgrader course in COURSE (nbgrader_config.py, source/, release/, gradebook.db, and the
+# submitted/, autograded/ and feedback/ folders of the grading): one assignment per lesson with
+# exercises, its worked solutions as solution regions and its checks as graded tests. COURSE is
+# outside build/ and make clean keeps it (the clean target below never names it); git ignores
+# it (its own .gitignore). The command ends with the next steps: hand out, collect, grade.
+COURSE ?= instructor
 assignments: $(INSTRUCTOR_STAMP)
-	$(BIN)/python -m tools.assignments --out build/nbgrader
+	@$(INSTRUCTOR)/bin/python -m tools.assignments --out $(COURSE)
 
-# make test runs the nbgrader test in .venv: there a missing nbgrader fails instead of skipping.
+# make test runs the nbgrader tests with the instructor's nbgrader ($(INSTRUCTOR), which it
+# creates when missing): there a missing nbgrader fails instead of skipping; .venv has none.
 test: $(INSTRUCTOR_STAMP)
-test: export BLOOMEDU_NBGRADER_VENV := $(abspath $(VENV))
+test: export BLOOMEDU_NBGRADER_VENV := $(abspath $(INSTRUCTOR))
 
 # A reveal.js deck and a PDF handout per lesson, solution and deeper notebook in build/slides/,
 # served from the machine: reveal.js and require.js by npm (tools/slides/package-lock.json, installed
@@ -172,5 +192,6 @@ test: export BLOOMEDU_NBGRADER_VENV := $(abspath $(VENV))
 slides: $(STAMP) chromium
 	$(BIN)/python -m tools.slides --out build/slides
 
+# make clean keeps my-lessons/ (the students' work) and $(COURSE)/ (the gradebook and submissions).
 clean:
-	rm -rf $(VENV) $(OLDEST) build docs/api docs/notebooks docs/instructors .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OLDEST) $(INSTRUCTOR) build docs/api docs/notebooks docs/instructors .pytest_cache .hypothesis

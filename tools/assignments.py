@@ -1,7 +1,14 @@
-"""The lessons' exercises as an nbgrader course: ``make assignments`` writes ``build/nbgrader/``.
+"""The lessons' exercises as an nbgrader course: ``make assignments`` writes ``instructor/``.
 
-    python -m tools.assignments --out build/nbgrader            # source/, then nbgrader's release/
-    python -m tools.assignments --out build/nbgrader --source-only
+    .venv-instructor/bin/python -m tools.assignments                  # source/, then nbgrader's release/
+    .venv-instructor/bin/python -m tools.assignments --source-only    # source/ only, no nbgrader
+
+nbgrader lives in its own environment, ``.venv-instructor`` (``bloomedu[lessons,instructor]``),
+never in ``.venv``: the students' JupyterLab (``make lab``) then shows no nbgrader menu.  The
+course folder, ``instructor/`` by default, is nbgrader's course directory: ``gradebook.db``,
+``source/``, ``release/``, and the ``submitted/``, ``autograded/`` and ``feedback/`` folders
+the grading fills.  It is outside ``build/``, so ``make clean`` keeps the grades, and git
+ignores it wherever it is (its own ``.gitignore``).  The command ends by printing the next three steps.
 
 Every lesson with exercises becomes one assignment, named as the lesson (``03_bit_vector``),
 whose notebook ``source/<name>/<name>.ipynb`` holds, in the lesson's order:
@@ -17,15 +24,19 @@ nbgrader's ``generate_assignment`` replaces each solution region by the lesson's
 ``answer = None  # replace None with your answer`` (``ClearSolutions.code_stub`` in the
 ``nbgrader_config.py`` written here), so a released exercise cell is exactly the lesson's: the
 student runs it and ``check`` answers at once ("Correct: ...", "Not quite: ..."), as in the
-lesson.  The test's assertion is a hidden test: the released cell says it is graded there, and
-``autograde`` puts the assertion back from the gradebook, so a released notebook still runs top
-to bottom with every answer blank, and a student cannot edit the grading away.
+lesson.  The test cell asserts the check only while nbgrader runs the notebook (``autograde``
+and ``validate`` set ``NBGRADER_EXECUTION``), so a released notebook still runs top to bottom
+with every answer blank.  The test is the same text in ``source/``, ``release/`` and the
+gradebook: nbgrader's hidden-test markers would make them differ, and ``autograde`` then warns
+that every test cell's checksum changed, even on an untouched submission (nbgrader issue 1961,
+the gradebook keeps the checksum taken before the hidden tests are cleared).  ``autograde``
+puts each locked cell back from the gradebook, so a student cannot edit the grading away.
 
 Exercises are found in the lessons by ``tools/lesson_cells.py`` and matched to their worked
 solution by the check line they share; a lesson split or renumbered needs no edit here.
 ``tests/test_assignments.py`` autogrades the worked solutions (full marks), the untouched release
-(zero) and a half-done one with real nbgrader.  nbgrader runs ``alembic`` from the environment's
-``bin/`` when it first creates ``gradebook.db``: that folder goes on ``PATH`` here.
+(zero, and no warning) and a half-done one with real nbgrader.  nbgrader runs ``alembic`` from the
+environment's ``bin/`` when it first creates ``gradebook.db``: that folder goes on ``PATH`` here.
 """
 
 from __future__ import annotations
@@ -34,7 +45,6 @@ import argparse
 import ast
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,16 +54,20 @@ import nbformat
 from tools import lesson_cells
 
 ROOT = lesson_cells.ROOT
-OUT = ROOT / "build" / "nbgrader"
+OUT = ROOT / "instructor"
+ENVIRONMENT = ROOT / ".venv-instructor"  # the Makefile's INSTRUCTOR: where nbgrader is installed
 STUB = "answer = None  # replace None with your answer"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+# nbgrader sets it while it runs a notebook: "autograde" or "validate".
+GRADING = "NBGRADER_EXECUTION"
 POINTS = 1
 SCHEMA = 3
 
 CONFIG = '''"""nbgrader's configuration of the bloomedu course (written by tools/assignments.py)."""
 import os
 
+# make assignments writes this file again each time: put settings of your own in
+# ~/.jupyter/nbgrader_config.py.
 c = get_config()  # noqa: F821 - nbgrader defines it
 c.CourseDirectory.course_id = "bloomedu"
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -81,6 +95,27 @@ def grade_id(label: str, index: int, part: str) -> str:
     """
     stem = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-") or str(index + 1)
     return f"ex-{stem}-{part}"
+
+
+def graded_test(label: str, check_source: str, checker: str) -> str:
+    """The autograder test of one exercise: its check asserted while nbgrader grades, else nothing.
+
+    >>> print(graded_test("03.1 (compute)", "check.bits_for(answer, n=8)", "bits_for"))
+    # 03.1 (compute): graded here when the assignment is collected (1 point). nbgrader runs
+    # this cell with NBGRADER_EXECUTION set, and then the check above must accept your answer;
+    # run here, it does nothing.
+    import os
+    if os.environ.get("NBGRADER_EXECUTION"):
+        assert check.bits_for(answer, n=8), '03.1 (compute): check.bits_for does not accept this answer'
+    """
+    message = f"{label}: check.{checker} does not accept this answer"
+    return "\n".join([
+        f"# {label}: graded here when the assignment is collected ({POINTS} point). nbgrader runs",
+        f"# this cell with {GRADING} set, and then the check above must accept your answer;",
+        "# run here, it does nothing.",
+        "import os",
+        f'if os.environ.get("{GRADING}"):',
+        f"    assert {check_source.strip()}, {message!r}"])
 
 
 def nbgrader_metadata(cell_id: str, *, solution=False, grade=False, locked=False, points=None) -> dict:
@@ -171,13 +206,9 @@ def assignment(lesson: Path) -> Assignment | None:
         cells.append(new_code("\n".join([BEGIN, *region, END, exercise.check_source]),
                               metadata=nbgrader_metadata(grade_id(exercise.label, number, "answer"),
                                                          solution=True)))
-        cells.append(new_code("\n".join([
-            f"# {label}: graded here when the assignment is collected ({POINTS} point): the check above",
-            "# must accept your answer.",
-            BEGIN_HIDDEN,
-            f"assert {exercise.check_source}, {f'{label}: check.{exercise.checker} does not accept this answer'!r}",
-            END_HIDDEN]), metadata=nbgrader_metadata(grade_id(exercise.label, number, "test"),
-                                                     grade=True, locked=True, points=POINTS)))
+        cells.append(new_code(graded_test(label, exercise.check_source, exercise.checker),
+                              metadata=nbgrader_metadata(grade_id(exercise.label, number, "test"),
+                                                         grade=True, locked=True, points=POINTS)))
     notebook = nbformat.v4.new_notebook(cells=cells, metadata={
         "kernelspec": nb.metadata.get("kernelspec", {"name": "python3", "display_name": "Python 3",
                                                      "language": "python"}),
@@ -186,9 +217,14 @@ def assignment(lesson: Path) -> Assignment | None:
 
 
 def write_source(out: Path = OUT, lessons: list[Path] | None = None) -> list[Assignment]:
-    """``nbgrader_config.py`` and ``source/<name>/<name>.ipynb`` for every lesson with exercises."""
+    """``nbgrader_config.py`` and ``source/<name>/<name>.ipynb`` for every lesson with exercises,
+    in a course folder that git ignores (its ``.gitignore``, written when missing)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "nbgrader_config.py").write_text(CONFIG % {"stub": STUB}, encoding="utf-8")
+    ignore = out / ".gitignore"  # grades and submissions are the students' own: never committed
+    if not ignore.exists():
+        ignore.write_text("# the nbgrader course (make assignments): grades and submissions, never committed\n*\n",
+                          encoding="utf-8")
     made = []
     for lesson in lessons or lesson_cells.notebooks("lessons") + lesson_cells.notebooks("deeper"):
         found = assignment(lesson)
@@ -201,14 +237,60 @@ def write_source(out: Path = OUT, lessons: list[Path] | None = None) -> list[Ass
     return made
 
 
-def nbgrader(out: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``nbgrader`` (this environment's) in the course folder, ``alembic`` on its PATH."""
-    bin_dir = Path(sys.executable).parent
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    run = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=out, env=env, capture_output=True, text=True)
-    if check and run.returncode != 0:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
-    return run
+def executable(name: str, environment: Path | None = None) -> Path:
+    """A program of a virtual environment (by default the one this Python runs in).
+
+    >>> executable("nbgrader", Path("/srv/.venv-instructor")).as_posix()
+    '/srv/.venv-instructor/bin/nbgrader'
+    """
+    bin_dir = Path(sys.executable).parent if environment is None else \
+        Path(environment) / ("Scripts" if os.name == "nt" else "bin")
+    return bin_dir / name
+
+
+def shown(path: Path, start: Path | None = None) -> str:
+    """``path`` as an instructor types it: relative to ``start`` (the working folder) when inside it.
+
+    >>> shown(Path("/srv/course/instructor"), Path("/srv/course")), shown(Path("/tmp/x"), Path("/srv"))
+    ('instructor', '/tmp/x')
+    >>> shown(Path("/srv/.venv-instructor/bin/nbgrader"), Path("/srv/instructor"))
+    '../.venv-instructor/bin/nbgrader'
+    """
+    path, start = Path(os.path.abspath(path)), Path(os.path.abspath(start or Path.cwd()))
+    if path.is_relative_to(start):
+        return path.relative_to(start).as_posix()
+    if path.is_relative_to(start.parent) and start.parent != start.parent.parent:
+        return "../" + path.relative_to(start.parent).as_posix()
+    return path.as_posix()
+
+
+def next_steps(out: Path, example: str, environment: Path | None = None) -> str:
+    """What an instructor does after ``make assignments``: hand out, collect, grade.
+
+    >>> print(next_steps(Path("/srv/course/instructor"), "01_seen_ids",
+    ...                  Path("/srv/course/.venv-instructor")))  # doctest: +ELLIPSIS
+    Next steps (nbgrader's course folder: ...instructor/):
+    1. Hand out release/: give each student an assignment's folder, e.g. ...instructor/release/01_seen_ids/
+    ...
+    """
+    course = shown(out)
+    tool = shown(executable("nbgrader", environment), out)
+    commands = [(f"autograde {example}", 'or "*": every assignment'),
+                ("export", "grades.csv: one row per student and assignment"),
+                (f"generate_feedback {example}", "feedback/STUDENT_ID/: the page each student gets back")]
+    width = max(len(command) for command, _ in commands)
+    return "\n".join([
+        f"Next steps (nbgrader's course folder: {course}/):",
+        f"1. Hand out release/: give each student an assignment's folder, e.g. {course}/release/{example}/",
+        "   (a zip, the course page, a shared drive). The student opens the notebook in their own",
+        "   JupyterLab (make lab or bloomedu lab), answers, and returns it under the same file name.",
+        "2. Put each returned notebook where nbgrader expects it, one folder per student:",
+        f"   {course}/submitted/STUDENT_ID/ASSIGNMENT/ASSIGNMENT.ipynb,",
+        f"   e.g. {course}/submitted/ada/{example}/{example}.ipynb",
+        "3. Grade with the instructor's nbgrader, from the course folder:",
+        f"   cd {course}",
+        *(f"   {tool} {command:<{width}}  # {why}" for command, why in commands),
+    ])
 
 
 def api(out: Path):
@@ -237,15 +319,18 @@ def release(out: Path, assignments: list[Assignment]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--out", type=Path, default=OUT, help="the course folder (default: instructor/)")
     parser.add_argument("--source-only", action="store_true", help="write source/ only (no nbgrader needed)")
     args = parser.parse_args(argv)
     made = write_source(args.out)
     if not args.source_only:
         release(args.out, made)
     points = sum(a.points for a in made)
-    print(f"{len(made)} assignments, {points} points, in {args.out}"
-          + ("" if args.source_only else " (source/ and release/)"))
+    print(f"{len(made)} assignments, {points} points, in {shown(args.out)}/"
+          + ("" if args.source_only else " (source/, release/ and the gradebook, gradebook.db)"))
+    if not args.source_only and made:
+        print()
+        print(next_steps(args.out, made[0].name))
     return 0
 
 
