@@ -31,8 +31,12 @@ def _pyproject_section(name: str) -> str:
 
 
 def _pyproject_requirements() -> dict[str, str]:
+    """Every requirement of pyproject.toml but the instructor's kit: environment.yml is the
+    students' conda route, and nbgrader in it would show its menus in their JupyterLab."""
     deps = re.search(r"^dependencies = \[(.*?)\]", _pyproject_section("project"), re.S | re.M).group(1)
-    requirements = re.findall(r'"([^"]+)"', deps + _pyproject_section("project.optional-dependencies"))
+    extras = re.sub(r"^instructor = \[.*?\]", "", _pyproject_section("project.optional-dependencies"),
+                    flags=re.S | re.M)
+    requirements = re.findall(r'"([^"]+)"', deps + extras)
     return {_name(r): r.replace(" ", "") for r in requirements if not r.startswith("bloomedu")}
 
 

@@ -115,7 +115,7 @@ def page(path: Path, notes: Path) -> str:
     lines += ["", f"Slides and handout (`make slides`): `build/slides/{stem}.slides.html`, "
               f"`build/slides/{stem}.handout.pdf`."]
     if lesson_cells.exercises(nb):
-        lines += [f"Its exercises as an nbgrader assignment (`make assignments`): `build/nbgrader/source/{stem}/`."]
+        lines += [f"Its exercises as an nbgrader assignment (`make assignments`): `instructor/source/{stem}/`."]
     objectives = lesson_cells.objectives(nb)
     lines += ["", "## Objectives and time", ""]
     if objectives:
