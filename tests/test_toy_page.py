@@ -124,7 +124,8 @@ LABELS_JS = """() => [...document.querySelectorAll('#bloomedu-toy .toy-owners > 
 @pytest.mark.parametrize("width", [420, 800, 1280])
 def test_every_key_label_in_the_toy_is_whole_and_fits_its_cell(tmp_path, width):
     """'banana' showed as 'banan' (cut by its cell) and 'elderberry' as 'elder…': each key that set
-    a bit is named whole in its cell up to 12 characters, at a phone's width and a desktop's."""
+    a bit is named whole in its cell up to 12 characters, at a phone's width and a desktop's; the
+    chance under the grid raises its exponents instead of writing ^."""
     from playwright.sync_api import sync_playwright
 
     from browser_support import assert_stayed_on_this_machine, guarded_page, launch
@@ -142,12 +143,15 @@ def test_every_key_label_in_the_toy_is_whole_and_fits_its_cell(tmp_path, width):
                 box.fill(key)
                 box.press("Enter")
             labels = page.evaluate(LABELS_JS)
+            stats = page.locator("[data-toy=stats]")
+            formula = (stats.inner_text(), stats.evaluate("s => [...s.querySelectorAll('sup')].map(e => e.textContent)"))
             assert_stayed_on_this_machine(page)
         finally:
             browser.close()
     keys = re.search(r'data-keys="([^"]*)"', TOY_PAGE.read_text(encoding="utf-8")).group(1).split(",")
     assert {label["label"] for label in labels} == set(keys + long_keys[:2] + ["a key longe…"])
     assert [label for label in labels if not label["fits"]] == []
+    assert "^" not in formula[0] and formula[1] == ["−kn/m", "k"]  # the chance under the grid, typeset
     for label in labels:  # the cell's title names the whole key
         whole = label["label"].removesuffix("…")
         assert any(key.startswith(whole) and key in label["title"] for key in keys + long_keys)

@@ -241,10 +241,15 @@
     this.fit();
     var set = this.owners.filter(function (o) { return o.length; }).length, n = this.keys.length;
     var rate = Math.pow(1 - Math.exp(-this.k * n / this.m), this.k);
-    this.find("stats").textContent = "BloomFilter(m = " + this.m + ", k = " + this.k + "): n = " + n +
+    var stats = this.find("stats");
+    stats.textContent = "BloomFilter(m = " + this.m + ", k = " + this.k + "): n = " + n +
       " keys added (" + (n ? this.keys.join(", ") : "none") + "); " + set + " of " + this.m +
-      " bits set (fill " + (set / this.m).toFixed(3) + "); a key never added is claimed with probability about " +
-      "(1 − e^(−kn/m))^k = " + rate.toFixed(4) + ".";
+      " bits set (fill " + (set / this.m).toFixed(3) + "); a key never added is claimed with probability about (1 − e";
+    [["sup", "−kn/m"], ["", ")"], ["sup", "k"], ["", " = " + rate.toFixed(4) + "."]].forEach(function (part) {
+      var piece = part[0] ? document.createElement(part[0]) : document.createTextNode(part[1]);
+      if (part[0]) { piece.textContent = part[1]; }
+      stats.appendChild(piece);  // the formula with its exponents raised, not written with ^
+    });
   };
 
   // Columns wide enough for every label, measured as drawn: 16, or 8, 4, 2 or 1 (a row starts
