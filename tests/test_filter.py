@@ -191,4 +191,4 @@ def test_ints_beyond_64_bits_raise_value_error(key):
 
 
 def test_repr_names_m_and_k():
-    assert repr(BloomFilter(1024, 3)) == "BloomFilter(num_bits=1024, num_hashes=3)"
+    assert repr(BloomFilter(1024, 3)) == "BloomFilter(num_bits=1024, num_hashes=3, fill=0.00, added~0)"

@@ -83,3 +83,75 @@ def test_lesson_06s_toy_keys_and_exercise_light_the_same_bits_on_the_page(tmp_pa
     assert got[:-1] == [list(toy_view(fruits, key).positions) for key in keys]
     assert got[-1] == key_positions(exercise["key"], num_bits=exercise["num_bits"],
                                     num_hashes=exercise["num_hashes"])
+
+
+# --- the page a student opens: the toy first, every key's label whole ----------------------
+TOY_PAGE = ROOT / "docs" / "toy.md"
+
+
+def test_the_toy_page_opens_with_the_toy_and_explains_the_hashing_below_it():
+    page = TOY_PAGE.read_text(encoding="utf-8")
+    before, toy = page.split("```{raw} html", 1)
+    intro = before.split("\n", 1)[1]  # under the title
+    assert len(intro.split()) <= 60, intro
+    assert "MurmurHash3" not in before and "fmix64" not in before
+    assert toy.index("bloomedu-toy-page") < toy.index("MurmurHash3")
+
+
+def _toy_in_a_page(folder: Path) -> Path:
+    """The toy page's own block, style sheet and script, in a page of their own (no site build)."""
+    block = re.search(r"```\{raw\} html\n(.*?)```", TOY_PAGE.read_text(encoding="utf-8"), re.S).group(1)
+    static = folder / "_static"
+    static.mkdir()
+    for name in ("bloomedu.css", "bloomedu-toy.js"):
+        shutil.copy(SCRIPT.parent / name, static / name)
+    page = folder / "toy.html"
+    page.write_text('<!doctype html><html><head><meta charset="utf-8">'
+                    '<link rel="stylesheet" href="_static/bloomedu.css"></head>'
+                    f'<body style="margin: 16px">{block}</body></html>', encoding="utf-8")
+    return page
+
+
+LABELS_JS = """() => [...document.querySelectorAll('#bloomedu-toy .toy-owners > span')].map(span => {
+    const range = document.createRange(); range.selectNodeContents(span);
+    const text = range.getBoundingClientRect(), cell = span.closest('.toy-bit'), box = cell.getBoundingClientRect();
+    const style = getComputedStyle(cell), pad = parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth);
+    return {label: span.textContent, bit: cell.dataset.bit, title: cell.title,
+            fits: text.left >= box.left + pad - 0.5 && text.right <= box.right - pad + 0.5}; })"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [420, 800, 1280])
+def test_every_key_label_in_the_toy_is_whole_and_fits_its_cell(tmp_path, width):
+    """'banana' showed as 'banan' (cut by its cell) and 'elderberry' as 'elder…': each key that set
+    a bit is named whole in its cell up to 12 characters, at a phone's width and a desktop's; the
+    chance under the grid raises its exponents instead of writing ^."""
+    from playwright.sync_api import sync_playwright
+
+    from browser_support import assert_stayed_on_this_machine, guarded_page, launch
+
+    url = _toy_in_a_page(tmp_path).as_uri()
+    long_keys = ["watermelon", "pomegranates", "a key longer than twelve characters"]
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = guarded_page(browser, width=width)
+            page.goto(url, wait_until="load")
+            page.wait_for_function("() => document.querySelectorAll('#bloomedu-toy .toy-bit').length === 32")
+            box = page.locator("[data-toy=key]")
+            for key in long_keys:
+                box.fill(key)
+                box.press("Enter")
+            labels = page.evaluate(LABELS_JS)
+            stats = page.locator("[data-toy=stats]")
+            formula = (stats.inner_text(), stats.evaluate("s => [...s.querySelectorAll('sup')].map(e => e.textContent)"))
+            assert_stayed_on_this_machine(page)
+        finally:
+            browser.close()
+    keys = re.search(r'data-keys="([^"]*)"', TOY_PAGE.read_text(encoding="utf-8")).group(1).split(",")
+    assert {label["label"] for label in labels} == set(keys + long_keys[:2] + ["a key longe…"])
+    assert [label for label in labels if not label["fits"]] == []
+    assert "^" not in formula[0] and formula[1] == ["−kn/m", "k"]  # the chance under the grid, typeset
+    for label in labels:  # the cell's title names the whole key
+        whole = label["label"].removesuffix("…")
+        assert any(key.startswith(whole) and key in label["title"] for key in keys + long_keys)

@@ -37,7 +37,8 @@ import numpy as np
 from ..core.hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, is_int, is_number, real_number, whole_number
-from ..core.contract import Filter
+from ..core.contract import Filter, filter_repr
+from ..core.theory import estimate_count
 from ..core.hashing import murmur3_32
 from ..core.serial import as_bytes, expect_length
 
@@ -206,7 +207,7 @@ class Bip37Filter(Filter):
 
         >>> f = Bip37Filter.sized(*bitcoinj_sizing(n_elements=20, fp_rate=0.5), tweak=5)
         >>> f, Bip37Filter(20, 0.5).n_hash_funcs    # Bitcoin Core's constructor: k = 0
-        (Bip37Filter(bytes=3, n_hash_funcs=1, tweak=5, flags=0), 0)
+        (Bip37Filter(bytes=3, n_hash_funcs=1, tweak=5, flags=0, fill=0.00, added~0), 0)
         """
         size = _check_int(filter_bytes, "filter_bytes", 0, MAX_COMPACT_SIZE)
         k = _check_int(n_hash_funcs, "n_hash_funcs", 0, MAX_HASHES)
@@ -395,8 +396,19 @@ class Bip37Filter(Filter):
     __hash__ = None  # mutable
 
     def __repr__(self) -> str:
-        return (f"Bip37Filter(bytes={self.num_bits // 8}, n_hash_funcs={self.n_hash_funcs}, "
-                f"tweak={self.tweak}, flags={self.flags})")
+        """Its size, k, tweak and flags, the fill and the keys that went in, estimated from the
+        fill (``added~``: a BIP37 filter keeps nothing but its bytes).
+
+        >>> f = Bip37Filter(100, 0.01); f.add_many([b"%d" % i for i in range(100)]); f
+        Bip37Filter(bytes=119, n_hash_funcs=6, tweak=0, flags=0, fill=0.47, added~100)
+        """
+        bits_set = self._bits.count() if self._bits is not None else 0
+        added = estimate_count(num_bits=self.num_bits, num_hashes=self.n_hash_funcs,
+                               bits_set=bits_set) if bits_set else 0  # none set: k or m is 0 too
+        return filter_repr(self, f"bytes={self.num_bits // 8}, n_hash_funcs={self.n_hash_funcs}, "
+                                 f"tweak={self.tweak}, flags={self.flags}",
+                           fill=bits_set / self.num_bits if self.num_bits else 0.0, added=added,
+                           estimated=True)
 
 
 # --- MurmurHash3 x86 32 of many keys of one length, in numpy ---------------------

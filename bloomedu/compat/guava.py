@@ -31,7 +31,7 @@ import numpy as np
 from ..core.hashing import key_list
 from ..core.bits import BitArray
 from ..core.checks import check_storage, one_of, probability, whole_number
-from ..core.contract import Filter
+from ..core.contract import Filter, filter_repr
 from ..core.serial import as_bytes, expect_length
 from .java import signed32, java_round, java_utf8
 
@@ -353,5 +353,17 @@ class GuavaBloomFilter(Filter):
     __hash__ = None  # mutable
 
     def __repr__(self) -> str:
-        return (f"GuavaBloomFilter(bit_size={self.bit_size}, "
-                f"num_hash_functions={self.num_hash_functions}, strategy={self.strategy})")
+        """m, k, the strategy, the fill and the keys that went in, estimated from the fill as
+        Guava estimates them (``added~``: :meth:`approximate_element_count`; Guava counts nothing).
+
+        >>> f = GuavaBloomFilter.create(1000, 0.01); f.put_many([str(i) for i in range(1000)]); f
+        GuavaBloomFilter(bit_size=9600, num_hash_functions=7, strategy=1, fill=0.52, added~1004)
+        """
+        bits_set = self.bit_count()
+        try:
+            added = self.approximate_element_count()
+        except OverflowError:  # every bit set
+            added = math.inf
+        return filter_repr(self, f"bit_size={self.bit_size}, num_hash_functions="
+                                 f"{self.num_hash_functions}, strategy={self.strategy}",
+                           fill=bits_set / self.bit_size, added=added, estimated=True)

@@ -51,7 +51,8 @@ from typing import Iterable
 import numpy as np
 
 from ..core.checks import MAX_NUM_BITS, probability, whole_number
-from ..core.contract import Filter, locked
+from ..core.bits import count_ones
+from ..core.contract import Filter, filter_repr, locked
 from . import redisbloom_dump
 from .redisbloom_cuckoo import RedisCuckooFilter  # noqa: F401  (CF.*, documented in its module)
 from .redisbloom_subfilter import (CHAIN_BYTES, FORCE64, LINK_BYTES, MAX_CHUNK, NO_SCALING, NOROUND,
@@ -372,6 +373,15 @@ class RedisBloomFilter(Filter):
     __hash__ = None
 
     def __repr__(self) -> str:
-        return (f"RedisBloomFilter(error_rate={self.error_rate!r}, capacity={self.capacity}, "
-                f"expansion={self.expansion}, nonscaling={self.nonscaling}): "
-                f"{len(self.links)} sub-filters, {self.size} items")
+        """n, p, the growth, the sub-filters, the fill (of all their bits) and the items counted
+        as inserted (``added=``: ``BF.CARD``, an item found already is not counted).
+
+        >>> f = RedisBloomFilter(0.01, 100); _ = f.add_many(range(150)); f
+        RedisBloomFilter(capacity=100, error_rate=0.01, expansion=2, nonscaling=False, sub_filters=2, fill=0.27, added=150)
+        """
+        links = list(self.links)
+        return filter_repr(self, f"capacity={self.capacity}, error_rate={self.error_rate!r}, "
+                                 f"expansion={self.expansion}, nonscaling={self.nonscaling}, "
+                                 f"sub_filters={len(links)}",
+                           fill=sum(count_ones(link.data) for link in links)
+                           / sum(link.bits for link in links), added=self.size)

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..core.hashing import key_list
 from ..core.checks import whole_number
-from ..core.contract import Filter, locked
+from ..core.contract import Filter, filter_repr, locked
 from . import redisbloom_cuckoo_dump
 from .redisbloom_cuckoo_subfilter import (FILTER_BYTES, MAX_BUCKET_SIZE, MAX_EXPANSION, MAX_FILTERS,
                                       MAX_ITERATIONS, SUBFILTER_BYTES, SubCuckoo, check_buckets,
@@ -373,6 +373,16 @@ class RedisCuckooFilter(Filter):
         return type(self).loadchunks(self._locked_chunks())
 
     def __repr__(self) -> str:
-        return (f"RedisCuckooFilter(num_buckets={self.num_buckets}, bucket_size={self.bucket_size}, "
-                f"max_iterations={self.max_iterations}, expansion={self.expansion}, "
-                f"filters={len(self.filters)})")
+        """Its parameters, the sub-filters, the fill (slots in use over all of them) and the
+        items in it, counted as the module counts them (``added=``: inserted minus deleted).
+
+        >>> f = RedisCuckooFilter(100); f.add_many(range(60)); f
+        RedisCuckooFilter(num_buckets=64, bucket_size=2, max_iterations=20, expansion=1, filters=1, fill=0.47, added=60)
+        """
+        subs = list(self.filters)
+        slots = sum(len(sub.data) for sub in subs)
+        used = slots - sum(sub.data.count(0) for sub in subs)
+        return filter_repr(self, f"num_buckets={self.num_buckets}, bucket_size={self.bucket_size}, "
+                                 f"max_iterations={self.max_iterations}, expansion={self.expansion}, "
+                                 f"filters={len(subs)}",
+                           fill=used / slots if slots else 0.0, added=self.num_items)

@@ -93,7 +93,7 @@ import numpy as np
 from .hashing import key_list
 from .bits import BitArray
 
-__all__ = ["Filter", "locked"]
+__all__ = ["Filter", "filter_repr", "locked"]
 
 
 def locked(method):
@@ -115,6 +115,30 @@ def locked(method):
         with self._lock:
             return method(self, *args, **kwargs)
     return run
+
+
+def filter_repr(filter: object, parameters: str, *, fill: float, added: float,
+                estimated: bool = False) -> str:
+    """What a filter's ``repr`` says: its class, its parameters (m, k, n, p in that order), the
+    fraction of its cells in use (``fill``, two places, or two digits below 0.005) and the keys that went in (``added``).
+
+    ``added=N`` where the class counts its inserts; ``added~N`` (rounded) where it estimates them
+    from the fill, as a plain Bloom filter must (it keeps nothing but its bits); ``added~inf``
+    once every cell is set and the fill tells nothing any more.
+
+    >>> from bloomedu import BloomFilter
+    >>> filter_repr(BloomFilter(64, 3), "num_bits=64, num_hashes=3", fill=0.5, added=14.8,
+    ...             estimated=True)
+    'BloomFilter(num_bits=64, num_hashes=3, fill=0.50, added~15)'
+    >>> filter_repr(BloomFilter(64, 3), "m=64", fill=1.0, added=float("inf"), estimated=True)
+    'BloomFilter(m=64, fill=1.00, added~inf)'
+    >>> filter_repr(BloomFilter(64, 3), "m=2**32", fill=3 / 2**32, added=1)
+    'BloomFilter(m=2**32, fill=7.0e-10, added=1)'
+    """
+    count = "inf" if added == float("inf") else f"{round(added)}"
+    share = f"{fill:.1e}" if 0 < fill < 0.005 else f"{fill:.2f}"  # a few keys in many bits: not 0.00
+    return (f"{type(filter).__name__}({parameters}, fill={share}, "
+            f"added{'~' if estimated else '='}{count})")
 
 
 class Filter(ABC):

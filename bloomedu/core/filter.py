@@ -37,7 +37,7 @@ from ..kernels.murmur import fmix64_array
 from . import filter_bytes
 from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
-from .contract import Filter
+from .contract import Filter, filter_repr
 from .filter_sets import SetOperations
 from .hashing import fmix64, hashed_batches, key_hashes
 from .theory import estimate_count, size_for
@@ -438,5 +438,18 @@ class BloomFilter(Filter, SetOperations):
         """
         return type(self).from_bytes, (self.to_bytes(),)
 
-    def __repr__(self) -> str:  # m and k only: nothing is read from the bits
-        return f"{type(self).__name__}(num_bits={self.num_bits}, num_hashes={self.num_hashes})"
+    def _repr_parameters(self) -> str:
+        """What ``repr`` shows before the fill (a subclass may add to it)."""
+        return f"num_bits={self.num_bits}, num_hashes={self.num_hashes}"
+
+    def __repr__(self) -> str:
+        """m, k, the fill and the keys that went in: a Bloom filter keeps nothing but its bits, so
+        ``added~`` is :meth:`approximate_count`, estimated from the fill (repeats are not counted).
+
+        >>> f = BloomFilter.from_capacity(1000, 0.01); f.add_many(range(1000)); f
+        BloomFilter(num_bits=9586, num_hashes=7, fill=0.52, added~1002)
+        """
+        bits_set = self.bits_set()  # once: fill and estimate from the same bits
+        return filter_repr(self, self._repr_parameters(), fill=bits_set / self.num_bits,
+                           estimated=True, added=estimate_count(num_bits=self.num_bits, num_hashes=self.num_hashes,
+                                                bits_set=bits_set))

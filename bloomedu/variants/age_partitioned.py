@@ -53,6 +53,7 @@ from ..core.filter import bit_position
 from ..core import segments
 from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes
+from ..core.contract import filter_repr
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from .theory import apbf_slice_bits, run_probability
 
@@ -256,5 +257,15 @@ class AgePartitionedBloomFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"AgePartitionedBloomFilter(num_hashes={self.num_hashes}, "
-                f"extra_slices={self.extra_slices}, generation_size={self.generation_size})")
+        """k, l, g, the fill (of all k + l slices) and the keys inserted since it was made,
+        counted (``added=``: every insert, also the ones it has forgotten since).
+
+        >>> f = AgePartitionedBloomFilter(num_hashes=4, extra_slices=3, generation_size=100)
+        >>> f.add_many(range(250)); f
+        AgePartitionedBloomFilter(num_hashes=4, extra_slices=3, generation_size=100, fill=0.21, added=250)
+        """
+        slices = list(self.slices)
+        return filter_repr(self, f"num_hashes={self.num_hashes}, extra_slices={self.extra_slices}, "
+                                 f"generation_size={self.generation_size}",
+                           fill=sum(s.count() for s in slices) / (len(slices) * self.num_bits),
+                           added=self.inserted)

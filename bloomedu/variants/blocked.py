@@ -33,7 +33,8 @@ import math
 import numpy as np
 
 from ..core.checks import MAX_NUM_BITS, check_storage, probability, real_number, whole_number
-from ..core.contract import Filter
+from ..core.contract import Filter, filter_repr
+from ..core.theory import estimate_count
 from ..core.hashing import hash128, hashed_batches, key_chunks
 from ..kernels.threads import ordered_map
 from ..core.serial import Header
@@ -376,4 +377,13 @@ class BlockedBloomFilter(Filter):
         return type(self).from_bytes, (self.to_bytes(),)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(num_bits={self.num_bits})"
+        """m, the fill and the keys that went in, estimated from the fill (``added~``: the
+        blocks keep nothing but their bits), as a Bloom filter of k = 8 estimates them.
+
+        >>> f = BlockedBloomFilter(num_bits=8192); f.add_many(range(500)); f
+        BlockedBloomFilter(num_bits=8192, fill=0.39, added~500)
+        """
+        bits_set = self.bits_set()
+        return filter_repr(self, f"num_bits={self.num_bits}", fill=bits_set / self.num_bits,
+                           added=estimate_count(num_bits=self.num_bits, num_hashes=len(SALTS),
+                                                bits_set=bits_set), estimated=True)

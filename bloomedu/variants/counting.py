@@ -31,7 +31,9 @@ from ..core.filter import bit_position
 from ..core import segments
 from ..core.filter import key_positions, positions
 from ..core.hashing import hashed_batches, joined, key_hashes
+from ..core.contract import filter_repr
 from ..core.serial import Header, Shared, locked
+from ..core.theory import estimate_count
 
 __all__ = ["CountingBloomFilter"]
 
@@ -217,6 +219,16 @@ class CountingBloomFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"CountingBloomFilter(num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
-                f"counter_bits={self.counter_bits})")
+        """m, k, the counter width, the fill (counters above zero) and the keys in it, estimated
+        from the fill (``added~``: keys added minus keys removed, as a Bloom filter estimates).
+
+        >>> f = CountingBloomFilter(num_cells=1000, num_hashes=3); f.add_many(range(100)); f
+        CountingBloomFilter(num_cells=1000, num_hashes=3, counter_bits=4, fill=0.26, added~100)
+        """
+        used = self.num_cells - int(self.counters.histogram()[0])
+        return filter_repr(self, f"num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
+                                 f"counter_bits={self.counter_bits}",
+                           fill=used / self.num_cells, estimated=True,
+                           added=estimate_count(num_bits=self.num_cells,
+                                                num_hashes=self.num_hashes, bits_set=used))
 

@@ -46,6 +46,7 @@ import numpy as np
 
 from ..core.checks import MAX_NUM_BITS, one_of, whole_number, zeros
 from ..core.hashing import hashed_batches, key_hashes
+from ..core.contract import filter_repr
 from ..core.serial import Header, Shared, locked
 from . import cuckoo_batch
 
@@ -310,8 +311,16 @@ class CuckooFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"CuckooFilter(capacity={self.capacity}, fingerprint_bits={self.fingerprint_bits}, "
-                f"bucket_size={self.bucket_size})")
+        """Its parameters, the fill (:attr:`load_factor`) and the keys in it, counted
+        (``added=``: the fingerprints stored, ``len(f)``).
+
+        >>> f = CuckooFilter(capacity=1000, fingerprint_bits=12); f.add_many(range(300)); f
+        CuckooFilter(capacity=1000, fingerprint_bits=12, bucket_size=4, fill=0.27, added=300)
+        """
+        stored = len(self)
+        return filter_repr(self, f"capacity={self.capacity}, fingerprint_bits="
+                                 f"{self.fingerprint_bits}, bucket_size={self.bucket_size}",
+                           fill=stored / self.num_slots, added=stored)
 
 
 def _hash_all(keys) -> tuple[np.ndarray, np.ndarray]:

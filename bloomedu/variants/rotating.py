@@ -26,6 +26,7 @@ from ..core.filter import bit_position
 from ..core import segments
 from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes
+from ..core.contract import filter_repr
 from ..core.serial import Header, Shared, check_clear_beyond, locked
 from ..core.theory import size_for
 from .bit_table import Table
@@ -192,5 +193,14 @@ class RotatingBloomFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"RotatingBloomFilter(capacity={self.capacity}, fpp={self.fpp}, "
-                f"generations={self.generations})")
+        """n, p, the generations, the fill (of all their bits) and the keys the generations
+        hold now, counted (``added=``: the sum of :meth:`loads`; forgotten keys are not).
+
+        >>> f = RotatingBloomFilter(capacity=100, fpp=0.01, generations=3); f.add_many(range(450)); f
+        RotatingBloomFilter(capacity=100, fpp=0.01, generations=3, fill=0.43, added=250)
+        """
+        tables = list(self.tables)
+        return filter_repr(self, f"capacity={self.capacity}, fpp={self.fpp}, "
+                                 f"generations={self.generations}",
+                           fill=sum(t.bits.count() for t in tables) / (len(tables) * self.num_bits),
+                           added=sum(t.count for t in tables))

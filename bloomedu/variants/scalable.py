@@ -31,6 +31,7 @@ import struct
 import numpy as np
 
 from ..core.checks import check_storage, probability, whole_number
+from ..core.contract import filter_repr
 from ..core import segments
 from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes, step
@@ -254,9 +255,21 @@ class ScalableBloomFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"ScalableBloomFilter(initial_capacity={self.initial_capacity}, fpp={self.fpp}, "
-                f"growth={self.growth}, tightening={self.tightening}, "
-                f"first_fpp={self.first_fpp:.6g}, sub_filters={len(self.tables)})")
+        """n0, p, the growth, the tightening, ``first_fpp`` (where it is not p (1 - r)), the
+        sub-filters, the fill (of all their bits) and the keys inserted, counted (``added=``,
+        ``len(f)``: a key found already is not counted).
+
+        >>> f = ScalableBloomFilter(initial_capacity=100, fpp=0.01); f.add_many(range(300)); f
+        ScalableBloomFilter(initial_capacity=100, fpp=0.01, growth=2, tightening=0.9, sub_filters=2, fill=0.49, added=299)
+        """
+        first = "" if self.first_fpp == self.fpp * (1 - self.tightening) \
+            else f", first_fpp={self.first_fpp:.6g}"
+        tables = list(self.tables)
+        return filter_repr(self, f"initial_capacity={self.initial_capacity}, fpp={self.fpp}, "
+                                 f"growth={self.growth}, tightening={self.tightening}{first}, "
+                                 f"sub_filters={len(tables)}",
+                           fill=sum(t.bits.count() for t in tables) / sum(t.num_bits for t in tables),
+                           added=sum(t.count for t in tables))
 
 
 def _shape(n0: int, growth: int, p0: float, tightening: float, i: int) -> tuple[int, float, int, int]:

@@ -33,6 +33,7 @@ from ..core.hashing import fmix64
 from ..core import segments
 from ..core.filter import positions
 from ..core.hashing import hashed_batches, joined, key_hashes
+from ..core.contract import filter_repr
 from ..core.serial import Header, Shared, locked
 
 __all__ = ["StableBloomFilter"]
@@ -228,6 +229,15 @@ class StableBloomFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"StableBloomFilter(num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
-                f"bits_per_cell={self.bits_per_cell}, decrements={self.decrements}, "
-                f"seed={self.seed})")
+        """Its parameters, the fill (cells above zero, which settles near a stable point) and
+        the keys inserted since it was made, counted (``added=``, modulo 2**64).
+
+        >>> f = StableBloomFilter(num_cells=1000, num_hashes=3, bits_per_cell=2, decrements=5)
+        >>> f.add_many(range(2000)); f
+        StableBloomFilter(num_cells=1000, num_hashes=3, bits_per_cell=2, decrements=5, seed=0, fill=0.77, added=2000)
+        """
+        used = self.num_cells - int(self.cells.histogram()[0])
+        return filter_repr(self, f"num_cells={self.num_cells}, num_hashes={self.num_hashes}, "
+                                 f"bits_per_cell={self.bits_per_cell}, decrements={self.decrements}, "
+                                 f"seed={self.seed}",
+                           fill=used / self.num_cells, added=self.inserted)

@@ -24,6 +24,7 @@ import numpy as np
 from ..kernels.murmur import fmix64_array
 from ..core.checks import check_storage, one_of
 from ..core.hashing import hashed_batches, key_hashes
+from ..core.contract import filter_repr
 from ..core.serial import Header, Shared
 from . import peeling
 
@@ -202,8 +203,16 @@ class StaticFilter(Shared):
         return new
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(<{self.num_keys} keys>, fingerprint_bits="
-                f"{self.fingerprint_bits}{'' if self.ARITIES == (3,) else f', arity={self.arity}'})")
+        """Its parameters, the fill (keys per slot: every slot holds a value, but only this
+        share of them a key's worth) and the keys it was built from, counted (``added=``).
+
+        >>> from bloomedu import XorFilter
+        >>> XorFilter(range(1000))
+        XorFilter(fingerprint_bits=8, fill=0.79, added=1000)
+        """
+        arity = "" if self.ARITIES == (3,) else f", arity={self.arity}"
+        return filter_repr(self, f"fingerprint_bits={self.fingerprint_bits}{arity}",
+                           fill=self.num_keys / self.num_slots, added=self.num_keys)
 
 
 def _fingerprint_dtype(fingerprint_bits: int) -> np.dtype:

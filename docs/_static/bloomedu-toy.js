@@ -143,6 +143,15 @@
 
   // --- the page: type a key, see its bits, add it, watch a false positive ------------------
   var LIMIT_M = 1024, LIMIT_K = 16, PROBES = 100000;
+  var LABEL_CHARS = 12;  // a longer key is drawn as its first 11 characters and "…" (the cell's title has it whole)
+  var MAX_COLUMNS = 16;
+
+  // A key as its bits' cells name it: whole up to LABEL_CHARS characters (code points, so an emoji
+  // is never cut in half).
+  function label(key) {
+    var chars = Array.from(key);
+    return chars.length > LABEL_CHARS ? chars.slice(0, LABEL_CHARS - 1).join("") + "…" : key;
+  }
 
   function Toy(root) {
     this.root = root;
@@ -168,6 +177,7 @@
     ["m", "k"].forEach(function (role) {
       self.find(role).addEventListener("change", function () { self.resize(); });
     });
+    window.addEventListener("resize", function () { self.fit(); });
   };
 
   Toy.prototype.resize = function () {
@@ -210,7 +220,6 @@
   Toy.prototype.draw = function () {
     var grid = this.find("grid");
     grid.textContent = "";
-    grid.style.gridTemplateColumns = "repeat(" + Math.min(this.m, 16) + ", minmax(0, 1fr))";
     for (var i = 0; i < this.m; i++) {
       var cell = document.createElement("div");
       cell.className = "toy-bit" + (this.owners[i].length ? " set" : "");
@@ -220,17 +229,50 @@
       index.textContent = String(i);
       var who = document.createElement("div");
       who.className = "toy-owners";
-      who.textContent = this.owners[i].map(function (key) { return key.length > 6 ? key.slice(0, 5) + "…" : key; }).join(" ");
+      this.owners[i].forEach(function (key) {  // one line per key that set the bit
+        var name = document.createElement("span");
+        name.textContent = label(key);
+        who.appendChild(name);
+      });
       cell.appendChild(index);
       cell.appendChild(who);
       grid.appendChild(cell);
     }
+    this.fit();
     var set = this.owners.filter(function (o) { return o.length; }).length, n = this.keys.length;
     var rate = Math.pow(1 - Math.exp(-this.k * n / this.m), this.k);
-    this.find("stats").textContent = "BloomFilter(m = " + this.m + ", k = " + this.k + "): n = " + n +
+    var stats = this.find("stats");
+    stats.textContent = "BloomFilter(m = " + this.m + ", k = " + this.k + "): n = " + n +
       " keys added (" + (n ? this.keys.join(", ") : "none") + "); " + set + " of " + this.m +
-      " bits set (fill " + (set / this.m).toFixed(3) + "); a key never added is claimed with probability about " +
-      "(1 − e^(−kn/m))^k = " + rate.toFixed(4) + ".";
+      " bits set (fill " + (set / this.m).toFixed(3) + "); a key never added is claimed with probability about (1 − e";
+    [["sup", "−kn/m"], ["", ")"], ["sup", "k"], ["", " = " + rate.toFixed(4) + "."]].forEach(function (part) {
+      var piece = part[0] ? document.createElement(part[0]) : document.createTextNode(part[1]);
+      if (part[0]) { piece.textContent = part[1]; }
+      stats.appendChild(piece);  // the formula with its exponents raised, not written with ^
+    });
+  };
+
+  // Columns wide enough for every label, measured as drawn: 16, or 8, 4, 2 or 1 (a row starts
+  // at a multiple of its length, so bit numbers stay easy to find) where the widest label and the
+  // cell's padding and border would not fit in a sixteenth of the grid.
+  Toy.prototype.fit = function () {
+    var grid = this.find("grid"), cells = grid.children, room = grid.clientWidth;
+    var columns = Math.min(this.m, MAX_COLUMNS);
+    if (room > 0 && cells.length) {
+      var range = document.createRange(), widest = 0;
+      grid.querySelectorAll(".toy-bit > div:first-child, .toy-owners > span").forEach(function (text) {
+        range.selectNodeContents(text);  // the text's own width, even where its cell is narrower
+        widest = Math.max(widest, range.getBoundingClientRect().width);
+      });
+      var cell = getComputedStyle(cells[0]), style = getComputedStyle(grid);
+      var frame = ["paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth"]
+        .reduce(function (sum, side) { return sum + (parseFloat(cell[side]) || 0); }, 0);
+      var gap = parseFloat(style.columnGap) || 0, need = Math.ceil(widest + frame) + 1;
+      while (columns > 1 && columns * need + (columns - 1) * gap > room) {
+        columns = Math.pow(2, Math.ceil(Math.log2(columns)) - 1);  // the next power of two down
+      }
+    }
+    grid.style.gridTemplateColumns = "repeat(" + columns + ", minmax(0, 1fr))";
   };
 
   Toy.prototype.verdict = function (key) {
