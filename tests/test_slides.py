@@ -171,7 +171,8 @@ def references(text: str) -> tuple[list[str], list[str]]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("slides")
-    decks = slides.build(out=out)
+    built.log = []
+    decks = slides.build(out=out, log=built.log.append)
     return out, decks
 
 
@@ -183,6 +184,52 @@ def test_make_slides_writes_a_deck_and_a_handout_per_notebook(built):
         assert deck.is_file() and slides.handout_path(deck).is_file(), deck.name
     index = (out / "index.html").read_text()
     assert all(d.relative_to(out).as_posix() in index for d in decks)
+    links = {a["href"]: text for a, text in Links(index).links}
+    for notebook, deck in zip(NOTEBOOKS, decks):  # each deck under its lesson's title, not its file name
+        assert links[deck.relative_to(out).as_posix()] == lesson_cells.title(lesson_cells.read(notebook))
+    assert [h for h in re.findall(r"<h2>(.*?)</h2>", index)] == ["Lessons", "Worked solutions", "Going deeper"]
+
+
+@pytest.mark.slides
+def test_make_slides_says_what_it_is_doing_a_line_per_deck_and_handout(built):
+    out, decks = built
+    log = built.log
+    for deck in decks:
+        name = deck.relative_to(out).as_posix()
+        text = deck.read_text(encoding="utf-8")
+        counts = slides.deck_counts(text)
+        line = next(line for line in log if f"deck " in line and f" {name}:" in line)
+        assert f"{counts['screens']} slides, {counts['fragments']} fragments, {counts['notes']} notes" in line
+        pages = len(PAGE.findall(slides.handout_path(deck).read_bytes()))
+        assert any(f" {slides.handout_path(deck).relative_to(out).as_posix()}: {pages} pages" in line for line in log)
+    assert counts["screens"] == text.count("<section") - len(re.findall(r"<section>\s*<section", text)) > 0
+
+
+def test_a_deck_is_counted_from_its_html():
+    text = ('<section><section>a</section><section><div class="fragment">b</div>'
+            '<aside class="notes">c</aside></section></section><section>\n<section>d</section></section>')
+    assert slides.deck_counts(text) == {"screens": 3, "fragments": 1, "notes": 1}
+
+
+class Links(HTMLParser):
+    """Every <a> with its attributes and its text."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.links, self._open = [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self._open = [dict(attrs), ""]
+            self.links.append(self._open)
+
+    def handle_endtag(self, tag):
+        self._open = None if tag == "a" else self._open
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open[1] += data
 
 
 @pytest.mark.slides

@@ -163,19 +163,43 @@ def write_deck(notebook: Path, out: Path, slides=None) -> Path:
 NOTEBOOK_LINK = re.compile(r'href="((?![a-z][a-z0-9+.-]*:)[^"#]*?)\.ipynb(#[^"]*)?"')
 
 
-def write_index(out: Path, decks: list[Path]) -> Path:
-    """``index.html``: every deck with its title, and its handout when there is one."""
-    rows = []
-    for deck in decks:
+GROUP_TITLES = {"lessons": "Lessons", "solutions": "Worked solutions", "deeper": "Going deeper"}
+
+
+def group_of(deck: Path, out: Path) -> str:
+    """The group a deck belongs to, from its folder under ``out`` ("lessons" at the top).
+
+    >>> group_of(Path("/o/deeper/04_chi_square.slides.html"), Path("/o")), group_of(Path("/o/01_a.slides.html"), Path("/o"))
+    ('deeper', 'lessons')
+    """
+    folder = deck.parent.relative_to(out).as_posix().strip(".")
+    return next((group for group, name in lesson_cells.GROUPS.items() if name == folder), folder)
+
+
+def write_index(out: Path, decks: dict[Path, str]) -> Path:
+    """``index.html``: every deck under its lesson's title (its first heading), grouped as the
+    notebooks are (lessons, worked solutions, deeper), with its handout when there is one.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp())
+    >>> page = write_index(out, {out / "01_seen.slides.html": "01 · Remembering <every> click ID"})
+    >>> "<h2>Lessons</h2>" in page.read_text() and "01 · Remembering &lt;every&gt; click ID</a>" in page.read_text()
+    True
+    """
+    groups: dict[str, list[str]] = {}
+    for deck, title in decks.items():
         name = deck.relative_to(out).as_posix()
         handout = handout_path(deck)
         link = (f' · <a href="{html.escape(handout.relative_to(out).as_posix())}">handout (PDF)</a>'
                 if handout.exists() else "")
-        rows.append(f'<li><a href="{html.escape(name)}">{html.escape(name)}</a>{link}</li>')
+        groups.setdefault(group_of(deck, out), []).append(
+            f'<li><a href="{html.escape(name)}">{html.escape(title)}</a>{link}</li>')
+    sections = "".join(f"<h2>{html.escape(GROUP_TITLES.get(group, group))}</h2>\n<ul>\n{chr(10).join(rows)}\n</ul>\n"
+                       for group, rows in groups.items())
     page = out / "index.html"
     page.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<title>bloomedu slides</title></head><body><h1>bloomedu: slides and handouts</h1>"
-                    f"<ul>\n{chr(10).join(rows)}\n</ul></body></html>\n", encoding="utf-8")
+                    "<title>bloomedu slides</title></head><body><h1>bloomedu: slides and handouts</h1>\n"
+                    f"{sections}</body></html>\n", encoding="utf-8")
     return page
 
 
@@ -256,25 +280,60 @@ def print_handout(browser, deck: Path) -> Path:
         page.context.close()
 
 
+SECTION = re.compile(r"<section\b")
+COLUMN = re.compile(r"<section\b[^>]*>\s*<section\b")  # a slide: a column opening on its first screen
+FRAGMENT = re.compile(r"""class="[^"]*\bfragment\b""")
+NOTES = re.compile(r"<aside\b[^>]*\bclass=\"notes\"")
+PDF_PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
+
+
+def deck_counts(text: str) -> dict[str, int]:
+    """Screens (slides and the subslides below them), fragments and speaker notes of a deck's HTML.
+
+    >>> deck_counts('<section><section>a</section><section><div class="fragment">b</div>'
+    ...             '<aside class="notes">c</aside></section></section>')
+    {'screens': 2, 'fragments': 1, 'notes': 1}
+    """
+    return {"screens": len(SECTION.findall(text)) - len(COLUMN.findall(text)),
+            "fragments": len(FRAGMENT.findall(text)), "notes": len(NOTES.findall(text))}
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
 def build(notebooks: list[Path] | None = None, out: Path = OUT, handouts: bool = True,
-          npm_cache: Path = NPM_CACHE) -> list[Path]:
-    """Decks (and handouts) for ``notebooks`` (default: every one) into ``out``; returns the decks."""
+          npm_cache: Path = NPM_CACHE, log=say) -> list[Path]:
+    """Decks (and handouts) for ``notebooks`` (default: every one) into ``out``; returns the decks.
+
+    ``log`` gets a line as each step starts and one per deck and handout as it is written."""
     notebooks = notebooks or lesson_cells.every_notebook()
     stale = [p.name for p in notebooks if not slide_marks.is_marked(lesson_cells.read(p))]
     if stale:
         print(f"warning: stale slide marks in {', '.join(stale)}: run python -m tools.slide_marks",
               file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    log(f"reveal.js, require.js and MathJax into {out / ASSETS}")
     copy_assets(out, npm_modules(npm_cache))
     slides = exporter()
-    decks = [write_deck(path, out, slides) for path in notebooks]
+    log(f"{len(notebooks)} decks into {out}")
+    decks = {}
+    for number, path in enumerate(notebooks, 1):
+        deck = write_deck(path, out, slides)
+        decks[deck] = lesson_cells.title(lesson_cells.read(path))
+        counts = deck_counts(deck.read_text(encoding="utf-8"))
+        log(f"  deck {number}/{len(notebooks)} {deck.relative_to(out)}: {counts['screens']} slides, "
+            f"{counts['fragments']} fragments, {counts['notes']} notes")
     if handouts:
+        log(f"{len(decks)} handouts, printed by headless Chromium (a few seconds each)")
         with chromium() as browser:
-            for deck in decks:
-                print_handout(browser, deck)
+            for number, deck in enumerate(decks, 1):
+                handout = print_handout(browser, deck)
+                pages = len(PDF_PAGE.findall(handout.read_bytes()))
+                log(f"  handout {number}/{len(decks)} {handout.relative_to(out)}: {pages} pages")
     write_index(out, decks)
     (out / "decks.json").write_text(json.dumps([d.relative_to(out).as_posix() for d in decks], indent=1))
-    return decks
+    return list(decks)
 
 
 def main(argv: list[str] | None = None) -> int:
