@@ -147,7 +147,7 @@ def exporter():
 
 def write_deck(notebook: Path, out: Path, slides=None) -> Path:
     """One notebook's deck, its scripts found at ``out/_assets`` by a relative path."""
-    nb = lesson_cells.replace_widgets(lesson_cells.read(notebook), WIDGET_NOTE)
+    nb = slide_marks.split_tall_cells(lesson_cells.replace_widgets(lesson_cells.read(notebook), WIDGET_NOTE))
     target = deck_path(notebook, out)
     target.parent.mkdir(parents=True, exist_ok=True)
     assets = os.path.relpath(out / ASSETS, target.parent).replace(os.sep, "/")
@@ -263,7 +263,7 @@ def print_handout(browser, deck: Path) -> Path:
     """The deck printed to PDF in reveal.js's print layout; fails if it asked for anything remote."""
     page = open_deck(browser, deck, "?print-pdf")
     try:
-        page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0",
+        page.wait_for_function("() => document.documentElement.hasAttribute('data-pages-numbered')",
                                timeout=PRINT_TIMEOUT_MS)
         page.evaluate("() => document.fonts.ready")
         # reveal.js hides every slide but the current one from assistive technology, even when
