@@ -74,6 +74,53 @@ def test_the_rules_on_a_small_lesson():
                                            "fragment", "subslide", "fragment", "-"]
 
 
+def test_a_long_run_of_cells_is_cut_into_screens_that_fit():
+    cells = [md("## A long section")] + [md("word " * 110) for _ in range(10)] + [code("x = 1")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    types = slide_marks.slide_types(nb)
+    assert types[0] == "slide" and types.count("subslide") >= 2
+    screens, height = [], 0.0
+    for cell, kind in zip(nb.cells, types):
+        if kind in ("slide", "subslide"):
+            screens.append(height)
+            height = 0.0
+        height += slide_marks.estimated_height(cell)
+    assert max(screens + [height]) <= slide_marks.BUDGET
+    # with room for all of them, nothing is cut
+    assert slide_marks.fit_to_screens(nb, ["slide"] + ["-"] * 11, budget=10_000) == ["slide"] + ["-"] * 11
+
+
+def test_a_cell_taller_than_a_screen_is_split_for_the_deck_and_keeps_everything():
+    long_code = "\n".join(f"value_{i} = {i}" for i in range(50))
+    table = nbformat.v4.new_output("stream", name="stdout", text="".join(f"row {i}\n" for i in range(30)))
+    tall = code(long_code, outputs=[table, figure(ALT)], execution_count=4,
+                metadata={"slideshow": {"slide_type": "-"}})
+    tall["id"] = "tall"
+    prose = md("\n\n".join(["word " * 120] * 6), metadata={"slideshow": {"slide_type": "-"}})
+    notes = md("word " * 2000, metadata={"slideshow": {"slide_type": "notes"}})
+    nb = nbformat.v4.new_notebook(cells=[md("# T", metadata={"slideshow": {"slide_type": "slide"}}),
+                                         tall, prose, notes])
+    deck = slide_marks.split_tall_cells(nb)
+    assert all(slide_marks.estimated_height(c) <= slide_marks.BUDGET for c in deck.cells[:-1])
+    pieces = [c for c in deck.cells if c.cell_type == "code"]
+    assert len(pieces) >= 3 and [c.metadata["slideshow"]["slide_type"] for c in pieces[1:]] == ["subslide"] * (len(pieces) - 1)
+    shown = [c for c in pieces if not c.metadata.get("transient", {}).get("remove_source")]
+    assert "\n".join(c.source for c in shown) == long_code  # the code, cut between statements
+    assert [o for c in pieces for o in c.outputs] == tall.outputs  # every output, in order
+    assert len({c.get("id") for c in pieces}) == len(pieces)
+    assert "\n\n".join(c.source for c in deck.cells if c.cell_type == "markdown"
+                       and c.metadata["slideshow"]["slide_type"] != "notes")[len("# T\n\n"):] == prose.source
+    assert deck.cells[-1] == notes and nb.cells[1] == tall  # notes never split; the notebook unchanged
+
+
+def test_a_cells_height_is_estimated_from_what_it_shows():
+    short, longer = md("One line."), md("A paragraph. " * 100)
+    assert slide_marks.estimated_height(longer) > slide_marks.estimated_height(short)
+    plain = code("plot()")
+    drawn = code("plot()", outputs=[figure(ALT)])
+    assert slide_marks.estimated_height(drawn) - slide_marks.estimated_height(plain) > 40
+
+
 def test_marking_changes_only_the_marks_and_is_idempotent(tmp_path):
     lesson = lesson_cells.notebooks("lessons")[0]
     for suffix in (".ipynb", ".py"):
@@ -236,7 +283,7 @@ class Links(HTMLParser):
 def test_each_deck_has_the_slides_fragments_and_notes_its_marks_say(built):
     out, _ = built
     for notebook in NOTEBOOKS:
-        types = slide_marks.slide_types(lesson_cells.read(notebook))
+        types = slide_marks.current_types(slide_marks.split_tall_cells(lesson_cells.read(notebook)))
         text = slides.deck_path(notebook, out).read_text(encoding="utf-8")
         tags = Tags(text).tags
         # a slide is a column (an outer <section>) holding its first screen; a subslide a screen below
@@ -283,6 +330,21 @@ def test_every_image_in_a_deck_says_in_words_what_it_shows(built):
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.slides
+def test_every_slide_of_every_deck_fits_a_1280_by_800_screen(built):
+    """Measured in Chromium at 1280×800, one browser for every deck: no screen is taller than the
+    slide (it would scroll, or run off a projector's screen)."""
+    out, decks = built
+    tall, measured = [], 0
+    with slides.chromium() as browser:
+        for deck in decks:
+            heights = slides.screen_heights(browser, deck)
+            assert len(heights) == slides.deck_counts(deck.read_text(encoding="utf-8"))["screens"], deck.name
+            measured += len(heights)
+            tall += [f"{deck.relative_to(out)} slide {h}/{v}: {px} px" for h, v, px in heights if px > 800]
+    assert measured > len(decks) and tall == [], "\n".join(tall)
+
+
 ALT_IN_PDF = re.compile(rb"/Alt\s*(?:\(((?:\\.|[^\\)])*)\)|<([0-9A-Fa-f\s]*)>)", re.S)
 PDF_ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)
 
@@ -316,9 +378,10 @@ def test_each_handout_is_a_pdf_with_a_page_per_slide_and_only_the_decks_links(bu
     for notebook, deck in zip(NOTEBOOKS, decks):
         data = slides.handout_path(deck).read_bytes()
         assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF"), deck.name
-        types = slide_marks.slide_types(lesson_cells.read(notebook))
+        types = slide_marks.current_types(slide_marks.split_tall_cells(lesson_cells.read(notebook)))
         screens = types.count("slide") + types.count("subslide")
-        assert len(PAGE.findall(data)) >= screens + types.count("notes"), deck.name
+        # one page a slide (none spread over two) and one for each slide's notes
+        assert len(PAGE.findall(data)) == screens + types.count("notes"), deck.name
         _, links = references(deck.read_text(encoding="utf-8"))
         resolved = {urljoin(deck.as_uri(), link) for link in links}
         assert {u.decode("latin-1") for u in URI.findall(data)} <= resolved, deck.name

@@ -102,14 +102,19 @@ def slide_types(nb) -> list[str]:
     return fit_to_screens(nb, types)
 
 
-def png_height(data: str) -> int:
-    """The height in pixels of a base64 PNG, from its header.
+def png_height(data: str) -> int | None:
+    """The height in pixels of a base64 PNG, from its header (None if it has none).
 
     >>> png_height(base64.b64encode(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8) + struct.pack(">II", 640, 480)).decode())
     480
+    >>> png_height("iVBOR") is None
+    True
     """
-    raw = base64.b64decode("".join(data.split())[:48])
-    return struct.unpack(">II", raw[16:24])[1]
+    try:
+        raw = base64.b64decode("".join(data.split())[:32] + "==")
+        return struct.unpack(">II", raw[16:24])[1] if raw.startswith(b"\x89PNG") else None
+    except (ValueError, struct.error):
+        return None
 
 
 def _lines(text: str, chars: int) -> int:
@@ -150,7 +155,7 @@ def output_height(output) -> float:
     """Estimated pixels one output of a code cell takes: a figure (at most ``FIGURE_MAX``) or its text."""
     data = output.get("data", {})
     if "image/png" in data:
-        return min(FIGURE_MAX, png_height(data["image/png"])) + 40
+        return min(FIGURE_MAX, png_height(data["image/png"]) or FIGURE_MAX) + 40
     if "text/html" in data:
         return 100
     text = output.get("text") or data.get("text/plain", "") or "".join(output.get("traceback", []))

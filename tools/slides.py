@@ -259,6 +259,35 @@ def open_deck(browser, deck: Path, query: str = "", prepare=None):
     return page
 
 
+SCREEN_HEIGHTS_JS = """() => {
+  const deck = window.bloomeduDeck, heights = [];
+  document.querySelectorAll('.reveal .slides > section').forEach((column, h) => {
+    const below = column.querySelectorAll(':scope > section');
+    (below.length ? [...below] : [column]).forEach((screen, v) => {
+      deck.slide(h, v);
+      heights.push([h, v, screen.scrollHeight]);
+    });
+  });
+  return heights;
+}"""
+
+
+def screen_heights(browser, deck: Path, width: int = 1280, height: int = 800) -> list[tuple[int, int, int]]:
+    """(column, row, pixels) of every screen of a deck shown in a ``width`` × ``height`` window:
+    each screen's ``scrollHeight``, in the slide's own pixels (reveal.js lays a slide out at 1280×800
+    and scales it to the window), so a screen fits when it is at most 800."""
+    page = recorded_page(browser, width, height)
+    try:
+        page.goto(deck.resolve().as_uri(), wait_until="load")
+        page.wait_for_function("() => document.querySelector('.reveal.ready') && "
+                               "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
+                               timeout=PRINT_TIMEOUT_MS)
+        page.evaluate("() => document.fonts.ready")
+        return [tuple(row) for row in page.evaluate(SCREEN_HEIGHTS_JS)]
+    finally:
+        page.context.close()
+
+
 def print_handout(browser, deck: Path) -> Path:
     """The deck printed to PDF in reveal.js's print layout; fails if it asked for anything remote."""
     page = open_deck(browser, deck, "?print-pdf")
