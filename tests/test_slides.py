@@ -6,8 +6,11 @@ renumbered without re-marking fails here, naming the command), the rules on smal
 made here, and the npm packages pinned by a lock.  The ``slides`` tier builds every deck and
 handout into a temporary folder and reads them: each deck has one ``<section>`` per slide mark,
 its notes and fragments, and loads nothing from another machine (scripts, style sheets, fonts,
-images, every ``url()`` in its CSS); each handout is a PDF of at least one page per slide whose
-links are the deck's own.  ``tests/test_browser_instructor.py`` steps through a deck in Chromium.
+images, every ``url()`` in its CSS); every screen of every deck, measured in Chromium at 1280×800,
+is at most 800 px tall; each handout is a PDF of exactly one page per slide and per slide's notes
+whose links are the deck's own; the index names each deck by its lesson's title, and the build
+says what it does, deck by deck.  ``tests/test_browser_instructor.py`` steps through a deck in
+Chromium and checks the handout's page numbers.
 """
 
 from __future__ import annotations
@@ -332,17 +335,16 @@ def test_every_image_in_a_deck_says_in_words_what_it_shows(built):
 
 @pytest.mark.slides
 def test_every_slide_of_every_deck_fits_a_1280_by_800_screen(built):
-    """Measured in Chromium at 1280×800, one browser for every deck: no screen is taller than the
-    slide (it would scroll, or run off a projector's screen)."""
+    """Measured in Chromium at 1280×800, one browser for every deck (``python -m tools.slides
+    --measure``): no screen is taller than the slide (it would scroll, or run off a projector)."""
     out, decks = built
-    tall, measured = [], 0
-    with slides.chromium() as browser:
-        for deck in decks:
-            heights = slides.screen_heights(browser, deck)
-            assert len(heights) == slides.deck_counts(deck.read_text(encoding="utf-8"))["screens"], deck.name
-            measured += len(heights)
-            tall += [f"{deck.relative_to(out)} slide {h}/{v}: {px} px" for h, v, px in heights if px > 800]
-    assert measured > len(decks) and tall == [], "\n".join(tall)
+    log = []
+    tall = slides.measure(decks, out, log=log.append)
+    for deck in decks:
+        screens = slides.deck_counts(deck.read_text(encoding="utf-8"))["screens"]
+        assert any(line.startswith(f"  {deck.relative_to(out)}: {screens} slides, tallest ") for line in log), deck.name
+    assert tall == [], "\n".join(tall)
+    assert re.fullmatch(r"0 of \d+ slides taller than 1280×800's 800 px", log[-1])
 
 
 ALT_IN_PDF = re.compile(rb"/Alt\s*(?:\(((?:\\.|[^\\)])*)\)|<([0-9A-Fa-f\s]*)>)", re.S)

@@ -2,6 +2,7 @@
 
     python -m tools.slides                  # make slides: every lesson, solution and deeper notebook
     python -m tools.slides --no-handouts notebooks/05_bloom_filter.ipynb
+    python -m tools.slides --no-handouts --measure   # and the height of every screen, in Chromium
 
 Each notebook becomes ``build/slides/<group>/NN_slug.slides.html`` (lessons at the top,
 ``solutions/`` and ``deeper/`` below) by nbconvert's slides exporter, which reads the cell
@@ -12,10 +13,16 @@ committed), MathJax 3 from the ``sphinx-mathjax-offline`` package of the docs ex
 theme ``white`` (the default ``simple`` loads Google Fonts), all copied into
 ``build/slides/_assets/``.  Nothing is fetched when a deck opens, from its files or a server.
 
+Every screen fits 1280×800: ``tools/slide_marks.py`` starts a subslide where the cells would run
+past the screen and cuts a cell taller than a screen for the deck (``--measure`` measures every
+screen in Chromium and names any taller than 800 px).
+
 The handout ``NN_slug.handout.pdf`` is the deck printed by headless Chromium (reveal.js's
-``?print-pdf`` layout, speaker notes on a page after their slide), driven by playwright with
-Debian's ``chromium``; a request for anything off the machine stops the build.
-``build/slides/index.html`` links every deck and handout.
+``?print-pdf`` layout: one slide a page, its speaker notes on a page after it, every page
+numbered "n / total" once), driven by playwright with Debian's ``chromium``; a request for
+anything off the machine stops the build.  ``build/slides/index.html`` lists every deck under its
+lesson's title, with its handout.  The build prints a line as it starts each step and one per deck
+(its slides, fragments and notes) and per handout (its pages).
 """
 
 from __future__ import annotations
@@ -365,14 +372,38 @@ def build(notebooks: list[Path] | None = None, out: Path = OUT, handouts: bool =
     return list(decks)
 
 
+def measure(decks: list[Path], out: Path, log=say) -> list[str]:
+    """Every screen of ``decks`` measured at 1280×800 in one Chromium (:func:`screen_heights`); a line
+    per deck to ``log``; returns the screens taller than 800 px, named."""
+    tall, screens = [], 0
+    with chromium() as browser:
+        for deck in decks:
+            heights = screen_heights(browser, deck)
+            screens += len(heights)
+            over = [f"{deck.relative_to(out)} slide {h}/{v}: {px} px" for h, v, px in heights if px > 800]
+            tall += over
+            log(f"  {deck.relative_to(out)}: {len(heights)} slides, tallest {max(px for *_, px in heights)} px"
+                + (f", {len(over)} taller than 800" if over else ""))
+    log(f"{len(tall)} of {screens} slides taller than 1280×800's 800 px")
+    return tall
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-handouts", action="store_true")
+    parser.add_argument("--measure", action="store_true",
+                        help="then measure every slide in Chromium at 1280x800; exit 1 if one is taller")
     args = parser.parse_args(argv)
     decks = build([p.resolve() for p in args.notebooks] or None, args.out, not args.no_handouts)
-    print(f"{len(decks)} decks in {args.out}" + ("" if args.no_handouts else ", each with its handout"))
+    print(f"{len(decks)} decks in {args.out}" + ("" if args.no_handouts else ", each with its handout")
+          + f": open {args.out / 'index.html'}")
+    if args.measure:
+        tall = measure(decks, args.out)
+        for line in tall:
+            print(f"too tall: {line}")
+        return 1 if tall else 0
     return 0
 
 
