@@ -221,9 +221,12 @@ def references(text: str) -> tuple[list[str], list[str]]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("slides")
-    built.log = []
-    decks = slides.build(out=out, log=built.log.append)
+    BUILD_LOG.clear()
+    decks = slides.build(out=out, log=BUILD_LOG.append)
     return out, decks
+
+
+BUILD_LOG: list[str] = []  # what the built fixture's build printed
 
 
 @pytest.mark.slides
@@ -243,7 +246,7 @@ def test_make_slides_writes_a_deck_and_a_handout_per_notebook(built):
 @pytest.mark.slides
 def test_make_slides_says_what_it_is_doing_a_line_per_deck_and_handout(built):
     out, decks = built
-    log = built.log
+    log = BUILD_LOG
     for deck in decks:
         name = deck.relative_to(out).as_posix()
         text = deck.read_text(encoding="utf-8")
