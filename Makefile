@@ -188,6 +188,8 @@ test: export BLOOMEDU_NBGRADER_VENV := $(abspath $(INSTRUCTOR))
 # A reveal.js deck and a PDF handout per lesson, solution and deeper notebook in build/slides/,
 # served from the machine: reveal.js and require.js by npm (tools/slides/package-lock.json, installed
 # into build/npm/ once), MathJax from the docs extra, the handouts printed by headless Chromium.
+# It prints a line per deck (slides, fragments, notes) and per handout (pages) as it writes them;
+# every slide fits 1280x800 (measure them: .venv/bin/python -m tools.slides --no-handouts --measure).
 # After editing a lesson, re-mark its slides first: .venv/bin/python -m tools.slide_marks
 slides: $(STAMP) chromium
 	$(BIN)/python -m tools.slides --out build/slides

@@ -224,7 +224,7 @@ def test_a_lesson_deck_opens_offline_and_steps_through_every_slide_and_fragment(
     page = slides.open_deck(browser, decks["lesson"])
     try:
         walk = step_through(page)
-        types = slide_marks.slide_types(lesson_cells.read(decks["notebook"]))
+        types = slide_marks.current_types(slide_marks.split_tall_cells(lesson_cells.read(decks["notebook"])))
         screens = types.count("slide") + types.count("subslide")
         assert walk["total"] == screens == len(walk["seen"])
         assert walk["presses"] >= screens - 1 + types.count("fragment")
@@ -236,6 +236,25 @@ def test_a_lesson_deck_opens_offline_and_steps_through_every_slide_and_fragment(
         page.screenshot(path=str(_screenshots() / "deck_last_slide.png"))
         assert page.remote == [] and page.errors == [], (page.remote, page.errors)
         assert all(slides.is_local(url) for url in page.requests)
+    finally:
+        page.context.close()
+
+
+def test_a_printed_deck_numbers_its_pages_once_each_notes_pages_too(browser, decks):
+    """The handout's layout (reveal.js's ``?print-pdf``): a page a slide and a page for each slide's
+    notes, numbered 1 to the total in order, and no slide spread over two pages."""
+    page = slides.open_deck(browser, decks["lesson"], "?print-pdf")
+    try:
+        page.wait_for_function("() => document.documentElement.hasAttribute('data-pages-numbered')")
+        pages = page.evaluate("""() => [...document.querySelectorAll(
+            ".reveal .pdf-page, .reveal .speaker-notes-pdf[data-layout='separate-page']")].map(p =>
+            [p.querySelectorAll('.bloomedu-page-number').length, (p.querySelector('.bloomedu-page-number') || {}).textContent,
+             p.offsetHeight])""")
+        types = slide_marks.current_types(slide_marks.split_tall_cells(lesson_cells.read(decks["notebook"])))
+        assert len(pages) == types.count("slide") + types.count("subslide") + types.count("notes")
+        assert [text for _, text, _ in pages] == [f"{i} / {len(pages)}" for i in range(1, len(pages) + 1)]
+        assert {count for count, _, _ in pages} == {1} and len({px for _, _, px in pages}) == 1
+        assert page.locator(".slide-number-pdf").count() == 0  # reveal.js's own numbers repeat a slide's
     finally:
         page.context.close()
 

@@ -6,8 +6,11 @@ renumbered without re-marking fails here, naming the command), the rules on smal
 made here, and the npm packages pinned by a lock.  The ``slides`` tier builds every deck and
 handout into a temporary folder and reads them: each deck has one ``<section>`` per slide mark,
 its notes and fragments, and loads nothing from another machine (scripts, style sheets, fonts,
-images, every ``url()`` in its CSS); each handout is a PDF of at least one page per slide whose
-links are the deck's own.  ``tests/test_browser_instructor.py`` steps through a deck in Chromium.
+images, every ``url()`` in its CSS); every screen of every deck, measured in Chromium at 1280×800,
+is at most 800 px tall; each handout is a PDF of exactly one page per slide and per slide's notes
+whose links are the deck's own; the index names each deck by its lesson's title, and the build
+says what it does, deck by deck.  ``tests/test_browser_instructor.py`` steps through a deck in
+Chromium and checks the handout's page numbers.
 """
 
 from __future__ import annotations
@@ -72,6 +75,53 @@ def test_the_rules_on_a_small_lesson():
     assert slide_marks.slide_types(nb) == ["slide", "slide", "subslide", "fragment", "subslide",
                                            "fragment", "notes", "subslide", "subslide", "-",
                                            "fragment", "subslide", "fragment", "-"]
+
+
+def test_a_long_run_of_cells_is_cut_into_screens_that_fit():
+    cells = [md("## A long section")] + [md("word " * 110) for _ in range(10)] + [code("x = 1")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    types = slide_marks.slide_types(nb)
+    assert types[0] == "slide" and types.count("subslide") >= 2
+    screens, height = [], 0.0
+    for cell, kind in zip(nb.cells, types):
+        if kind in ("slide", "subslide"):
+            screens.append(height)
+            height = 0.0
+        height += slide_marks.estimated_height(cell)
+    assert max(screens + [height]) <= slide_marks.BUDGET
+    # with room for all of them, nothing is cut
+    assert slide_marks.fit_to_screens(nb, ["slide"] + ["-"] * 11, budget=10_000) == ["slide"] + ["-"] * 11
+
+
+def test_a_cell_taller_than_a_screen_is_split_for_the_deck_and_keeps_everything():
+    long_code = "\n".join(f"value_{i} = {i}" for i in range(50))
+    table = nbformat.v4.new_output("stream", name="stdout", text="".join(f"row {i}\n" for i in range(30)))
+    tall = code(long_code, outputs=[table, figure(ALT)], execution_count=4,
+                metadata={"slideshow": {"slide_type": "-"}})
+    tall["id"] = "tall"
+    prose = md("\n\n".join(["word " * 120] * 6), metadata={"slideshow": {"slide_type": "-"}})
+    notes = md("word " * 2000, metadata={"slideshow": {"slide_type": "notes"}})
+    nb = nbformat.v4.new_notebook(cells=[md("# T", metadata={"slideshow": {"slide_type": "slide"}}),
+                                         tall, prose, notes])
+    deck = slide_marks.split_tall_cells(nb)
+    assert all(slide_marks.estimated_height(c) <= slide_marks.BUDGET for c in deck.cells[:-1])
+    pieces = [c for c in deck.cells if c.cell_type == "code"]
+    assert len(pieces) >= 3 and [c.metadata["slideshow"]["slide_type"] for c in pieces[1:]] == ["subslide"] * (len(pieces) - 1)
+    shown = [c for c in pieces if not c.metadata.get("transient", {}).get("remove_source")]
+    assert "\n".join(c.source for c in shown) == long_code  # the code, cut between statements
+    assert [o for c in pieces for o in c.outputs] == tall.outputs  # every output, in order
+    assert len({c.get("id") for c in pieces}) == len(pieces)
+    assert "\n\n".join(c.source for c in deck.cells if c.cell_type == "markdown"
+                       and c.metadata["slideshow"]["slide_type"] != "notes")[len("# T\n\n"):] == prose.source
+    assert deck.cells[-1] == notes and nb.cells[1] == tall  # notes never split; the notebook unchanged
+
+
+def test_a_cells_height_is_estimated_from_what_it_shows():
+    short, longer = md("One line."), md("A paragraph. " * 100)
+    assert slide_marks.estimated_height(longer) > slide_marks.estimated_height(short)
+    plain = code("plot()")
+    drawn = code("plot()", outputs=[figure(ALT)])
+    assert slide_marks.estimated_height(drawn) - slide_marks.estimated_height(plain) > 40
 
 
 def test_marking_changes_only_the_marks_and_is_idempotent(tmp_path):
@@ -171,8 +221,12 @@ def references(text: str) -> tuple[list[str], list[str]]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("slides")
-    decks = slides.build(out=out)
+    BUILD_LOG.clear()
+    decks = slides.build(out=out, log=BUILD_LOG.append)
     return out, decks
+
+
+BUILD_LOG: list[str] = []  # what the built fixture's build printed
 
 
 @pytest.mark.slides
@@ -183,13 +237,59 @@ def test_make_slides_writes_a_deck_and_a_handout_per_notebook(built):
         assert deck.is_file() and slides.handout_path(deck).is_file(), deck.name
     index = (out / "index.html").read_text()
     assert all(d.relative_to(out).as_posix() in index for d in decks)
+    links = {a["href"]: text for a, text in Links(index).links}
+    for notebook, deck in zip(NOTEBOOKS, decks):  # each deck under its lesson's title, not its file name
+        assert links[deck.relative_to(out).as_posix()] == lesson_cells.title(lesson_cells.read(notebook))
+    assert [h for h in re.findall(r"<h2>(.*?)</h2>", index)] == ["Lessons", "Worked solutions", "Going deeper"]
+
+
+@pytest.mark.slides
+def test_make_slides_says_what_it_is_doing_a_line_per_deck_and_handout(built):
+    out, decks = built
+    log = BUILD_LOG
+    for deck in decks:
+        name = deck.relative_to(out).as_posix()
+        text = deck.read_text(encoding="utf-8")
+        counts = slides.deck_counts(text)
+        line = next(line for line in log if f"deck " in line and f" {name}:" in line)
+        assert f"{counts['screens']} slides, {counts['fragments']} fragments, {counts['notes']} notes" in line
+        pages = len(PAGE.findall(slides.handout_path(deck).read_bytes()))
+        assert any(f" {slides.handout_path(deck).relative_to(out).as_posix()}: {pages} pages" in line for line in log)
+    assert counts["screens"] == text.count("<section") - len(re.findall(r"<section>\s*<section", text)) > 0
+
+
+def test_a_deck_is_counted_from_its_html():
+    text = ('<section><section>a</section><section><div class="fragment">b</div>'
+            '<aside class="notes">c</aside></section></section><section>\n<section>d</section></section>')
+    assert slides.deck_counts(text) == {"screens": 3, "fragments": 1, "notes": 1}
+
+
+class Links(HTMLParser):
+    """Every <a> with its attributes and its text."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.links, self._open = [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self._open = [dict(attrs), ""]
+            self.links.append(self._open)
+
+    def handle_endtag(self, tag):
+        self._open = None if tag == "a" else self._open
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open[1] += data
 
 
 @pytest.mark.slides
 def test_each_deck_has_the_slides_fragments_and_notes_its_marks_say(built):
     out, _ = built
     for notebook in NOTEBOOKS:
-        types = slide_marks.slide_types(lesson_cells.read(notebook))
+        types = slide_marks.current_types(slide_marks.split_tall_cells(lesson_cells.read(notebook)))
         text = slides.deck_path(notebook, out).read_text(encoding="utf-8")
         tags = Tags(text).tags
         # a slide is a column (an outer <section>) holding its first screen; a subslide a screen below
@@ -236,6 +336,20 @@ def test_every_image_in_a_deck_says_in_words_what_it_shows(built):
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.slides
+def test_every_slide_of_every_deck_fits_a_1280_by_800_screen(built):
+    """Measured in Chromium at 1280×800, one browser for every deck (``python -m tools.slides
+    --measure``): no screen is taller than the slide (it would scroll, or run off a projector)."""
+    out, decks = built
+    log = []
+    tall = slides.measure(decks, out, log=log.append)
+    for deck in decks:
+        screens = slides.deck_counts(deck.read_text(encoding="utf-8"))["screens"]
+        assert any(line.startswith(f"  {deck.relative_to(out)}: {screens} slides, tallest ") for line in log), deck.name
+    assert tall == [], "\n".join(tall)
+    assert re.fullmatch(r"0 of \d+ slides taller than 1280×800's 800 px", log[-1])
+
+
 ALT_IN_PDF = re.compile(rb"/Alt\s*(?:\(((?:\\.|[^\\)])*)\)|<([0-9A-Fa-f\s]*)>)", re.S)
 PDF_ESCAPE = re.compile(rb"\\([0-7]{1,3}|.)", re.S)
 
@@ -269,9 +383,10 @@ def test_each_handout_is_a_pdf_with_a_page_per_slide_and_only_the_decks_links(bu
     for notebook, deck in zip(NOTEBOOKS, decks):
         data = slides.handout_path(deck).read_bytes()
         assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF"), deck.name
-        types = slide_marks.slide_types(lesson_cells.read(notebook))
+        types = slide_marks.current_types(slide_marks.split_tall_cells(lesson_cells.read(notebook)))
         screens = types.count("slide") + types.count("subslide")
-        assert len(PAGE.findall(data)) >= screens + types.count("notes"), deck.name
+        # one page a slide (none spread over two) and one for each slide's notes
+        assert len(PAGE.findall(data)) == screens + types.count("notes"), deck.name
         _, links = references(deck.read_text(encoding="utf-8"))
         resolved = {urljoin(deck.as_uri(), link) for link in links}
         assert {u.decode("latin-1") for u in URI.findall(data)} <= resolved, deck.name

@@ -2,6 +2,7 @@
 
     python -m tools.slides                  # make slides: every lesson, solution and deeper notebook
     python -m tools.slides --no-handouts notebooks/05_bloom_filter.ipynb
+    python -m tools.slides --no-handouts --measure   # and the height of every screen, in Chromium
 
 Each notebook becomes ``build/slides/<group>/NN_slug.slides.html`` (lessons at the top,
 ``solutions/`` and ``deeper/`` below) by nbconvert's slides exporter, which reads the cell
@@ -12,10 +13,16 @@ committed), MathJax 3 from the ``sphinx-mathjax-offline`` package of the docs ex
 theme ``white`` (the default ``simple`` loads Google Fonts), all copied into
 ``build/slides/_assets/``.  Nothing is fetched when a deck opens, from its files or a server.
 
+Every screen fits 1280×800: ``tools/slide_marks.py`` starts a subslide where the cells would run
+past the screen and cuts a cell taller than a screen for the deck (``--measure`` measures every
+screen in Chromium and names any taller than 800 px).
+
 The handout ``NN_slug.handout.pdf`` is the deck printed by headless Chromium (reveal.js's
-``?print-pdf`` layout, speaker notes on a page after their slide), driven by playwright with
-Debian's ``chromium``; a request for anything off the machine stops the build.
-``build/slides/index.html`` links every deck and handout.
+``?print-pdf`` layout: one slide a page, its speaker notes on a page after it, every page
+numbered "n / total" once), driven by playwright with Debian's ``chromium``; a request for
+anything off the machine stops the build.  ``build/slides/index.html`` lists every deck under its
+lesson's title, with its handout.  The build prints a line as it starts each step and one per deck
+(its slides, fragments and notes) and per handout (its pages).
 """
 
 from __future__ import annotations
@@ -147,7 +154,7 @@ def exporter():
 
 def write_deck(notebook: Path, out: Path, slides=None) -> Path:
     """One notebook's deck, its scripts found at ``out/_assets`` by a relative path."""
-    nb = lesson_cells.replace_widgets(lesson_cells.read(notebook), WIDGET_NOTE)
+    nb = slide_marks.split_tall_cells(lesson_cells.replace_widgets(lesson_cells.read(notebook), WIDGET_NOTE))
     target = deck_path(notebook, out)
     target.parent.mkdir(parents=True, exist_ok=True)
     assets = os.path.relpath(out / ASSETS, target.parent).replace(os.sep, "/")
@@ -163,19 +170,43 @@ def write_deck(notebook: Path, out: Path, slides=None) -> Path:
 NOTEBOOK_LINK = re.compile(r'href="((?![a-z][a-z0-9+.-]*:)[^"#]*?)\.ipynb(#[^"]*)?"')
 
 
-def write_index(out: Path, decks: list[Path]) -> Path:
-    """``index.html``: every deck with its title, and its handout when there is one."""
-    rows = []
-    for deck in decks:
+GROUP_TITLES = {"lessons": "Lessons", "solutions": "Worked solutions", "deeper": "Going deeper"}
+
+
+def group_of(deck: Path, out: Path) -> str:
+    """The group a deck belongs to, from its folder under ``out`` ("lessons" at the top).
+
+    >>> group_of(Path("/o/deeper/04_chi_square.slides.html"), Path("/o")), group_of(Path("/o/01_a.slides.html"), Path("/o"))
+    ('deeper', 'lessons')
+    """
+    folder = deck.parent.relative_to(out).as_posix().strip(".")
+    return next((group for group, name in lesson_cells.GROUPS.items() if name == folder), folder)
+
+
+def write_index(out: Path, decks: dict[Path, str]) -> Path:
+    """``index.html``: every deck under its lesson's title (its first heading), grouped as the
+    notebooks are (lessons, worked solutions, deeper), with its handout when there is one.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp())
+    >>> page = write_index(out, {out / "01_seen.slides.html": "01 · Remembering <every> click ID"})
+    >>> "<h2>Lessons</h2>" in page.read_text() and "01 · Remembering &lt;every&gt; click ID</a>" in page.read_text()
+    True
+    """
+    groups: dict[str, list[str]] = {}
+    for deck, title in decks.items():
         name = deck.relative_to(out).as_posix()
         handout = handout_path(deck)
         link = (f' · <a href="{html.escape(handout.relative_to(out).as_posix())}">handout (PDF)</a>'
                 if handout.exists() else "")
-        rows.append(f'<li><a href="{html.escape(name)}">{html.escape(name)}</a>{link}</li>')
+        groups.setdefault(group_of(deck, out), []).append(
+            f'<li><a href="{html.escape(name)}">{html.escape(title)}</a>{link}</li>')
+    sections = "".join(f"<h2>{html.escape(GROUP_TITLES.get(group, group))}</h2>\n<ul>\n{chr(10).join(rows)}\n</ul>\n"
+                       for group, rows in groups.items())
     page = out / "index.html"
     page.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<title>bloomedu slides</title></head><body><h1>bloomedu: slides and handouts</h1>"
-                    f"<ul>\n{chr(10).join(rows)}\n</ul></body></html>\n", encoding="utf-8")
+                    "<title>bloomedu slides</title></head><body><h1>bloomedu: slides and handouts</h1>\n"
+                    f"{sections}</body></html>\n", encoding="utf-8")
     return page
 
 
@@ -235,11 +266,40 @@ def open_deck(browser, deck: Path, query: str = "", prepare=None):
     return page
 
 
+SCREEN_HEIGHTS_JS = """() => {
+  const deck = window.bloomeduDeck, heights = [];
+  document.querySelectorAll('.reveal .slides > section').forEach((column, h) => {
+    const below = column.querySelectorAll(':scope > section');
+    (below.length ? [...below] : [column]).forEach((screen, v) => {
+      deck.slide(h, v);
+      heights.push([h, v, screen.scrollHeight]);
+    });
+  });
+  return heights;
+}"""
+
+
+def screen_heights(browser, deck: Path, width: int = 1280, height: int = 800) -> list[tuple[int, int, int]]:
+    """(column, row, pixels) of every screen of a deck shown in a ``width`` × ``height`` window:
+    each screen's ``scrollHeight``, in the slide's own pixels (reveal.js lays a slide out at 1280×800
+    and scales it to the window), so a screen fits when it is at most 800."""
+    page = recorded_page(browser, width, height)
+    try:
+        page.goto(deck.resolve().as_uri(), wait_until="load")
+        page.wait_for_function("() => document.querySelector('.reveal.ready') && "
+                               "document.documentElement.getAttribute('data-mathjax') === 'typeset'",
+                               timeout=PRINT_TIMEOUT_MS)
+        page.evaluate("() => document.fonts.ready")
+        return [tuple(row) for row in page.evaluate(SCREEN_HEIGHTS_JS)]
+    finally:
+        page.context.close()
+
+
 def print_handout(browser, deck: Path) -> Path:
     """The deck printed to PDF in reveal.js's print layout; fails if it asked for anything remote."""
     page = open_deck(browser, deck, "?print-pdf")
     try:
-        page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0",
+        page.wait_for_function("() => document.documentElement.hasAttribute('data-pages-numbered')",
                                timeout=PRINT_TIMEOUT_MS)
         page.evaluate("() => document.fonts.ready")
         # reveal.js hides every slide but the current one from assistive technology, even when
@@ -256,25 +316,76 @@ def print_handout(browser, deck: Path) -> Path:
         page.context.close()
 
 
+SECTION = re.compile(r"<section\b")
+COLUMN = re.compile(r"<section\b[^>]*>\s*<section\b")  # a slide: a column opening on its first screen
+FRAGMENT = re.compile(r"""class="[^"]*\bfragment\b""")
+NOTES = re.compile(r"<aside\b[^>]*\bclass=\"notes\"")
+PDF_PAGE = re.compile(rb"/Type\s*/Page\b(?!s)")
+
+
+def deck_counts(text: str) -> dict[str, int]:
+    """Screens (slides and the subslides below them), fragments and speaker notes of a deck's HTML.
+
+    >>> deck_counts('<section><section>a</section><section><div class="fragment">b</div>'
+    ...             '<aside class="notes">c</aside></section></section>')
+    {'screens': 2, 'fragments': 1, 'notes': 1}
+    """
+    return {"screens": len(SECTION.findall(text)) - len(COLUMN.findall(text)),
+            "fragments": len(FRAGMENT.findall(text)), "notes": len(NOTES.findall(text))}
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
 def build(notebooks: list[Path] | None = None, out: Path = OUT, handouts: bool = True,
-          npm_cache: Path = NPM_CACHE) -> list[Path]:
-    """Decks (and handouts) for ``notebooks`` (default: every one) into ``out``; returns the decks."""
+          npm_cache: Path = NPM_CACHE, log=say) -> list[Path]:
+    """Decks (and handouts) for ``notebooks`` (default: every one) into ``out``; returns the decks.
+
+    ``log`` gets a line as each step starts and one per deck and handout as it is written."""
     notebooks = notebooks or lesson_cells.every_notebook()
     stale = [p.name for p in notebooks if not slide_marks.is_marked(lesson_cells.read(p))]
     if stale:
         print(f"warning: stale slide marks in {', '.join(stale)}: run python -m tools.slide_marks",
               file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    log(f"reveal.js, require.js and MathJax into {out / ASSETS}")
     copy_assets(out, npm_modules(npm_cache))
     slides = exporter()
-    decks = [write_deck(path, out, slides) for path in notebooks]
+    log(f"{len(notebooks)} decks into {out}")
+    decks = {}
+    for number, path in enumerate(notebooks, 1):
+        deck = write_deck(path, out, slides)
+        decks[deck] = lesson_cells.title(lesson_cells.read(path))
+        counts = deck_counts(deck.read_text(encoding="utf-8"))
+        log(f"  deck {number}/{len(notebooks)} {deck.relative_to(out)}: {counts['screens']} slides, "
+            f"{counts['fragments']} fragments, {counts['notes']} notes")
     if handouts:
+        log(f"{len(decks)} handouts, printed by headless Chromium (a few seconds each)")
         with chromium() as browser:
-            for deck in decks:
-                print_handout(browser, deck)
+            for number, deck in enumerate(decks, 1):
+                handout = print_handout(browser, deck)
+                pages = len(PDF_PAGE.findall(handout.read_bytes()))
+                log(f"  handout {number}/{len(decks)} {handout.relative_to(out)}: {pages} pages")
     write_index(out, decks)
     (out / "decks.json").write_text(json.dumps([d.relative_to(out).as_posix() for d in decks], indent=1))
-    return decks
+    return list(decks)
+
+
+def measure(decks: list[Path], out: Path, log=say) -> list[str]:
+    """Every screen of ``decks`` measured at 1280×800 in one Chromium (:func:`screen_heights`); a line
+    per deck to ``log``; returns the screens taller than 800 px, named."""
+    tall, screens = [], 0
+    with chromium() as browser:
+        for deck in decks:
+            heights = screen_heights(browser, deck)
+            screens += len(heights)
+            over = [f"{deck.relative_to(out)} slide {h}/{v}: {px} px" for h, v, px in heights if px > 800]
+            tall += over
+            log(f"  {deck.relative_to(out)}: {len(heights)} slides, tallest {max(px for *_, px in heights)} px"
+                + (f", {len(over)} taller than 800" if over else ""))
+    log(f"{len(tall)} of {screens} slides taller than 1280×800's 800 px")
+    return tall
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,9 +393,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-handouts", action="store_true")
+    parser.add_argument("--measure", action="store_true",
+                        help="then measure every slide in Chromium at 1280x800; exit 1 if one is taller")
     args = parser.parse_args(argv)
     decks = build([p.resolve() for p in args.notebooks] or None, args.out, not args.no_handouts)
-    print(f"{len(decks)} decks in {args.out}" + ("" if args.no_handouts else ", each with its handout"))
+    print(f"{len(decks)} decks in {args.out}" + ("" if args.no_handouts else ", each with its handout")
+          + f": open {args.out / 'index.html'}")
+    if args.measure:
+        tall = measure(decks, args.out)
+        for line in tall:
+            print(f"too tall: {line}")
+        return 1 if tall else 0
     return 0
 
 
