@@ -2,7 +2,7 @@
 # jupyter:
 #   bloomedu:
 #     summary: "One hash and one bit per possible value: the article's degenerate Bloom\
-#       \ filter and its false-positive rate 1 \u2212 (1 \u2212 1/m)^n."
+#       \ filter and its false-positive rate $1 - (1 - 1/m)^n$."
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent

@@ -28,15 +28,9 @@ def own_repr(cls: type) -> bool:
                if klass is not object and klass is not Filter)
 
 
-# Reprs written outside this change (steps/salted.py, core/keyed.py): strict, so the test
-# fails as soon as they show the fill, and this set must then go.
-ELSEWHERE = {"SaltedBloomFilter", "BitVector", "KeyedBloomFilter"}
-
 CLASSES = [cls for cls in discover() if declared(cls) is not None and not declared(cls).needs
            and own_repr(cls)]
-PARAMS = [pytest.param(cls, id=class_id(cls), marks=[pytest.mark.xfail(
-              strict=True, reason="its repr lives outside this change")]
-              if cls.__name__ in ELSEWHERE else []) for cls in CLASSES]
+PARAMS = [pytest.param(cls, id=class_id(cls)) for cls in CLASSES]
 
 
 def parts(f) -> dict:

@@ -188,8 +188,8 @@ class KeyedBloomFilter(BloomFilter):
         """Pickle with the secret (so keep a pickle as private as the secret itself)."""
         return _restore, (self.to_bytes(), self._secret)
 
-    def __repr__(self) -> str:
-        return f"KeyedBloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes}, secret=...)"
+    def _repr_parameters(self) -> str:  # repr: BloomFilter's, the secret never shown
+        return super()._repr_parameters() + ", secret=..."
 
 
 def _restore(data: bytes, secret: bytes) -> KeyedBloomFilter:

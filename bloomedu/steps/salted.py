@@ -18,8 +18,9 @@ from typing import Callable
 
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_picklable, check_storage, whole_number
-from ..core.contract import Filter
+from ..core.contract import Filter, filter_repr
 from ..core.hashing import murmurhash2, n_bit_hash_function
+from ..core.theory import estimate_count
 
 __all__ = ["BitVector", "SaltedBloomFilter"]
 
@@ -133,8 +134,20 @@ class SaltedBloomFilter(Filter):
         """
         return self.bits.nbytes
 
+    def _repr_parameters(self) -> str:
+        return f"num_hashes={self.num_hashes}, hash_bits={self.hash_bits}"
+
     def __repr__(self) -> str:
-        return f"SaltedBloomFilter(num_hashes={self.num_hashes}, hash_bits={self.hash_bits})"
+        """k, the hash width, the fill and the keys that went in, estimated from the fill
+        (``added~``: the filter keeps nothing but its bits).
+
+        >>> f = SaltedBloomFilter(num_hashes=3, hash_bits=8); f.add_many(["123", "456", "789"]); f
+        SaltedBloomFilter(num_hashes=3, hash_bits=8, fill=0.04, added~3)
+        """
+        bits_set = self.bits.count()
+        return filter_repr(self, self._repr_parameters(), fill=bits_set / self.num_bits,
+                           estimated=True, added=estimate_count(
+                               num_bits=self.num_bits, num_hashes=self.num_hashes, bits_set=bits_set))
 
 
 class BitVector(SaltedBloomFilter):
@@ -155,5 +168,5 @@ class BitVector(SaltedBloomFilter):
     def _make_hash_functions(self) -> list[Callable[[str], int]]:
         return [n_bit_hash_function(self.hash_bits, "", self.hash_function)]
 
-    def __repr__(self) -> str:
-        return f"BitVector(hash_bits={self.hash_bits})"
+    def _repr_parameters(self) -> str:
+        return f"hash_bits={self.hash_bits}"
