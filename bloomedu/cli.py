@@ -35,7 +35,9 @@ from pathlib import Path
 from .core import theory
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
-__all__ = ["SizeReport", "size_report", "human_bytes", "main"]
+__all__ = ["SizeReport", "size_report", "memory", "human_bytes", "main"]
+
+WORD_BYTES = 8  # a BloomFilter stores its m bits in whole 64-bit words (bloomedu.core.bits)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +46,7 @@ class SizeReport:
 
     >>> r = SizeReport(num_bits=96, num_hashes=7, items=10, target_fpp=0.01)
     >>> r.nbytes, r.bits_per_item
-    (12, 9.6)
+    (16, 9.6)
     """
 
     num_bits: int
@@ -61,8 +63,13 @@ class SizeReport:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of bit storage, ceil(m / 8)."""
-        return -(-self.num_bits // 8)
+        """Bytes a :class:`~bloomedu.BloomFilter` of m bits stores: whole 64-bit words,
+        8 * ceil(m / 64), as its ``nbytes`` says.
+
+        >>> SizeReport(num_bits=65, num_hashes=1, items=1).nbytes
+        16
+        """
+        return WORD_BYTES * -(-self.num_bits // (8 * WORD_BYTES))
 
     @property
     def bits_per_item(self) -> float:
@@ -98,8 +105,7 @@ class SizeReport:
             ("items (n)", f"{self.items:,}"),
             ("bits (m)", f"{self.num_bits:,}"),
             ("hash functions (k)", f"{self.num_hashes}"),
-            ("memory", f"{self.nbytes:,} bytes = {human_bytes(self.nbytes)} "
-                       f"({self.nbytes / 1e6:,.2f} MB)"),
+            ("memory", memory(self.nbytes)),
             ("bits per item (m/n)", f"{self.bits_per_item:.2f}"),
             ("false-positive rate", f"{self.fpp:.6g} (classic (1 - e^(-kn/m))^k)"),
             ("exact rate", f"{exact:.6g} (kn independent uniform positions)"),
@@ -110,6 +116,21 @@ class SizeReport:
         if self.target_fpp is not None:
             rows.insert(1, ("target rate (p)", f"{self.target_fpp:.6g}"))
         return [f"{label:<22}{value}" for label, value in rows]
+
+
+def memory(nbytes: int) -> str:
+    """A byte count as the size report writes it: the exact bytes, then binary units from
+    1 KiB on, then decimal megabytes (article 2 asks for "less than 2MB") from 1 MB on.
+
+    >>> memory(16), memory(1_200), memory(1_797_200)
+    ('16 bytes', '1,200 bytes = 1.17 KiB', '1,797,200 bytes = 1.71 MiB (1.80 MB)')
+    """
+    text = f"{nbytes:,} bytes" if nbytes != 1 else "1 byte"
+    if nbytes >= 1024:
+        text += f" = {human_bytes(nbytes)}"
+    if nbytes >= 10 ** 6:
+        text += f" ({nbytes / 1e6:,.2f} MB)"
+    return text
 
 
 def size_report(*, bits: int | None = None, hashes: int | None = None, items: int,
@@ -239,7 +260,7 @@ def _count(number: int, one: str, many: str | None = None) -> str:
 
 
 def _lessons(args) -> int:
-    from .teaching.lessons import copy_lessons, course_notebooks, lessons_folder
+    from .teaching.lessons import copy_lessons, course_notebooks, lessons_folder, tally
 
     if not args.folder.strip():  # "" would be the current folder: never chosen by accident
         _say(f"bloomedu lessons: FOLDER must name a folder, got {args.folder!r} (use '.' for "
@@ -251,13 +272,12 @@ def _lessons(args) -> int:
     except (OSError, ValueError) as error:
         _say(f"bloomedu lessons: {error}", sys.stderr)
         return 1
-    solutions = sum(path.parent.name == "solutions" for path in written)
-    _say(f"copied {_count(len(written) - solutions, 'lesson')} and "
-         f"{_count(solutions, 'solution')} to {args.folder}")
+    source, target = lessons_folder(), Path(args.folder)
+    course = course_notebooks(source, solutions=not args.no_solutions)
+    _say(f"copied {tally([path.relative_to(target) for path in written], course)} "
+         f"to {args.folder}")
     if args.missing:
-        source, target = lessons_folder(), Path(args.folder)
-        kept = [name for name in course_notebooks(source, solutions=not args.no_solutions)
-                if target / name not in written]
+        kept = [name for name in course if target / name not in written]
         changed = [name.as_posix() for name in kept
                    if (target / name).read_bytes() != (source / name).read_bytes()]
         named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
@@ -266,7 +286,7 @@ def _lessons(args) -> int:
                  + (f"; {_count(len(changed), 'differs', 'differ')} from the course's "
                     f"({named}): delete one to get the course's version back"
                     if changed else ""))
-    _say(f"open them with: jupyter lab {args.folder}")
+    _say(f"open them with: bloomedu lab {args.folder}")
     sys.stdout.flush()
     return 0
 
@@ -281,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     items (n)             1,000
     bits (m)              9,586
     hash functions (k)    7
-    memory                1,199 bytes = 1.17 KiB (0.00 MB)
+    memory                1,200 bytes = 1.17 KiB
     bits per item (m/n)   9.59
     false-positive rate   0.0100345 (classic (1 - e^(-kn/m))^k)
     exact rate            0.0100436 (kn independent uniform positions)

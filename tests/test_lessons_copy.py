@@ -49,7 +49,15 @@ def test_the_command_copies_every_lesson_and_solution_and_nothing_else(copied, c
     capsys.readouterr()
     assert main(["lessons", str(tmp_path / "again")]) == 0
     out = capsys.readouterr().out
-    assert f"copied {len(EVERY) - len(SOLUTIONS)} lessons and {len(SOLUTIONS)} solutions" in out
+    deeper = [name for name in EVERY if name.startswith("deeper/")]
+    lessons = [name for name in EVERY if "/" not in name]
+    assert len(lessons) + len(deeper) + len(SOLUTIONS) == len(EVERY)
+    assert f"copied {len(lessons)} lessons, {len(deeper)} deeper notebooks and " \
+        f"{len(SOLUTIONS)} worked solutions to {tmp_path / 'again'}" in out
+    assert "open them with: bloomedu lab" in out and "jupyter lab" not in out
+    assert main(["lessons", str(tmp_path / "only"), "--no-solutions"]) == 0
+    assert f"copied {len(lessons)} lessons and {len(deeper)} deeper notebooks to" \
+        in capsys.readouterr().out
 
 
 @pytest.fixture
@@ -117,7 +125,7 @@ def test_missing_copies_only_what_the_folder_lacks_and_keeps_every_edit(course, 
     (course / "03_third.ipynb").write_text('{"name": "new after a pull"}')
     assert main(["lessons", str(work), "--missing"]) == 0
     out = capsys.readouterr().out
-    assert "copied 2 lessons and 0 solutions" in out
+    assert "copied 2 lessons, 0 deeper notebooks and 0 worked solutions" in out
     assert "left 3 notebooks already there untouched; 1 differs from the course's " \
         "(01_first.ipynb)" in out
     assert (work / "01_first.ipynb").read_text() == "the student's own"
