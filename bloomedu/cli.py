@@ -11,6 +11,10 @@ log2(1/p) bits per item (Carter, Floyd, Gill, Markowsky and Wegman, "Exact and
 approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
 filter of a given size; ``--hashes K`` fixes k.
 
+``bloomedu lab [DIR]`` copies the lessons a working folder lacks (``my-lessons`` by default) and
+opens it in JupyterLab from the same Python (:mod:`bloomedu.teaching.lab`): with
+``pip install "bloomedu[lessons]"``, the whole set-up on any system.
+
 ``bloomedu lessons DIR`` copies every lesson and its worked solutions into DIR
 (:func:`bloomedu.teaching.lessons.copy_lessons`), for a class; ``--missing`` copies only
 those DIR lacks and keeps the rest as they are (``make lab``'s working copy).
@@ -27,12 +31,14 @@ import argparse
 import errno
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .core import theory
+from .teaching.lab import DEFAULT_FOLDER
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
 __all__ = ["SizeReport", "size_report", "memory", "human_bytes", "main"]
@@ -218,7 +224,33 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                       help=f"fix the number of hash functions k, at most {MAX_HASHES} "
                            "(default: the best k)")
     _add_lessons_command(commands)
+    _add_lab_command(commands)
     return parser, size
+
+
+def _port(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,5}", text.strip()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"--port must be a whole number in 0..65535, got {text!r}")
+    return int(text)
+
+
+def _add_lab_command(commands) -> None:
+    lab = commands.add_parser(
+        "lab", help="copy the lessons into a working folder and open them in JupyterLab",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Copy the lessons FOLDER lacks (your edits there are kept) and start\n"
+                    "JupyterLab on it from this Python; print its URL with its token.\n"
+                    "Ctrl+C stops it.",
+        epilog="examples:\n"
+               "  bloomedu lab                         the lessons in ./my-lessons\n"
+               "  bloomedu lab ~/bloom --port 8890     another folder, another port\n"
+               "  bloomedu lab --no-browser            print the URL, open no browser")
+    lab.add_argument("folder", metavar="FOLDER", nargs="?", default=DEFAULT_FOLDER,
+                     help="the working folder (default: my-lessons, in the current folder)")
+    lab.add_argument("--port", type=_port, default=8888,
+                     help="the port to try first (default 8888; a busy one is passed over, "
+                          "and the URL printed names the port taken)")
+    lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
 
 
 def _add_lessons_command(commands) -> None:
@@ -291,6 +323,20 @@ def _lessons(args) -> int:
     return 0
 
 
+def _lab(args) -> int:
+    from .teaching.lab import run_lab
+
+    if not args.folder.strip():
+        _say(f"bloomedu lab: FOLDER must name a folder, got {args.folder!r} (use '.' for the "
+             "current folder)", sys.stderr)
+        return 1
+    try:
+        return run_lab(args.folder, port=args.port, browser=not args.no_browser)
+    except (OSError, ValueError) as error:
+        _say(f"bloomedu lab: {error}", sys.stderr)
+        return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (argparse exits with 2 on bad input).
 
@@ -339,9 +385,11 @@ def _run(argv: list[str] | None) -> int:
     parser, size = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.error("choose a command: size or lessons")
+        parser.error("choose a command: size, lessons or lab")
     if args.command == "lessons":
         return _lessons(args)
+    if args.command == "lab":
+        return _lab(args)
     if (args.fpp is None) == (args.bits is None):
         size.error("give exactly one of --fpp (to size a filter) and --bits (to rate one)")
     try:
