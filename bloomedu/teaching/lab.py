@@ -109,7 +109,8 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     course = course_notebooks(lessons_folder())
     kept = len(course) - len(written)
     _say(f"copied {tally([path.relative_to(target) for path in written], course)} to {folder}"
-         + (f"; kept the {kept} notebooks already there as they are" if kept else ""))
+         + (f"; kept {kept} notebook already there as it was" if kept == 1 else
+            f"; kept {kept} notebooks already there as they were" if kept else ""))
     _say(f"Starting JupyterLab on {folder} (this Python: {sys.executable}) ...")
     state = Path(tempfile.mkdtemp(prefix="bloomedu-lab-"))
     overrides = state / "labconfig" / "default_setting_overrides.json"
