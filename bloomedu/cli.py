@@ -263,9 +263,9 @@ def _add_lessons_command(commands) -> None:
                     "with --overwrite; without it or --missing, nothing is copied then.",
         epilog="examples:\n"
                "  bloomedu lessons ~/bloom-class            a copy for a class\n"
-               "  bloomedu lessons my-lessons --missing     what `make lab` runs before it opens\n"
-               "      my-lessons/: the lessons a `git pull` brought are added, your edits\n"
-               "      are kept; delete a notebook there to get the course's version back")
+               "  bloomedu lessons my-lessons --missing     what `bloomedu lab` (make lab) does\n"
+               "      first in my-lessons/: the lessons a `git pull` brought are added, your\n"
+               "      edits are kept; delete a notebook there to get the course's version back")
     lessons.add_argument("folder", metavar="FOLDER", help="where to put the lessons")
     lessons.add_argument("--no-solutions", action="store_true", help="copy the lessons only")
     replace = lessons.add_mutually_exclusive_group()
