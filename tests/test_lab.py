@@ -120,3 +120,14 @@ def test_an_empty_folder_name_is_refused(capsys, tmp_path, monkeypatch):
     assert main(["lab", ""]) == 1
     assert "FOLDER must name a folder" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_without_jupyterlab_it_says_which_extra_to_install(capsys, tmp_path, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "jupyterlab" else find_spec(name, *rest))
+    assert main(["lab", str(tmp_path / "w")]) == 1
+    assert 'pip install "bloomedu[lessons]"' in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()

@@ -16,6 +16,7 @@ Tested in ``tests/test_lab.py`` (a real JupyterLab, its URL asked for ``/api/sta
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -104,6 +105,10 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
 
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
         raise ValueError(f"port must be a whole number in 0..65535, got {port!r}")
+    if importlib.util.find_spec("jupyterlab") is None:
+        raise OSError(f"JupyterLab is not installed in this Python ({sys.executable}): "
+                      "pip install \"bloomedu[lessons]\"")
+    from jupyter_core.paths import jupyter_runtime_dir  # JupyterLab's own dependency
     target = Path(folder)
     written = copy_lessons(target, missing=True)
     course = course_notebooks(lessons_folder())
@@ -118,11 +123,6 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     overrides.write_text(json.dumps(SETTING_OVERRIDES, indent=2))
     paths = [str(state), *filter(None, os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep))]
     env = dict(os.environ, JUPYTER_CONFIG_PATH=os.pathsep.join(paths))  # read by this server only
-    try:
-        from jupyter_core.paths import jupyter_runtime_dir
-    except ImportError:
-        raise OSError("JupyterLab is not installed in this Python: pip install "
-                      "\"bloomedu[lessons]\"") from None
     server = subprocess.Popen(lab_command(target, port=port), env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               errors="replace", bufsize=1)
