@@ -10,11 +10,12 @@ installed wheel carries them as ``bloomedu/notebooks/`` (the build copies them t
 ``setup.py``), and a package installed from a clone (``pip install -e .``, as ``make lab``
 does) reads the clone's ``notebooks/`` itself.
 
-``make lab`` serves such a copy, never ``notebooks/`` itself (JupyterLab's autosave would
-change the committed lessons): ``bloomedu lessons my-lessons --missing`` copies only the
-notebooks the working copy lacks, so the lessons a ``git pull`` brings appear there and a
-student's own edits are never overwritten (a student who wants a lesson as the course has it
-deletes their copy; the next ``make lab`` copies it again).
+``bloomedu lab`` (and ``make lab``, which runs it) serves such a copy, never ``notebooks/``
+itself (JupyterLab's autosave would change the committed lessons): like ``bloomedu lessons
+my-lessons --missing`` it copies only the notebooks the working copy lacks, so the lessons a
+``git pull`` or an upgrade brings appear there and a student's own edits are never overwritten
+(a student who wants a lesson as the course has it deletes their copy; the next ``bloomedu lab``
+copies it again).
 
 Tested in ``tests/test_lessons_copy.py``, ``tests/test_cli.py`` and ``tests/test_wheel.py``
 (a wheel built, installed far from the clone, its lessons copied and run); ``make test`` runs
