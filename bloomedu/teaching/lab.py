@@ -99,7 +99,13 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     the server's exit status once it stops (Ctrl+C, or its File > Shut Down).
 
     A port that is taken is passed over by Jupyter (the next free one is used, and printed).
-    A SIGTERM to this process stops the server too.
+    A SIGTERM to this process stops the server too.  A bad argument is refused before
+    anything is copied:
+
+    >>> run_lab("my-lessons", port=70000)
+    Traceback (most recent call last):
+    ...
+    ValueError: port must be a whole number in 0..65535, got 70000
     """
     from .lessons import copy_lessons, course_notebooks, lessons_folder, tally
 
