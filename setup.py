@@ -12,10 +12,16 @@ Tested in ``tests/test_wheel.py``.
 """
 
 import shutil
+import warnings
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+
+# setuptools' banner at every editable install (pip install -e ., as make lab runs): "Please be
+# careful with folders in your working directory with the same name as your package". Ours is
+# the package itself, so the advice has nothing to act on; a student saw ten lines of it.
+warnings.filterwarnings("ignore", message="Editable installation")
 
 SOURCE = Path("notebooks")  # a PEP 517 build runs in the project's folder
 TARGET = Path("bloomedu", "notebooks")

@@ -175,3 +175,15 @@ def test_bloomedu_lab_from_the_installed_wheel_prints_a_url_that_answers(install
     assert "".join(lines).count("token=") == 1
     assert sorted(p.relative_to(home / "my-lessons").as_posix()
                   for p in (home / "my-lessons").rglob("*.ipynb")) == sorted(COURSE)
+
+
+def test_an_editable_install_prints_no_setuptools_banner(tmp_path):
+    """``pip install -e .`` (make lab's first run) builds an editable wheel: setuptools' banner
+    about folders named like the package is silenced by setup.py, every other warning shown."""
+    done = subprocess.run([sys.executable, "-W", "always", "-c",
+                           "import sys, setuptools.build_meta as backend; "
+                           "print(backend.build_editable(sys.argv[1]))", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / done.stdout.strip().splitlines()[-1]).name.endswith(".whl")
+    assert "Editable installation" not in done.stderr and "Please be careful" not in done.stderr
