@@ -286,13 +286,9 @@ def _say(text: str, stream=None) -> None:
     print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), file=stream)
 
 
-def _count(number: int, one: str, many: str | None = None) -> str:
-    """``1 lesson``, ``2 lessons``: a count and its noun, singular or plural."""
-    return f"{number} {one if number == 1 else many or one + 's'}"
-
-
 def _lessons(args) -> int:
-    from .teaching.lessons import copy_lessons, course_notebooks, lessons_folder, tally
+    from .teaching.lessons import (copy_lessons, course_notebooks, kept_note, lessons_folder,
+                                   tally)
 
     if not args.folder.strip():  # "" would be the current folder: never chosen by accident
         _say(f"bloomedu lessons: FOLDER must name a folder, got {args.folder!r} (use '.' for "
@@ -309,15 +305,9 @@ def _lessons(args) -> int:
     _say(f"copied {tally([path.relative_to(target) for path in written], course)} "
          f"to {args.folder}")
     if args.missing:
-        kept = [name for name in course if target / name not in written]
-        changed = [name.as_posix() for name in kept
-                   if (target / name).read_bytes() != (source / name).read_bytes()]
-        named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
-        if kept:
-            _say(f"left {_count(len(kept), 'notebook')} already there untouched"
-                 + (f"; {_count(len(changed), 'differs', 'differ')} from the course's "
-                    f"({named}): delete one to get the course's version back"
-                    if changed else ""))
+        note = kept_note(target, written, course, source)
+        if note:
+            _say(note)
     _say(f"open them with: bloomedu lab {args.folder}")
     sys.stdout.flush()
     return 0

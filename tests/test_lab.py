@@ -63,7 +63,7 @@ def test_lab_copies_the_lessons_serves_them_and_prints_the_port_it_really_took(t
     assert all((work / name).read_bytes() == (lessons_folder() / name).read_bytes()
                for name in course)
     lessons = [name for name in course if len(name.parts) == 1]
-    assert f"copied {len(lessons)} lessons, " in out and "kept" not in out
+    assert f"copied {len(lessons)} lessons, " in out and "already there" not in out
     assert not list((state / "runtime").glob("jpserver-*.json"))  # the server cleaned up
 
 
@@ -86,7 +86,8 @@ def test_lab_keeps_a_student_s_edit_and_defaults_to_my_lessons(tmp_path):
         stop(process)
     process.reader.join(timeout=30)
     assert (work / first).read_text() == '{"a student": "edit"}'
-    assert "; kept 1 notebook already there as it was" in "".join(lines)
+    assert "left 1 notebook already there untouched; 1 differs from the course's " \
+        f"({first.as_posix()})" in "".join(lines)
 
 
 def test_the_command_runs_this_python_on_loopback_as_root_too():

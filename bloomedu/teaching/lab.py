@@ -107,7 +107,7 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     ...
     ValueError: port must be a whole number in 0..65535, got 70000
     """
-    from .lessons import copy_lessons, course_notebooks, lessons_folder, tally
+    from .lessons import copy_lessons, course_notebooks, kept_note, lessons_folder, tally
 
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
         raise ValueError(f"port must be a whole number in 0..65535, got {port!r}")
@@ -118,10 +118,10 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     target = Path(folder)
     written = copy_lessons(target, missing=True)
     course = course_notebooks(lessons_folder())
-    kept = len(course) - len(written)
-    _say(f"copied {tally([path.relative_to(target) for path in written], course)} to {folder}"
-         + (f"; kept {kept} notebook already there as it was" if kept == 1 else
-            f"; kept {kept} notebooks already there as they were" if kept else ""))
+    _say(f"copied {tally([path.relative_to(target) for path in written], course)} to {folder}")
+    note = kept_note(target, written, course, lessons_folder())
+    if note:
+        _say(note)
     _say(f"Starting JupyterLab on {folder} (this Python: {sys.executable}) ...")
     state = Path(tempfile.mkdtemp(prefix="bloomedu-lab-"))
     overrides = state / "labconfig" / "default_setting_overrides.json"

@@ -29,7 +29,7 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["lessons_folder", "course_notebooks", "copy_lessons", "tally"]
+__all__ = ["lessons_folder", "course_notebooks", "copy_lessons", "tally", "kept_note"]
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 SOLUTIONS = "solutions"
@@ -95,6 +95,34 @@ def tally(names, course) -> str:
     parts = [f"{counted.count(kind)} {kind[0] if counted.count(kind) == 1 else kind[1]}"
              for kind in kinds]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def kept_note(target, written, course, source) -> str | None:
+    """What a copy with ``missing=True`` left in ``target`` (None if nothing): how many of the
+    ``course`` notebooks were already there, and which of them differ from ``source``'s,
+    the course's (a student's edits), with the way to get the course's version back.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "01_a.ipynb").write_text("an edit")
+    ...     kept_note(folder, [], [Path("01_seen_ids.ipynb")], lessons_folder()) is None
+    ...     _ = (Path(folder) / "01_seen_ids.ipynb").write_text("an edit")
+    ...     kept_note(folder, [], [Path("01_seen_ids.ipynb")], lessons_folder())
+    True
+    "left 1 notebook already there untouched; 1 differs from the course's (01_seen_ids.ipynb): delete one to get the course's version back"
+    """
+    target, source = Path(target), Path(source)
+    kept = [name for name in course if target / name not in written and (target / name).exists()]
+    if not kept:
+        return None
+    changed = [name.as_posix() for name in kept
+               if (target / name).read_bytes() != (source / name).read_bytes()]
+    named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    note = f"left {len(kept)} notebook{'' if len(kept) == 1 else 's'} already there untouched"
+    if changed:
+        note += (f"; {len(changed)} {'differs' if len(changed) == 1 else 'differ'} from the "
+                 f"course's ({named}): delete one to get the course's version back")
+    return note
 
 
 def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False,
