@@ -12,9 +12,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-PORT   ?= 8888
-# JupyterLab refuses to run as root (as in containers) unless told to.
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# make lab: the port JupyterLab tries first (bloomedu lab passes over a busy one and prints the
+# port it took), and its other options (LAB_FLAGS=--no-browser: print the URL, open no browser)
+PORT      ?= 8888
+LAB_FLAGS ?=
 
 BENCH_STAMP := $(VENV)/.installed-bench
 # The instructor's environment: nbgrader (bloomedu[instructor], which needs JupyterLab >= 4.2) and
@@ -38,13 +39,23 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
 
-# $(1): the venv, $(2): extra pip arguments
+# $(1): the venv, $(2): extra pip arguments. A first build takes minutes: each slow step says
+# what it does before it starts, and the pip steps say they are still at work every 10 s.
 define make_venv
-	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
-	$(1)/bin/python -m pip install --quiet --upgrade pip
-	$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]'
-	$(1)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
+	@echo "Setting up $(1) (the first time only: a few minutes)"
+	@test -x $(1)/bin/python || { echo "  creating the virtual environment $(1)/"; $(PYTHON) -m venv $(1); }
+	@echo "  upgrading pip in $(1)/"
+	@$(call ticking,$(1)/bin/python -m pip install --quiet --upgrade pip)
+	@echo "  installing bloomedu and what its lessons, tests and site need (numpy, JupyterLab, pytest, Sphinx, ...)"
+	@$(call ticking,$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]')
+	@echo "  registering the Jupyter kernel \"Python 3 (bloomedu)\""
+	@$(1)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
 endef
+
+# $(1): a command, run with a line every 10 s saying it is still at work (the ticker's sleep
+# holds no output open, so whoever reads make's output sees its end at once)
+ticking = ( while sleep 10 </dev/null >/dev/null 2>&1; do echo "    ... still at work ($$(date +%H:%M:%S))"; done ) & \
+	ticker=$$!; $(1); status=$$?; kill $$ticker 2>/dev/null; exit $$status
 
 $(STAMP): pyproject.toml
 	$(call make_venv,$(VENV),)
@@ -59,13 +70,13 @@ $(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
 # make clean keeps a student's work. Each make lab copies into it only the notebooks it lacks
 # (the lessons a git pull brought); a notebook already there is never replaced: delete it to get
 # the course's version back. Lessons 17, 18 and 20 start a Redis server: the check says what is
-# missing, but the other lessons open anyway.
+# missing, but the other lessons open anyway. `bloomedu lab` (bloomedu/teaching/lab.py) makes the
+# copy and starts JupyterLab (--allow-root as root): the command a student without make runs
+# after pip install "bloomedu[lessons]".
 LAB_DIR ?= my-lessons
 lab: $(STAMP)
 	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lessons 17, 18 and 20 will not run until that is fixed."
-	@$(BIN)/bloomedu lessons $(LAB_DIR) --missing
-	@echo "Opening the lessons in $(LAB_DIR)/; open the http://127.0.0.1:$(PORT)/lab?token=... URL printed below."
-	$(BIN)/jupyter lab --notebook-dir=$(LAB_DIR) --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG)
+	$(BIN)/bloomedu lab $(LAB_DIR) --port $(PORT) $(LAB_FLAGS)
 
 # The real-browser test drives Debian's Chromium; install it when missing and we may (root with apt-get).
 chromium:

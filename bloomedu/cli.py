@@ -11,6 +11,10 @@ log2(1/p) bits per item (Carter, Floyd, Gill, Markowsky and Wegman, "Exact and
 approximate membership testers", STOC 1978).  ``--bits M`` gives the rate of a
 filter of a given size; ``--hashes K`` fixes k.
 
+``bloomedu lab [DIR]`` copies the lessons a working folder lacks (``my-lessons`` by default) and
+opens it in JupyterLab from the same Python (:mod:`bloomedu.teaching.lab`): with
+``pip install "bloomedu[lessons]"``, the whole set-up on any system.
+
 ``bloomedu lessons DIR`` copies every lesson and its worked solutions into DIR
 (:func:`bloomedu.teaching.lessons.copy_lessons`), for a class; ``--missing`` copies only
 those DIR lacks and keeps the rest as they are (``make lab``'s working copy).
@@ -27,15 +31,19 @@ import argparse
 import errno
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .core import theory
+from .teaching.lab import DEFAULT_FOLDER
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
-__all__ = ["SizeReport", "size_report", "human_bytes", "main"]
+__all__ = ["SizeReport", "size_report", "memory", "human_bytes", "main"]
+
+WORD_BYTES = 8  # a BloomFilter stores its m bits in whole 64-bit words (bloomedu.core.bits)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +52,7 @@ class SizeReport:
 
     >>> r = SizeReport(num_bits=96, num_hashes=7, items=10, target_fpp=0.01)
     >>> r.nbytes, r.bits_per_item
-    (12, 9.6)
+    (16, 9.6)
     """
 
     num_bits: int
@@ -61,8 +69,13 @@ class SizeReport:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of bit storage, ceil(m / 8)."""
-        return -(-self.num_bits // 8)
+        """Bytes a :class:`~bloomedu.BloomFilter` of m bits stores: whole 64-bit words,
+        8 * ceil(m / 64), as its ``nbytes`` says.
+
+        >>> SizeReport(num_bits=65, num_hashes=1, items=1).nbytes
+        16
+        """
+        return WORD_BYTES * -(-self.num_bits // (8 * WORD_BYTES))
 
     @property
     def bits_per_item(self) -> float:
@@ -98,8 +111,7 @@ class SizeReport:
             ("items (n)", f"{self.items:,}"),
             ("bits (m)", f"{self.num_bits:,}"),
             ("hash functions (k)", f"{self.num_hashes}"),
-            ("memory", f"{self.nbytes:,} bytes = {human_bytes(self.nbytes)} "
-                       f"({self.nbytes / 1e6:,.2f} MB)"),
+            ("memory", memory(self.nbytes)),
             ("bits per item (m/n)", f"{self.bits_per_item:.2f}"),
             ("false-positive rate", f"{self.fpp:.6g} (classic (1 - e^(-kn/m))^k)"),
             ("exact rate", f"{exact:.6g} (kn independent uniform positions)"),
@@ -110,6 +122,21 @@ class SizeReport:
         if self.target_fpp is not None:
             rows.insert(1, ("target rate (p)", f"{self.target_fpp:.6g}"))
         return [f"{label:<22}{value}" for label, value in rows]
+
+
+def memory(nbytes: int) -> str:
+    """A byte count as the size report writes it: the exact bytes, then binary units from
+    1 KiB on, then decimal megabytes (article 2 asks for "less than 2MB") from 1 MB on.
+
+    >>> memory(16), memory(1_200), memory(1_797_200)
+    ('16 bytes', '1,200 bytes = 1.17 KiB', '1,797,200 bytes = 1.71 MiB (1.80 MB)')
+    """
+    text = f"{nbytes:,} bytes" if nbytes != 1 else "1 byte"
+    if nbytes >= 1024:
+        text += f" = {human_bytes(nbytes)}"
+    if nbytes >= 10 ** 6:
+        text += f" ({nbytes / 1e6:,.2f} MB)"
+    return text
 
 
 def size_report(*, bits: int | None = None, hashes: int | None = None, items: int,
@@ -197,7 +224,33 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                       help=f"fix the number of hash functions k, at most {MAX_HASHES} "
                            "(default: the best k)")
     _add_lessons_command(commands)
+    _add_lab_command(commands)
     return parser, size
+
+
+def _port(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,5}", text.strip()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"--port must be a whole number in 0..65535, got {text!r}")
+    return int(text)
+
+
+def _add_lab_command(commands) -> None:
+    lab = commands.add_parser(
+        "lab", help="copy the lessons into a working folder and open them in JupyterLab",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Copy the lessons FOLDER lacks (your edits there are kept) and start\n"
+                    "JupyterLab on it from this Python; print its URL with its token.\n"
+                    "Ctrl+C stops it.",
+        epilog="examples:\n"
+               "  bloomedu lab                         the lessons in ./my-lessons\n"
+               "  bloomedu lab ~/bloom --port 8890     another folder, another port\n"
+               "  bloomedu lab --no-browser            print the URL, open no browser")
+    lab.add_argument("folder", metavar="FOLDER", nargs="?", default=DEFAULT_FOLDER,
+                     help="the working folder (default: my-lessons, in the current folder)")
+    lab.add_argument("--port", type=_port, default=8888,
+                     help="the port to try first (default 8888; a busy one is passed over, "
+                          "and the URL printed names the port taken)")
+    lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
 
 
 def _add_lessons_command(commands) -> None:
@@ -210,9 +263,9 @@ def _add_lessons_command(commands) -> None:
                     "with --overwrite; without it or --missing, nothing is copied then.",
         epilog="examples:\n"
                "  bloomedu lessons ~/bloom-class            a copy for a class\n"
-               "  bloomedu lessons my-lessons --missing     what `make lab` runs before it opens\n"
-               "      my-lessons/: the lessons a `git pull` brought are added, your edits\n"
-               "      are kept; delete a notebook there to get the course's version back")
+               "  bloomedu lessons my-lessons --missing     what `bloomedu lab` (make lab) does\n"
+               "      first in my-lessons/: the lessons a `git pull` brought are added, your\n"
+               "      edits are kept; delete a notebook there to get the course's version back")
     lessons.add_argument("folder", metavar="FOLDER", help="where to put the lessons")
     lessons.add_argument("--no-solutions", action="store_true", help="copy the lessons only")
     replace = lessons.add_mutually_exclusive_group()
@@ -233,13 +286,9 @@ def _say(text: str, stream=None) -> None:
     print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), file=stream)
 
 
-def _count(number: int, one: str, many: str | None = None) -> str:
-    """``1 lesson``, ``2 lessons``: a count and its noun, singular or plural."""
-    return f"{number} {one if number == 1 else many or one + 's'}"
-
-
 def _lessons(args) -> int:
-    from .teaching.lessons import copy_lessons, course_notebooks, lessons_folder
+    from .teaching.lessons import (copy_lessons, course_notebooks, kept_note, lessons_folder,
+                                   tally)
 
     if not args.folder.strip():  # "" would be the current folder: never chosen by accident
         _say(f"bloomedu lessons: FOLDER must name a folder, got {args.folder!r} (use '.' for "
@@ -251,24 +300,31 @@ def _lessons(args) -> int:
     except (OSError, ValueError) as error:
         _say(f"bloomedu lessons: {error}", sys.stderr)
         return 1
-    solutions = sum(path.parent.name == "solutions" for path in written)
-    _say(f"copied {_count(len(written) - solutions, 'lesson')} and "
-         f"{_count(solutions, 'solution')} to {args.folder}")
+    source, target = lessons_folder(), Path(args.folder)
+    course = course_notebooks(source, solutions=not args.no_solutions)
+    _say(f"copied {tally([path.relative_to(target) for path in written], course)} "
+         f"to {args.folder}")
     if args.missing:
-        source, target = lessons_folder(), Path(args.folder)
-        kept = [name for name in course_notebooks(source, solutions=not args.no_solutions)
-                if target / name not in written]
-        changed = [name.as_posix() for name in kept
-                   if (target / name).read_bytes() != (source / name).read_bytes()]
-        named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
-        if kept:
-            _say(f"left {_count(len(kept), 'notebook')} already there untouched"
-                 + (f"; {_count(len(changed), 'differs', 'differ')} from the course's "
-                    f"({named}): delete one to get the course's version back"
-                    if changed else ""))
-    _say(f"open them with: jupyter lab {args.folder}")
+        note = kept_note(target, written, course, source)
+        if note:
+            _say(note)
+    _say(f"open them with: bloomedu lab {args.folder}")
     sys.stdout.flush()
     return 0
+
+
+def _lab(args) -> int:
+    from .teaching.lab import run_lab
+
+    if not args.folder.strip():
+        _say(f"bloomedu lab: FOLDER must name a folder, got {args.folder!r} (use '.' for the "
+             "current folder)", sys.stderr)
+        return 1
+    try:
+        return run_lab(args.folder, port=args.port, browser=not args.no_browser)
+    except (OSError, ValueError) as error:
+        _say(f"bloomedu lab: {error}", sys.stderr)
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     items (n)             1,000
     bits (m)              9,586
     hash functions (k)    7
-    memory                1,199 bytes = 1.17 KiB (0.00 MB)
+    memory                1,200 bytes = 1.17 KiB
     bits per item (m/n)   9.59
     false-positive rate   0.0100345 (classic (1 - e^(-kn/m))^k)
     exact rate            0.0100436 (kn independent uniform positions)
@@ -319,9 +375,11 @@ def _run(argv: list[str] | None) -> int:
     parser, size = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.error("choose a command: size or lessons")
+        parser.error("choose a command: size, lessons or lab")
     if args.command == "lessons":
         return _lessons(args)
+    if args.command == "lab":
+        return _lab(args)
     if (args.fpp is None) == (args.bits is None):
         size.error("give exactly one of --fpp (to size a filter) and --bits (to rate one)")
     try:

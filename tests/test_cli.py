@@ -44,7 +44,9 @@ def test_size_from_items_and_rate_matches_the_formulas(capsys):
     m = math.ceil(-1_000_000 * math.log(0.001) / math.log(2) ** 2)
     assert _number(fields["bits (m)"]) == m
     assert _number(fields["hash functions (k)"]) == 10  # (m/n) ln 2 = 9.966
-    assert fields["memory"].startswith(f"{math.ceil(m / 8):,} bytes = 1.71 MiB")
+    words = math.ceil(m / 64)  # a filter stores its bits in whole 64-bit words
+    assert fields["memory"] == f"{8 * words:,} bytes = 1.71 MiB ({8 * words / 1e6:.2f} MB)"
+    assert fields["memory"].startswith("1,797,200 bytes")
     assert _number(fields["bits per item (m/n)"]) == pytest.approx(m / 1e6, abs=0.005)
     assert _number(fields["false-positive rate"]) == pytest.approx(_classic(m, 1e6, 10), rel=1e-5)
     assert _number(fields["lower bound"]) == pytest.approx(math.log2(1000), abs=0.005)
@@ -58,6 +60,28 @@ def test_size_agrees_with_the_filter_the_library_builds(capsys):
         f = BloomFilter.from_capacity(n, p)
         assert (_number(fields["bits (m)"]), _number(fields["hash functions (k)"])) == \
             (f.num_bits, f.num_hashes)
+
+
+@pytest.mark.parametrize("n, p", [(1_000_000, 0.001), (1000, 0.01), (50, 0.2), (1, 0.5),
+                                  (10_000, 1e-6)])
+def test_the_memory_is_the_bytes_the_filter_stores(capsys, n, p):
+    main(["size", "--items", str(n), "--fpp", str(p)])
+    memory = _fields(capsys.readouterr().out)["memory"]
+    assert _number(memory) == BloomFilter.from_capacity(n, p).nbytes
+
+
+@pytest.mark.parametrize("bits, expected", [
+    (1, "8 bytes"),                      # one 64-bit word
+    (8_000, "1,000 bytes"),              # under 1 KiB: bytes alone, no "0.00 MB"
+    (9_586, "1,200 bytes = 1.17 KiB"),   # 150 words
+    (8 * 2**20, "1,048,576 bytes = 1.00 MiB (1.05 MB)"),
+    (2**32, "536,870,912 bytes = 512 MiB (536.87 MB)"),
+])
+def test_the_memory_is_written_in_units_that_fit_its_size(capsys, bits, expected):
+    main(["size", "--items", "10", "--bits", str(bits)])
+    memory = _fields(capsys.readouterr().out)["memory"]
+    assert memory == expected
+    assert "0.00" not in memory
 
 
 def test_bits_gives_the_rate_of_a_given_size(capsys):

@@ -49,7 +49,15 @@ def test_the_command_copies_every_lesson_and_solution_and_nothing_else(copied, c
     capsys.readouterr()
     assert main(["lessons", str(tmp_path / "again")]) == 0
     out = capsys.readouterr().out
-    assert f"copied {len(EVERY) - len(SOLUTIONS)} lessons and {len(SOLUTIONS)} solutions" in out
+    deeper = [name for name in EVERY if name.startswith("deeper/")]
+    lessons = [name for name in EVERY if "/" not in name]
+    assert len(lessons) + len(deeper) + len(SOLUTIONS) == len(EVERY)
+    assert f"copied {len(lessons)} lessons, {len(deeper)} deeper notebooks and " \
+        f"{len(SOLUTIONS)} worked solutions to {tmp_path / 'again'}" in out
+    assert "open them with: bloomedu lab" in out and "jupyter lab" not in out
+    assert main(["lessons", str(tmp_path / "only"), "--no-solutions"]) == 0
+    assert f"copied {len(lessons)} lessons and {len(deeper)} deeper notebooks to" \
+        in capsys.readouterr().out
 
 
 @pytest.fixture
@@ -117,7 +125,7 @@ def test_missing_copies_only_what_the_folder_lacks_and_keeps_every_edit(course, 
     (course / "03_third.ipynb").write_text('{"name": "new after a pull"}')
     assert main(["lessons", str(work), "--missing"]) == 0
     out = capsys.readouterr().out
-    assert "copied 2 lessons and 0 solutions" in out
+    assert "copied 2 lessons, 0 deeper notebooks and 0 worked solutions" in out
     assert "left 3 notebooks already there untouched; 1 differs from the course's " \
         "(01_first.ipynb)" in out
     assert (work / "01_first.ipynb").read_text() == "the student's own"
@@ -151,18 +159,32 @@ def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps():
     makefile = (ROOT / "Makefile").read_text()
     lab_dir = re.search(r"^LAB_DIR\s*\?=\s*(\S+)$", makefile, re.M).group(1)
     dry = make_lab_dry_run()
-    copy = dry.index(f"bin/bloomedu lessons {lab_dir} --missing")
-    serve = re.search(r"bin/jupyter lab --notebook-dir=(\S+)", dry)
-    assert serve and serve.group(1) == lab_dir and copy < serve.start()
-    assert "redis_server --check" in dry  # lesson 17's server is still checked first
-    assert "notebook-dir=notebooks" not in dry
+    serve = re.search(r"bin/bloomedu lab (\S+) --port 8888", dry)  # it copies, then serves
+    assert serve and serve.group(1) == lab_dir
+    assert "redis_server --check" in dry[:serve.start()]  # lesson 17's server is checked first
+    assert "jupyter lab" not in dry and "notebooks" not in dry[serve.start():]
     ignored = subprocess.run(["git", "check-ignore", "-q", f"{lab_dir}/01_x.ipynb"], cwd=ROOT)
     assert ignored.returncode == 0, f"{lab_dir}/ is not git-ignored"
     assert not Path(lab_dir).parts[0] == "build"
     clean = subprocess.run(["make", "-n", "clean"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout
     assert lab_dir not in clean.split() and "rm" in clean
-    assert f"--notebook-dir={ROOT}/x" in make_lab_dry_run(LAB_DIR=f"{ROOT}/x")
+    assert f"bin/bloomedu lab {ROOT}/x --port 8890 --no-browser" in \
+        make_lab_dry_run(LAB_DIR=f"{ROOT}/x", PORT=8890, LAB_FLAGS="--no-browser")
+
+
+def test_make_lab_says_what_it_does_before_each_slow_step_of_a_first_build():
+    """``make lab`` on a fresh clone builds .venv first: a line before each step, and the
+    pip steps run under a ticker that says every 10 s that they are still at work."""
+    lines = make_lab_dry_run(VENV="/nowhere/venv").splitlines()
+    slow = [i for i, line in enumerate(lines) if " -m venv " in line or " -m pip install" in line
+            or "ipykernel install" in line]
+    assert len(slow) == 4, lines
+    for i in slow:
+        assert lines[i].startswith("test -x") or lines[i - 1].startswith("echo "), lines[i]
+    assert all("still at work" in lines[i] for i in slow if " -m pip install" in lines[i])
+    assert all("--quiet" in lines[i] for i in slow if " -m pip install" in lines[i])
+    assert 'echo "  creating the virtual environment' in lines[slow[0]]
 
 
 def free_port() -> int:
@@ -194,7 +216,8 @@ def test_make_lab_prints_its_url_and_serves_the_working_copy(tmp_path):
                JUPYTERLAB_WORKSPACES_DIR=str(state / "workspaces"))
     stamp = venv / ".installed"  # the environment is built: make must not rebuild it
     process = subprocess.Popen(["make", "-o", str(stamp), "lab", f"VENV={venv}", f"PORT={port}",
-                                f"LAB_DIR={work}"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                f"LAB_DIR={work}", "LAB_FLAGS=--no-browser"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
@@ -225,7 +248,8 @@ def test_make_lab_prints_its_url_and_serves_the_working_copy(tmp_path):
         assert opened["cells"][0]["source"].endswith("A student's note.")
         spec = api("/api/kernelspecs")["kernelspecs"]["python3"]["spec"]
         assert spec["display_name"] == "Python 3 (bloomedu)"
-        assert "Opening the lessons in" in "".join(lines)
+        assert "".join(lines).count("token=") == 1  # one URL, no placeholder
+        assert f"JupyterLab is serving {work}" in "".join(lines)
         api("/api/shutdown", method="POST")
         process.wait(timeout=60)
     finally:

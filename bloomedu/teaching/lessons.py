@@ -5,17 +5,20 @@ course into ``DIR``, in the same folders: the lessons ``NN_slug.ipynb``, the opt
 of a subfolder such as ``deeper/``, and the worked solutions under ``solutions/``.
 The lessons read nothing outside their folder (the data they need ships inside
 the package: :mod:`bloomedu.teaching.vectors`), so the copy runs anywhere the
-package is installed.  The notebooks come from the ``notebooks/`` folder of the
-clone the package was installed from (``pip install -e .``, as ``make lab``
-does); a package installed without the repository has no lessons to copy.
+package is installed.  ``notebooks/`` of the repository is their one source: an
+installed wheel carries them as ``bloomedu/notebooks/`` (the build copies them there,
+``setup.py``), and a package installed from a clone (``pip install -e .``, as ``make lab``
+does) reads the clone's ``notebooks/`` itself.
 
-``make lab`` serves such a copy, never ``notebooks/`` itself (JupyterLab's autosave would
-change the committed lessons): ``bloomedu lessons my-lessons --missing`` copies only the
-notebooks the working copy lacks, so the lessons a ``git pull`` brings appear there and a
-student's own edits are never overwritten (a student who wants a lesson as the course has it
-deletes their copy; the next ``make lab`` copies it again).
+``bloomedu lab`` (and ``make lab``, which runs it) serves such a copy, never ``notebooks/``
+itself (JupyterLab's autosave would change the committed lessons): like ``bloomedu lessons
+my-lessons --missing`` it copies only the notebooks the working copy lacks, so the lessons a
+``git pull`` or an upgrade brings appear there and a student's own edits are never overwritten
+(a student who wants a lesson as the course has it deletes their copy; the next ``bloomedu lab``
+copies it again).
 
-Tested in ``tests/test_lessons_copy.py`` and ``tests/test_cli.py``; ``make test`` runs
+Tested in ``tests/test_lessons_copy.py``, ``tests/test_cli.py`` and ``tests/test_wheel.py``
+(a wheel built, installed far from the clone, its lessons copied and run); ``make test`` runs
 strict nbval on the folder this command writes, so the committed outputs are checked where a
 class would run them.
 """
@@ -26,24 +29,27 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["lessons_folder", "course_notebooks", "copy_lessons"]
+__all__ = ["lessons_folder", "course_notebooks", "copy_lessons", "tally", "kept_note"]
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 SOLUTIONS = "solutions"
 
 
 def lessons_folder() -> Path:
-    """The ``notebooks/`` folder of the repository this package was installed from.
+    """Where the lessons are: ``bloomedu/notebooks/`` of an installed wheel, or else the
+    ``notebooks/`` folder of the clone this package was installed from.
 
     >>> any(lessons_folder().glob(LESSON_GLOB))
     True
     """
-    folder = Path(__file__).resolve().parents[2] / "notebooks"
-    if not any(folder.glob(LESSON_GLOB)):
-        raise FileNotFoundError(
-            f"no lessons in {str(folder)!r}: bloomedu finds its lessons in the notebooks/ folder "
-            "of a clone of the repository; install it from a clone (pip install -e .)")
-    return folder
+    package = Path(__file__).resolve().parents[1]
+    for folder in (package / "notebooks", package.parent / "notebooks"):
+        if any(folder.glob(LESSON_GLOB)):
+            return folder
+    raise FileNotFoundError(
+        f"no lessons in {str(package / 'notebooks')!r} nor in {str(package.parent / 'notebooks')!r}: "
+        "this bloomedu was installed without them; install a wheel built from the project "
+        "(pip install 'bloomedu[lessons]') or install it from a clone (pip install -e .)")
 
 
 def course_notebooks(folder: Path, *, solutions: bool = True) -> list[Path]:
@@ -59,6 +65,64 @@ def course_notebooks(folder: Path, *, solutions: bool = True) -> list[Path]:
     names = [name for name in names if not any(part.startswith(".") for part in name.parts)
              and (solutions or name.parts[0] != SOLUTIONS)]
     return sorted(names, key=lambda name: (len(name.parts) > 1, name.as_posix()))
+
+
+def _kind(name: Path) -> tuple[str, str]:
+    """What a notebook is, by its folder: a lesson, a worked solution, or a ``deeper``
+    (or other subfolder's) notebook; singular and plural."""
+    folder = name.parts[0] if len(name.parts) > 1 else None
+    if folder is None:
+        return "lesson", "lessons"
+    if folder == SOLUTIONS:
+        return "worked solution", "worked solutions"
+    return f"{folder} notebook", f"{folder} notebooks"
+
+
+def tally(names, course) -> str:
+    """How many of ``names`` are of each kind that ``course`` holds, lessons first and
+    worked solutions last (the kinds of :func:`course_notebooks`' folders).
+
+    >>> course = [Path("01_a.ipynb"), Path("02_b.ipynb"), Path("deeper/01_c.ipynb"),
+    ...           Path("solutions/01_a_solutions.ipynb")]
+    >>> tally(course, course)
+    '2 lessons, 1 deeper notebook and 1 worked solution'
+    >>> tally(course[1:2], course[:2])
+    '1 lesson'
+    """
+    kinds = sorted({_kind(Path(name)) for name in course},
+                   key=lambda kind: (kind[0] != "lesson", kind[0] == "worked solution", kind))
+    counted = [_kind(Path(name)) for name in names]
+    parts = [f"{counted.count(kind)} {kind[0] if counted.count(kind) == 1 else kind[1]}"
+             for kind in kinds]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def kept_note(target, written, course, source) -> str | None:
+    """What a copy with ``missing=True`` left in ``target`` (None if nothing): how many of the
+    ``course`` notebooks were already there, and which of them differ from ``source``'s,
+    the course's (a student's edits), with the way to get the course's version back.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "01_a.ipynb").write_text("an edit")
+    ...     kept_note(folder, [], [Path("01_seen_ids.ipynb")], lessons_folder()) is None
+    ...     _ = (Path(folder) / "01_seen_ids.ipynb").write_text("an edit")
+    ...     kept_note(folder, [], [Path("01_seen_ids.ipynb")], lessons_folder())
+    True
+    "left 1 notebook already there untouched; 1 differs from the course's (01_seen_ids.ipynb): delete one to get the course's version back"
+    """
+    target, source = Path(target), Path(source)
+    kept = [name for name in course if target / name not in written and (target / name).exists()]
+    if not kept:
+        return None
+    changed = [name.as_posix() for name in kept
+               if (target / name).read_bytes() != (source / name).read_bytes()]
+    named = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    note = f"left {len(kept)} notebook{'' if len(kept) == 1 else 's'} already there untouched"
+    if changed:
+        note += (f"; {len(changed)} {'differs' if len(changed) == 1 else 'differ'} from the "
+                 f"course's ({named}): delete one to get the course's version back")
+    return note
 
 
 def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False,
