@@ -128,8 +128,8 @@ for target in [0.1, 0.01, 0.001, 0.0001, 0.00001]:
 status = bloomedu_command(["size", "--items", "1000000", "--fpp", "0.001"])
 
 # %% [markdown]
-# Beside m and k it prints the memory (m/8 bytes, rounded up), the rate the rounded m and k
-# really give, and lesson 07's lower bound. With `--bits` instead of `--fpp` it rates a filter
+# Beside m and k it prints the memory (the bytes the filter stores: m bits in whole 64-bit
+# words, what `f.nbytes` says), the rate the rounded m and k really give, and lesson 07's lower bound. With `--bits` instead of `--fpp` it rates a filter
 # that already exists: the first article's `BloomFilter(3, 32)`, at its largest ($2^{32}$ bits),
 # holding the day's 864,000,000 click IDs:
 
