@@ -105,3 +105,13 @@ def test_the_results_page_is_on_the_site():
     index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     assert '"results.md"' in conf and "\nresults\n" in index
     assert (ROOT / "docs" / "results.md").read_text(encoding="utf-8").startswith("# Measured, not asserted\n")
+
+
+def test_a_section_the_site_includes_to_the_end_is_the_readmes_last():
+    """docs/index.md includes "Where the articles are wrong or loose" up to the README's end: a
+    section added after it would land on the site's front page."""
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    includes = re.findall(r"```\{include\} \.\./README\.md\n(.*?)```", index, flags=re.DOTALL)
+    to_the_end = [re.search(r':start-after: "(## [^"]+)\\n"', options).group(1)
+                  for options in includes if ":end-before:" not in options]
+    assert to_the_end == [re.findall(r"^## .+$", README, flags=re.MULTILINE)[-1]]
