@@ -34,7 +34,7 @@ extensions = [
 root_doc = "index"
 include_patterns = ["index.md", "api/*.rst", "notebooks/[0-9][0-9]_*.ipynb",
                     "notebooks/solutions/*.ipynb", "notebooks/deeper/*.ipynb", "toy.md", "cheatsheet.md", "glossary.md", "faq.md",
-                    "instructors.md", "instructors/*.md"]
+                    "results.md", "instructors.md", "instructors/*.md"]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 
 # Every reference must resolve; warnings fail the build (make html runs -W --keep-going).
