@@ -92,7 +92,7 @@ chromium:
 redis: $(STAMP)
 	@$(BIN)/python -m bloomedu.services.redis_server --check
 
-# --- the two tiers of tests (README: "Tests") -----------------------------------------------
+# --- the two tiers of tests (CONTRIBUTING.md: "How the project is checked") -----------------------------------------------
 # conftest.py marks `full` every test that needs a Redis server, the built site or the browser;
 # `make check` runs the rest. Both run on pytest-xdist workers: JOBS=auto is one per core, and
 # --dist loadfile keeps a file's tests on one worker, so its module fixtures (a Redis server,

@@ -1,8 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: The article's BloomFilter(k, n), each property in its list shown by a
-#       cell that runs.
+#     summary: The article's BloomFilter(numberOfHashFunctions, numberOfBits), each
+#       property in its list shown by a cell that runs.
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
