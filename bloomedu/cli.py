@@ -131,11 +131,12 @@ def memory(nbytes: int) -> str:
     >>> memory(16), memory(1_200), memory(1_797_200)
     ('16 bytes', '1,200 bytes = 1.17 KiB', '1,797,200 bytes = 1.71 MiB (1.80 MB)')
     """
+    nbytes = whole_number(nbytes, "nbytes", 0)
     text = f"{nbytes:,} bytes" if nbytes != 1 else "1 byte"
     if nbytes >= 1024:
         text += f" = {human_bytes(nbytes)}"
     if nbytes >= 10 ** 6:
-        text += f" ({nbytes / 1e6:,.2f} MB)"
+        text += f" ({Decimal(nbytes) / 10 ** 6:,.2f} MB)"  # Decimal: any int, none too big
     return text
 
 
