@@ -249,7 +249,7 @@ guess_day.reveal(round(expected_drops(num_bits=sized_bits, num_hashes=sized_k, n
 # About 105,000 clicks, 0.012% of the day: the filter reaches the 0.1% it was sized for only at
 # midnight, and averages an eighth of that over the day. It uses 1.45 GiB. The article's design
 # at its largest drops 24 million (2.8%), under a third of the set of hashes' 81 million, in a
-# sixth of its packed size (0.50 GiB against 3.22, the last row's 4 bytes per hash): five bits
+# sixth of its packed size (0.50 GiB against 3.22): five bits
 # per ID and three hash functions do better than a 32-bit hash per ID. But by midnight it wrongly
 # claims 9.3% of new IDs, because $2^{32}$ bits is all a 32-bit hash can address.
 #
@@ -257,10 +257,9 @@ guess_day.reveal(round(expected_drops(num_bits=sized_bits, num_hashes=sized_k, n
 # click IDs, the article's design on $2^{32}/4096 = 2^{20}$ bits, and the sized filter on 1/4,096
 # of its bits. Every design keeps its bits per ID, so every rate, and the share of clicks lost, is
 # the same as on the full day. (Both designs take their positions from bloomedu's `BloomFilter`,
-# which errs at the salted filter's rates: `deeper/06_small_filters` measures the two side by
-# side. Double clicks are left out:
-# a copy sets no new bit.) `dropped_messages` finds the IDs a dedup stage would drop, for the whole
-# stream at once; on the first 3,000 it agrees with `deduplicate` itself:
+# which errs at the salted filter's rates: `deeper/06_small_filters`. Double clicks are left out:
+# a copy sets no new bit.) `dropped_messages` finds the IDs a dedup stage would drop, all at once;
+# on the first 3,000 it agrees with `deduplicate`:
 
 # %%
 SCALE = 4096
