@@ -95,6 +95,8 @@ REFERENCE = {  # exercise name -> the answer a student computes by hand for its 
                 for j in range(1, 120)),  # Poisson(20) keys a block
     "20.1": math.ceil(math.log2(2 * 4 / 0.001)),  # 2b/2^f <= p: log2(8000) = 12.97, rounded up
     "20.2": 50_000 * (1 - (1 - 1 / (2 ** 12 - 1)) ** (2 * 4 * 0.9)),  # a delete is a false positive
+    "21.1": 16 + 8 * math.ceil(int(-1e6 * math.log(0.02) / LN2 ** 2) / 64),  # header + 64-bit words
+    "21.2": 1_000_000 * (1 - (1 - 1 / 80) ** 8) ** 2,  # 8 bits a row; the query asks for 2
 }
 
 
@@ -185,6 +187,12 @@ def _measure(name: str, params: dict):
         f = XorFilter(np.arange(params["n"], dtype=np.uint64), params["fingerprint_bits"])
         fresh = np.arange(params["n"], params["n"] + params["trials"], dtype=np.uint64)
         return f.contains_many(fresh).mean()
+    if name == "21.3":  # bloomedu's model of Spark's filter, distinct UUIDs in and asked
+        from bloomedu.compat.spark import SparkBloomFilter
+        ids = uuid4_strings(params["n"] + params["trials"], rng)
+        f = SparkBloomFilter(params["n"], params["p"])
+        f.put_many(ids[:params["n"]])
+        return f.might_contain_many(ids[params["n"]:]).mean()
     if name == "14.3":  # the explorer's URL keys: inserted and queried ones never coincide
         f = BloomFilter(params["num_bits"], params["num_hashes"])
         f.add_many(make_keys("url", params["n"], seed=2024, inserted=True))
@@ -534,6 +542,19 @@ SLIPS = [
     ("measured_xor_fpp", {}, 390.6, "count"),
     ("measured_xor_fpp", {}, 0.39, "percentage"),
     ("measured_xor_fpp", {}, 1.0, "inserted ones"),
+    ("spark_filter_bytes", {}, 1_017_800, "follow a header"),
+    ("spark_filter_bytes", {}, 1_017_812, "four header fields"),
+    ("spark_filter_bytes", {"version": 1}, 1_017_816, "three header fields"),
+    ("spark_filter_bytes", {}, 1_017_811, "whole 64-bit words"),
+    ("spark_filter_bytes", {}, 442_040, "log10"),
+    ("spark_filter_bytes", {}, 8 * 1_017_816, "you gave bits"),
+    ("bloom_index_rechecks", {}, 617, "8 bits a row, not 2"),
+    ("bloom_index_rechecks", {}, 0.007, "not every column's"),
+    ("bloom_index_rechecks", {}, 692_600, "length counts bits"),
+    ("bloom_index_rechecks", {}, 10_000, "a little under 8/80"),
+    ("measured_spark_fpp", {}, 3000, "count"),
+    ("measured_spark_fpp", {}, 3.0, "percentage"),
+    ("measured_spark_fpp", {}, 1.0, "inserted ones"),
     ("shards_for_day", {}, 4, "round up to a multiple of the 3 nodes"),
     ("shards_for_day", {}, 3, "that is enough at p = 0.001"),
     ("shards_for_day", {}, 1, "more than one Redis string holds"),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ._feedback import CHECKERS, Exercise, Mistake, judge, judge_measured
 from . import article2_steps, blocked_steps, filter_steps, hashing_steps, redis_steps, window_steps
-from . import after_bloom_steps, systems_steps
+from . import after_bloom_steps, engines_steps, systems_steps
 
 __all__ = ["check", "EXERCISES", "Exercise", "Mistake", "judge", "judge_measured", "show"]
 
@@ -55,7 +55,7 @@ for _exercise in (hashing_steps.EXERCISES + filter_steps.EXERCISES + article2_st
                   + systems_steps.EXERCISES
                   + window_steps.EXERCISES
                   + redis_steps.EXERCISES + blocked_steps.EXERCISES
-                  + after_bloom_steps.EXERCISES):
+                  + after_bloom_steps.EXERCISES + engines_steps.EXERCISES):
     EXERCISES.setdefault(_exercise.lesson, ())
     EXERCISES[_exercise.lesson] += (_exercise,)
 
