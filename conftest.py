@@ -7,6 +7,8 @@ here, from what it needs, so a new test lands in the right tier with no list to 
 - ``redis``: it starts a Redis server (a test module ``tests/test_redis_*.py``, a doctest of
   ``bloomedu/services/redis_*.py``, or a test that asks for a server fixture of
   ``tests/redis_support.py``);
+- ``postgres``: it starts a PostgreSQL cluster (``tests/test_postgres_server*.py``, a doctest
+  of ``bloomedu/services/postgres_*.py``, or a test marked ``postgres``);
 - ``site``: it asks for the ``site`` fixture (the Sphinx build of ``make html``);
 - ``browser``: it drives Chromium (a test module ``tests/test_browser*.py``, or a test marked
   ``browser``); ``make test`` runs these in the newest environment only;
@@ -34,14 +36,17 @@ REDIS_FIXTURES = frozenset({"bloom_server", "bloom_client", "plain_server", "pla
 
 
 def needs(item) -> set[str]:
-    """What ``item`` needs that ``make check`` does not give it: some of {"redis", "site",
-    "browser", "slides", "nbgrader"} (the last two: the decks of ``make slides``, real nbgrader)."""
+    """What ``item`` needs that ``make check`` does not give it: some of {"redis", "postgres",
+    "site", "browser", "slides", "nbgrader"} (the last two: the decks of ``make slides``, real nbgrader)."""
     path, fixtures = item.path, set(getattr(item, "fixturenames", ()))
     found = set()
     if (path.name.startswith("test_redis_") or fixtures & REDIS_FIXTURES
             or (path.parent.name == "services" and path.name.startswith("redis_"))
             or item.get_closest_marker("redis")):
         found.add("redis")
+    if (path.name.startswith("test_postgres_server") or item.get_closest_marker("postgres")
+            or (path.parent.name == "services" and path.name.startswith("postgres_"))):
+        found.add("postgres")
     if "site" in fixtures:
         found.add("site")
     if path.name.startswith("test_browser") or item.get_closest_marker("browser"):
@@ -60,6 +65,7 @@ def pytest_collection_modifyitems(config, items):
         if found:
             item.add_marker(pytest.mark.full)
     skip_redis_doctests_without_a_server(items)
+    skip_postgres_doctests_without_a_server(items)
 
 
 def skip_redis_doctests_without_a_server(items) -> None:
@@ -74,4 +80,20 @@ def skip_redis_doctests_without_a_server(items) -> None:
     reason = unavailable_reason()
     if reason and not required():
         for item in redis_doctests:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def skip_postgres_doctests_without_a_server(items) -> None:
+    """Doctests of bloomedu/services/postgres_*.py start a PostgreSQL cluster: without one (and
+    outside `make test`, which sets BLOOMEDU_REQUIRE_ENGINES=1 and so fails instead) they skip,
+    saying what is missing."""
+    doctests = [item for item in items if type(item).__name__ == "DoctestItem"
+                and item.path.name.startswith("postgres_") and item.path.parent.name == "services"]
+    if not doctests:
+        return
+    from bloomedu.services.postgres_server import required, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason and not required():
+        for item in doctests:
             item.add_marker(pytest.mark.skip(reason=reason))
