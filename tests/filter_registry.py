@@ -25,6 +25,7 @@ from bloomedu.compat.redisbloom import RedisBloomFilter
 from bloomedu.compat.redisbloom_cuckoo import RedisCuckooFilter
 from bloomedu.compat.redisbloom_cuckoo_subfilter import MAX_FILTERS
 from bloomedu.compat.redisbloom_subfilter import RedisBloomError
+from bloomedu.compat.spark import SparkBloomFilter
 from bloomedu.core.filter import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.core.theory import hashes_for, num_bits_for, size_for
@@ -127,6 +128,11 @@ def expiring(capacity, keys=(), **services):
 def guava(capacity, keys=(), **services):
     m = guava_num_bits(n=capacity, p=EXAMPLE_FPP)
     return {"num_words": -(-m // 64), "num_hash_functions": guava_num_hashes(num_bits=m, n=capacity)}
+
+
+def spark(capacity, keys=(), **services):
+    """``BloomFilter.create(capacity, 0.01)`` in version 2 (Spark 4.1 on): str, bytes and longs."""
+    return {"expected_items": capacity, "fpp": EXAMPLE_FPP, "version": 2}
 
 
 def bip37(capacity, keys=(), **services):
@@ -246,7 +252,8 @@ REGISTRY: dict[type, Entry] = {
     SaltedBloomFilter: Entry(salted, kinds=frozenset({"str"})),  # the article hashes text IDs
     BitVector: Entry(bit_vector, kinds=frozenset({"str"})),
     GuavaBloomFilter: Entry(guava, kinds=frozenset({"str"})),  # Funnels.stringFunnel(UTF_8)
-    Bip37Filter: Entry(bip37, kinds=frozenset({"bytes"})),  # public-key hashes, txids, outpoints
+    Bip37Filter: Entry(bip37, kinds=frozenset({"bytes"})),
+    SparkBloomFilter: Entry(spark),  # putString, putBinary, putLong  # public-key hashes, txids, outpoints
     RedisBloomFilter: Entry(redisbloom, full=(RedisBloomError,), room=lambda f: f.max_inserts),
     RedisCuckooFilter: Entry(redis_cuckoo, full=(RedisBloomError,), room=redis_cuckoo_room),
     ParquetBloomFilter: Entry(blocked),
