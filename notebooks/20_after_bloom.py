@@ -351,7 +351,8 @@ check.measured_xor_fpp(answer, n=100_000, trials=100_000, fingerprint_bits=8)
 # %% [markdown]
 # ## What comes next
 #
-# This is the course's last lesson. Further on: *ribbon filters* (Dillinger and Walzer, 2021),
+# Lesson 21 (Bloom filters inside the engines) opens two engines that hold Bloom filters: Spark
+# and PostgreSQL. Further on: *ribbon filters* (Dillinger and Walzer, 2021),
 # static filters that RocksDB's `NewRibbonFilterPolicy` documentation says save about 30% of a
 # Bloom filter's memory.
 #

@@ -42,12 +42,11 @@
 # for bit) and 18 (Many consumers: the day on a cluster).
 #
 # **Time:** about 60 minutes (teaching 40, exercises 20).
-
-# %% [markdown]
-# The engines run here, started by the lesson and stopped at its end: Spark in local mode (the
-# `pyspark` package and a Java runtime) and a throwaway PostgreSQL cluster on a Unix socket
-# (Debian's PostgreSQL with its contrib modules). The first cell says what is missing, if
-# anything, and how to get it; the exercises need neither engine.
+#
+# The engines run here, started by the lesson and stopped at the end of section 4: Spark in local
+# mode (`pyspark` and Java) and a throwaway PostgreSQL cluster on a Unix socket (Debian's
+# PostgreSQL with its contrib modules). The first cell says what is missing, if anything, and how
+# to get it; the exercises need neither engine.
 
 # %%
 # %matplotlib inline
@@ -60,20 +59,19 @@ import numpy as np
 from bloomedu.compat.postgres import BloomIndex
 from bloomedu.compat.postgres_hash import hashint4, hashtext
 from bloomedu.compat.postgres_pages import read_tuples
-from bloomedu.compat.spark import SparkBloomFilter
+from bloomedu.compat.spark import (SparkBloomFilter, dataframe_sizing, reachable_bits,
+                                   spark_bit_indices_many, spark_num_bits, spark_num_hashes)
+from bloomedu.compat.spark_murmur import spark_hash_bytes_many
 from bloomedu.core import theory
 from bloomedu.services import postgres_server, spark_session
+from bloomedu.teaching.engines import quiet_spark, require_engines, without_ids
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE, decorate, show
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.day import day_chunks, uuid_ids
 
 SEED = 21
-missing = [reason for reason in (spark_session.unavailable_reason(),
-                                 postgres_server.unavailable_reason()) if reason]
-if missing:
-    raise RuntimeError("This lesson needs two engines that are not here:\n- " + "\n- ".join(missing))
-print("Java, pyspark and PostgreSQL (with its bloom extension) are here")
+print(require_engines())  # or what is missing, and how to get it
 
 # %% [markdown]
 # ## 1. A filter over a column, built by Spark, read by bloomedu
@@ -92,13 +90,14 @@ print("Java, pyspark and PostgreSQL (with its bloom extension) are here")
 # partitions.
 
 # %%
-spark = spark_session.start()  # local[2], quiet: no progress bars, errors only
+local = quiet_spark(cores=2)  # local[2]; the JVM's messages go to a log file, not here
+spark = local.session
 ids, is_copy = next(day_chunks(200_000, seed=SEED))
 uuids = uuid_ids(ids)
 clicks = spark.createDataFrame([(u, int(i % 1000)) for u, i in zip(uuids, ids)],
                                "id string, campaign int").repartition(2)
 java_filter = clicks._jdf.stat().bloomFilter("id", 200_000, 0.01)
-spark_bytes = spark_session.filter_bytes(java_filter)  # writeTo, into a byte array
+spark_bytes = spark_session.filter_bytes(local.jvm, java_filter)  # writeTo, into bytes
 print(f"{len(uuids):,} messages, {int(is_copy.sum()):,} of them copies; Spark wrote "
       f"{len(spark_bytes):,} bytes, header {spark_bytes[:16].hex(' ', 4)}")
 
@@ -118,7 +117,7 @@ ours.put_many(uuids)
 theirs = SparkBloomFilter.from_bytes(spark_bytes)
 ours_bits = np.unpackbits(np.frombuffer(ours.to_bytes()[16:], dtype=np.uint8))
 theirs_bits = np.unpackbits(np.frombuffer(spark_bytes[16:], dtype=np.uint8))
-print(f"m = {theirs.bit_size:,} bits, k = {theirs.num_hashes}; bits set: Spark "
+print(f"m = {theirs.bit_size:,} bits, k = {theirs.num_hash_functions}; bits set: Spark "
       f"{int(theirs_bits.sum()):,}, bloomedu {int(ours_bits.sum()):,}")
 guess_bits.reveal(int((ours_bits != theirs_bits).sum()), label="Bits that differ")
 assert ours.to_bytes() == spark_bytes
@@ -131,7 +130,7 @@ assert ours.to_bytes() == spark_bytes
 # %%
 fresh = uuid_ids(next(day_chunks(2000, seed=SEED + 1))[0])
 probes = uuids[:2000] + fresh
-from_python = spark_session.filter_from_bytes(spark, ours.to_bytes())
+from_python = spark_session.read_in_jvm(local.jvm, ours.to_bytes())  # readFrom
 spark_says = [bool(from_python.mightContainString(u)) for u in probes]
 print(f"Spark's answers equal bloomedu's: {spark_says == ours.might_contain_many(probes).tolist()}; "
       f"yes to all 2,000 of the day's IDs: {all(spark_says[:2000])}, to "
@@ -154,44 +153,57 @@ guess_v1 = predict("What false-positive rate does Spark's version-1 filter sized
 
 # %%
 n, p = 864_000_000, 0.01
-m, k = SparkBloomFilter(n, p).bit_size, SparkBloomFilter(n, p).num_hashes
-reachable = 2 ** 31
-v1_rate = theory.false_positive_rate(num_bits=reachable, num_hashes=k, n=n)
+k = spark_num_hashes(num_bits=spark_num_bits(n=n, p=p), n=n)
+m = 64 * -(-spark_num_bits(n=n, p=p) // 64)  # whole 64-bit words
+v1_bits = reachable_bits(m, version=1)
+print(f"m = {m:,} bits ({m / 8 / 2**30:.2f} GiB), k = {k}; version 1 reaches {v1_bits:,} of them "
+      f"({v1_bits / m:.1%})")
+keys = [u.encode() for u in uuids]  # the section's 200,000 IDs, hashed as putString does
+h1 = spark_hash_bytes_many(keys, 0)
+h2 = spark_hash_bytes_many(keys, h1)
+for version in (1, 2):
+    positions = spark_bit_indices_many(h1, h2, k, m, version)
+    print(f"version {version}: of their {positions.size:,} positions, the largest is "
+          f"{int(positions.max()):,}, and {(positions >= 2**31).mean():.1%} lie at 2^31 or beyond")
+v1_rate = theory.false_positive_rate(num_bits=v1_bits, num_hashes=k, n=n)
 v2_rate = theory.false_positive_rate(num_bits=m, num_hashes=k, n=n)
-print(f"m = {m:,} bits ({m / 8 / 2**30:.2f} GiB), k = {k}; version 1 reaches "
-      f"{reachable:,} of them ({reachable / m:.1%})")
-print(f"version 2 (all m bits): {v2_rate:.4f}")
-guess_v1.reveal(round(v1_rate, 4), label="Computed, version 1")
+print(f"once the day is in: version 2 (all m bits) {v2_rate:.4f}")
+guess_v1.reveal(round(v1_rate, 4), label="Computed, version 1 (2^31 bits)")
+capped = SparkBloomFilter.from_bytes(
+    spark_session.dataframe_bloom_filter(clicks, "id", 864_000_000, 0.01))
+print(f"stat.bloomFilter(\"id\", 864_000_000, 0.01): m = {capped.bit_size:,} bits, "
+      f"k = {capped.num_hash_functions}; dataframe_sizing: (n, m) = {dataframe_sizing(864_000_000, 0.01)}")
 
 # %% [markdown]
-# A filter that promises 1% answers "maybe" to two IDs in three, and nothing warns: the
-# bytes are well formed, only a quarter of them ever change. Spark's own pull request
+# A filter that promises 1% answers "maybe" to about two IDs in three, and nothing warns: the
+# bytes are well formed, only a quarter of the bits can ever be set. Spark's own pull request
 # (SPARK-47547) measured 76% at n = 10⁹. How the two versions part as n grows, for filters sized
 # at 1%:
 
 # %%
-sizes = np.geomspace(1e7, 2e9, 60)
-v1 = [theory.false_positive_rate(num_bits=min(SparkBloomFilter(int(s), p).bit_size, reachable),
-                                 num_hashes=SparkBloomFilter(int(s), p).num_hashes, n=int(s))
-      for s in sizes]
-v2 = [theory.false_positive_rate(num_bits=SparkBloomFilter(int(s), p).bit_size,
-                                 num_hashes=SparkBloomFilter(int(s), p).num_hashes, n=int(s))
-      for s in sizes]
+sizes = np.geomspace(1e7, 2e9, 60).astype(np.int64)
+
+
+def rate(n, version, p=0.01):
+    """The classic rate of Spark's filter for n at p, holding n items, over the bits it reaches."""
+    bits = spark_num_bits(n=int(n), p=p)
+    reached = reachable_bits(64 * -(-bits // 64), version=version)
+    return theory.false_positive_rate(num_bits=reached, num_hashes=spark_num_hashes(num_bits=bits, n=int(n)),
+                                      n=int(n))
+
+
 fig, ax = plt.subplots(figsize=FIGSIZE)
-ax.plot(sizes, v1, color="tab:red", label="version 1: bits beyond $2^{31}$ unreachable")
-ax.plot(sizes, v2, color="tab:blue", label="version 2: every bit reachable")
-ax.axvline(reachable / 9.585, color="grey", linestyle=":", label="m reaches $2^{31}$")
+ax.plot(sizes, [rate(s, 1) for s in sizes], color="tab:red", label="version 1: $2^{31}$ bits reached")
+ax.plot(sizes, [rate(s, 2) for s in sizes], color="tab:blue", label="version 2: every bit reached")
 ax.axvline(n, color="black", linestyle="--", label="the article's day")
-decorate(ax, xscale="log", yscale="log", xlabel="IDs n, filter sized for n at p = 0.01",
-         ylabel="false-positive rate", title="Spark's filter sized at 1%")
+decorate(ax, xscale="log", yscale="log", xlabel="IDs n, each filter sized for its n at p = 0.01",
+         ylabel="false-positive rate", title="Spark's filter, full, sized at 1%")
 show("Two curves of the false-positive rate against n for Spark filters sized at 1%: version 2 "
      "stays at 0.01 everywhere; version 1 leaves it once n passes about 224 million, where m "
      "reaches 2^31 bits, and climbs to about 0.65 at the article's 864 million IDs.")
 print(f"{'n':>13} {'version 1':>10} {'version 2':>10}")
-for s in (1e8, 3e8, 864e6, 1e9, 2e9):
-    row = [theory.false_positive_rate(num_bits=min(f.bit_size, cap), num_hashes=f.num_hashes, n=int(s))
-           for f in [SparkBloomFilter(int(s), p)] for cap in (reachable, 2 ** 63)]
-    print(f"{int(s):>13,} {row[0]:>10.4f} {row[1]:>10.4f}")
+for size in (100_000_000, 224_000_000, 300_000_000, 864_000_000, 1_000_000_000, 2_000_000_000):
+    print(f"{size:>13,} {rate(size, 1):>10.4f} {rate(size, 2):>10.4f}")
 
 # %% [markdown]
 # Version 2 (Spark 4.1, the default since) computes in 64 bits: $c = h_1 \cdot (2^{31} - 1)$,
@@ -199,6 +211,13 @@ for s in (1e8, 3e8, 864e6, 1e9, 2e9):
 # bit is reachable, and the header gains the seed field we read above. `SparkBloomFilter(n, p,
 # version=1)` writes and reads the old format, for filters an older Spark left behind.
 #
+# One more ceiling stays in both versions, the last line under the prediction: `stat.bloomFilter`
+# goes through the aggregate `bloom_filter_agg`, which caps n at 4,000,000 and m at $2^{26}$ bits
+# by default. Asked for the day, it builds 8 MiB with k = 12, which answers "maybe" to nearly
+# every ID once the day is in; a day-sized filter comes from `BloomFilter.create`, or from raising
+# `spark.sql.optimizer.runtime.bloomFilter.maxNumBits`.
+
+# %% [markdown]
 # ## 3. A Bloom filter Spark puts into a join by itself
 #
 # Join the clicks with a small table of campaigns, keeping one country's. Before shuffling every
@@ -222,7 +241,7 @@ spark.conf.set("spark.sql.optimizer.runtime.bloomFilter.applicationSideScanSizeT
 def plan_lines(query):
     """The optimized plan's lines that hold a Bloom filter, expression IDs removed."""
     plan = spark.sql(query)._jdf.queryExecution().optimizedPlan().toString()
-    return [re.sub(r"#\d+L?", "", line) for line in plan.splitlines()
+    return [without_ids(line) for line in plan.splitlines()
             if "bloom_filter_agg" in line or "might_contain" in line]
 
 
@@ -259,6 +278,11 @@ guess_join.reveal("yes" if lines else "no")
 # computes the signature of its values; every row whose signature holds all of those bits is a
 # candidate, fetched from the table and rechecked. The server below is a throwaway cluster in a
 # temporary folder, with 100,000 clicks in four columns.
+#
+# The first row's signature, by hand: each column's two bits, from its value's hash
+# (`hashint4` for the `int4`, `hashtext` for the texts), gathered into five 16-bit words, then
+# compared with the first tuple of the index's first data page (`get_raw_page`, from
+# `pageinspect`).
 
 # %%
 server = postgres_server.PostgresServer()
@@ -276,14 +300,6 @@ server.sql("CREATE TABLE clicks (campaign int4, country text, device text, brows
            "SET default_statistics_target = 400; ANALYZE clicks")  # statistics from every row
 print(server.sql("SELECT count(*), pg_size_pretty(pg_relation_size('clicks')), "
                  "pg_size_pretty(pg_relation_size('clicks_bloom')) FROM clicks")[0])
-
-# %% [markdown]
-# The first row's signature, by hand: each column's two bits, from its value's hash
-# (`hashint4` for the `int4`, `hashtext` for the texts), gathered into five 16-bit words, then
-# compared with the first tuple of the index's first data page (`get_raw_page`, from
-# `pageinspect`).
-
-# %%
 index = BloomIndex(length=80, col_bits=(2, 2, 2, 2))
 row = rows[0]
 for column, value in enumerate(row):
@@ -339,17 +355,15 @@ guess_plan = predict("For WHERE country = 'IT' alone, does the planner use the b
 for where in ("country = 'IT'", "campaign = 7"):
     print(f"WHERE {where}:", *explain(where), sep="\n  ")
 guess_plan.reveal("bloom index" if "clicks_bloom" in "".join(explain("country = 'IT'")) else "whole table")
+server.close()
+local.stop()
+print(f"PostgreSQL stopped: {server.pid is None}; Spark stopped: {local.session is None}")
 
 # %% [markdown]
 # About 5,000 rows hold Italy: fetching them through any index costs more than reading the table
 # in order, so the planner scans it. A rarer value (a campaign, 0.1% of the rows) gets the
 # index, but one column asks for only 2 bits, so many rows pass by chance: the recheck throws
 # away several times the rows it keeps. A bloom index pays when a query names several columns.
-
-# %%
-server.close()
-spark.stop()
-print(f"PostgreSQL stopped: {server.pid is None}; Spark stopped")
 
 # %% [markdown]
 # ## Recap
