@@ -80,7 +80,7 @@ assert len(set(ids)) == len(ids)
 spark_filter = SparkBloomFilter(100_000, 0.03)
 spark_filter.put_many(ids[:100_000])
 answer = float(spark_filter.might_contain_many(ids[100_000:]).mean())
-print(f"m = {spark_filter.bit_size:,} bits, k = {spark_filter.num_hashes}; measured rate {answer:.5f}")
+print(f"m = {spark_filter.bit_size:,} bits, k = {spark_filter.num_hash_functions}; measured rate {answer:.5f}")
 
 # %%
 check.measured_spark_fpp(answer, n=100_000, p=0.03, trials=100_000)
