@@ -49,7 +49,8 @@ def spark_version(spark) -> tuple[int, int]:  # noqa: F811
 
 
 def versions_written(spark) -> list[int]:  # noqa: F811
-    """The versions this Spark's ``BloomFilter.create`` writes: 1 and 2 from 4.1 on, else 1."""
+    """The versions this Spark's ``BloomFilter.create`` writes and ``readFrom`` reads: 1 and 2
+    from 4.1 on, else 1."""
     return [1, 2] if spark_version(spark) >= (4, 1) else [1]
 
 
@@ -129,7 +130,7 @@ def test_sparks_create_and_put_give_bloomedus_bytes_in_every_version_it_writes(s
 def test_spark_reads_bloomedus_bytes_and_answers_as_bloomedu_does(spark):  # noqa: F811
     keys = random_strings(300, 11) + random_longs(300, 12) + random_bytes(300, 13)
     absent = random_strings(600, 21)[len(EDGE_STRINGS):] + random_longs(600, 22)[len(EDGE_LONGS):]
-    for version in (1, 2):
+    for version in versions_written(spark):
         for seed in ([0, 987654] if version == 2 else [0]):
             ours = SparkBloomFilter(len(keys) // 3, 0.05, version, seed=seed)  # overfull: many FPs
             ours.put_many(keys)
@@ -143,7 +144,8 @@ def test_spark_reads_bloomedus_bytes_and_answers_as_bloomedu_does(spark):  # noq
 
 
 def test_sparks_merge_of_bloomedus_filters_is_bloomedus_merge(spark):  # noqa: F811
-    a, b = SparkBloomFilter(500, 0.01), SparkBloomFilter(500, 0.01)
+    version = versions_written(spark)[-1]
+    a, b = SparkBloomFilter(500, 0.01, version), SparkBloomFilter(500, 0.01, version)
     a.put_many(random_strings(200, 31))
     b.put_many(random_longs(200, 32))
     merged = read_in_jvm(spark.jvm, a.to_bytes()).mergeInPlace(read_in_jvm(spark.jvm, b.to_bytes()))
