@@ -30,7 +30,7 @@ from __future__ import annotations
 import struct
 
 __all__ = ["PAGE_SIZE", "BLOOM_PAGE_ID", "BLOOM_MAGIC", "page_flags", "read_options",
-           "read_tuples"]
+           "read_tuples", "read_index"]
 
 PAGE_SIZE = 8192                 # BLCKSZ in a default build
 HEADER_SIZE = 24                 # SizeOfPageHeaderData, already a multiple of 8 (MAXALIGN)
@@ -92,3 +92,20 @@ def read_tuples(page: bytes, num_words: int) -> list[tuple[tuple[int, int], tupl
         hi, lo, line, *words = struct.unpack_from(f"<HHH{num_words}H", page, HEADER_SIZE + i * size)
         tuples.append((((hi << 16) | lo, line), tuple(words)))
     return tuples
+
+
+def read_index(pages: list[bytes]) -> tuple[int, tuple[int, ...], list]:
+    """A whole bloom index from its pages (block 0 first): ``(words, column bits, tuples)``.
+
+    The tuples are those of :func:`read_tuples`, in the index's order, from every data page.
+
+    >>> meta = bytearray(8192); meta[16:18] = (8184).to_bytes(2, "little")
+    >>> meta[8184:] = bytes([0, 0, 1, 0, 0, 0, 0x83, 0xFF])
+    >>> meta[24:28] = BLOOM_MAGIC.to_bytes(4, "little"); meta[36:40] = (5).to_bytes(4, "little")
+    >>> read_index([bytes(meta)])[0]
+    5
+    """
+    if not pages:
+        raise ValueError("pages must hold at least the metapage (block 0)")
+    words, bits = read_options(pages[0])
+    return words, bits, [item for page in pages[1:] for item in read_tuples(page, words)]

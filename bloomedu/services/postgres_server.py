@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["PostgresServer", "PostgresUnavailable", "find_bin_dir", "required",
+__all__ = ["PostgresServer", "PostgresUnavailable", "find_bin_dir", "required", "sql_literal",
            "unavailable_reason", "main", "REQUIRE_ENV", "BIN_ENV", "USER_ENV"]
 
 REQUIRE_ENV = "BLOOMEDU_REQUIRE_ENGINES"  # set to 1 by `make test`: a missing engine fails the tests
@@ -152,6 +152,23 @@ def unavailable_reason() -> str | None:
         return (f"PostgreSQL in {bin_dir} lacks the extension(s) {', '.join(missing)}: "
                 f"{HOW_TO_GET_IT}")
     return None
+
+
+def sql_literal(value) -> str:
+    """``value`` as an SQL literal: None is NULL, an int a number, a str a quoted string.
+
+    >>> sql_literal("it's"), sql_literal(-5), sql_literal(None)
+    ("'it''s'", '-5', 'NULL')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str):
+        if "\0" in value:
+            raise ValueError("value cannot hold the NUL character: PostgreSQL's text refuses it")
+        return "'" + value.replace("'", "''") + "'"   # standard_conforming_strings is on
+    raise TypeError(f"value must be None, an int or a str, not {type(value).__name__}")
 
 
 class PostgresServer:
@@ -298,6 +315,14 @@ class PostgresServer:
             return []
         return [tuple(None if field == "\x1a" else field for field in record.split("\x1f"))
                 for record in out.split("\x1e")]
+
+    def raw_pages(self, relation: str) -> list[bytes]:
+        """Every block of ``relation`` as its 8192 bytes, from pageinspect's ``get_raw_page``."""
+        name = sql_literal(relation)
+        rows = self.sql(f"SELECT encode(get_raw_page({name}, block), 'hex') FROM "
+                        f"generate_series(0, pg_relation_size({name}) / 8192 - 1) AS block "
+                        "ORDER BY block")
+        return [bytes.fromhex(row[0]) for row in rows]
 
     def version(self) -> str:
         """The server's ``server_version`` (``15.10 (Debian 15.10-0+deb12u1)``)."""
