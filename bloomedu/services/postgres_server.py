@@ -29,8 +29,9 @@ True
 from __future__ import annotations
 
 import argparse
-import contextlib
+import csv
 import glob
+import io
 import os
 import pwd
 import re
@@ -52,6 +53,7 @@ SUPERUSER = "postgres"   # the cluster's superuser (initdb -U), whatever the OS 
 DATABASE = "postgres"
 EXTENSIONS = ("bloom", "pageinspect")
 _PORT = 5432             # only names the socket file: the socket's folder is ours alone
+_NULL = "\x1a"            # how psql prints NULL for sql()
 _START_S = 60.0
 _STOP_S = 30.0
 HOW_TO_GET_IT = ("install Debian's PostgreSQL with its contrib modules: apt-get install "
@@ -301,20 +303,18 @@ class PostgresServer:
         """
         if not isinstance(statements, str):
             raise TypeError(f"statements must be a str, not {type(statements).__name__}")
-        # unit separator between fields, record separator between rows, a marker for NULL:
-        # none of them is in the values these tests print
-        command = self._psql() + ["-A", "-t", "-F", "\x1f", "-R", "\x1e",
-                                  "-P", "null=\x1a", "-f", "-"]
+        # CSV without a header (quoted wherever a value needs it, line breaks included), NULL
+        # printed as a control character that no value here holds, so '' and NULL differ
+        command = self._psql() + ["--csv", "-t", "-P", f"null={_NULL}", "-f", "-"]
         env = dict(os.environ, PGCLIENTENCODING="UTF8")
         result = subprocess.run(command, input=statements.encode("utf-8"), capture_output=True,
                                 env=env)
         if result.returncode != 0:
             raise RuntimeError(f"psql failed: {result.stderr.decode('utf-8', 'replace').strip()}")
-        out = result.stdout.decode("utf-8").rstrip("\n")
-        if not out:
-            return []
-        return [tuple(None if field == "\x1a" else field for field in record.split("\x1f"))
-                for record in out.split("\x1e")]
+        records = csv.reader(io.StringIO(result.stdout.decode("utf-8"), newline=""))
+        # a blank line is a row of one empty text: psql writes '' unquoted
+        return [tuple(None if field == _NULL else field for field in record or [""])
+                for record in records]
 
     def raw_pages(self, relation: str) -> list[bytes]:
         """Every block of ``relation`` as its 8192 bytes, from pageinspect's ``get_raw_page``."""
