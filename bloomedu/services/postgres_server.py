@@ -231,7 +231,10 @@ class PostgresServer:
         result = subprocess.run(initdb, capture_output=True, text=True, cwd=own,
                                 **self._as_server_user())
         if result.returncode != 0:
-            raise PostgresUnavailable(f"initdb failed ({' '.join(initdb)}):\n"
+            hint = "" if self.user is None else (
+                f" (it ran as {self.user.pw_name!r}, who must be able to enter every folder above "
+                f"{own}: point TMPDIR at a folder it can reach)")
+            raise PostgresUnavailable(f"initdb failed{hint}: {' '.join(initdb)}\n"
                                       f"{(result.stdout + result.stderr)[-2000:]}")
         command = [str(self.bin_dir / "postgres"), "-D", str(self.data_dir),
                    "-c", "listen_addresses=", "-c", f"port={_PORT}",
