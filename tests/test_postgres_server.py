@@ -10,15 +10,13 @@ cannot start fails them, elsewhere they skip and say what is missing.
 import json
 import os
 import random
-import subprocess
-import sys
 
 import pytest
 
 from bloomedu.compat.postgres import BloomIndex
 from bloomedu.compat.postgres_pages import read_index
-from bloomedu.services.postgres_server import (PostgresServer, PostgresUnavailable, required,
-                                               sql_literal)
+from bloomedu.services.postgres_server import (PostgresServer, PostgresUnavailable, main,
+                                               required, sql_literal)
 
 
 def start_cluster(**options) -> PostgresServer:
@@ -177,32 +175,24 @@ def test_close_stops_the_server_by_pid_and_deletes_its_folder():
         os.kill(pid, 0)
 
 
-def test_check_says_what_it_found(server):
-    result = subprocess.run([sys.executable, "-m", "bloomedu.services.postgres_server", "--check"],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert "bloom 1.0" in result.stdout and "pageinspect" in result.stdout
-    assert "on a Unix socket only" in result.stdout and "now stopped" in result.stdout
+def test_check_says_what_it_found(server, capsys):
+    assert main(["--check"]) == 0      # what `make postgres` runs
+    out = capsys.readouterr().out
+    assert "bloom 1.0" in out and "pageinspect" in out
+    assert "on a Unix socket only" in out and "now stopped" in out
 
 
-def test_check_says_what_is_missing(tmp_path):
-    env = dict(os.environ, BLOOMEDU_POSTGRES_BIN=str(tmp_path))
-    result = subprocess.run([sys.executable, "-m", "bloomedu.services.postgres_server", "--check"],
-                            capture_output=True, text=True, env=env)
-    assert result.returncode == 1
-    assert f"BLOOMEDU_POSTGRES_BIN={tmp_path} lacks initdb, postgres, psql" in result.stderr
+def test_check_says_what_is_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BLOOMEDU_POSTGRES_BIN", str(tmp_path))
+    assert main(["--check"]) == 1
+    assert f"BLOOMEDU_POSTGRES_BIN={tmp_path} lacks initdb, postgres, psql" in capsys.readouterr().err
 
 
-def test_under_make_test_a_missing_server_fails_and_elsewhere_it_skips(tmp_path):
-    code = ("import sys; sys.path.insert(0, 'tests'); from test_postgres_server import start_cluster\n"
-            "def test_needs_a_cluster():\n    start_cluster()\n")
-    test = tmp_path / "test_probe.py"
-    test.write_text(code)
-    env = dict(os.environ, BLOOMEDU_POSTGRES_BIN=str(tmp_path / "missing"))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for demanded, outcome in [("1", "1 failed"), ("", "1 skipped")]:
-        env["BLOOMEDU_REQUIRE_ENGINES"] = demanded
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test),
-                              "--rootdir", str(tmp_path), "-o", "addopts="], cwd=root, env=env,
-                             capture_output=True, text=True)
-        assert outcome in run.stdout, run.stdout
+def test_under_make_test_a_missing_server_fails_and_elsewhere_it_skips(tmp_path, monkeypatch):
+    monkeypatch.setenv("BLOOMEDU_POSTGRES_BIN", str(tmp_path / "missing"))
+    monkeypatch.setenv("BLOOMEDU_REQUIRE_ENGINES", "1")
+    with pytest.raises(pytest.fail.Exception, match="no PostgreSQL under `make test`: .* lacks initdb"):
+        start_cluster()
+    monkeypatch.setenv("BLOOMEDU_REQUIRE_ENGINES", "")
+    with pytest.raises(pytest.skip.Exception, match="lacks initdb, postgres, psql"):
+        start_cluster()

@@ -68,6 +68,13 @@ def read_options(metapage: bytes) -> tuple[int, tuple[int, ...]]:
 
     The index keeps the options it was created with here, frozen; columns the index does not
     have hold the default, 2.
+
+    >>> meta = bytearray(8192); meta[16:18] = (8184).to_bytes(2, "little")
+    >>> meta[8184:] = bytes([0, 0, 1, 0, 0, 0, 0x83, 0xFF])               # flags 1: the metapage
+    >>> meta[24:28] = BLOOM_MAGIC.to_bytes(4, "little")
+    >>> meta[36:44] = struct.pack("<ii", 5, 3)                            # 5 words, col1=3
+    >>> words, bits = read_options(bytes(meta)); words, bits[0]
+    (5, 3)
     """
     _, flags = page_flags(metapage)
     magic = int.from_bytes(metapage[HEADER_SIZE:HEADER_SIZE + 4], "little")
@@ -82,6 +89,11 @@ def read_tuples(page: bytes, num_words: int) -> list[tuple[tuple[int, int], tupl
     """The tuples of a data page: ``((heap block, line number), signature words)`` each.
 
     A deleted page and the metapage hold none: ``[]``.
+
+    >>> page = bytearray(8192); page[16:18] = (8184).to_bytes(2, "little")
+    >>> page[8184:] = bytes([1, 0, 2, 0, 0, 0, 0x83, 0xFF])               # flags 2: deleted
+    >>> read_tuples(bytes(page), num_words=5)
+    []
     """
     maxoff, flags = page_flags(page)
     if flags & (BLOOM_META | BLOOM_DELETED):
