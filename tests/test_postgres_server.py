@@ -38,7 +38,8 @@ def server():
 
 def random_text(rng: random.Random) -> str:
     """Empty, ASCII with quotes and backslashes, Latin, CJK, emoji: 0..40 code points."""
-    alphabets = ["abcxyz'\\\" %_", "àèìòùçßñ€", "日本語テキスト中文", "😀🎉🚀", "\t\n\r"]
+    alphabets = ["abcxyz'\\\" %_", "àèìòùçßñ€", "日本語テキスト中文", "😀🎉🚀", "\t\n\r",
+                 "\U0004fffe\U0010ffff\ufffe"]   # noncharacters, which psql does not print
     alphabet = "".join(rng.sample(alphabets, rng.randint(1, len(alphabets))))
     return "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 3, 11, 12, 13, 40])))
 
@@ -71,10 +72,12 @@ def load(server, rows: list[tuple], index: BloomIndex, *, later: list[tuple] = (
 
 
 def heap_rows(server) -> dict[tuple[int, int], tuple]:
-    """Every row of t by its address (block, line), as the server returns it."""
-    rows = server.sql("SELECT ctid, i, a, j FROM t")
+    """Every row of t by its address (block, line), as the server holds it (the text's bytes
+    read as hex: psql would leave out characters it does not print)."""
+    rows = server.sql("SELECT ctid, i, encode(convert_to(a, 'UTF8'), 'hex'), j FROM t")
     return {tuple(int(n) for n in ctid.strip("()").split(",")):
-            (None if i is None else int(i), a, None if j is None else int(j))
+            (None if i is None else int(i), None if a is None else bytes.fromhex(a).decode("utf-8"),
+             None if j is None else int(j))
             for ctid, i, a, j in rows}
 
 

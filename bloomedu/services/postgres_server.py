@@ -301,8 +301,11 @@ class PostgresServer:
     def sql(self, statements: str) -> list[tuple[str | None, ...]]:
         """Run ``statements`` (one or more, ``;``-separated) and return the last one's rows.
 
-        Each row is a tuple of the values as PostgreSQL prints them (str), None for NULL.
-        An error raises RuntimeError with the server's message.
+        Each row is a tuple of the values as psql prints them (str), None for NULL.  psql leaves
+        out a few characters it will not print (the noncharacters U+4FFFE and U+10FFFF, for
+        one) though the server holds them: to read a text exactly, select its bytes, as
+        ``encode(convert_to(column, 'UTF8'), 'hex')``.  An error raises RuntimeError with the
+        server's message.
         """
         if not isinstance(statements, str):
             raise TypeError(f"statements must be a str, not {type(statements).__name__}")
