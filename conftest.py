@@ -24,6 +24,8 @@ worker, so a module's fixtures (a Redis server, a JupyterLab, a stream computed 
 once; the site, which tests of two files read, is built once per run behind a lock (the
 ``site`` fixture).
 """
+import importlib
+
 import matplotlib
 import pytest
 
@@ -63,44 +65,34 @@ def needs(item) -> set[str]:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark each test with what it needs and its tier; skip the Redis doctests where no server
-    can be had."""
+    """Mark each test with what it needs and its tier; skip the Redis and PostgreSQL doctests
+    where no server can be had."""
     for item in items:
         found = needs(item)
         for name in sorted(found):
             item.add_marker(getattr(pytest.mark, name))
         if found:
             item.add_marker(pytest.mark.full)
-    skip_redis_doctests_without_a_server(items)
-    skip_postgres_doctests_without_a_server(items)
+    for prefix, support in SERVER_DOCTESTS.items():
+        skip_server_doctests_without_a_server(items, prefix, support)
 
 
-def skip_redis_doctests_without_a_server(items) -> None:
-    """Doctests of the Redis services start real servers: without one (and outside `make test`,
-    which sets BLOOMEDU_REQUIRE_REDIS=1 and so fails instead) they skip, saying what is missing."""
-    redis_doctests = [item for item in items if type(item).__name__ == "DoctestItem"
-                      and item.path.name.startswith("redis_") and item.path.parent.name == "services"]
-    if not redis_doctests:
-        return
-    from bloomedu.services.redis_install import required, unavailable_reason
-
-    reason = unavailable_reason()
-    if reason and not required():
-        for item in redis_doctests:
-            item.add_marker(pytest.mark.skip(reason=reason))
+# The services whose doctests start a server: their file names' prefix, and the module that
+# says whether one can be had (unavailable_reason) and whether `make test` demands it (required).
+SERVER_DOCTESTS = {"redis_": "bloomedu.services.redis_install",         # BLOOMEDU_REQUIRE_REDIS
+                   "postgres_": "bloomedu.services.postgres_server"}   # BLOOMEDU_REQUIRE_ENGINES
 
 
-def skip_postgres_doctests_without_a_server(items) -> None:
-    """Doctests of bloomedu/services/postgres_*.py start a PostgreSQL cluster: without one (and
-    outside `make test`, which sets BLOOMEDU_REQUIRE_ENGINES=1 and so fails instead) they skip,
-    saying what is missing."""
+def skip_server_doctests_without_a_server(items, prefix: str, support: str) -> None:
+    """Doctests of ``bloomedu/services/{prefix}*.py`` start real servers: without one (and outside
+    `make test`, which sets BLOOMEDU_REQUIRE_REDIS=1 and BLOOMEDU_REQUIRE_ENGINES=1 and so fails
+    instead) they skip, saying what is missing."""
     doctests = [item for item in items if type(item).__name__ == "DoctestItem"
-                and item.path.name.startswith("postgres_") and item.path.parent.name == "services"]
+                and item.path.name.startswith(prefix) and item.path.parent.name == "services"]
     if not doctests:
         return
-    from bloomedu.services.postgres_server import required, unavailable_reason
-
-    reason = unavailable_reason()
-    if reason and not required():
+    module = importlib.import_module(support)
+    reason = module.unavailable_reason()
+    if reason and not module.required():
         for item in doctests:
             item.add_marker(pytest.mark.skip(reason=reason))

@@ -30,7 +30,7 @@ from __future__ import annotations
 import struct
 
 __all__ = ["PAGE_SIZE", "BLOOM_PAGE_ID", "BLOOM_MAGIC", "page_flags", "read_options",
-           "read_tuples"]
+           "read_tuples", "read_index"]
 
 PAGE_SIZE = 8192                 # BLCKSZ in a default build
 HEADER_SIZE = 24                 # SizeOfPageHeaderData, already a multiple of 8 (MAXALIGN)
@@ -68,6 +68,13 @@ def read_options(metapage: bytes) -> tuple[int, tuple[int, ...]]:
 
     The index keeps the options it was created with here, frozen; columns the index does not
     have hold the default, 2.
+
+    >>> meta = bytearray(8192); meta[16:18] = (8184).to_bytes(2, "little")
+    >>> meta[8184:] = bytes([0, 0, 1, 0, 0, 0, 0x83, 0xFF])               # flags 1: the metapage
+    >>> meta[24:28] = BLOOM_MAGIC.to_bytes(4, "little")
+    >>> meta[36:44] = struct.pack("<ii", 5, 3)                            # 5 words, col1=3
+    >>> words, bits = read_options(bytes(meta)); words, bits[0]
+    (5, 3)
     """
     _, flags = page_flags(metapage)
     magic = int.from_bytes(metapage[HEADER_SIZE:HEADER_SIZE + 4], "little")
@@ -82,6 +89,11 @@ def read_tuples(page: bytes, num_words: int) -> list[tuple[tuple[int, int], tupl
     """The tuples of a data page: ``((heap block, line number), signature words)`` each.
 
     A deleted page and the metapage hold none: ``[]``.
+
+    >>> page = bytearray(8192); page[16:18] = (8184).to_bytes(2, "little")
+    >>> page[8184:] = bytes([1, 0, 2, 0, 0, 0, 0x83, 0xFF])               # flags 2: deleted
+    >>> read_tuples(bytes(page), num_words=5)
+    []
     """
     maxoff, flags = page_flags(page)
     if flags & (BLOOM_META | BLOOM_DELETED):
@@ -92,3 +104,20 @@ def read_tuples(page: bytes, num_words: int) -> list[tuple[tuple[int, int], tupl
         hi, lo, line, *words = struct.unpack_from(f"<HHH{num_words}H", page, HEADER_SIZE + i * size)
         tuples.append((((hi << 16) | lo, line), tuple(words)))
     return tuples
+
+
+def read_index(pages: list[bytes]) -> tuple[int, tuple[int, ...], list]:
+    """A whole bloom index from its pages (block 0 first): ``(words, column bits, tuples)``.
+
+    The tuples are those of :func:`read_tuples`, in the index's order, from every data page.
+
+    >>> meta = bytearray(8192); meta[16:18] = (8184).to_bytes(2, "little")
+    >>> meta[8184:] = bytes([0, 0, 1, 0, 0, 0, 0x83, 0xFF])
+    >>> meta[24:28] = BLOOM_MAGIC.to_bytes(4, "little"); meta[36:40] = (5).to_bytes(4, "little")
+    >>> read_index([bytes(meta)])[0]
+    5
+    """
+    if not pages:
+        raise ValueError("pages must hold at least the metapage (block 0)")
+    words, bits = read_options(pages[0])
+    return words, bits, [item for page in pages[1:] for item in read_tuples(page, words)]

@@ -29,8 +29,9 @@ True
 from __future__ import annotations
 
 import argparse
-import contextlib
+import csv
 import glob
+import io
 import os
 import pwd
 import re
@@ -42,7 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["PostgresServer", "PostgresUnavailable", "find_bin_dir", "required",
+__all__ = ["PostgresServer", "PostgresUnavailable", "find_bin_dir", "required", "sql_literal",
            "unavailable_reason", "main", "REQUIRE_ENV", "BIN_ENV", "USER_ENV"]
 
 REQUIRE_ENV = "BLOOMEDU_REQUIRE_ENGINES"  # set to 1 by `make test`: a missing engine fails the tests
@@ -52,6 +53,7 @@ SUPERUSER = "postgres"   # the cluster's superuser (initdb -U), whatever the OS 
 DATABASE = "postgres"
 EXTENSIONS = ("bloom", "pageinspect")
 _PORT = 5432             # only names the socket file: the socket's folder is ours alone
+_NULL = "\x1a"            # how psql prints NULL for sql()
 _START_S = 60.0
 _STOP_S = 30.0
 HOW_TO_GET_IT = ("install Debian's PostgreSQL with its contrib modules: apt-get install "
@@ -154,6 +156,23 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def sql_literal(value) -> str:
+    """``value`` as an SQL literal: None is NULL, an int a number, a str a quoted string.
+
+    >>> sql_literal("it's"), sql_literal(-5), sql_literal(None)
+    ("'it''s'", '-5', 'NULL')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str):
+        if "\0" in value:
+            raise ValueError("value cannot hold the NUL character: PostgreSQL's text refuses it")
+        return "'" + value.replace("'", "''") + "'"   # standard_conforming_strings is on
+    raise TypeError(f"value must be None, an int or a str, not {type(value).__name__}")
+
+
 class PostgresServer:
     """A PostgreSQL cluster of our own, on a Unix socket in a temporary folder, stopped by its PID.
 
@@ -212,7 +231,10 @@ class PostgresServer:
         result = subprocess.run(initdb, capture_output=True, text=True, cwd=own,
                                 **self._as_server_user())
         if result.returncode != 0:
-            raise PostgresUnavailable(f"initdb failed ({' '.join(initdb)}):\n"
+            hint = "" if self.user is None else (
+                f" (it ran as {self.user.pw_name!r}, who must be able to enter every folder above "
+                f"{own}: point TMPDIR at a folder it can reach)")
+            raise PostgresUnavailable(f"initdb failed{hint}: {' '.join(initdb)}\n"
                                       f"{(result.stdout + result.stderr)[-2000:]}")
         command = [str(self.bin_dir / "postgres"), "-D", str(self.data_dir),
                    "-c", "listen_addresses=", "-c", f"port={_PORT}",
@@ -279,25 +301,34 @@ class PostgresServer:
     def sql(self, statements: str) -> list[tuple[str | None, ...]]:
         """Run ``statements`` (one or more, ``;``-separated) and return the last one's rows.
 
-        Each row is a tuple of the values as PostgreSQL prints them (str), None for NULL.
-        An error raises RuntimeError with the server's message.
+        Each row is a tuple of the values as psql prints them (str), None for NULL.  psql leaves
+        out a few characters it will not print (the noncharacters U+4FFFE and U+10FFFF, for
+        one) though the server holds them: to read a text exactly, select its bytes, as
+        ``encode(convert_to(column, 'UTF8'), 'hex')``.  An error raises RuntimeError with the
+        server's message.
         """
         if not isinstance(statements, str):
             raise TypeError(f"statements must be a str, not {type(statements).__name__}")
-        # unit separator between fields, record separator between rows, a marker for NULL:
-        # none of them is in the values these tests print
-        command = self._psql() + ["-A", "-t", "-F", "\x1f", "-R", "\x1e",
-                                  "-P", "null=\x1a", "-f", "-"]
+        # CSV without a header (quoted wherever a value needs it, line breaks included), NULL
+        # printed as a control character that no value here holds, so '' and NULL differ
+        command = self._psql() + ["--csv", "-t", "-P", f"null={_NULL}", "-f", "-"]
         env = dict(os.environ, PGCLIENTENCODING="UTF8")
         result = subprocess.run(command, input=statements.encode("utf-8"), capture_output=True,
                                 env=env)
         if result.returncode != 0:
             raise RuntimeError(f"psql failed: {result.stderr.decode('utf-8', 'replace').strip()}")
-        out = result.stdout.decode("utf-8").rstrip("\n")
-        if not out:
-            return []
-        return [tuple(None if field == "\x1a" else field for field in record.split("\x1f"))
-                for record in out.split("\x1e")]
+        records = csv.reader(io.StringIO(result.stdout.decode("utf-8"), newline=""))
+        # a blank line is a row of one empty text: psql writes '' unquoted
+        return [tuple(None if field == _NULL else field for field in record or [""])
+                for record in records]
+
+    def raw_pages(self, relation: str) -> list[bytes]:
+        """Every block of ``relation`` as its 8192 bytes, from pageinspect's ``get_raw_page``."""
+        name = sql_literal(relation)
+        rows = self.sql(f"SELECT encode(get_raw_page({name}, block), 'hex') FROM "
+                        f"generate_series(0, pg_relation_size({name}) / 8192 - 1) AS block "
+                        "ORDER BY block")
+        return [bytes.fromhex(row[0]) for row in rows]
 
     def version(self) -> str:
         """The server's ``server_version`` (``15.10 (Debian 15.10-0+deb12u1)``)."""
