@@ -1,9 +1,8 @@
 # ---
 # jupyter:
 #   bloomedu:
-#     summary: 'Spark''s BloomFilter and PostgreSQL''s bloom index, bit for bit: a filter over
-#       a day''s column read by bloomedu, version 1''s 2^31-bit cap, a runtime filter in a join,
-#       and a row''s signature matched to the index page.'
+#     summary: 'Spark''s BloomFilter and PostgreSQL''s bloom index, bit for bit: version
+#       1''s 2^31-bit cap, a runtime filter in a join, a row''s signature on the index page.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
