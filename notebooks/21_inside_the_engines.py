@@ -342,9 +342,10 @@ guess_recheck.reveal(removed, label="Rows Removed by Index Recheck")
 assert len(ours) == removed
 
 # %% [markdown]
-# The index names the same rows as `BloomIndex.candidates`, since it holds the same signatures,
-# and the planner pays for each one with a read of the table. That price decides whether it uses
-# the index at all. **Predict:** a query on one column, a value that a twentieth of the rows hold.
+# The index hands over as many rows as `BloomIndex.candidates` names, since it holds the same
+# signatures (`tests/test_postgres_server.py` compares every one), and each costs a read of the
+# table. That price decides whether the planner uses the index at all. **Predict:** a query on one
+# column, for a value that a twentieth of the rows hold.
 
 # %%
 guess_plan = predict("For WHERE country = 'IT' alone, does the planner use the bloom index or "
@@ -414,9 +415,10 @@ check.measured_spark_fpp(answer, n=100_000, p=0.03, trials=100_000)
 # %% [markdown]
 # ## What comes next
 #
-# This is the course's last lesson. Spark also reads the split-block filters of Parquet files
-# (lesson 19) to skip row groups, and `PostgreSQL`'s BRIN indexes have a Bloom variant
-# (`brin_bloom_ops`) that keeps one filter per range of pages instead of one per row.
+# This is the course's last lesson. Two more filters live in the same engines: Parquet files can
+# carry split-block filters (lesson 19) that Spark's Parquet reader consults to skip row groups,
+# and PostgreSQL's BRIN indexes have Bloom operator classes (`int4_bloom_ops`, `text_bloom_ops`,
+# ...) that keep one filter per range of table pages instead of one signature per row.
 #
 # *Where this lesson's code lives:* `bloomedu/compat/spark.py` (Spark's filter and its Murmur3),
 # `bloomedu/compat/postgres.py`, `bloomedu/compat/postgres_hash.py`,
