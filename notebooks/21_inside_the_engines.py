@@ -266,7 +266,8 @@ guess_join.reveal("yes" if lines else "no")
 # A filter helps only if it rules clicks out: with every campaign on the small side, every
 # click passes, and building the filter would be pure cost. Spark injects one only when the small
 # side is filtered (a selective predicate) and small (under 10 MB), and the large side is large.
-#
+
+# %% [markdown]
 # ## 4. PostgreSQL's bloom index: one small filter a row
 #
 # A B-tree index serves one column order; a query on any subset of eight columns would need many.
