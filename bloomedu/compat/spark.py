@@ -342,7 +342,8 @@ class SparkBloomFilter(Filter, SetOperations):
         checked = []
         for chunk in key_chunks(items):
             if isinstance(chunk, np.ndarray):
-                if chunk.dtype.kind == "u" and chunk.size and chunk.max() > _LONG_MAX:
+                # int(): numpy 1.x compares a uint64 with a Python int as float64 (2**63 == 2**63-1)
+                if chunk.dtype.kind == "u" and chunk.size and int(chunk.max()) > _LONG_MAX:
                     raise ValueError(f"items must be ints in -2**63..2**63-1 (Java longs: "
                                      f"Spark's putLong), got {chunk.max()} in a {chunk.dtype} array")
                 checked.append(chunk.astype(np.int64))
