@@ -63,20 +63,11 @@ def java_filter(spark, version: int, n: int, num_bits: int, seed: int = 0):  # n
     return sketch.create(n, num_bits)
 
 
-def put_in_jvm(target, key) -> bool:
-    if isinstance(key, str):
-        return target.putString(key)
-    if isinstance(key, bytes):
-        return target.putBinary(bytearray(key))
-    return target.putLong(key)
-
-
-def ask_jvm(target, key) -> bool:
-    if isinstance(key, str):
-        return target.mightContainString(key)
-    if isinstance(key, bytes):
-        return target.mightContainBinary(bytearray(key))
-    return target.mightContainLong(key)
+def in_jvm(target, action: str, key) -> bool:
+    """``target.putString(key)`` (action "put") or ``mightContainString``, ``...Binary`` or
+    ``...Long``, as the key's type says: what bloomedu's put and might_contain choose."""
+    kind = "String" if isinstance(key, str) else "Binary" if isinstance(key, bytes) else "Long"
+    return getattr(target, action + kind)(bytearray(key) if isinstance(key, bytes) else key)
 
 
 # --- Spark -> bloomedu ------------------------------------------------------------------------
@@ -120,7 +111,7 @@ def test_sparks_create_and_put_give_bloomedus_bytes_in_every_version_it_writes(s
             target = java_filter(spark, version, len(keys), 7 * len(keys), seed)
             ours = SparkBloomFilter.with_num_bits(len(keys), 7 * len(keys), version, seed=seed)
             for key in keys:
-                assert put_in_jvm(target, key) == ours.put(key), (version, seed, key)
+                assert in_jvm(target, "put", key) == ours.put(key), (version, seed, key)
             written = filter_bytes(spark.jvm, target)
             assert ours.to_bytes() == written, (version, seed)
             assert SparkBloomFilter.from_bytes(written) == ours
@@ -137,8 +128,8 @@ def test_spark_reads_bloomedus_bytes_and_answers_as_bloomedu_does(spark):  # noq
             theirs = read_in_jvm(spark.jvm, ours.to_bytes())
             assert filter_bytes(spark.jvm, theirs) == ours.to_bytes()
             assert theirs.bitSize() == ours.bit_size and theirs.cardinality() == ours.cardinality()
-            assert all(ask_jvm(theirs, key) for key in keys), (version, seed)
-            answers = [ask_jvm(theirs, key) for key in absent]
+            assert all(in_jvm(theirs, "mightContain", key) for key in keys), (version, seed)
+            answers = [in_jvm(theirs, "mightContain", key) for key in absent]
             assert answers == ours.might_contain_many(absent).tolist(), (version, seed)
             assert 0 < sum(answers) < len(absent)  # false positives, the same ones
 

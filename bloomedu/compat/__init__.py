@@ -11,6 +11,9 @@ Bitcoin node, and the other way round:
   filter, with its ``filterload`` payload.
 - :mod:`bloomedu.compat.parquet`: :class:`ParquetBloomFilter`, the split-block filter of
   Parquet files (XXH64), whose bitset is the one pyarrow writes (lesson 19).
+- :mod:`bloomedu.compat.spark`: :class:`SparkBloomFilter`, Apache Spark's ``BloomFilter``
+  (``df.stat.bloomFilter``) in both versions of its ``writeTo`` bytes, with Spark's own
+  Murmur3 in :mod:`bloomedu.compat.spark_murmur`.
 
 >>> from bloomedu.compat import Bip37Filter, GuavaBloomFilter
 >>> GuavaBloomFilter.create(10, 0.1).bit_size, Bip37Filter(3, 0.01).n_hash_funcs
@@ -20,5 +23,6 @@ Bitcoin node, and the other way round:
 from .bip37 import Bip37Filter
 from .guava import GuavaBloomFilter
 from .parquet import ParquetBloomFilter
+from .spark import SparkBloomFilter
 
-__all__ = ["Bip37Filter", "GuavaBloomFilter", "ParquetBloomFilter"]
+__all__ = ["Bip37Filter", "GuavaBloomFilter", "ParquetBloomFilter", "SparkBloomFilter"]

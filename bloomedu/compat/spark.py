@@ -45,10 +45,11 @@ import numpy as np
 from ..core.bits import BitArray
 from ..core.checks import MAX_HASHES, check_storage, is_int, one_of, probability, whole_number
 from ..core.contract import Filter, filter_repr
+from ..core.filter_sets import SetOperations
 from ..core.hashing import key_chunks
 from ..core.serial import as_bytes, expect_length
 from .java import java_round, java_utf8, signed32
-from .spark_murmur import (spark_hash_bytes, spark_hash_bytes_many, spark_hash_long,
+from .spark_murmur import (java_int, spark_hash_bytes, spark_hash_bytes_many, spark_hash_long,
                            spark_hash_longs)
 
 __all__ = ["SparkBloomFilter", "spark_num_bits", "spark_num_hashes", "spark_bit_indices",
@@ -103,7 +104,9 @@ def dataframe_sizing(expected_items: int, fpp: float, *, max_num_items: int = _D
     (4000000, 67108864)
     """
     n = whole_number(expected_items, "expected_items", 1, _LONG_MAX)
-    num_bits = spark_num_bits(n=n, p=fpp)
+    num_bits = spark_num_bits(n=n, p=probability(fpp, "fpp"))
+    max_num_items = whole_number(max_num_items, "max_num_items", 1, _LONG_MAX)
+    max_num_bits = whole_number(max_num_bits, "max_num_bits", 1, _LONG_MAX)
     return min(n, max_num_items), min(num_bits, max_num_bits)
 
 
@@ -127,6 +130,15 @@ def spark_bit_indices(h1: int, h2: int, num_hashes: int, bit_size: int, version:
     >>> spark_bit_indices(721651713, -1891752531, 3, 64, 2)
     [44, 25, 6]
     """
+    h1, h2 = java_int(h1, "h1"), java_int(h2, "h2")
+    num_hashes = whole_number(num_hashes, "num_hashes", 1, MAX_HASHES)
+    bit_size = whole_number(bit_size, "bit_size", 1, _LONG_MAX)
+    version = one_of(version, "version", (1, 2))
+    return _bit_indices(h1, h2, num_hashes, bit_size, version)
+
+
+def _bit_indices(h1: int, h2: int, num_hashes: int, bit_size: int, version: int) -> list[int]:
+    """:func:`spark_bit_indices` of arguments already checked (a filter's own calls)."""
     out = []
     if version == 1:
         for i in range(1, num_hashes + 1):
@@ -181,7 +193,12 @@ def _key(item, name: str = "item"):
                     f"-2**63..2**63-1 (putLong), not {type(item).__name__}")
 
 
-class SparkBloomFilter(Filter):
+def _shape(f: "SparkBloomFilter") -> tuple[int, int, int, int]:
+    """What two filters must share to be merged: (version, bit size, k, seed)."""
+    return f.version, f.bit_size, f.num_hash_functions, f.seed
+
+
+class SparkBloomFilter(Filter, SetOperations):
     """A filter equal to Spark's ``BloomFilter.create(expected_items, fpp)``, bit for bit, in
     version 2 (Spark 4.1 on) or 1 (Spark up to 4.0).
 
@@ -221,7 +238,7 @@ class SparkBloomFilter(Filter):
         n = whole_number(expected_items, "expected_items", 1, _LONG_MAX)
         num_bits = whole_number(num_bits, "num_bits", 1, _LONG_MAX)
         new = cls.__new__(cls)
-        new._make(n, num_bits, version, seed, f"expected_items={n}, num_bits={num_bits}")
+        cls._make(new, n, num_bits, version, seed, f"expected_items={n}, num_bits={num_bits}")
         return new
 
     def _make(self, n: int, num_bits: int, version, seed, where: str) -> None:
@@ -292,7 +309,7 @@ class SparkBloomFilter(Filter):
         else:
             h1 = spark_hash_long(value, self.seed)
             h2 = spark_hash_long(value, h1)
-        return spark_bit_indices(h1, h2, self.num_hash_functions, self.bit_size, self.version)
+        return _bit_indices(h1, h2, self.num_hash_functions, self.bit_size, self.version)
 
     def put(self, item) -> bool:
         """Insert a key; True if a bit changed (Spark's ``put``: then it was surely new).
@@ -325,7 +342,8 @@ class SparkBloomFilter(Filter):
         checked = []
         for chunk in key_chunks(items):
             if isinstance(chunk, np.ndarray):
-                if chunk.dtype.kind == "u" and chunk.size and chunk.max() > _LONG_MAX:
+                # int(): numpy 1.x compares a uint64 with a Python int as float64 (2**63 == 2**63-1)
+                if chunk.dtype.kind == "u" and chunk.size and int(chunk.max()) > _LONG_MAX:
                     raise ValueError(f"items must be ints in -2**63..2**63-1 (Java longs: "
                                      f"Spark's putLong), got {chunk.max()} in a {chunk.dtype} array")
                 checked.append(chunk.astype(np.int64))
@@ -381,55 +399,53 @@ class SparkBloomFilter(Filter):
 
     add_many, contains_many = put_many, might_contain_many  # every filter's bulk names
 
-    # --- combining, as Spark's mergeInPlace / intersectInPlace ---------------------------
+    # --- combining, as Spark's mergeInPlace / intersectInPlace (and |, &, |=, &=) ---------------
     def is_compatible(self, other) -> bool:
         """Spark's ``isCompatible``: same version, bit size, k and seed.
 
         >>> SparkBloomFilter(10, 0.1).is_compatible(SparkBloomFilter(10, 0.1, version=1))
         False
         """
-        return isinstance(other, SparkBloomFilter) and (
-            self.version, self.bit_size, self.num_hash_functions, self.seed) == (
-            other.version, other.bit_size, other.num_hash_functions, other.seed)
+        return isinstance(other, SparkBloomFilter) and _shape(self) == _shape(other)
 
-    def _check_compatible(self, other) -> None:
+    def _check_compatible(self, other) -> "SparkBloomFilter":
+        """``other``, if Spark would merge it with this filter; else a clear error."""
         if not isinstance(other, SparkBloomFilter):
             raise TypeError(f"other must be a SparkBloomFilter, not {type(other).__name__}")
         if not self.is_compatible(other):
             raise ValueError("other is not compatible: Spark merges only filters of the same "
-                             f"version, bit size, k and seed, got {other._shape()} and {self._shape()}")
+                             f"(version, bit size, k, seed), got {_shape(other)} and {_shape(self)}")
+        return other
 
-    def _shape(self) -> str:
-        return (f"(version={self.version}, bit_size={self.bit_size}, "
-                f"num_hash_functions={self.num_hash_functions}, seed={self.seed})")
+    def bits_snapshot(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """A copy of bytes ``start:stop`` of the bits, read under the filter's lock.
+
+        >>> f = SparkBloomFilter(10, 0.1); f.bits_snapshot().tolist()
+        [0, 0, 0, 0, 0, 0, 0, 0]
+        """
+        with self._lock:
+            return self.bits.data[start:stop].copy()
 
     def merge_in_place(self, other: "SparkBloomFilter") -> "SparkBloomFilter":
-        """Spark's ``mergeInPlace``: OR in the bits of a compatible filter; returns ``self``.
+        """Spark's ``mergeInPlace`` (``|=``): OR in the bits of a compatible filter; returns
+        ``self``.
 
         >>> a, b = SparkBloomFilter(10, 0.1), SparkBloomFilter(10, 0.1); b.put("x")
         True
-        >>> "x" in a.merge_in_place(b)
-        True
+        >>> "x" in a.merge_in_place(b), "x" in SparkBloomFilter(10, 0.1) | b
+        (True, True)
         """
-        self._check_compatible(other)
-        theirs = other._snapshot(other.bits).data
-        with self._lock:
-            self.bits.data |= theirs
-        return self
+        return self.__ior__(other)
 
     def intersect_in_place(self, other: "SparkBloomFilter") -> "SparkBloomFilter":
-        """Spark's ``intersectInPlace``: AND with the bits of a compatible filter.
+        """Spark's ``intersectInPlace`` (``&=``): AND with the bits of a compatible filter.
 
         >>> a, b = SparkBloomFilter(10, 0.1), SparkBloomFilter(10, 0.1); a.put("x")
         True
         >>> "x" in a.intersect_in_place(b)
         False
         """
-        self._check_compatible(other)
-        theirs = other._snapshot(other.bits).data
-        with self._lock:
-            self.bits.data &= theirs
-        return self
+        return self.__iand__(other)
 
     # --- writeTo / readFrom -----------------------------------------------------------
     def to_bytes(self) -> bytes:

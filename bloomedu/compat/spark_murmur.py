@@ -32,13 +32,29 @@ from __future__ import annotations
 import mmh3  # noqa: F401 - used by the docstring's comparison with standard MurmurHash3
 import numpy as np
 
-__all__ = ["spark_hash_bytes", "spark_hash_long", "spark_hash_longs", "spark_hash_bytes_many"]
+from ..core.checks import whole_number
+
+__all__ = ["spark_hash_bytes", "spark_hash_long", "spark_hash_longs", "spark_hash_bytes_many",
+           "java_int"]
 
 _MASK32 = 0xFFFFFFFF
 C1, C2 = 0xCC9E2D51, 0x1B873593
 _U32 = {name: np.uint32(value) for name, value in
         (("C1", C1), ("C2", C2), ("five", 5), ("add", 0xE6546B64), ("F1", 0x85EBCA6B),
          ("F2", 0xC2B2AE35))}
+
+
+def java_int(value, name: str, bits: int = 32) -> int:
+    """``value`` as a Python int in a Java int's range (``bits=64``: a long's), or a clear error
+    naming ``name``.
+
+    >>> java_int(-1, "seed"), java_int(np.int64(2**40), "value", 64)
+    (-1, 1099511627776)
+    """
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if type(value) is int and low <= value <= high:  # the filters' own calls pass here at once
+        return value
+    return whole_number(value, name, low, high)
 
 
 def _signed(value: int) -> int:
@@ -72,7 +88,7 @@ def spark_hash_bytes(data: bytes, seed: int) -> int:
     """``Murmur3_x86_32.hashUnsafeBytes``: Spark's hash of a byte string (``putBinary``,
     and ``putString`` of the string's UTF-8 bytes), as a Java int.
 
-    ``seed`` is a Java int (any int is taken modulo 2**32, as the JVM would hold it).
+    ``seed`` is a Java int, -2**31 .. 2**31-1.
 
     >>> spark_hash_bytes(b"", 0), spark_hash_bytes("città".encode(), 0)
     (0, -838629824)
@@ -80,7 +96,7 @@ def spark_hash_bytes(data: bytes, seed: int) -> int:
     (721651713, -1891752531)
     """
     data = bytes(data)
-    h1 = seed & _MASK32
+    h1 = java_int(seed, "seed") & _MASK32
     aligned = len(data) - len(data) % 4
     for at in range(0, aligned, 4):
         h1 = _mix_h1(h1, _mix_k1(int.from_bytes(data[at:at + 4], "little")))
@@ -96,6 +112,7 @@ def spark_hash_long(value: int, seed: int) -> int:
     >>> spark_hash_long(0, 0), spark_hash_long(-1, 0), spark_hash_long(2**63 - 1, 42)
     (1669671676, 1651860712, -1604625029)
     """
+    value, seed = java_int(value, "value", 64), java_int(seed, "seed")
     h1 = _mix_h1(seed & _MASK32, _mix_k1(value & _MASK32))
     h1 = _mix_h1(h1, _mix_k1(value >> 32 & _MASK32))
     return _signed(_fmix(h1, 8))

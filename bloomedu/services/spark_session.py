@@ -31,7 +31,7 @@ from pathlib import Path
 
 __all__ = ["SparkUnavailable", "LocalSpark", "required", "unavailable_reason", "find_java",
            "java_version", "parse_java_version", "check_pyspark", "filter_bytes", "read_in_jvm",
-           "dataframe_bloom_filter", "REQUIRE_ENV", "MIN_JAVA"]
+           "dataframe_bloom_filter", "py4j_handle", "REQUIRE_ENV", "MIN_JAVA"]
 
 REQUIRE_ENV = "BLOOMEDU_REQUIRE_ENGINES"  # set to 1 by `make test`: a missing Java or pyspark fails
 MIN_JAVA = 17                             # Spark 4 runs on Java 17 and 21
@@ -209,7 +209,7 @@ class LocalSpark:
     @property
     def jvm(self):
         """The JVM's package tree (py4j), e.g. ``jvm.org.apache.spark.util.sketch.BloomFilter``."""
-        return self.session._jvm
+        return py4j_handle(self.session, "_jvm")
 
     def stop(self) -> None:
         """Stop the session and remove its folder (twice is harmless)."""
@@ -226,6 +226,22 @@ class LocalSpark:
 
 
 # --- Spark's Bloom filters as bytes --------------------------------------------------------------
+def py4j_handle(obj, name: str):
+    """pyspark's py4j handle on the JVM side of ``obj``: ``"_jvm"`` of a SparkSession (the
+    JVM's package tree), ``"_jdf"`` of a DataFrame (its Java ``Dataset``).
+
+    pyspark has no public name for either and no Python wrapper for ``stat.bloomFilter``, so
+    this module reads them here, in one place, by the names pyspark's own code uses.
+
+    >>> class Frame: _jdf = "the Java Dataset"
+    >>> py4j_handle(Frame(), "_jdf")
+    'the Java Dataset'
+    """
+    if name not in ("_jvm", "_jdf"):
+        raise ValueError(f"name must be '_jvm' or '_jdf', got {name!r}")
+    return getattr(obj, name)
+
+
 def filter_bytes(jvm, java_filter) -> bytes:
     """The ``writeTo`` bytes of a JVM ``BloomFilter``, through a ``ByteArrayOutputStream``."""
     out = jvm.java.io.ByteArrayOutputStream()
@@ -241,5 +257,6 @@ def read_in_jvm(jvm, data: bytes):
 def dataframe_bloom_filter(frame, column: str, expected_items: int, fpp: float) -> bytes:
     """``frame.stat.bloomFilter(column, expected_items, fpp)`` as ``writeTo`` bytes (pyspark
     has no Python wrapper for it: the JVM's ``DataFrameStatFunctions`` answers through py4j)."""
-    java_filter = frame._jdf.stat().bloomFilter(column, int(expected_items), float(fpp))
-    return filter_bytes(frame.sparkSession._jvm, java_filter)
+    java_filter = py4j_handle(frame, "_jdf").stat().bloomFilter(column, int(expected_items),
+                                                               float(fpp))
+    return filter_bytes(py4j_handle(frame.sparkSession, "_jvm"), java_filter)
