@@ -10,6 +10,8 @@ cannot start fails them, elsewhere they skip and say what is missing.
 import json
 import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -176,6 +178,21 @@ def test_close_stops_the_server_by_pid_and_deletes_its_folder():
     assert cluster.pid is None and not folder.exists()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_server_nobody_closed_is_stopped_when_python_exits():
+    code = ("from bloomedu.services.postgres_server import PostgresServer\n"
+            "server = PostgresServer(extensions=())\n"
+            "print(server.pid, server.folder)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this bloomedu first
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+    if run.returncode != 0:
+        start_cluster(extensions=())     # fails or skips, saying why there is no cluster
+        pytest.fail(run.stderr)
+    pid, folder = run.stdout.split()
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid), 0)
+    assert not os.path.exists(folder)
 
 
 def test_check_says_what_it_found(server, capsys):
