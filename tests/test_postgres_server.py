@@ -163,7 +163,15 @@ def test_the_server_runs_unprivileged_on_a_unix_socket_only(server):
         == [("bloom",), ("pageinspect",)]
 
 
+@pytest.mark.parametrize("extensions", ["bloom", ("bloom", 'x"; DROP'), (1,)])
+def test_extensions_must_be_names(extensions):
+    with pytest.raises(ValueError, match="extensions must be a tuple of extension names"):
+        PostgresServer(extensions=extensions)
+
+
 def test_sql_errors_say_what_the_server_said(server):
+    with pytest.raises(TypeError, match="statements must be a str"):
+        server.sql(b"SELECT 1")
     with pytest.raises(RuntimeError, match="relation \"no_such_table\" does not exist"):
         server.sql("SELECT * FROM no_such_table")
     with pytest.raises(RuntimeError, match="value 4097 out of bounds|4097"):

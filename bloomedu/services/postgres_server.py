@@ -201,6 +201,10 @@ class PostgresServer:
     """
 
     def __init__(self, extensions: tuple[str, ...] = EXTENSIONS):
+        if isinstance(extensions, str) or not all(
+                isinstance(name, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", name) for name in extensions):
+            raise ValueError(f"extensions must be a tuple of extension names (lower-case letters, "
+                             f"digits and _), such as {EXTENSIONS}, got {extensions!r}")
         reason = unavailable_reason()
         if reason:
             raise PostgresUnavailable(reason)
