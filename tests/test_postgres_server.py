@@ -108,7 +108,7 @@ def test_every_tuple_on_the_pages_is_bloomindex_signature(server, index, count):
     assert mismatched == []
 
 
-def test_the_rows_came_in_intact_and_cover_what_the_test_means_to(server):
+def test_the_random_rows_hold_what_the_comparison_needs():
     rows = random_rows(700, seed=80)
     assert any(row[1] == "" for row in rows) and any(row[1] and not row[1].isascii() for row in rows)
     assert any(row[0] is not None and row[0] < 0 for row in rows)
