@@ -163,6 +163,26 @@ def test_the_server_runs_unprivileged_on_a_unix_socket_only(server):
         == [("bloom",), ("pageinspect",)]
 
 
+@pytest.mark.parametrize("length, col_bits", [(0, (2,)), (1, (2,)), (4096, (2,)), (4097, (2,)),
+                                              (80, (0,)), (80, (4095,)), (80, (4096,)),
+                                              (80, (1,) * 32), (80, (1,) * 33)])
+def test_bloomindex_refuses_the_options_the_index_refuses(server, length, col_bits):
+    try:
+        index = BloomIndex(length, col_bits)
+    except ValueError:
+        index = None
+    columns = ", ".join(f"c{i}" for i in range(len(col_bits)))
+    options = ", ".join([f"length={length}"] + [f"col{i + 1}={bits}" for i, bits in enumerate(col_bits)])
+    try:
+        table = ", ".join(f"c{i} int4" for i in range(33))
+        server.sql(f"DROP TABLE IF EXISTS bounds; CREATE TABLE bounds ({table}); "
+                   f"CREATE INDEX ON bounds USING bloom ({columns}) WITH ({options})")
+        accepted = True
+    except RuntimeError:
+        accepted = False
+    assert accepted == (index is not None)
+
+
 @pytest.mark.parametrize("extensions", ["bloom", ("bloom", 'x"; DROP'), (1,)])
 def test_extensions_must_be_names(extensions):
     with pytest.raises(ValueError, match="extensions must be a tuple of extension names"):
@@ -175,7 +195,8 @@ def test_sql_errors_say_what_the_server_said(server):
     with pytest.raises(RuntimeError, match="relation \"no_such_table\" does not exist"):
         server.sql("SELECT * FROM no_such_table")
     with pytest.raises(RuntimeError, match="value 4097 out of bounds|4097"):
-        server.sql("CREATE TABLE u (a int4); CREATE INDEX ON u USING bloom (a) WITH (length=4097)")
+        server.sql("DROP TABLE IF EXISTS u; CREATE TABLE u (a int4); "
+                   "CREATE INDEX ON u USING bloom (a) WITH (length=4097)")
 
 
 def test_close_stops_the_server_by_pid_and_deletes_its_folder():
