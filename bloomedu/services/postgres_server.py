@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL cluster for the bloom index: initdb in a temporary folder, a Unix socket only, stopped by PID.
+"""A throwaway PostgreSQL cluster for the bloom index: initdb in a temporary folder, a Unix socket only.
 
 The lesson "Bloom filters inside the engines" and ``tests/test_postgres_server.py`` compare
 :class:`~bloomedu.compat.postgres.BloomIndex` with the real ``bloom`` index of Debian's
