@@ -129,9 +129,9 @@ class BloomIndex:
         """Where ``SETBIT(sign, bit)`` puts ``bit``: word ``bit / 16`` (C's), mask ``1 << (bit % 16)``.
 
         For the stuck generator's -1 that is word 0 (C's -1 / 16 is 0) shifted by -1 bits,
-        which C leaves undefined; the compiled server sets bit 15 of word 0 (measured on
-        Debian's PostgreSQL 15 for amd64, whose instruction takes the count modulo 16), and
-        so does this.
+        which C leaves undefined; the compiled server sets bit 15 of word 0, as if it took
+        the count modulo 16 (measured on Debian's PostgreSQL 15 for amd64: the recorded
+        vectors hold such rows), and so does this.
 
         >>> BloomIndex._word_and_mask(35), BloomIndex._word_and_mask(-1)
         ((2, 8), (0, 32768))
