@@ -89,12 +89,16 @@ chromium:
 # The bloom-index tests (tests/test_postgres_server.py) and the engines lesson start a throwaway
 # PostgreSQL cluster (bloomedu/services/postgres_server.py) from Debian's postgresql, with the bloom
 # and pageinspect extensions of postgresql-contrib: install both when missing and we may (root with
-# apt-get; no cluster is created or started by the packages' service here), then check that one starts.
+# apt-get), after telling postgresql-common to create no system-wide "main" cluster, then check that
+# a throwaway cluster starts.
 postgres: $(STAMP)
 	@ls /usr/lib/postgresql/*/bin/initdb /usr/share/postgresql/*/extension/bloom.control >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "Installing Debian's postgresql and postgresql-contrib for the bloom-index tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-common >/dev/null && \
+	    sed -i 's/^#*[[:space:]]*create_main_cluster[[:space:]]*=.*/create_main_cluster = false/' \
+	      /etc/postgresql-common/createcluster.conf && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >/dev/null; \
 	  else echo "PostgreSQL is missing: install it (Debian: apt-get install postgresql postgresql-contrib) for tests/test_postgres_server.py"; fi; }
 	@$(BIN)/python -m bloomedu.services.postgres_server --check
 

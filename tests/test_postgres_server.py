@@ -10,6 +10,8 @@ cannot start fails them, elsewhere they skip and say what is missing.
 import json
 import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -106,7 +108,7 @@ def test_every_tuple_on_the_pages_is_bloomindex_signature(server, index, count):
     assert mismatched == []
 
 
-def test_the_rows_came_in_intact_and_cover_what_the_test_means_to(server):
+def test_the_random_rows_hold_what_the_comparison_needs():
     rows = random_rows(700, seed=80)
     assert any(row[1] == "" for row in rows) and any(row[1] and not row[1].isascii() for row in rows)
     assert any(row[0] is not None and row[0] < 0 for row in rows)
@@ -161,11 +163,40 @@ def test_the_server_runs_unprivileged_on_a_unix_socket_only(server):
         == [("bloom",), ("pageinspect",)]
 
 
+@pytest.mark.parametrize("length, col_bits", [(0, (2,)), (1, (2,)), (4096, (2,)), (4097, (2,)),
+                                              (80, (0,)), (80, (4095,)), (80, (4096,)),
+                                              (80, (1,) * 32), (80, (1,) * 33)])
+def test_bloomindex_refuses_the_options_the_index_refuses(server, length, col_bits):
+    try:
+        index = BloomIndex(length, col_bits)
+    except ValueError:
+        index = None
+    columns = ", ".join(f"c{i}" for i in range(len(col_bits)))
+    options = ", ".join([f"length={length}"] + [f"col{i + 1}={bits}" for i, bits in enumerate(col_bits)])
+    try:
+        table = ", ".join(f"c{i} int4" for i in range(33))
+        server.sql(f"DROP TABLE IF EXISTS bounds; CREATE TABLE bounds ({table}); "
+                   f"CREATE INDEX ON bounds USING bloom ({columns}) WITH ({options})")
+        accepted = True
+    except RuntimeError:
+        accepted = False
+    assert accepted == (index is not None)
+
+
+@pytest.mark.parametrize("extensions", ["bloom", ("bloom", 'x"; DROP'), (1,)])
+def test_extensions_must_be_names(extensions):
+    with pytest.raises(ValueError, match="extensions must be a tuple of extension names"):
+        PostgresServer(extensions=extensions)
+
+
 def test_sql_errors_say_what_the_server_said(server):
+    with pytest.raises(TypeError, match="statements must be a str"):
+        server.sql(b"SELECT 1")
     with pytest.raises(RuntimeError, match="relation \"no_such_table\" does not exist"):
         server.sql("SELECT * FROM no_such_table")
     with pytest.raises(RuntimeError, match="value 4097 out of bounds|4097"):
-        server.sql("CREATE TABLE u (a int4); CREATE INDEX ON u USING bloom (a) WITH (length=4097)")
+        server.sql("DROP TABLE IF EXISTS u; CREATE TABLE u (a int4); "
+                   "CREATE INDEX ON u USING bloom (a) WITH (length=4097)")
 
 
 def test_close_stops_the_server_by_pid_and_deletes_its_folder():
@@ -176,6 +207,21 @@ def test_close_stops_the_server_by_pid_and_deletes_its_folder():
     assert cluster.pid is None and not folder.exists()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_server_nobody_closed_is_stopped_when_python_exits():
+    code = ("from bloomedu.services.postgres_server import PostgresServer\n"
+            "server = PostgresServer(extensions=())\n"
+            "print(server.pid, server.folder)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this bloomedu first
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+    if run.returncode != 0:
+        start_cluster(extensions=())     # fails or skips, saying why there is no cluster
+        pytest.fail(run.stderr)
+    pid, folder = run.stdout.split()
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid), 0)
+    assert not os.path.exists(folder)
 
 
 def test_check_says_what_it_found(server, capsys):

@@ -12,7 +12,8 @@ What ``blutils.c`` does for one value of column ``attno`` (0 for the first colum
 1. ``mySrand(attno)``, then ``seed = hash(value) ^ myRand()``: the column's number makes
    the same value set different bits in different columns;
 2. ``mySrand(seed)``, then for each of the column's bits: ``bit = myRand() % (words * 16)``,
-   set as bit ``bit % 16`` of 16-bit word ``bit / 16``.
+   set as bit ``bit % 16`` of 16-bit word ``bit / 16`` (for one seed in 2^31 the generator
+   is stuck at -1, and the server sets bit 15 of word 0: :meth:`BloomIndex.value_bits`).
 
 The hash is the operator class's: ``hashtext`` for ``text`` and ``hashint4`` for ``int4``
 (:mod:`~bloomedu.compat.postgres_hash`); the generator is Park and Miller's on a C int32
@@ -44,7 +45,7 @@ from ..core.checks import is_int, whole_number
 from .postgres_hash import hashint4, hashtext
 from .postgres_random import BloomRandom, c_div, c_mod
 
-__all__ = ["BloomIndex", "WORD_BITS", "MAX_LENGTH", "MAX_COL_BITS", "MAX_COLUMNS"]
+__all__ = ["BloomIndex", "column_hash", "WORD_BITS", "MAX_LENGTH", "MAX_COL_BITS", "MAX_COLUMNS"]
 
 WORD_BITS = 16                      # SIGNWORDBITS: a signature is an array of uint16
 MAX_LENGTH = 256 * WORD_BITS        # MAX_BLOOM_LENGTH, in bits: 4096
@@ -128,9 +129,9 @@ class BloomIndex:
         """Where ``SETBIT(sign, bit)`` puts ``bit``: word ``bit / 16`` (C's), mask ``1 << (bit % 16)``.
 
         For the stuck generator's -1 that is word 0 (C's -1 / 16 is 0) shifted by -1 bits,
-        which C leaves undefined; the compiled server sets bit 15 of word 0 (measured on
-        Debian's PostgreSQL 15 for amd64, whose instruction takes the count modulo 16), and
-        so does this.
+        which C leaves undefined; the compiled server sets bit 15 of word 0, as if it took
+        the count modulo 16 (measured on Debian's PostgreSQL 15 for amd64: the recorded
+        vectors hold such rows), and so does this.
 
         >>> BloomIndex._word_and_mask(35), BloomIndex._word_and_mask(-1)
         ((2, 8), (0, 32768))

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL cluster for the bloom index: initdb in a temporary folder, a Unix socket only, stopped by PID.
+"""A throwaway PostgreSQL cluster for the bloom index: initdb in a temporary folder, a Unix socket only.
 
 The lesson "Bloom filters inside the engines" and ``tests/test_postgres_server.py`` compare
 :class:`~bloomedu.compat.postgres.BloomIndex` with the real ``bloom`` index of Debian's
@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from pathlib import Path
 
 __all__ = ["PostgresServer", "PostgresUnavailable", "find_bin_dir", "required", "sql_literal",
@@ -173,6 +174,20 @@ def sql_literal(value) -> str:
     raise TypeError(f"value must be None, an int or a str, not {type(value).__name__}")
 
 
+def _stop(folder: Path, processes: list) -> None:
+    """Stop the server process (if any) by its PID, SIGINT being PostgreSQL's fast shutdown,
+    then delete the folder: :meth:`PostgresServer.close`, and what runs at exit without it."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(_STOP_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(_STOP_S)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class PostgresServer:
     """A PostgreSQL cluster of our own, on a Unix socket in a temporary folder, stopped by its PID.
 
@@ -186,6 +201,10 @@ class PostgresServer:
     """
 
     def __init__(self, extensions: tuple[str, ...] = EXTENSIONS):
+        if isinstance(extensions, str) or not all(
+                isinstance(name, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", name) for name in extensions):
+            raise ValueError(f"extensions must be a tuple of extension names (lower-case letters, "
+                             f"digits and _), such as {EXTENSIONS}, got {extensions!r}")
         reason = unavailable_reason()
         if reason:
             raise PostgresUnavailable(reason)
@@ -193,6 +212,8 @@ class PostgresServer:
         self.user = server_user()
         self.process: subprocess.Popen | None = None
         self.folder = Path(tempfile.mkdtemp(prefix="bloomedu-postgres-"))
+        self._processes: list[subprocess.Popen] = []   # the server, once started
+        self._cleanup = weakref.finalize(self, _stop, self.folder, self._processes)
         try:
             self._start(tuple(extensions))
         except BaseException:  # no one else can stop this process or delete its folder
@@ -247,6 +268,7 @@ class PostgresServer:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                                             stderr=log, cwd=own, start_new_session=True,
                                             **self._as_server_user())
+        self._processes.append(self.process)
         self._wait_until_up()
         for name in extensions:
             self.sql(f'CREATE EXTENSION IF NOT EXISTS "{name}"')
@@ -277,15 +299,11 @@ class PostgresServer:
             else None
 
     def close(self) -> None:
-        """Stop the server by its PID (SIGINT: fast shutdown) and delete the temporary folder."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(_STOP_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(_STOP_S)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Stop the server by its PID (SIGINT: fast shutdown) and delete the temporary folder.
+
+        Python does it by itself at exit (a notebook's kernel shut down, a test run that
+        ends) for a server nobody closed."""
+        self._cleanup()
 
     def __enter__(self) -> "PostgresServer":
         return self
