@@ -2,7 +2,7 @@
 # jupyter:
 #   bloomedu:
 #     summary: 'Spark''s BloomFilter and PostgreSQL''s bloom index, bit for bit: version
-#       1''s 2^31-bit cap, a runtime filter in a join, a row''s signature on the index page.'
+#       1''s 2³¹-bit cap, a runtime filter in a join, a row''s signature on the index page.'
 #   jupytext:
 #     cell_metadata_filter: tags,-slideshow
 #     formats: ipynb,py:percent
@@ -58,6 +58,7 @@ import numpy as np
 from bloomedu.compat.postgres import BloomIndex
 from bloomedu.compat.postgres_hash import hashint4, hashtext
 from bloomedu.compat.postgres_pages import read_tuples
+from bloomedu.compat.postgres_random import BloomRandom, c_mod
 from bloomedu.compat.spark import (SparkBloomFilter, dataframe_sizing, reachable_bits,
                                    spark_bit_indices_many, spark_num_bits, spark_num_hashes)
 from bloomedu.compat.spark_murmur import spark_hash_bytes_many
@@ -301,14 +302,16 @@ server.sql("CREATE TABLE clicks (campaign int4, country text, device text, brows
 print(server.sql("SELECT count(*), pg_size_pretty(pg_relation_size('clicks')), "
                  "pg_size_pretty(pg_relation_size('clicks_bloom')) FROM clicks")[0])
 index = BloomIndex(length=80, col_bits=(2, 2, 2, 2))
-row = rows[0]
+row, words = rows[0], [0] * 5
 for column, value in enumerate(row):
+    generator = BloomRandom()
+    generator.srand(column)                                     # mySrand(attno)
     hashed = hashint4(value) if isinstance(value, int) else hashtext(value)
-    print(f"column {column} = {value!r:>9}: hash {hashed:>10}, bits {index.value_bits(column, value)}")
-words = [0] * 5
-for column, value in enumerate(row):
-    for bit in index.value_bits(column, value):
+    generator.srand(hashed ^ (generator.rand() & 0xFFFFFFFF))   # the hash XOR one draw
+    bits = [c_mod(generator.rand(), 80) for _ in range(2)]      # C's %, on the next draws
+    for bit in bits:
         words[bit // 16] |= 1 << (bit % 16)
+    print(f"column {column} = {value!r:>9}: hash {hashed:>10}, bits {bits}")
 page = bytes.fromhex(server.sql("SELECT encode(get_raw_page('clicks_bloom', 1), 'hex')")[0][0])
 (block, line), on_page = read_tuples(page, num_words=5)[0]
 print(f"by hand {tuple(words)}; signature() {index.signature(row)}; the page, row ({block}, {line}): "
