@@ -73,6 +73,16 @@ def test_quiet_spark_keeps_the_launch_output_out(monkeypatch, capfd):
     assert capfd.readouterr().err == ""
 
 
+@pytest.mark.parametrize("cores", [0, -1, 2.5, float("nan"), True, "2", None])
+def test_quiet_spark_refuses_odd_cores_before_starting_anything(monkeypatch, cores):
+    def never(*args, **kwargs):
+        raise AssertionError("LocalSpark was started")
+
+    monkeypatch.setattr(spark_session, "LocalSpark", never)
+    with pytest.raises((ValueError, TypeError), match="cores"):
+        engines.quiet_spark(cores=cores)
+
+
 def test_quiet_spark_that_fails_says_why_with_the_jvms_last_words(monkeypatch, capfd):
     monkeypatch.setattr(spark_session, "LocalSpark", lambda cores: NoisySpark(cores, fail=True))
     with pytest.raises(spark_session.SparkUnavailable) as raised:

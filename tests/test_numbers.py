@@ -186,7 +186,8 @@ def test_variants_refuse_bools_strings_and_complex_numbers_with_a_type_error(cls
 # --- every public function, found by walking the package ------------------------------------------
 # Functions that draw, open widgets or start servers are left to their own tests.
 _NOT_HERE = ("bloomedu.services.redis_", "bloomedu.teaching.explorer", "bloomedu.teaching.toy",
-             "bloomedu.teaching.plots", "bloomedu.teaching.lab")
+             "bloomedu.teaching.plots", "bloomedu.teaching.lab",
+             "bloomedu.teaching.engines")  # quiet_spark starts Spark: tests/test_engines_lesson.py
 ODD_NUMBERS = [0, -1, -0.0, math.nan, math.inf, -math.inf, Decimal("NaN"), Decimal("sNaN"),
                Decimal("-Infinity"), 10 ** 400, 1e308, np.int8(-1), np.uint64(2 ** 63),
                Fraction(0), Fraction(-1, 3), True, "3", None, 3 + 0j]

@@ -114,8 +114,10 @@ def quiet_spark(cores: int = 2, **options):
     """
     import tempfile
 
+    from ..core.checks import whole_number
     from ..services.spark_session import LocalSpark, SparkUnavailable
 
+    cores = whole_number(cores, "cores", 1, 1024)
     log = Path(tempfile.mkdtemp(prefix="bloomedu-spark-log-")) / "spark.log"
     try:
         with output_to(log):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ...core import theory
-from ...core.checks import MAX_NUM_BITS, whole_number
+from ...core.checks import MAX_NUM_BITS, one_of, probability, whole_number
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["spark_sizing", "EXERCISES"]
@@ -21,25 +21,24 @@ __all__ = ["spark_sizing", "EXERCISES"]
 _LN2_SQUARED = math.log(2) * math.log(2)  # as Spark's Java computes it
 
 
-def spark_sizing(n: int, p: float, log=math.log) -> tuple[int, int]:
+def spark_sizing(*, n: int, p: float, log=math.log) -> tuple[int, int]:
     """(bits, k) of Spark's ``BloomFilter.create(n, p)``: the bits rounded up to 64-bit words.
 
     ``numBits = (long)(-n ln p / (ln 2)^2)``, ``k = max(1, round(numBits / n * ln 2))``, and the
     bit array holds whole 64-bit words, its size the filter's m.
 
-    >>> spark_sizing(100_000, 0.01)
+    >>> spark_sizing(n=100_000, p=0.01)
     (958528, 7)
     """
     n = whole_number(n, "n", 1, MAX_NUM_BITS)
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be between 0 and 1 (exclusive), not {p!r}")
+    p = probability(p, "p")
     bits = int(-n * log(p) / _LN2_SQUARED)
     k = max(1, int(math.floor(bits / n * math.log(2) + 0.5)))  # Java's Math.round
     return 64 * -(-bits // 64), k
 
 
 @checker
-def spark_filter_bytes(answer, n: int = 1_000_000, p: float = 0.02, version: int = 2):
+def spark_filter_bytes(answer, *, n: int = 1_000_000, p: float = 0.02, version: int = 2):
     """Bytes of Spark's ``writeTo`` for ``BloomFilter.create(n, p)`` in format ``version``.
 
     A header of 32-bit fields (version, k, the seed in version 2, the number of words), then the
@@ -49,8 +48,8 @@ def spark_filter_bytes(answer, n: int = 1_000_000, p: float = 0.02, version: int
     Correct: the bytes writeTo writes = 1,017,816.
     True
     """
-    bits, _ = spark_sizing(n, p)
-    header = 16 if version == 2 else 12
+    bits, _ = spark_sizing(n=n, p=p)
+    header = 16 if one_of(version, "version", (1, 2)) == 2 else 12
     correct = header + bits // 8
     raw = int(-n * math.log(p) / _LN2_SQUARED)
     return judge(answer, correct, "the bytes writeTo writes", rel=0, abs_tol=0.5, unit="bytes",
@@ -62,7 +61,7 @@ def spark_filter_bytes(answer, n: int = 1_000_000, p: float = 0.02, version: int
                    else "three header fields: version, k and the number of words"), 0.5),
         Mistake(header + raw / 8, "Spark keeps whole 64-bit words: round the bits up to a "
                 "multiple of 64 first", 1),
-        Mistake(header + spark_sizing(n, p, math.log10)[0] // 8, "you used log10 instead of ln",
+        Mistake(header + spark_sizing(n=n, p=p, log=math.log10)[0] // 8, "you used log10 instead of ln",
                 8),
     ], hint="bits = floor(-n ln p / (ln 2)^2) rounded up to 64-bit words; bytes = header + bits / 8.")
 
@@ -74,7 +73,7 @@ def _false_candidates(rows: float, length: int, columns: int, bits: int, query_c
 
 
 @checker
-def bloom_index_rechecks(answer, rows: int = 1_000_000, length: int = 80, columns: int = 4,
+def bloom_index_rechecks(answer, *, rows: int = 1_000_000, length: int = 80, columns: int = 4,
                          bits: int = 2, query_columns: int = 1):
     """Expected rows a bloom index hands to the recheck for values that no row holds.
 
@@ -111,14 +110,14 @@ def bloom_index_rechecks(answer, rows: int = 1_000_000, length: int = 80, column
 
 
 @checker
-def measured_spark_fpp(answer, n: int = 100_000, p: float = 0.03, trials: int = 100_000):
+def measured_spark_fpp(answer, *, n: int = 100_000, p: float = 0.03, trials: int = 100_000):
     """A rate measured on ``trials`` items never put into SparkBloomFilter(n, p) holding n.
 
     >>> measured_spark_fpp(0.0297, n=100_000, p=0.03, trials=100_000)
     Correct: 0.0297 is within 4 standard deviations (4 x 0.00055) of the expected 0.03.
     True
     """
-    m, k = spark_sizing(n, p)
+    m, k = spark_sizing(n=n, p=p)
     expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
     return judge_measured(answer, expected, sd, "Spark's measured false-positive rate",
