@@ -95,8 +95,9 @@ def spark_num_hashes(*, num_bits: int, n: int) -> int:
 def dataframe_sizing(expected_items: int, fpp: float, *, max_num_items: int = _DATAFRAME_MAX_ITEMS,
                      max_num_bits: int = _DATAFRAME_MAX_BITS) -> tuple[int, int]:
     """(n, m) that ``df.stat.bloomFilter(col, expected_items, fpp)`` builds with: m from the
-    n asked for, then each capped by ``bloom_filter_agg`` (Spark's defaults of
-    ``spark.sql.optimizer.runtime.bloomFilter.maxNumItems`` and ``maxNumBits``).
+    n asked for, then each capped by ``bloom_filter_agg``, at the session's
+    ``spark.sql.optimizer.runtime.bloomFilter.maxNumItems`` and ``maxNumBits`` (``max_num_items``
+    and ``max_num_bits`` here, Spark's defaults unless given).  k follows from the capped pair.
 
     >>> dataframe_sizing(1000, 0.01)
     (1000, 9585)
