@@ -103,6 +103,33 @@ def test_a_dataframe_filter_past_bloom_filter_aggs_limits_is_capped_as_bloomedu_
     assert ours.to_bytes() == written
 
 
+def test_the_caps_are_the_sessions_settings_as_dataframe_sizing_takes_them(spark):  # noqa: F811
+    settings = {"spark.sql.optimizer.runtime.bloomFilter.maxNumBits": 3 * 2 ** 20,
+                "spark.sql.optimizer.runtime.bloomFilter.maxNumItems": 50_000}
+    keys = random_longs(100, seed=10)
+    frame = spark.session.createDataFrame([(key,) for key in keys], "key bigint")
+    try:
+        for name, value in settings.items():
+            spark.session.conf.set(name, str(value))
+        written = dataframe_bloom_filter(frame, "key", 10 ** 6, 0.02)
+    finally:
+        for name in settings:
+            spark.session.conf.unset(name)
+    ours = SparkBloomFilter.with_num_bits(*dataframe_sizing(
+        10 ** 6, 0.02, max_num_items=50_000, max_num_bits=3 * 2 ** 20),
+        version=int.from_bytes(written[:4], "big"))
+    ours.put_many(keys)
+    assert ours.to_bytes() == written and ours.bit_size == 3 * 2 ** 20
+
+
+def test_the_dataframe_route_refuses_a_binary_column_so_binary_keys_go_through_put_binary(spark):  # noqa: F811
+    # bloom_filter_agg takes longs and strings only (Spark 4.0 to 4.3): the test below puts
+    # binary keys with putBinary; a Spark that takes the column makes this fail, to be extended
+    frame = spark.session.createDataFrame([(bytearray(b"ab"),)], "key binary")
+    with pytest.raises(Exception, match="BLOOM_FILTER_WRONG_TYPE"):
+        dataframe_bloom_filter(frame, "key", 10, 0.1)
+
+
 @pytest.mark.parametrize("kind", ["string", "long", "binary"])
 def test_sparks_create_and_put_give_bloomedus_bytes_in_every_version_it_writes(spark, kind):  # noqa: F811
     keys = {"string": random_strings, "long": random_longs, "binary": random_bytes}[kind](600, 3)

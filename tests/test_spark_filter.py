@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bloomedu.compat.spark import (V1_REACHABLE_BITS, SparkBloomFilter, dataframe_sizing,
                                    reachable_bits, spark_num_bits, spark_num_hashes)
@@ -131,3 +133,33 @@ def test_the_dataframe_caps_and_the_version_1_cap():
     assert V1_REACHABLE_BITS == 2 ** 31
     assert reachable_bits(2 ** 31 + 64, 1) == 2 ** 31 and reachable_bits(64, 1) == 64
     assert SparkBloomFilter(1000, 0.01, version=1).reachable_bits == 9600  # all, below 2**31
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_rate_on_absent_keys_is_the_theorys_within_four_standard_deviations(version):
+    from bloomedu.core.theory import exact_false_positive_rate, measured_rate_std
+
+    n, queries = 5_000, 100_000
+    f = SparkBloomFilter(n, 0.01, version)
+    f.put_many([f"click-{i:09d}" for i in range(n)])
+    measured = f.might_contain_many([f"absent-{i:09d}" for i in range(queries)]).mean()
+    sizes = dict(num_bits=f.bit_size, num_hashes=f.num_hash_functions, n=n)
+    expected = exact_false_positive_rate(**sizes)
+    assert abs(measured - expected) < 4 * measured_rate_std(**sizes, num_queries=queries)
+
+
+KEYS = st.lists(st.one_of(st.text(), st.binary(), st.integers(-2 ** 63, 2 ** 63 - 1)), max_size=40)
+
+
+@given(keys=KEYS, version=st.sampled_from([1, 2]), seed=st.integers(-2 ** 31, 2 ** 31 - 1),
+       expected=st.integers(1, 300))
+def test_put_many_sets_the_bits_of_put_one_by_one_in_every_version_and_seed(keys, version, seed,
+                                                                              expected):
+    seed = seed if version == 2 else 0
+    one_by_one = SparkBloomFilter(expected, 0.05, version, seed=seed)
+    for key in keys:
+        one_by_one.put(key)
+    in_bulk = SparkBloomFilter(expected, 0.05, version, seed=seed)
+    in_bulk.put_many(keys)
+    assert in_bulk.to_bytes() == one_by_one.to_bytes()
+    assert in_bulk.might_contain_many(keys).all()

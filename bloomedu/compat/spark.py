@@ -95,8 +95,9 @@ def spark_num_hashes(*, num_bits: int, n: int) -> int:
 def dataframe_sizing(expected_items: int, fpp: float, *, max_num_items: int = _DATAFRAME_MAX_ITEMS,
                      max_num_bits: int = _DATAFRAME_MAX_BITS) -> tuple[int, int]:
     """(n, m) that ``df.stat.bloomFilter(col, expected_items, fpp)`` builds with: m from the
-    n asked for, then each capped by ``bloom_filter_agg`` (Spark's defaults of
-    ``spark.sql.optimizer.runtime.bloomFilter.maxNumItems`` and ``maxNumBits``).
+    n asked for, then each capped by ``bloom_filter_agg``, at the session's
+    ``spark.sql.optimizer.runtime.bloomFilter.maxNumItems`` and ``maxNumBits`` (``max_num_items``
+    and ``max_num_bits`` here, Spark's defaults unless given).  k follows from the capped pair.
 
     >>> dataframe_sizing(1000, 0.01)
     (1000, 9585)
@@ -116,6 +117,15 @@ def reachable_bits(bit_size: int, version: int) -> int:
 
     >>> reachable_bits(9600, 1), reachable_bits(8_281_490_496, 1), reachable_bits(8_281_490_496, 2)
     (9600, 2147483648, 8281490496)
+
+    At the article's scale (864 M IDs at 1 %, k = 7) version 1 spreads the keys over 2**31 bits
+    instead of 8.3e9, and its rate is the rate of that smaller filter:
+
+    >>> from bloomedu.core.theory import false_positive_rate
+    >>> m = 64 * -(-spark_num_bits(n=864_000_000, p=0.01) // 64)
+    >>> [f"{false_positive_rate(num_bits=reachable_bits(m, v), num_hashes=7, n=864_000_000):.4f}"
+    ...  for v in (1, 2)]
+    ['0.6493', '0.0100']
     """
     bit_size = whole_number(bit_size, "bit_size", 1, _LONG_MAX)
     version = one_of(version, "version", (1, 2))
