@@ -61,6 +61,11 @@ def test_hash_any_takes_bytes_bytearray_and_memoryview_alike(key):
     (lambda: hashint4(-2 ** 31 - 1), ValueError, "value must be an int4"),
     (lambda: hashint4(1.0), TypeError, "value must be an int"),
     (lambda: hashint4(False), TypeError, "value must be an int"),
+    (lambda: as_int4(-1), ValueError, "hash_value must be an unsigned 32-bit int, in 0..4294967295"),
+    (lambda: as_int4(1.0), TypeError, "hash_value must be an int"),
+    (lambda: int32(1.5), TypeError, "value must be an int"),
+    (lambda: c_div(1, 0), ValueError, "b must be a nonzero int"),
+    (lambda: c_mod(1.0, 2), TypeError, "a must be an int"),
 ])
 def test_bad_input_is_refused_naming_the_argument(call, error, words):
     with pytest.raises(error, match=words.replace("(", r"\(").replace(".", r"\.")):

@@ -143,4 +143,8 @@ def as_int4(hash_value: int) -> int:
     >>> as_int4(0x7FFFFFFF), as_int4(0x80000000), as_int4(0xFFFFFFFF)
     (2147483647, -2147483648, -1)
     """
+    if isinstance(hash_value, bool) or not isinstance(hash_value, int):
+        raise TypeError(f"hash_value must be an int, not {type(hash_value).__name__}")
+    if not 0 <= hash_value <= _MASK32:
+        raise ValueError(f"hash_value must be an unsigned 32-bit int, in 0..{_MASK32}, got {hash_value}")
     return hash_value - (1 << 32) if hash_value & 0x80000000 else hash_value

@@ -23,11 +23,20 @@ the index's signatures, against the real server in ``tests/test_postgres_server.
 
 from __future__ import annotations
 
+from ..core.checks import is_int
+
 __all__ = ["BloomRandom", "int32", "c_div", "c_mod", "MODULUS"]
 
 MODULUS = 0x7FFFFFFF   # 2^31 - 1, a prime
 MULTIPLIER = 16807     # 7^5
 _Q, _R = 127773, 2836  # MODULUS = _Q * MULTIPLIER + _R: Schrage's decomposition
+
+
+def _integer(value, name: str) -> int:
+    """``value`` as a Python int, or a TypeError naming ``name`` (C's arithmetic is on integers)."""
+    if not is_int(value):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    return int(value)
 
 
 def int32(value: int) -> int:
@@ -38,7 +47,7 @@ def int32(value: int) -> int:
     >>> int32(5), int32(0x80000000), int32(0xFFFFFFFF)
     (5, -2147483648, -1)
     """
-    value &= 0xFFFFFFFF
+    value = _integer(value, "value") & 0xFFFFFFFF
     return value - (1 << 32) if value & 0x80000000 else value
 
 
@@ -48,6 +57,9 @@ def c_div(a: int, b: int) -> int:
     >>> c_div(7, 2), c_div(-7, 2), -7 // 2
     (3, -3, -4)
     """
+    a, b = _integer(a, "a"), _integer(b, "b")
+    if b == 0:
+        raise ValueError("b must be a nonzero int (C leaves a division by 0 undefined)")
     quotient = abs(a) // abs(b)
     return quotient if (a < 0) == (b < 0) else -quotient
 
@@ -58,7 +70,8 @@ def c_mod(a: int, b: int) -> int:
     >>> c_mod(7, 2), c_mod(-7, 2), -7 % 2
     (1, -1, 1)
     """
-    return a - b * c_div(a, b)
+    quotient = c_div(a, b)   # checks both
+    return int(a) - int(b) * quotient
 
 
 class BloomRandom:
