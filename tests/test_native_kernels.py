@@ -83,8 +83,10 @@ def test_the_joined_buffer_holds_each_key_between_its_offsets():
     assert [buffer[a:b].tobytes() for a, b in zip(offsets[:-1], offsets[1:])] == \
         [key.encode() for key in keys]
     assert offsets.dtype == np.int64 and buffer.dtype == np.uint8
-    buffer, offsets = native_murmur.joined_keys([], key_to_bytes)
-    assert buffer.size == 0 and offsets.tolist() == [0]
+    assert buffer[offsets[-1]:].tobytes() == bytes(native_murmur.PADDING)  # the tails' words
+    for keys in ([], [b"ab", b""]):
+        buffer, offsets = native_murmur.joined_keys(keys, key_to_bytes)
+        assert offsets[-1] == len(b"".join(keys)) and buffer.size == offsets[-1] + 16
 
 
 @pytest.mark.parametrize("dtype", [f"{order}{kind}{size}" for order in "<>" for kind in "iu"
@@ -342,3 +344,12 @@ def test_without_a_writable_cache_the_kernels_compile_uncached(monkeypatch):
 
     assert jit.njit(double)(21) == 42
     assert "no writable cache folder" in jit.CACHE_NOTE and "NUMBA_CACHE_DIR" in jit.CACHE_NOTE
+
+
+def test_the_reduction_without_division_is_x_mod_m():
+    xs = [0, 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1, 2 ** 64 - 2, 0x9E3779B97F4A7C15]
+    ms = [1, 2, 3, 7, 1000, 2 ** 20 + 7, 41 << 20, 2 ** 32 + 1, 2 ** 40 - 3, 2 ** 62 + 1]
+    reduce_all = jit.njit(lambda x, m, inverse: [native_bloom.reduce(v, m, inverse) for v in x])
+    for m in ms:
+        got = reduce_all(np.array(xs, np.uint64), np.uint64(m), native_bloom.reciprocal(m))
+        assert [int(v) for v in got] == [x % m for x in xs], m

@@ -17,6 +17,9 @@ so numba compiles them.  This module is the only place that imports numba:
 - without numba, :func:`njit` leaves a function as it is (Python over numpy scalars, integer
   overflow wrapping silently as it does compiled): the docstrings' examples still run, slowly;
   the filters never call these kernels then (:mod:`bloomedu.kernels.backend` picks numpy).
+- :func:`mulhi`: the high half of a 64 x 64-bit product (one instruction), for ``x mod m``
+  without a division (:func:`bloomedu.kernels.native_bloom.reduce`);
+- :func:`load64`: 8 bytes of a byte buffer as one uint64, one unaligned load;
 - :func:`prefetch` asks the CPU to start loading ``array[index]``'s cache line (LLVM's
   ``llvm.prefetch``, a hint: it never faults); a no-op without numba.
 
@@ -42,7 +45,7 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch",
+__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch", "mulhi", "load64",
            "numba_version", "cache_folder"]
 
 try:
@@ -150,9 +153,49 @@ if AVAILABLE:
 
         return types.void(array, index), codegen
 
+    @intrinsic
+    def mulhi(typingctx, a, b):
+        """The high 64 bits of the 128-bit product of two uint64."""
+        if not (a == types.uint64 and b == types.uint64):
+            return None
+
+        def codegen(context, builder, signature, args):
+            wide = ir.IntType(128)
+            product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+            return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+        return types.uint64(types.uint64, types.uint64), codegen
+
+    @intrinsic
+    def load64(typingctx, array, index):
+        """The 8 bytes of a uint8 array from ``index`` as one uint64, in the machine's byte
+        order, read at any alignment (no bounds check: the caller keeps index + 8 in range)."""
+        if not (isinstance(array, types.Array) and array.dtype == types.uint8
+                and isinstance(index, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            view = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
+                                               wraparound=False)
+            word = ir.IntType(64)
+            load = builder.load(builder.bitcast(pointer, word.as_pointer()), align=1)
+            return load
+
+        return types.uint64(array, index), codegen
+
     # llvmlite before 0.45 writes typed pointers (i8*), later ones opaque pointers (ptr)
     _TYPED_POINTERS = str(ir.IntType(8).as_pointer()) == "i8*"
 else:
     def prefetch(array, index):
         """A hint only: nothing to do in Python."""
+
+    def mulhi(a, b):
+        """The high 64 bits of the 128-bit product of two uint64."""
+        return np.uint64((int(a) * int(b)) >> 64)
+
+    def load64(array, index):
+        """The 8 bytes of a uint8 array from ``index`` as one uint64, in the machine's byte order."""
+        return array[index:index + 8].view(np.uint64)[0] if index + 8 <= array.size else None
 

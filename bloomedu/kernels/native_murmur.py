@@ -23,13 +23,14 @@ True
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 import numpy as np
 
-from .jit import njit
+from .jit import load64, njit
 
-__all__ = ["joined_keys", "hash_joined", "hash_uint64", "murmur3_128_list",
+__all__ = ["PADDING", "joined_keys", "hash_joined", "hash_uint64", "murmur3_128_list",
            "murmur3_128_uint64", "fmix64"]
 
 _C1 = np.uint64(0x87C37B91114253D5)
@@ -39,6 +40,9 @@ _F2 = np.uint64(0xC4CEB9FE1A85EC53)
 _N1 = np.uint64(0x52DCE729)
 _N2 = np.uint64(0x38495AB5)
 _FIVE, _EIGHT, _ZERO = np.uint64(5), np.uint64(8), np.uint64(0)
+_ALL = np.uint64(2 ** 64 - 1)
+PADDING = 16  # zero bytes after the last key of a joined buffer: every tail is read in words
+_PAD_STR, _PAD_BYTES = "\0" * PADDING, b"\0" * PADDING
 _R27, _R31, _R33 = np.uint64(27), np.uint64(31), np.uint64(33)
 _L37, _L33, _L31 = np.uint64(37), np.uint64(33), np.uint64(31)  # 64 - r, for the rotations
 
@@ -59,12 +63,18 @@ def fmix64(x):
 
 
 @njit
-def _load64(buffer, start):
-    """The 8 bytes of ``buffer`` from ``start``, little-endian, as a uint64."""
+def _load64_bytes(buffer, start):
+    """The 8 bytes of ``buffer`` from ``start``, little-endian, as a uint64, byte by byte."""
     value = _ZERO
     for byte in range(8):
         value |= np.uint64(buffer[start + byte]) << np.uint64(8 * byte)
     return value
+
+
+if sys.byteorder == "little":  # one unaligned load: the machine's order is MurmurHash3's
+    _load64 = load64
+else:
+    _load64 = _load64_bytes
 
 
 @njit
@@ -97,17 +107,12 @@ def _hash_bytes(buffer, start, end):
         h2 += h1
         h2 = h2 * _FIVE + _N2
     rest = length & 15
-    if rest:
-        k1, k2 = _ZERO, _ZERO
-        for byte in range(rest):
-            value = np.uint64(buffer[body_end + byte])
-            if byte < 8:
-                k1 |= value << np.uint64(8 * byte)
-            else:
-                k2 |= value << np.uint64(8 * (byte - 8))
+    if rest:  # the tail, read in whole words (the buffer has PADDING bytes after its last key)
         if rest > 8:
-            h2 ^= _mix_k2(k2)
-        h1 ^= _mix_k1(k1)
+            h2 ^= _mix_k2(_load64(buffer, body_end + 8) & (_ALL >> np.uint64(128 - 8 * rest)))
+            h1 ^= _mix_k1(_load64(buffer, body_end))
+        else:
+            h1 ^= _mix_k1(_load64(buffer, body_end) & (_ALL >> np.uint64(64 - 8 * rest)))
     size = np.uint64(length)
     h1 ^= size
     h2 ^= size
@@ -122,10 +127,11 @@ def _hash_bytes(buffer, start, end):
 
 @njit
 def hash_joined(buffer, offsets, h1, h2):
-    """Key i is ``buffer[offsets[i]:offsets[i + 1]]``: its (h1, h2) into ``h1[i]``, ``h2[i]``.
+    """Key i is ``buffer[offsets[i]:offsets[i + 1]]``: its (h1, h2) into ``h1[i]``, ``h2[i]``;
+    the buffer holds at least :data:`PADDING` bytes after the last key (:func:`joined_keys`).
 
     >>> import mmh3
-    >>> buffer = np.frombuffer(b"abc", np.uint8); offsets = np.array([0, 1, 3])
+    >>> buffer = np.frombuffer(b"abc" + bytes(PADDING), np.uint8); offsets = np.array([0, 1, 3])
     >>> h1, h2 = np.empty(2, np.uint64), np.empty(2, np.uint64)
     >>> hash_joined(buffer, offsets, h1, h2)
     >>> (int(h1[1]), int(h2[1])) == mmh3.hash64(b"bc", 0, signed=False)
@@ -163,18 +169,21 @@ def hash_uint64(keys, h1, h2):
 
 def joined_keys(keys: list, encode: Callable[[object], bytes]) -> tuple[np.ndarray, np.ndarray]:
     """A list of keys as one uint8 buffer and ``len(keys) + 1`` int64 offsets: key i is
-    ``buffer[offsets[i]:offsets[i + 1]]``, the bytes ``hash128`` hashes.
+    ``buffer[offsets[i]:offsets[i + 1]]``, the bytes ``hash128`` hashes; :data:`PADDING` zero
+    bytes follow the last key (the hash reads a key's tail as whole 8-byte words and masks it).
 
     A batch of ASCII str, or of bytes, is joined as it is; in any other batch every key but a
     bytes goes through ``encode`` (which raises for a key it refuses, the first in the list).
 
     >>> from bloomedu.core.hashing import key_to_bytes
     >>> buffer, offsets = joined_keys(["ab", "", "é"], key_to_bytes)
-    >>> buffer.tobytes(), offsets.tolist()
-    (b'ab\\xc3\\xa9', [0, 2, 2, 4])
+    >>> buffer[:offsets[-1]].tobytes(), offsets.tolist(), int(buffer.size - offsets[-1]) == PADDING
+    (b'ab\\xc3\\xa9', [0, 2, 2, 4], True)
     """
+    padded = list(keys)  # a copy of the pointers: the padding joins in, no second copy of the text
+    padded.append(_PAD_STR)
     try:
-        text = "".join(keys)
+        text = "".join(padded)
     except TypeError:  # a key that is not a str
         text = None
     if text is not None and text.isascii():  # every key ASCII: its characters are its bytes
@@ -182,7 +191,9 @@ def joined_keys(keys: list, encode: Callable[[object], bytes]) -> tuple[np.ndarr
     else:
         if text is not None or set(map(type, keys)) != {bytes}:
             keys = [key if type(key) is bytes else encode(key) for key in keys]
-        data = b"".join(keys)
+        padded = list(keys)
+        padded.append(_PAD_BYTES)
+        data = b"".join(padded)
     offsets = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)), out=offsets[1:])
     return np.frombuffer(data, dtype=np.uint8), offsets
