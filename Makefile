@@ -49,7 +49,7 @@ define make_venv
 	@echo "  installing bloomedu and what its lessons, tests and site need (numpy, JupyterLab, pytest, Sphinx, ...)"
 	@$(call ticking,$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]')
 	@echo "  compiling the native kernels (bloomedu[fast], numba) into the cache, so no lesson waits on them"
-	@$(1)/bin/python -c "from bloomedu.kernels import backend; print('   ', backend.warm())"
+	@$(1)/bin/python -c "from bloomedu.core.warm import warm_kernels; print('   ', warm_kernels())"
 	@echo "  registering the Jupyter kernel \"Python 3 (bloomedu)\""
 	@$(1)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
 endef

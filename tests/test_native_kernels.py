@@ -28,6 +28,7 @@ import bloomedu.core.hashing as hashing
 import bloomedu.variants.blocked as blocked
 from bloomedu import BloomFilter
 from bloomedu.core.hashing import hash128, key_to_bytes
+from bloomedu.core.warm import warm_kernels
 from bloomedu.kernels import backend, jit, murmur, native_bloom, native_murmur
 from bloomedu.kernels import bloom as numpy_bloom
 from bloomedu.variants import BlockedBloomFilter, blocked_kernels, blocked_native
@@ -42,7 +43,7 @@ def native():
     if not backend.native_available():
         pytest.fail(f"{backend.unavailable_reason()}: build the environment with `make env` "
                     "(bloomedu[dev] holds bloomedu[fast])")
-    assert backend.warm().startswith("native kernels ready: numba ")
+    assert warm_kernels().startswith("native kernels ready: numba ")
 
 
 # --- the hash ---------------------------------------------------------------------------------

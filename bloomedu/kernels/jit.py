@@ -20,6 +20,9 @@ so numba compiles them.  This module is the only place that imports numba:
 - :func:`mulhi`: the high half of a 64 x 64-bit product (one instruction), for ``x mod m``
   without a division (:func:`bloomedu.kernels.native_bloom.reduce`);
 - :func:`load64`: 8 bytes of a byte buffer as one uint64, one unaligned load;
+- :func:`peek64`, :func:`peek32`, :func:`peek8` read memory at an address, :func:`address_of`
+  gives an array's: for MurmurHash3 straight from Python's own str objects
+  (:func:`bloomedu.kernels.native_murmur.hash_str_list`);
 - :func:`prefetch` asks the CPU to start loading ``array[index]``'s cache line (LLVM's
   ``llvm.prefetch``, a hint: it never faults); a no-op without numba.
 
@@ -37,6 +40,7 @@ so numba compiles them.  This module is the only place that imports numba:
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import os
@@ -46,6 +50,7 @@ import tempfile
 import numpy as np
 
 __all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch", "mulhi", "load64",
+           "peek64", "peek32", "peek8", "address_of",
            "numba_version", "cache_folder"]
 
 try:
@@ -185,6 +190,37 @@ if AVAILABLE:
 
         return types.uint64(array, index), codegen
 
+    def _peek(width):
+        @intrinsic
+        def peek(typingctx, address):
+            """The unsigned integer of ``width`` bits at a memory address, read at any alignment."""
+            if not isinstance(address, types.Integer):
+                return None
+            result = types.uint64 if width == 64 else types.uint32 if width == 32 else types.uint8
+
+            def codegen(context, builder, signature, args):
+                word = ir.IntType(width)
+                pointer = builder.inttoptr(args[0], word.as_pointer())
+                return builder.zext(builder.load(pointer, align=1), context.get_value_type(result)) \
+                    if width < result.bitwidth else builder.load(pointer, align=1)
+
+            return result(address), codegen
+        return peek
+
+    peek64, peek32, peek8 = _peek(64), _peek(32), _peek(8)
+
+    @intrinsic
+    def address_of(typingctx, array):
+        """The address of an array's first element, as a uint64."""
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            view = context.make_array(signature.args[0])(context, builder, args[0])
+            return builder.ptrtoint(view.data, ir.IntType(64))
+
+        return types.uint64(array), codegen
+
     # llvmlite before 0.45 writes typed pointers (i8*), later ones opaque pointers (ptr)
     _TYPED_POINTERS = str(ir.IntType(8).as_pointer()) == "i8*"
 else:
@@ -194,6 +230,22 @@ else:
     def mulhi(a, b):
         """The high 64 bits of the 128-bit product of two uint64."""
         return np.uint64((int(a) * int(b)) >> 64)
+
+    def peek64(address):
+        """The uint64 at a memory address."""
+        return np.uint64(ctypes.c_uint64.from_address(int(address)).value)
+
+    def peek32(address):
+        """The uint32 at a memory address."""
+        return np.uint32(ctypes.c_uint32.from_address(int(address)).value)
+
+    def peek8(address):
+        """The byte at a memory address."""
+        return np.uint8(ctypes.c_uint8.from_address(int(address)).value)
+
+    def address_of(array):
+        """The address of an array's first element."""
+        return np.uint64(array.ctypes.data)
 
     def load64(array, index):
         """The 8 bytes of a uint8 array from ``index`` as one uint64, in the machine's byte order."""

@@ -92,9 +92,8 @@ def _walk(data, h1, h2, num_bits, inverse, num_hashes, new):
             byte = position >> _THREE
             mask = _ONE8 << np.uint8(position & _SEVEN)
             old = data[byte]
-            if old & mask == 0:
-                clear = True
-                data[byte] = old | mask
+            clear |= old & mask == 0  # no branch: whether a bit was clear is unpredictable
+            data[byte] = old | mask
         new[j] = clear
         later = j + AHEAD
         if later < count:
@@ -156,16 +155,11 @@ def query_keys(data, h1, h2, num_bits, inverse, num_hashes, found):
         found[j] = hit
 
 
-def _joined(hashed) -> tuple[np.ndarray, np.ndarray]:
-    """All the batches' (h1, h2), hashed before anything is written, as one contiguous pair."""
-    batches = list(hashed)
-    if not batches:
-        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
-    if len(batches) == 1:
-        h1, h2 = batches[0]
-        return np.ascontiguousarray(h1, np.uint64), np.ascontiguousarray(h2, np.uint64)
-    return (np.concatenate([h1 for h1, _ in batches]).astype(np.uint64, copy=False),
-            np.concatenate([h2 for _, h2 in batches]).astype(np.uint64, copy=False))
+def _contiguous(hashed) -> list:
+    """Every (h1, h2) batch of ``hashed``, hashed before anything is written, as contiguous
+    uint64 arrays."""
+    return [(np.ascontiguousarray(h1, np.uint64), np.ascontiguousarray(h2, np.uint64))
+            for h1, h2 in hashed]
 
 
 def insert(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: int,
@@ -177,9 +171,10 @@ def insert(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: int
     >>> np.flatnonzero(np.unpackbits(data, bitorder="little")).tolist()
     [0, 39, 44]
     """
-    h1, h2 = _joined(hashed)
+    batches, inverse = _contiguous(hashed), reciprocal(num_bits)  # every key hashed first
     with lock:
-        set_keys(data, h1, h2, num_bits, reciprocal(num_bits), num_hashes)
+        for h1, h2 in batches:
+            set_keys(data, h1, h2, num_bits, inverse, num_hashes)
 
 
 def add_new(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: int,
@@ -190,10 +185,13 @@ def add_new(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: in
     >>> add_new(data, [key], num_bits=64, num_hashes=2).tolist()
     [True, True, False]
     """
-    h1, h2 = _joined(hashed)
-    new = np.empty(h1.size, dtype=bool)
+    batches, inverse = _contiguous(hashed), reciprocal(num_bits)
+    new = np.empty(sum(h1.size for h1, _ in batches), dtype=bool)
     with lock:
-        add_keys_new(data, h1, h2, num_bits, reciprocal(num_bits), num_hashes, new)
+        done = 0
+        for h1, h2 in batches:
+            add_keys_new(data, h1, h2, num_bits, inverse, num_hashes, new[done:done + h1.size])
+            done += h1.size
     return new
 
 

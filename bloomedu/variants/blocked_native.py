@@ -52,9 +52,8 @@ def _add_one(words, h, num_blocks):
     for w in range(8):
         mask = _ONE32 << np.uint32(((low * _SALTS64[w]) & _LOW32) >> _TWENTY_SEVEN)
         old = words[base + np.uint64(w)]
-        if old & mask == 0:
-            present = False
-            words[base + np.uint64(w)] = old | mask
+        present &= old & mask != 0  # no branch: unpredictable, and the block's line is ours
+        words[base + np.uint64(w)] = old | mask
     return present
 
 
