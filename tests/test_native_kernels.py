@@ -354,3 +354,32 @@ def test_the_reduction_without_division_is_x_mod_m():
     for m in ms:
         got = reduce_all(np.array(xs, np.uint64), np.uint64(m), native_bloom.reciprocal(m))
         assert [int(v) for v in got] == [x % m for x in xs], m
+
+
+def test_str_keys_are_read_in_place_and_anything_else_is_joined_first():
+    assert native_murmur.CPYTHON_STR is not None  # 64-bit CPython: the in-place path runs here
+
+    class Text(str):
+        pass
+
+    keys = ["".join(["a", str(i)]) for i in range(20)] + ["città", Text("sub"), "ok"]
+    h1, h2 = np.empty(len(keys), np.uint64), np.empty(len(keys), np.uint64)
+    items = np.uint64(native_murmur.list_items(keys))
+    assert native_murmur.hash_str_list(items, len(keys), *native_murmur.CPYTHON_STR, h1, h2) == 20
+    assert list(zip(h1[:20].tolist(), h2[:20].tolist())) == [hash128(k) for k in keys[:20]]
+    assert hashes(native_murmur, keys) == [hash128(k) for k in keys]  # the rest: joined
+    assert native_murmur.hash_str_list(np.uint64(native_murmur.list_items(["é"])), 1,
+                                       *native_murmur.CPYTHON_STR, h1, h2) == 0
+
+
+def test_a_tail_at_the_end_of_a_memory_page_is_read_byte_by_byte():
+    import mmh3
+    page = np.zeros(3 * 4096, np.uint8)
+    start = -page.ctypes.data % 4096 + 4096  # the second page of the array starts here
+    page[:] = np.arange(page.size) % 251 + 1
+    for length in range(0, 40):
+        for end in range(start - 17, start + 1):  # the key's last byte just before the page
+            begin = end - length
+            got = native_murmur.hash_at(np.uint64(page.ctypes.data + begin), np.uint64(length))
+            assert (int(got[0]), int(got[1])) == mmh3.hash64(page[begin:end].tobytes(), 0,
+                                                              signed=False)
