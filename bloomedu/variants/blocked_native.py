@@ -31,7 +31,7 @@ from .blocked_kernels import SALTS
 
 __all__ = ["add", "add_new", "contains", "add_new_uint64", "AHEAD"]
 
-AHEAD = 8  # keys between a block's prefetch and its write
+AHEAD = 16  # keys between a block's prefetch and its write
 _SALTS64 = SALTS.astype(np.uint64)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _THIRTY_TWO, _TWENTY_SEVEN = np.uint64(32), np.uint64(27)
