@@ -28,6 +28,7 @@ ValueError: kernels must be 'auto', 'numpy' or 'native', not 'fast'
 
 from __future__ import annotations
 
+import importlib
 import os
 from contextlib import contextmanager
 from typing import Iterator
@@ -115,6 +116,11 @@ def use(name: str) -> Iterator[str]:
         _chosen = previous
 
 
+def _module(native: str, numpy: str):
+    """This package's module ``native`` when :func:`active` says native, else ``numpy``."""
+    return importlib.import_module(f"{__package__}.{native if active() == 'native' else numpy}")
+
+
 def bloom():
     """The module of :class:`~bloomedu.BloomFilter`'s bulk kernels (``insert``, ``add_new``,
     ``contains``): :mod:`~bloomedu.kernels.bloom` or :mod:`~bloomedu.kernels.native_bloom`.
@@ -123,24 +129,15 @@ def bloom():
     ...     bloom().__name__
     'bloomedu.kernels.bloom'
     """
-    if active() == "native":
-        from . import native_bloom
-        return native_bloom
-    from . import bloom as numpy_bloom
-    return numpy_bloom
+    return _module("native_bloom", "bloom")
 
 
 def murmur():
-    """The module whose ``murmur3_128_list`` and ``murmur3_128_uint64`` hash a chunk of keys:
-    :mod:`~bloomedu.kernels.murmur` or :mod:`~bloomedu.kernels.native_murmur`.
+    """The module whose ``murmur3_128_list``, ``murmur3_128_uint64`` and ``spread_steps`` hash
+    a chunk of keys: :mod:`~bloomedu.kernels.murmur` or :mod:`~bloomedu.kernels.native_murmur`.
 
     >>> with use("numpy"):
     ...     murmur().__name__
     'bloomedu.kernels.murmur'
     """
-    if active() == "native":
-        from . import native_murmur
-        return native_murmur
-    from . import murmur as numpy_murmur
-    return numpy_murmur
-
+    return _module("native_murmur", "murmur")

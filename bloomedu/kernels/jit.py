@@ -19,7 +19,6 @@ so numba compiles them.  This module is the only place that imports numba:
   the filters never call these kernels then (:mod:`bloomedu.kernels.backend` picks numpy).
 - :func:`mulhi`: the high half of a 64 x 64-bit product (one instruction), for ``x mod m``
   without a division (:func:`bloomedu.kernels.native_bloom.reduce`);
-- :func:`load64`: 8 bytes of a byte buffer as one uint64, one unaligned load;
 - :func:`peek64`, :func:`peek32`, :func:`peek8` read memory at an address, :func:`address_of`
   gives an array's: for MurmurHash3 straight from Python's own str objects
   (:func:`bloomedu.kernels.native_murmur.hash_str_list`);
@@ -49,7 +48,7 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch", "mulhi", "load64",
+__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch", "mulhi",
            "peek64", "peek32", "peek8", "address_of",
            "numba_version", "cache_folder"]
 
@@ -171,25 +170,6 @@ if AVAILABLE:
 
         return types.uint64(types.uint64, types.uint64), codegen
 
-    @intrinsic
-    def load64(typingctx, array, index):
-        """The 8 bytes of a uint8 array from ``index`` as one uint64, in the machine's byte
-        order, read at any alignment (no bounds check: the caller keeps index + 8 in range)."""
-        if not (isinstance(array, types.Array) and array.dtype == types.uint8
-                and isinstance(index, types.Integer)):
-            return None
-
-        def codegen(context, builder, signature, args):
-            array_type = signature.args[0]
-            view = context.make_array(array_type)(context, builder, args[0])
-            pointer = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
-                                               wraparound=False)
-            word = ir.IntType(64)
-            load = builder.load(builder.bitcast(pointer, word.as_pointer()), align=1)
-            return load
-
-        return types.uint64(array, index), codegen
-
     def _peek(width):
         @intrinsic
         def peek(typingctx, address):
@@ -246,8 +226,4 @@ else:
     def address_of(array):
         """The address of an array's first element."""
         return np.uint64(array.ctypes.data)
-
-    def load64(array, index):
-        """The 8 bytes of a uint8 array from ``index`` as one uint64, in the machine's byte order."""
-        return array[index:index + 8].view(np.uint64)[0] if index + 8 <= array.size else None
 

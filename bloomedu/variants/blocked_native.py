@@ -58,6 +58,20 @@ def _add_one(words, h, num_blocks):
 
 
 @njit
+def _fetch_first(words, h, blocks):
+    """Prefetch the blocks of the first :data:`AHEAD` keys."""
+    for j in range(min(AHEAD, h.size)):
+        prefetch(words, _block(h[j], blocks) * np.uint64(8))
+
+
+@njit
+def _fetch_ahead(words, h, j, blocks):
+    """Prefetch the block of key j + :data:`AHEAD`, if there is one."""
+    if j + AHEAD < h.size:
+        prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
+
+
+@njit
 def add_new(words, h, num_blocks, present):
     """Insert the keys of 64-bit hashes ``h`` in order; ``present[j]``: key j's eight bits were
     all set already at its turn (earlier keys count), as ``in`` then ``add``.
@@ -67,12 +81,9 @@ def add_new(words, h, num_blocks, present):
     [False, True]
     """
     blocks = np.uint64(num_blocks)
-    count = h.size
-    for j in range(min(AHEAD, count)):
-        prefetch(words, _block(h[j], blocks) * np.uint64(8))
-    for j in range(count):
-        if j + AHEAD < count:
-            prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
+    _fetch_first(words, h, blocks)
+    for j in range(h.size):
+        _fetch_ahead(words, h, j, blocks)
         present[j] = _add_one(words, h[j], blocks)
 
 
@@ -83,14 +94,7 @@ def add(words, h, num_blocks):
     >>> words = np.zeros(8, "<u4"); add(words, np.array([0], np.uint64), 1); words.tolist()
     [1, 1, 1, 1, 1, 1, 1, 1]
     """
-    blocks = np.uint64(num_blocks)
-    count = h.size
-    for j in range(min(AHEAD, count)):
-        prefetch(words, _block(h[j], blocks) * np.uint64(8))
-    for j in range(count):
-        if j + AHEAD < count:
-            prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
-        _add_one(words, h[j], blocks)
+    add_new(words, h, num_blocks, np.empty(h.size, dtype=np.bool_))
 
 
 @njit
@@ -102,12 +106,9 @@ def contains(words, h, num_blocks, found):
     [True, False]
     """
     blocks = np.uint64(num_blocks)
-    count = h.size
-    for j in range(min(AHEAD, count)):
-        prefetch(words, _block(h[j], blocks) * np.uint64(8))
-    for j in range(count):
-        if j + AHEAD < count:
-            prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
+    _fetch_first(words, h, blocks)
+    for j in range(h.size):
+        _fetch_ahead(words, h, j, blocks)
         hj = h[j]
         base = _block(hj, blocks) * np.uint64(8)
         low = hj & _LOW32
