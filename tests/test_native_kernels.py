@@ -383,3 +383,10 @@ def test_a_tail_at_the_end_of_a_memory_page_is_read_byte_by_byte():
             got = native_murmur.hash_at(np.uint64(page.ctypes.data + begin), np.uint64(length))
             assert (int(got[0]), int(got[1])) == mmh3.hash64(page[begin:end].tobytes(), 0,
                                                               signed=False)
+
+
+def test_the_kernel_reading_python_objects_holds_the_gil_and_the_others_release_it():
+    assert native_murmur.hash_str_list.targetoptions["nogil"] is False
+    assert native_murmur.hash_joined.targetoptions["nogil"] is True
+    assert native_bloom.set_keys.targetoptions["nogil"] is True
+    assert blocked_native.add_new.targetoptions["nogil"] is True

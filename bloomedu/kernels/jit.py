@@ -107,9 +107,10 @@ def numba_version() -> str | None:
     return numba.__version__ if AVAILABLE else None
 
 
-def njit(function):
+def njit(function=None, *, nogil: bool = True):
     """``numba.njit(cache=True, nogil=True)``, without the cache where no folder is writable;
     the function itself (overflow ignored, as compiled code wraps) without numba.
+    ``@njit(nogil=False)`` keeps the GIL: for a kernel that reads Python objects.
 
     >>> @njit
     ... def square(x):
@@ -117,6 +118,8 @@ def njit(function):
     >>> int(square(np.uint64(2**33)))   # 2**66 wraps to 0
     0
     """
+    if function is None:
+        return functools.partial(njit, nogil=nogil)
     if not AVAILABLE:
         @functools.wraps(function)
         def plain(*args):
@@ -125,11 +128,11 @@ def njit(function):
         return plain
     global CACHE_NOTE
     try:
-        return numba.njit(cache=True, nogil=True)(function)
+        return numba.njit(cache=True, nogil=nogil)(function)
     except RuntimeError as error:  # numba: "cannot cache function ...: no locator available"
         CACHE_NOTE = (f"numba found no writable cache folder ({error}); kernels compile once per "
                       "process: set NUMBA_CACHE_DIR to a writable folder to keep them")
-        return numba.njit(cache=False, nogil=True)(function)
+        return numba.njit(cache=False, nogil=nogil)(function)
 
 
 if AVAILABLE:

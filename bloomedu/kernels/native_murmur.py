@@ -195,12 +195,13 @@ def hash_uint64(keys, h1, h2):
         h1[i], h2[i] = hash_one_uint64(keys[i])
 
 
-@njit
+@njit(nogil=False)
 def hash_str_list(items, count, str_type, data_offset, h1, h2):
     """Hash ``count`` keys straight from CPython's str objects: ``items`` is the address of a
     list's array of object pointers.  Each key must be an exact ``str`` stored compact and
     ASCII (its characters are then its UTF-8 bytes, ``data_offset`` bytes into the object);
-    the first that is not stops the loop.  Returns the number of keys hashed.
+    the first that is not stops the loop.  Returns the number of keys hashed.  It holds the
+    GIL (no other thread can change the list or free a key while it reads them).
 
     >>> from bloomedu.core.hashing import hash128
     >>> keys = ["".join(["ab", "c"]), "é"]
