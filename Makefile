@@ -115,7 +115,8 @@ check: $(STAMP)
 #   lessons  the environment's own `bloomedu lessons` copies every lesson, optional lesson and
 #            solution into a fresh temporary folder far from the repository, and strict nbval
 #            runs that folder: each notebook is executed once, its cells on one worker
-#            (--dist loadfile), in one kernel of that environment (--nbval-current-env)
+#            (--dist loadfile), in one kernel of that environment (--nbval-current-env);
+#            a kernel that dies before its first cell is started again (tools/nbval_kernel_start.py)
 # A failed phase does not stop the next; the last lines give each phase's time and name each
 # that failed (or say that all passed).
 # BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
@@ -141,7 +142,8 @@ define run_tests
 	$(call phase,$(1) tests: $(2),$(TEST_ENV) $(1)/bin/python -m pytest $(PYTEST_N) --dist loadfile $(4))
 	$(call phase,$(1) lessons: strict nbval on a copy,copy=$$(mktemp -d) && \
 	  $(1)/bin/bloomedu lessons $$copy/lessons && \
-	  $(TEST_ENV) BLOOMEDU_KERNELS=$(5) $(1)/bin/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	  $(TEST_ENV) BLOOMEDU_KERNELS=$(5) $(1)/bin/python -m pytest -p no:cacheprovider -p tools.nbval_kernel_start \
+	    --nbval --nbval-current-env \
 	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
 endef
 
