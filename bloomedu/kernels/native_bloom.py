@@ -23,6 +23,7 @@ chunk before it sets a bit, so a bad key leaves the filter as it was.
 
 from __future__ import annotations
 
+import operator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Iterable
 
@@ -44,8 +45,17 @@ def reciprocal(num_bits: int) -> np.uint64:
 
     >>> int(reciprocal(3)), int(reciprocal(1))
     (6148914691236517205, 18446744073709551615)
+    >>> reciprocal(0)
+    Traceback (most recent call last):
+    ValueError: num_bits must be in 1 .. 2**63 - 1, got 0
     """
-    return np.uint64(min((1 << 64) // num_bits, (1 << 64) - 1))
+    try:
+        m = operator.index(num_bits)
+    except TypeError:
+        raise TypeError(f"num_bits must be a whole number, not {type(num_bits).__name__}") from None
+    if not 1 <= m < 2 ** 63:
+        raise ValueError(f"num_bits must be in 1 .. 2**63 - 1, got {m}")
+    return np.uint64(min((1 << 64) // m, (1 << 64) - 1))
 
 
 @njit
@@ -58,7 +68,7 @@ def reduce(x, m, inverse):
     division costs 25 to 40 cycles, k of them a key; this is a multiply and a compare.
 
     >>> x = np.uint64(2**64 - 1)
-    >>> [int(reduce(x, np.uint64(m), reciprocal(m))) for m in (1, 3, 1000, 2**63)] == [(2**64 - 1) % m for m in (1, 3, 1000, 2**63)]
+    >>> [int(reduce(x, np.uint64(m), reciprocal(m))) for m in (1, 3, 1000, 2**62 + 1)] == [(2**64 - 1) % m for m in (1, 3, 1000, 2**62 + 1)]
     True
     """
     rest = x - mulhi(x, inverse) * m
