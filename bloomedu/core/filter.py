@@ -18,8 +18,9 @@ Everything a filter does is here, one key at a time and then in bulk:
 - ``add`` sets the k bits of a key, ``in`` checks them (stopping at the first clear one);
 - ``add_many``, ``add_many_new`` and ``contains_many`` hash a batch in numpy
   (:func:`~bloomedu.core.hashing.hashed_batches`) and hand the hashes to the kernels of
-  :mod:`bloomedu.kernels.bloom`, which set or read exactly the bits ``add`` and ``in`` would
-  (``tests/test_bulk.py`` checks them against the loop, key by key).
+  :mod:`bloomedu.kernels.bloom` (or their native twins, :mod:`bloomedu.kernels.backend`), which
+  set or read exactly the bits ``add`` and ``in`` would (``tests/test_bulk.py`` checks them
+  against the loop, key by key).
 
 Taught in ``notebooks/06_inside_the_filter.ipynb`` (one key at a time),
 ``notebooks/07_false_positive_rate.ipynb`` (its rate, measured),
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import bloom as kernels
+from ..kernels import backend
 from ..kernels.murmur import fmix64_array
 from . import filter_bytes
 from .bits import BitArray
@@ -268,7 +269,7 @@ class BloomFilter(Filter, SetOperations):
         >>> f.add_many(["ab", "c"]); "c" in f
         True
         """
-        hashed = self._hashed(keys)
+        hashed, kernels = self._hashed(keys), backend.bloom()
         kernels.insert(self.bits.data, hashed, num_bits=self.num_bits, num_hashes=self.num_hashes,
                        lock=self._lock)
 
@@ -279,7 +280,7 @@ class BloomFilter(Filter, SetOperations):
         >>> BloomFilter(1024, 3).add_many_new(["a", "b", "a"]).tolist()
         [True, True, False]
         """
-        hashed = self._hashed(keys)
+        hashed, kernels = self._hashed(keys), backend.bloom()
         return kernels.add_new(self.bits.data, hashed, num_bits=self.num_bits,
                                num_hashes=self.num_hashes, lock=self._lock)
 
@@ -291,7 +292,7 @@ class BloomFilter(Filter, SetOperations):
         >>> f.contains_many(["a", "b", "zzz"]).tolist()
         [True, True, False]
         """
-        hashed = self._hashed(keys)
+        hashed, kernels = self._hashed(keys), backend.bloom()
         return kernels.contains(self.bits.data, hashed, num_bits=self.num_bits,
                                 num_hashes=self.num_hashes)
 

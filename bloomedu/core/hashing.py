@@ -14,7 +14,8 @@ positions (:func:`bloomedu.core.filter.bit_position`).
 
 A batch of keys goes through :func:`key_chunks` (one set of checks for every bulk path) and
 :func:`hashed_batches`, which gives (h1, h2) as uint64 arrays, a chunk of keys at a time,
-through the kernels of :mod:`bloomedu.kernels.murmur` (tested equal to :func:`hash128`).
+through the kernels of :mod:`bloomedu.kernels.murmur`, or their native twins when
+:mod:`bloomedu.kernels.backend` picks them (both tested equal to :func:`hash128`).
 
 Nothing here uses Python's built-in ``hash()``: it is salted per process, so bit positions
 would change from one run to the next.
@@ -36,7 +37,8 @@ from typing import Callable, Iterable, Iterator
 import mmh3
 import numpy as np
 
-from ..kernels.murmur import murmur3_128_list, murmur3_128_uint64, spread_steps
+from ..kernels import backend
+from ..kernels.murmur import spread_steps
 from .checks import MAX_HASHES, is_int, whole_number
 
 __all__ = ["murmurhash2", "js_utf8", "murmur3_32", "n_bit_hash_function", "key_to_bytes",
@@ -391,10 +393,11 @@ def hashed_batches(keys, num_hashes: int | None, chunk_keys: int | None = None, 
     True
     """
     for chunk in key_chunks(keys, chunk_keys or CHUNK_KEYS):
+        kernels = backend.murmur()  # numpy's or the native one: the same (h1, h2)
         if isinstance(chunk, np.ndarray):
-            h1, h2 = murmur3_128_uint64(chunk)
+            h1, h2 = kernels.murmur3_128_uint64(chunk)
         else:
-            h1, h2 = murmur3_128_list(chunk, key_to_bytes)
+            h1, h2 = kernels.murmur3_128_list(chunk, key_to_bytes)
         if num_hashes is not None and spread:
             spread_steps(h2, num_hashes)
         yield h1, h2

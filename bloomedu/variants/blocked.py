@@ -17,7 +17,8 @@ hash here is the library's own (h1 of MurmurHash3 x64 128 of ``key_to_bytes``);
 files written by pyarrow.
 
 The bulk methods hash a chunk of keys, read each key's block once (``take`` of
-32-byte rows), OR the masks in and write the rows back.  Keys of one chunk that
+32-byte rows), OR the masks in and write the rows back (with ``bloomedu[fast]``, one compiled
+loop over the keys instead: :mod:`~bloomedu.variants.blocked_native`).  Keys of one chunk that
 share a block are found with a small tag table and merged in batch order, so no
 bit is lost and :meth:`BlockedBloomFilter.add_many_new` answers exactly as a loop
 of ``in`` then ``add`` would.
@@ -36,6 +37,7 @@ from ..core.checks import MAX_NUM_BITS, check_storage, probability, real_number,
 from ..core.contract import Filter, filter_repr
 from ..core.theory import estimate_count
 from ..core.hashing import hash128, hashed_batches, key_chunks
+from ..kernels import backend
 from ..kernels.threads import ordered_map
 from ..core.serial import Header
 from . import blocked_kernels
@@ -49,6 +51,18 @@ _HEADER = Header(b"BLMB", 1, "HQ")  # hashing, number of blocks
 _CHUNK_KEYS = 1 << 15  # keys hashed per numpy call (and per job on a worker thread)
 _LINE = blocked_kernels.LINE_BYTES
 
+
+def _native():
+    """The compiled kernels (:mod:`~bloomedu.variants.blocked_native`) when
+    :func:`bloomedu.kernels.backend.active` says ``"native"``, else None (numpy's)."""
+    if backend.active() == "native":
+        from . import blocked_native
+        return blocked_native
+    return None
+
+
+def _itself(h1: np.ndarray) -> np.ndarray:
+    return h1
 
 
 def split_block_false_positive_rate(*, num_blocks: int, n: float) -> float:
@@ -218,6 +232,12 @@ class BlockedBloomFilter(Filter):
         >>> bool(f.contains_many(np.arange(100, dtype=np.uint64)).all())
         True
         """
+        native = _native()
+        if native is not None:  # one compiled loop, keys in order: no Batch to build
+            for h1 in self._prepared(keys, _itself):
+                with self._lock:
+                    native.add(self.words, h1, self.num_blocks)
+            return
         for batch in self._prepared(keys, self._batch):  # hashed on workers, written here
             with self._lock:
                 blocked_kernels.apply(self.words, batch, report=False)
@@ -229,10 +249,17 @@ class BlockedBloomFilter(Filter):
         >>> BlockedBloomFilter(4096).add_many_new(["a", "b", "a"]).tolist()
         [True, True, False]
         """
-        answers = []
-        for batch in self._prepared(keys, self._batch):
-            with self._lock:  # the answers and the writes of a batch, together
-                answers.append(~blocked_kernels.apply(self.words, batch, report=True))
+        answers, native = [], _native()
+        if native is not None:
+            for h1 in self._prepared(keys, _itself):
+                present = np.empty(h1.size, dtype=bool)
+                with self._lock:
+                    native.add_new(self.words, h1, self.num_blocks, present)
+                answers.append(~present)
+        else:
+            for batch in self._prepared(keys, self._batch):
+                with self._lock:  # the answers and the writes of a batch, together
+                    answers.append(~blocked_kernels.apply(self.words, batch, report=True))
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     def contains_many(self, keys) -> np.ndarray:
@@ -242,8 +269,16 @@ class BlockedBloomFilter(Filter):
         >>> f.contains_many(["a", "b", "zzz"]).tolist()
         [True, True, False]
         """
-        answers = [blocked_kernels.contains(self.words, block, masks)
-                   for block, masks in self._prepared(keys, self._query)]
+        native = _native()
+        if native is not None:
+            answers = []
+            for h1 in self._prepared(keys, _itself):
+                found = np.empty(h1.size, dtype=bool)
+                native.contains(self.words, h1, self.num_blocks, found)
+                answers.append(found)
+        else:
+            answers = [blocked_kernels.contains(self.words, block, masks)
+                       for block, masks in self._prepared(keys, self._query)]
         return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
 
     # --- what the filter holds ------------------------------------------------------------

@@ -1,0 +1,116 @@
+"""numba for the native kernels, when it is there: ``njit``, a prefetch, and where compiled code is cached.
+
+The native kernels (:mod:`bloomedu.kernels.native_murmur`, :mod:`bloomedu.kernels.native_bloom`,
+:mod:`bloomedu.variants.blocked_native`) are plain Python functions over numpy arrays, written
+so numba compiles them.  This module is the only place that imports numba:
+
+- :func:`njit` is ``numba.njit(cache=True, nogil=True)`` (nogil: a worker thread hashes the next
+  chunk while the kernel writes this one).  Compiled code is kept on disk so a new process loads
+  it instead of compiling again; numba looks for a writable place in this order:
+  ``NUMBA_CACHE_DIR`` if set, a ``__pycache__`` beside this package, the user's own cache
+  folder (``~/.cache/numba`` on Linux).  Where none is writable the kernels are compiled
+  without a cache, once per process, and :data:`CACHE_NOTE` says so.
+- without numba, :func:`njit` leaves a function as it is (Python over numpy scalars, integer
+  overflow wrapping silently as it does compiled): the docstrings' examples still run, slowly;
+  the filters never call these kernels then (:mod:`bloomedu.kernels.backend` picks numpy).
+- :func:`prefetch` asks the CPU to start loading ``array[index]``'s cache line (LLVM's
+  ``llvm.prefetch``, a hint: it never faults); a no-op without numba.
+
+>>> import numpy as np
+>>> @njit
+... def total(a):
+...     s = np.uint64(0)
+...     for i in range(a.size):
+...         prefetch(a, min(i + 8, a.size - 1))
+...         s += a[i]
+...     return s
+>>> int(total(np.arange(10, dtype=np.uint64)))
+45
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_NOTE", "njit", "prefetch", "numba_version"]
+
+try:
+    import numba
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+    from llvmlite import ir
+except Exception as error:  # noqa: BLE001 - any failure to import numba means: no native path
+    numba, AVAILABLE, IMPORT_ERROR = None, False, f"{type(error).__name__}: {error}"
+else:
+    AVAILABLE, IMPORT_ERROR = True, None
+
+CACHE_NOTE: str | None = None  # why compiled kernels are not cached, when they are not
+
+
+def numba_version() -> str | None:
+    """numba's version, or None without it.
+
+    >>> numba_version() is None or numba_version()[0].isdigit()
+    True
+    """
+    return numba.__version__ if AVAILABLE else None
+
+
+def njit(function):
+    """``numba.njit(cache=True, nogil=True)``, without the cache where no folder is writable;
+    the function itself (overflow ignored, as compiled code wraps) without numba.
+
+    >>> @njit
+    ... def square(x):
+    ...     return x * x
+    >>> square(np.uint64(2**33)) == 0
+    True
+    """
+    if not AVAILABLE:
+        @functools.wraps(function)
+        def plain(*args):
+            with np.errstate(over="ignore"):
+                return function(*args)
+        return plain
+    global CACHE_NOTE
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except RuntimeError as error:  # numba: "cannot cache function ...: no locator available"
+        CACHE_NOTE = (f"numba found no writable cache folder ({error}); kernels compile once per "
+                      "process: set NUMBA_CACHE_DIR to a writable folder to keep them")
+        return numba.njit(cache=False, nogil=True)(function)
+
+
+if AVAILABLE:
+    @intrinsic
+    def prefetch(typingctx, array, index):
+        """Hint the CPU to load ``array[index]``'s cache line for writing (no bounds check: it
+        never faults, whatever the index)."""
+        if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            view = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
+                                               wraparound=False)
+            byte_pointer = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            callee = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
+                "llvm.prefetch.p0i8" if _TYPED_POINTERS else "llvm.prefetch.p0")
+            # write = 1, locality = 3 (keep in every cache level), data cache = 1
+            builder.call(callee, [builder.bitcast(pointer, byte_pointer), ir.Constant(i32, 1),
+                                  ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return types.void(array, index), codegen
+
+    # llvmlite before 0.45 writes typed pointers (i8*), later ones opaque pointers (ptr)
+    _TYPED_POINTERS = str(ir.IntType(8).as_pointer()) == "i8*"
+else:
+    def prefetch(array, index):
+        """A hint only: nothing to do in Python."""
+

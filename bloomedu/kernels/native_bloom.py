@@ -1,0 +1,177 @@
+"""A Bloom filter's bulk insert, add-new and query in one compiled loop: the native twin of :mod:`~bloomedu.kernels.bloom`.
+
+The reference is :class:`bloomedu.core.filter.BloomFilter`: position i of a key is
+``fmix64((h1 + i*h2) mod 2**64) mod m``, bit b lives in byte ``b >> 3`` under mask
+``1 << (b & 7)``.  The numpy kernels have to sort positions to write them safely and quickly;
+a compiled loop just walks the keys in order, each key's k positions in turn, exactly as
+``add`` and ``in`` do one key at a time.  While it works on key j it computes the positions of
+key j + :data:`AHEAD` and asks the CPU to fetch their cache lines (:func:`~bloomedu.kernels.jit.prefetch`),
+so on a filter far larger than the cache several misses are in flight at once.
+
+:func:`insert`, :func:`add_new` and :func:`contains` take what the numpy ones take (the
+filter's bytes, batches of (h1, h2) with h2 spread, m, k, the lock) and give the same bits and
+answers; ``tests/test_native_kernels.py`` checks them bit for bit.  An insert hashes every
+chunk before it sets a bit, so a bad key leaves the filter as it was.
+
+>>> data = np.zeros(128, dtype=np.uint8)                 # m = 1024
+>>> hashed = [(np.array([5], np.uint64), np.array([3], np.uint64))]
+>>> insert(data, hashed, num_bits=1024, num_hashes=3)
+>>> swapped = [(hashed[0][1], hashed[0][0])]
+>>> contains(data, hashed, num_bits=1024, num_hashes=3).tolist(), contains(data, swapped, num_bits=1024, num_hashes=3).tolist()
+([True], [False])
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from typing import Iterable
+
+import numpy as np
+
+from .jit import njit, prefetch
+from .native_murmur import fmix64
+
+__all__ = ["set_keys", "add_keys_new", "query_keys", "insert", "add_new", "contains", "AHEAD"]
+
+AHEAD = 8  # keys whose positions are computed (and prefetched) before their turn
+_ONE8, _SEVEN, _THREE = np.uint8(1), np.uint64(7), np.uint64(3)
+_NO_LOCK = nullcontext()
+
+
+@njit
+def _fill_ring(ring, slot, running, step, m, num_hashes):
+    """Positions of one key into ``ring[slot]``, each line prefetched."""
+    for i in range(num_hashes):
+        position = fmix64(running) % m
+        ring[slot, i] = position
+        running += step
+
+
+@njit
+def _walk(data, h1, h2, num_bits, num_hashes, new, write):
+    """Every key in order: with ``write`` set its k bits; ``new[j]`` whether one was clear."""
+    m = np.uint64(num_bits)
+    count = h1.size
+    ahead = min(AHEAD, count)
+    ring = np.empty((AHEAD, max(num_hashes, 1)), dtype=np.uint64)
+    for j in range(ahead):
+        _fill_ring(ring, j, h1[j], h2[j], m, num_hashes)
+        for i in range(num_hashes):
+            prefetch(data, ring[j, i] >> _THREE)
+    for j in range(count):
+        slot = j % AHEAD
+        clear = False
+        for i in range(num_hashes):
+            position = ring[slot, i]
+            byte = position >> _THREE
+            mask = _ONE8 << np.uint8(position & _SEVEN)
+            old = data[byte]
+            if old & mask == 0:
+                clear = True
+                if write:
+                    data[byte] = old | mask
+                else:
+                    break
+        new[j] = clear
+        later = j + AHEAD
+        if later < count:
+            _fill_ring(ring, slot, h1[later], h2[later], m, num_hashes)
+            for i in range(num_hashes):
+                prefetch(data, ring[slot, i] >> _THREE)
+
+
+@njit
+def set_keys(data, h1, h2, num_bits, num_hashes):
+    """Set the k bits of every key (h1[j], h2[j]) in ``data`` (m = ``num_bits``).
+
+    >>> from bloomedu.core.filter import bit_position
+    >>> data = np.zeros(8, np.uint8)
+    >>> set_keys(data, np.array([0, 1], np.uint64), np.array([1, 1], np.uint64), 64, 2)
+    >>> np.flatnonzero(np.unpackbits(data, bitorder="little")).tolist()
+    [0, 39, 44]
+    """
+    scratch = np.empty(h1.size, dtype=np.bool_)
+    _walk(data, h1, h2, num_bits, num_hashes, scratch, True)
+
+
+@njit
+def add_keys_new(data, h1, h2, num_bits, num_hashes, new):
+    """Set every key's bits in order; ``new[j]``: some bit of key j was clear at its turn.
+
+    >>> data, new = np.zeros(8, np.uint8), np.empty(3, bool)
+    >>> add_keys_new(data, np.array([0, 7, 0], np.uint64), np.array([0, 7, 0], np.uint64), 64, 2, new)
+    >>> new.tolist()
+    [True, True, False]
+    """
+    _walk(data, h1, h2, num_bits, num_hashes, new, True)
+
+
+@njit
+def query_keys(data, h1, h2, num_bits, num_hashes, found):
+    """``found[j]``: all k bits of key j are set (each key stops at its first clear bit).
+
+    >>> data, found = np.zeros(8, np.uint8), np.empty(2, bool); data[0] = 1
+    >>> query_keys(data, np.array([0, 1], np.uint64), np.array([0, 0], np.uint64), 64, 1, found)
+    >>> found.tolist()
+    [True, False]
+    """
+    _walk(data, h1, h2, num_bits, num_hashes, found, False)
+    for j in range(found.size):
+        found[j] = not found[j]
+
+
+def _joined(hashed) -> tuple[np.ndarray, np.ndarray]:
+    """All the batches' (h1, h2), hashed before anything is written, as one contiguous pair."""
+    batches = list(hashed)
+    if not batches:
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+    if len(batches) == 1:
+        h1, h2 = batches[0]
+        return np.ascontiguousarray(h1, np.uint64), np.ascontiguousarray(h2, np.uint64)
+    return (np.concatenate([h1 for h1, _ in batches]).astype(np.uint64, copy=False),
+            np.concatenate([h2 for _, h2 in batches]).astype(np.uint64, copy=False))
+
+
+def insert(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: int,
+           lock: AbstractContextManager = _NO_LOCK) -> None:
+    """Set the k bits of every key of ``hashed``; all or nothing (every chunk hashed first).
+
+    >>> data = np.zeros(8, dtype=np.uint8)
+    >>> insert(data, [(np.array([0, 1], np.uint64), np.array([1, 1], np.uint64))], num_bits=64, num_hashes=2)
+    >>> np.flatnonzero(np.unpackbits(data, bitorder="little")).tolist()
+    [0, 39, 44]
+    """
+    h1, h2 = _joined(hashed)
+    with lock:
+        set_keys(data, h1, h2, num_bits, num_hashes)
+
+
+def add_new(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: int,
+            lock: AbstractContextManager = _NO_LOCK) -> np.ndarray:
+    """Insert every key; True for each key that was new, as a loop of ``in`` then ``add``.
+
+    >>> data, key = np.zeros(8, dtype=np.uint8), (np.array([0, 7, 0], np.uint64),) * 2
+    >>> add_new(data, [key], num_bits=64, num_hashes=2).tolist()
+    [True, True, False]
+    """
+    h1, h2 = _joined(hashed)
+    new = np.empty(h1.size, dtype=bool)
+    with lock:
+        add_keys_new(data, h1, h2, num_bits, num_hashes, new)
+    return new
+
+
+def contains(data: np.ndarray, hashed: Iterable, *, num_bits: int, num_hashes: int) -> np.ndarray:
+    """For each key of ``hashed``, whether all its k bits of ``data`` are set.
+
+    >>> data = np.zeros(8, dtype=np.uint8); data[0] = 1
+    >>> contains(data, [(np.array([0, 1], np.uint64), np.array([0, 0], np.uint64))], num_bits=64, num_hashes=1).tolist()
+    [True, False]
+    """
+    answers = []
+    for h1, h2 in hashed:
+        found = np.empty(h1.size, dtype=bool)
+        query_keys(data, np.ascontiguousarray(h1, np.uint64), np.ascontiguousarray(h2, np.uint64),
+                   num_bits, num_hashes, found)
+        answers.append(found)
+    return np.concatenate(answers) if answers else np.zeros(0, dtype=bool)
