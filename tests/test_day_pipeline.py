@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bloomedu import BloomFilter
+from bloomedu.kernels import backend
 from bloomedu.kernels.stages import StageClock, staged
 from bloomedu.variants import BlockedBloomFilter
 from bloomedu.workloads.day import day_chunks, deduplicate
@@ -20,11 +21,16 @@ def small_day():
 @pytest.mark.parametrize("make", [lambda: BlockedBloomFilter(num_bits=256 * 900),
                                   lambda: BloomFilter(200_000, 7)])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_the_pipeline_gives_the_filter_and_answers_of_add_many_new(make, workers):
+@pytest.mark.parametrize("kernels", ["numpy", "native"])
+def test_the_pipeline_gives_the_filter_and_answers_of_add_many_new(make, workers, kernels):
+    if kernels == "native" and not backend.native_available():
+        pytest.skip(f"native kernels not installed: {backend.unavailable_reason()}")
     sequential, piped = make(), make()
-    expected = [(ids, copy, ~sequential.add_many_new(ids)) for ids, copy in small_day()]
+    with backend.use("numpy"):  # the reference: numpy's add_many_new, chunk after chunk
+        expected = [(ids, copy, ~sequential.add_many_new(ids)) for ids, copy in small_day()]
     clock = StageClock()
-    got = list(deduplicate(piped, small_day(), clock=clock, workers=workers, piece=1000))
+    with backend.use(kernels):
+        got = list(deduplicate(piped, small_day(), clock=clock, workers=workers, piece=1000))
     assert piped == sequential
     assert len(got) == len(expected)
     for (ids, copy, dropped), (ids_0, copy_0, dropped_0) in zip(got, expected):
@@ -84,6 +90,24 @@ def test_stopping_early_stops_every_stage():
     assert next(items) == 0
     items.close()
     assert threading.active_count() == before
+
+
+def test_the_native_pipeline_takes_any_integer_array():
+    if not backend.native_available():
+        pytest.skip(f"native kernels not installed: {backend.unavailable_reason()}")
+    ids = np.arange(-500, 500, dtype=">i8")  # big-endian, signed: not the ring's uint64 path
+    chunks = [(ids, np.zeros(ids.size, bool)), (ids[::2], np.ones(500, bool))]
+    f, g = BlockedBloomFilter(256 * 50), BlockedBloomFilter(256 * 50)
+    with backend.use("native"):
+        got = [dropped for _, _, dropped in deduplicate(f, chunks, piece=64)]
+    expected = [~g.add_many_new(keys) for keys, _ in chunks]
+    assert f == g and all(np.array_equal(a, b) for a, b in zip(got, expected))
+
+
+def test_stage_depths_are_checked():
+    with pytest.raises(ValueError, match="depth"):
+        list(staged(range(3), lambda x: [x], depth=(2,), workers=2))
+    assert list(staged(range(3), lambda x: [x], depth=(1, 3), workers=2)) == [0, 1, 2]
 
 
 def test_stage_names_must_match_the_stages():

@@ -27,7 +27,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .threads import WORKERS
 
@@ -55,13 +55,14 @@ class StageClock:
         return sum(self.cpu_s.values(), 0.0)
 
 
-def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int = 4,
+def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int | Sequence[int] = 4,
            clock: StageClock | None = None, names: list[str] | None = None,
            workers: int | None = None) -> Iterator:
     """The items of the last stage: ``source``, then each step applied to each item of the
     stage before (a step returns an iterable of items).
 
-    ``names``: one per stage, the source first (default ``source``, ``step 1``, ...); the CPU
+    ``depth``: the items waiting between two stages, one number for all, or one for each
+    stage's output (the source's first).  ``names``: one per stage, the source first (default ``source``, ``step 1``, ...); the CPU
     time of each is added into ``clock``.  An exception in any stage is raised here; if the
     caller stops early, every stage stops after the item it is working on.
 
@@ -78,7 +79,11 @@ def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int = 
         yield from _in_line(iter(source), steps, clock, names)
         return
     stop = threading.Event()
-    queues = [queue.Queue(maxsize=depth) for _ in steps] + [queue.Queue(maxsize=depth)]
+    depths = [depth] * (len(steps) + 1) if isinstance(depth, int) else list(depth)
+    if len(depths) != len(steps) + 1 or min(depths) < 1:
+        raise ValueError(f"depth must be a number >= 1 or one per stage ({len(steps) + 1}), "
+                         f"not {depth!r}")
+    queues = [queue.Queue(maxsize=size) for size in depths]
 
     def offer(q: queue.Queue, entry) -> bool:
         while not stop.is_set():

@@ -134,12 +134,38 @@ def uuid_ids(ids: np.ndarray) -> list[str]:
     return [text.decode("ascii") for text in uuid4_text(raw).tolist()]
 
 
-def _stage_kernels(f) -> tuple[Callable, Callable]:
+def _stage_kernels(f, piece: int, in_flight: int) -> tuple[Callable, Callable]:
     """(prepare, write) for filter ``f``: ``prepare(keys)`` does what needs no filter (hashing,
     and for the blocked filter's numpy kernels the batch of shared blocks); ``write(prepared,
-    present)`` inserts in order and sets ``present`` (True: the key was there already)."""
+    present)`` inserts in order and sets ``present`` (True: the key was there already).
+
+    With the native kernels the hashes go into a ring of ``in_flight`` buffers made once (no
+    page fault per piece): a buffer is reused only after ``in_flight`` later pieces, more than
+    the pipeline ever holds between the two stages."""
+    from ..kernels import backend
     from ..variants import blocked_kernels
     from ..variants.blocked import BlockedBloomFilter
+
+    if type(f) is BlockedBloomFilter and backend.active() == "native":
+        from ..kernels import native_murmur
+        from ..variants import blocked_native
+
+        ring = np.ones((in_flight, piece), dtype=np.uint64)  # touched now, not in the timed part
+        scratch = np.empty(piece, dtype=np.uint64)  # h2, unused (the hash stage's own)
+        turn = [0]
+
+        def prepare_native(keys: np.ndarray) -> np.ndarray:
+            if keys.dtype != np.uint64 or not keys.flags.c_contiguous:
+                return f._hash_integers(keys)  # any other integer array: the filter's own path
+            h1 = ring[turn[0] % in_flight, :keys.size]
+            turn[0] += 1
+            native_murmur.hash_uint64(keys, h1, scratch[:keys.size])
+            return h1
+
+        def write_native(h1: np.ndarray, present: np.ndarray) -> None:
+            with f._lock:
+                blocked_native.add_new(f.words, h1, f.num_blocks, present)
+        return prepare_native, write_native
 
     if type(f) is BlockedBloomFilter:
         def prepare(keys: np.ndarray):
@@ -174,7 +200,8 @@ def deduplicate(f, chunks: Iterable[tuple[np.ndarray, np.ndarray]], *,
     """
     piece = check_count(piece, "piece", minimum=1)
     clock = clock if clock is not None else StageClock()
-    prepare, write = _stage_kernels(f)
+    depth = 4  # pieces queued between hashing and inserting (chunks of the stream: 2)
+    prepare, write = _stage_kernels(f, piece, in_flight=2 * depth + 4)
 
     def hashed(chunk):
         ids = chunk[0]
@@ -185,7 +212,7 @@ def deduplicate(f, chunks: Iterable[tuple[np.ndarray, np.ndarray]], *,
 
     dropped = None
     for (ids, is_copy), start, prepared in staged(chunks, hashed, clock=clock, workers=workers,
-                                                  names=["stream", "hash"]):
+                                                  names=["stream", "hash"], depth=(2, depth)):
         begun = time.thread_time()
         if start == 0:
             dropped = np.empty(ids.size, dtype=bool)
