@@ -41,6 +41,12 @@ if _profile not in HYPOTHESIS_PROFILES:
                             f"got {_profile!r}")
 settings.load_profile(_profile)
 
+# The bulk paths' tests hold numpy's kernels to the reference (some patch their internals); with
+# bloomedu[fast] installed they would otherwise run the native ones. tests/test_native_kernels.py
+# and the tests parametrized over `kernels` run both (backend.use); BLOOMEDU_KERNELS, when set,
+# still decides for the rest.
+os.environ.setdefault("BLOOMEDU_KERNELS", "numpy")
+
 
 def sphinx_flags() -> list[str]:
     """The flags ``make html`` builds with (``SPHINX_FLAGS`` in the Makefile)."""

@@ -20,6 +20,7 @@ from bloomedu.variants import BlockedBloomFilter
 from bloomedu.variants.blocked import (SALTS, num_blocks_for,
                                        split_block_false_positive_rate)
 from bloomedu.variants import blocked_kernels
+from bloomedu.kernels import backend
 from dedup_loop import sequential_new
 
 
@@ -45,9 +46,15 @@ def test_a_key_sets_one_bit_in_each_word_of_one_block():
                                              .bit_length() - 1 for w in range(8)]
 
 
+@pytest.mark.parametrize("kernels", ["numpy", "native"])
 @pytest.mark.parametrize("kind", ["uint64", "int32", "str", "bytes", "mixed"])
 @pytest.mark.parametrize("num_bits", [256, 256 * 7, 256 * 4099])  # one block: all keys share it
-def test_bulk_methods_agree_with_the_per_key_ones(kind, num_bits, workers):
+def test_bulk_methods_agree_with_the_per_key_ones(kind, num_bits, workers, kernels):
+    with backend.use(kernels):
+        bulk_methods_agree_with_the_per_key_ones(kind, num_bits)
+
+
+def bulk_methods_agree_with_the_per_key_ones(kind, num_bits):
     rng = np.random.default_rng(num_bits)
     values = rng.integers(0, 5000, 12_000 if num_bits > 4096 else 3000)  # with repeats
     keys = {"uint64": values.astype(np.uint64), "int32": values.astype(np.int32) - 2500,
@@ -70,8 +77,13 @@ def test_bulk_methods_agree_with_the_per_key_ones(kind, num_bits, workers):
 @settings(deadline=None)
 @given(st.lists(st.one_of(st.integers(-2 ** 63, 2 ** 64 - 1), st.text(max_size=4),
                           st.binary(max_size=4)), max_size=100),
-       st.integers(1, 12), st.booleans())
-def test_no_key_is_lost_and_add_many_new_is_the_loop(keys, num_blocks, prefilled):
+       st.integers(1, 12), st.booleans(), st.sampled_from(["numpy", "native"]))
+def test_no_key_is_lost_and_add_many_new_is_the_loop(keys, num_blocks, prefilled, kernels):
+    with backend.use(kernels):
+        no_key_is_lost_and_add_many_new_is_the_loop(keys, num_blocks, prefilled)
+
+
+def no_key_is_lost_and_add_many_new_is_the_loop(keys, num_blocks, prefilled):
     bulk, loop = BlockedBloomFilter(256 * num_blocks), BlockedBloomFilter(256 * num_blocks)
     if prefilled:
         bulk.add_many(keys[1::2])
@@ -90,16 +102,18 @@ def test_batches_that_share_blocks_across_apply_pieces(monkeypatch):
     assert f == per_key(256 * 40, keys.tolist())
 
 
-def test_a_bad_key_mid_batch_changes_nothing():
+@pytest.mark.parametrize("kernels", ["numpy", "native"])
+def test_a_bad_key_mid_batch_changes_nothing(kernels):
     f = BlockedBloomFilter(256 * 100)
     f.add_many(["here"])
     before = f.copy()
     keys = [f"k{i}" for i in range(70_000)]
     keys[50_000] = 2.5
-    for call in (f.add_many, f.add_many_new):
-        with pytest.raises(TypeError, match="key must be str, bytes or int, not float"):
-            call(keys)
-        assert f == before
+    with backend.use(kernels):
+        for call in (f.add_many, f.add_many_new, f.contains_many):
+            with pytest.raises(TypeError, match="key must be str, bytes or int, not float"):
+                call(keys)
+            assert f == before
 
 
 @pytest.mark.parametrize("bits_per_key", [8, 16])

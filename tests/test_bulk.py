@@ -22,6 +22,7 @@ from hypothesis.extra import numpy as hnp
 import bloomedu.core.hashing as hashing
 import bloomedu.kernels.bloom as bloom_kernels
 import bloomedu.kernels.murmur as murmur_kernels
+from bloomedu.kernels import backend
 from bloomedu import BloomFilter
 from bloomedu.variants import BlockedBloomFilter
 from bloomedu.core.hashing import key_to_bytes
@@ -244,7 +245,8 @@ def batches(draw, kind: str):
 # 5 MiB filters at each example. The tests further down use real 45 Mi-bit filters.
 LARGE_M = 45 * 2 ** 20 + 3
 FILTERS = {"staged": (4099, 5, None, False), "large path": (40_009, 5, None, True),
-           "large path, sorted writes": (40_009, 5, 0.0, True)}
+           "large path, sorted writes": (40_009, 5, 0.0, True),
+           "native": (4099, 5, "native", False)}  # the compiled walk: no staging, no large path
 
 
 def test_a_filter_over_40_mi_bits_takes_the_large_path():
@@ -260,9 +262,11 @@ def test_a_filter_over_40_mi_bits_takes_the_large_path():
 def test_every_key_kind_add_many_and_add_agree(m, k, threshold, large, kind, data):
     _, makers, keys = data.draw(batches(kind))
     limit = 0 if large else bloom_kernels.STAGE_LIMIT_BITS
+    kernels = "native" if threshold == "native" else "numpy"
+    threshold = None if threshold == "native" else threshold
     with mock.patch.object(bloom_kernels, "SCATTER_SHARE",
                            bloom_kernels.SCATTER_SHARE if threshold is None else threshold), \
-            mock.patch.object(bloom_kernels, "STAGE_LIMIT_BITS", limit):
+            mock.patch.object(bloom_kernels, "STAGE_LIMIT_BITS", limit), backend.use(kernels):
         assert BloomFilter(m, k).bits.stages_everything == (not large)
         bulk = BloomFilter(m, k)
         for make in makers:
@@ -318,15 +322,18 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("m, k", [(4099, 5), (LARGE_M, 5)], ids=["staged", "large"])
+@pytest.mark.parametrize("m, k, kernels", [(4099, 5, "numpy"), (LARGE_M, 5, "numpy"),
+                                           (4099, 5, "native")], ids=["staged", "large", "native"])
 @pytest.mark.parametrize("make, error, message", REFUSED.values(), ids=REFUSED.keys())
-def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, message, m, k):
-    f = BloomFilter(m, k)
-    f.add_many(np.arange(50, dtype=np.uint64))
-    before = f.bits.copy()
-    for call in (f.add_many, f.contains_many):
-        with pytest.raises(error, match=message):
-            call(make())
+def test_each_refused_kind_is_a_clear_error_and_changes_nothing(make, error, message, m, k,
+                                                                kernels):
+    with backend.use(kernels):
+        f = BloomFilter(m, k)
+        f.add_many(np.arange(50, dtype=np.uint64))
+        before = f.bits.copy()
+        for call in (f.add_many, f.add_many_new, f.contains_many):
+            with pytest.raises(error, match=message):
+                call(make())
     assert f.bits == before
 
 
@@ -336,16 +343,18 @@ BAD_KEYS = [1.5, None, True, 2 ** 64, "\ud800", [1], np.float32(2)]
 @settings(deadline=None)
 @given(batch=st.sampled_from(BATCH_KINDS).flatmap(batches), bad=st.sampled_from(BAD_KEYS),
        where=st.integers(0, 60), large=st.booleans(),
-       shape=st.sampled_from([list, tuple, iter, object_array]))
-def test_a_bad_key_anywhere_in_any_batch_changes_nothing(batch, bad, where, large, shape):
+       shape=st.sampled_from([list, tuple, iter, object_array]),
+       kernels=st.sampled_from(["numpy", "native"]))
+def test_a_bad_key_anywhere_in_any_batch_changes_nothing(batch, bad, where, large, shape, kernels):
     keys = list(batch[2])
     keys.insert(min(where, len(keys)), bad)
-    f = BloomFilter(LARGE_M if large else 4099, 5)
-    f.add_many(["already", "here"])
-    before = f.bits.copy()
-    for call in (f.add_many, f.contains_many):
-        with pytest.raises((TypeError, ValueError), match="key|surrogate"):
-            call(shape(keys))
+    with backend.use(kernels):
+        f = BloomFilter(LARGE_M if large else 4099, 5)
+        f.add_many(["already", "here"])
+        before = f.bits.copy()
+        for call in (f.add_many, f.add_many_new, f.contains_many):
+            with pytest.raises((TypeError, ValueError), match="key|surrogate"):
+                call(shape(keys))
     assert f.bits == before
 
 

@@ -13,6 +13,12 @@ bits or answers out), and each is tested bit for bit against its reference:
   the write strategy for each size of filter is chosen in one place, :func:`~bloomedu.kernels.bloom.insert`;
 - :mod:`~bloomedu.kernels.threads`: two cores for one bulk call (prepare the next batch while
   this one is written), exactly the result of one thread.
+- with ``bloomedu[fast]`` (numba), their compiled twins :mod:`~bloomedu.kernels.native_murmur`
+  and :mod:`~bloomedu.kernels.native_bloom` (and the blocked filter's
+  :mod:`~bloomedu.variants.blocked_native`), compiled by :mod:`~bloomedu.kernels.jit`; the
+  filters pick one or the other through :mod:`~bloomedu.kernels.backend`
+  (``BLOOMEDU_KERNELS=auto|numpy|native``), and both give the same bits
+  (``tests/test_native_kernels.py``).
 
 >>> import numpy as np
 >>> from bloomedu.kernels import bloom, murmur

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 __all__ = ["VARIABLE", "CHOICES", "active", "use", "native_available", "unavailable_reason",
-           "bloom", "murmur"]
+           "bloom", "murmur", "warm"]
 
 VARIABLE = "BLOOMEDU_KERNELS"
 CHOICES = ("auto", "numpy", "native")
@@ -143,3 +143,29 @@ def murmur():
         return native_murmur
     from . import murmur as numpy_murmur
     return numpy_murmur
+
+
+def warm() -> str:
+    """Compile every native kernel now (or load it from the cache), as the filters call them,
+    so that no lesson waits on numba later; ``make env`` runs it once.  Says what it did.
+
+    >>> warm().split(":")[0] in ("native kernels ready", "numpy kernels")
+    True
+    """
+    if not native_available():
+        return f"numpy kernels: {unavailable_reason()}"
+    import numpy as np
+
+    from ..core.filter import BloomFilter  # the filters call the kernels with these array types
+    from ..variants.blocked import BlockedBloomFilter
+    from ..variants.blocked_native import add_new_uint64
+    from . import jit
+
+    with use("native"):
+        for f in (BloomFilter(1024, 3), BlockedBloomFilter(1024)):
+            for keys in (["a", "é"], [b"b"], np.arange(3, dtype=np.uint64)):
+                f.add_many(keys)
+                f.add_many_new(keys)
+                f.contains_many(keys)
+        add_new_uint64(np.zeros(8, "<u4"), np.arange(3, dtype=np.uint64), 1, np.empty(3, bool))
+    return f"native kernels ready: numba {jit.numba_version()}, cache {jit.CACHE_DIR or jit.CACHE_NOTE or 'numba default'}"

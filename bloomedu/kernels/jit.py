@@ -6,10 +6,14 @@ so numba compiles them.  This module is the only place that imports numba:
 
 - :func:`njit` is ``numba.njit(cache=True, nogil=True)`` (nogil: a worker thread hashes the next
   chunk while the kernel writes this one).  Compiled code is kept on disk so a new process loads
-  it instead of compiling again; numba looks for a writable place in this order:
-  ``NUMBA_CACHE_DIR`` if set, a ``__pycache__`` beside this package, the user's own cache
-  folder (``~/.cache/numba`` on Linux).  Where none is writable the kernels are compiled
-  without a cache, once per process, and :data:`CACHE_NOTE` says so.
+  it instead of compiling again (:data:`CACHE_DIR`): ``NUMBA_CACHE_DIR`` if set, else a folder
+  of the user's own, one per Python environment and numba version
+  (``~/.cache/bloomedu/numba-<version>-<environment>``; two environments sharing one source
+  tree, as .venv and .venv-oldest do, would otherwise overwrite each other's cache).  numba
+  then caches every function it compiles in this process there, not only bloomedu's.  Where
+  that folder cannot be written, numba's own order applies (a ``__pycache__`` beside the
+  source, then ``~/.cache/numba``); where nothing is writable the kernels are compiled without
+  a cache, once per process, and :data:`CACHE_NOTE` says so.
 - without numba, :func:`njit` leaves a function as it is (Python over numpy scalars, integer
   overflow wrapping silently as it does compiled): the docstrings' examples still run, slowly;
   the filters never call these kernels then (:mod:`bloomedu.kernels.backend` picks numpy).
@@ -31,10 +35,15 @@ so numba compiles them.  This module is the only place that imports numba:
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import sys
+import tempfile
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_NOTE", "njit", "prefetch", "numba_version"]
+__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch",
+           "numba_version", "cache_folder"]
 
 try:
     import numba
@@ -47,6 +56,39 @@ else:
     AVAILABLE, IMPORT_ERROR = True, None
 
 CACHE_NOTE: str | None = None  # why compiled kernels are not cached, when they are not
+
+
+def cache_folder(base: str | None = None) -> str | None:
+    """This environment's folder for numba's cache, made if missing; None if it cannot be
+    written (or without numba).  ``base``: the user's cache folder (``XDG_CACHE_HOME``, else
+    ``~/.cache``).
+
+    >>> folder = cache_folder()
+    >>> folder is None or os.path.isdir(folder)
+    True
+    """
+    if not AVAILABLE:
+        return None
+    base = base or os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    environment = hashlib.sha256(f"{sys.prefix}|{sys.version}".encode()).hexdigest()[:12]
+    folder = os.path.join(base, "bloomedu", f"numba-{numba.__version__}-{environment}")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return None
+    return folder
+
+
+CACHE_DIR: str | None = None  # where the compiled kernels are kept (None: numba's own choice)
+if AVAILABLE:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+    else:
+        CACHE_DIR = cache_folder()
+        if CACHE_DIR is not None:
+            numba.config.CACHE_DIR = CACHE_DIR  # read when each function's cache is set up
 
 
 def numba_version() -> str | None:
@@ -65,8 +107,8 @@ def njit(function):
     >>> @njit
     ... def square(x):
     ...     return x * x
-    >>> square(np.uint64(2**33)) == 0
-    True
+    >>> int(square(np.uint64(2**33)))   # 2**66 wraps to 0
+    0
     """
     if not AVAILABLE:
         @functools.wraps(function)
