@@ -136,49 +136,40 @@ def uuid_ids(ids: np.ndarray) -> list[str]:
 
 def _stage_kernels(f, piece: int, in_flight: int) -> tuple[Callable, Callable]:
     """(prepare, write) for filter ``f``: ``prepare(keys)`` does what needs no filter (hashing,
-    and for the blocked filter's numpy kernels the batch of shared blocks); ``write(prepared,
+    and for the blocked filter on numpy's kernels the batch of shared blocks); ``write(prepared,
     present)`` inserts in order and sets ``present`` (True: the key was there already).
 
-    With the native kernels the hashes go into a ring of ``in_flight`` buffers made once (no
-    page fault per piece): a buffer is reused only after ``in_flight`` later pieces, more than
-    the pipeline ever holds between the two stages."""
+    On the native kernels the hashes of a uint64 array go into a ring of ``in_flight`` buffers
+    made once (no page fault per piece): a buffer is reused only after ``in_flight`` later
+    pieces, more than the pipeline ever holds between the two stages."""
+    from ..core.hashing import hashed_batches
     from ..kernels import backend
-    from ..variants import blocked_kernels
     from ..variants.blocked import BlockedBloomFilter
 
-    if type(f) is BlockedBloomFilter and backend.active() == "native":
+    if not isinstance(f, BlockedBloomFilter) or type(f) is not BlockedBloomFilter:
+        def write_any(keys, present: np.ndarray) -> None:  # any other filter: its add_many_new
+            np.logical_not(f.add_many_new(keys), out=present)
+        return (lambda keys: keys), write_any
+
+    def h1_of(keys: np.ndarray) -> np.ndarray:
+        return next(hashed_batches(keys, None, keys.size))[0]
+
+    if backend.active() == "native":
         from ..kernels import native_murmur
-        from ..variants import blocked_native
 
         ring = np.ones((in_flight, piece), dtype=np.uint64)  # touched now, not in the timed part
         scratch = np.empty(piece, dtype=np.uint64)  # h2, unused (the hash stage's own)
         turn = [0]
 
-        def prepare_native(keys: np.ndarray) -> np.ndarray:
+        def h1_of(keys: np.ndarray, h1_of=h1_of) -> np.ndarray:  # noqa: F811 - the fast case
             if keys.dtype != np.uint64 or not keys.flags.c_contiguous:
-                return f._hash_integers(keys)  # any other integer array: the filter's own path
+                return h1_of(keys)  # any other integer array: the filter's own hashing
             h1 = ring[turn[0] % in_flight, :keys.size]
             turn[0] += 1
             native_murmur.hash_uint64(keys, h1, scratch[:keys.size])
             return h1
 
-        def write_native(h1: np.ndarray, present: np.ndarray) -> None:
-            with f._lock:
-                blocked_native.add_new(f.words, h1, f.num_blocks, present)
-        return prepare_native, write_native
-
-    if type(f) is BlockedBloomFilter:
-        def prepare(keys: np.ndarray):
-            return f._batch(f._hash_integers(keys))
-
-        def write(batch, present: np.ndarray) -> None:
-            with f._lock:
-                present[:] = blocked_kernels.apply(f.words, batch, report=True)
-        return prepare, write
-
-    def write_any(keys, present: np.ndarray) -> None:  # any other filter: its own add_many_new
-        np.logical_not(f.add_many_new(keys), out=present)
-    return (lambda keys: keys), write_any
+    return (lambda keys: f.batch_of(h1_of(keys))), f.add_batch_new
 
 
 def deduplicate(f, chunks: Iterable[tuple[np.ndarray, np.ndarray]], *,
