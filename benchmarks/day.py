@@ -21,13 +21,15 @@ filter of as many blocks before, between and after the paths; each path's ratio 
 mean of the two loop runs around it.  The day of the article's 36-character UUID strings is
 measured on its first ``--uuid-fraction`` (at least 0.2 %) and extrapolated.  The load average
 is printed before and after; first-call compile time and the cached start of the native kernels
-come from fresh processes (an empty numba cache, then the same cache).
+come from fresh processes (an empty numba cache, then the same cache).  Each path runs in a
+process of its own, so that its peak memory is its own.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
 import os
 import resource
@@ -228,6 +230,15 @@ def native_start() -> dict | None:
     return dict(compile_s=times[0], cached_s=times[1])
 
 
+def path_in_own_process(path: str, args) -> dict:
+    """:func:`run_path` in a fresh process, so that each path's peak memory and first calls
+    are its own (the other path's heap, or numba, not counted in)."""
+    command = [sys.executable, "-m", "benchmarks.day", "--one-path", path, "--filter", args.filter,
+               "--messages", str(args.messages), "--uuid-fraction", str(args.uuid_fraction)]
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def c_loop(executable: Path | None, num_blocks: int, messages: int) -> dict | None:
     if executable is None:
         return None
@@ -355,7 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kernels", default=None,
                         help="paths to run, comma-separated (default: numpy, and native if installed)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "day.md")
+    parser.add_argument("--one-path", choices=["numpy", "native"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    uuid_messages = max(1, round(args.messages * args.uuid_fraction))
+    if args.one_path:  # a path in a process of its own: its result as one JSON line
+        print(json.dumps(run_path(args.one_path, args.filter, args.messages, uuid_messages)))
+        return 0
     if not 0 < args.uuid_fraction <= 1:
         parser.error(f"--uuid-fraction must be in (0, 1], not {args.uuid_fraction}")
     paths = (args.kernels.split(",") if args.kernels else
@@ -364,7 +380,6 @@ def main(argv: list[str] | None = None) -> int:
         if path not in ("numpy", "native"):
             parser.error(f"--kernels takes numpy and native, not {path!r}")
     loads_before = os.getloadavg()
-    uuid_messages = max(1, round(args.messages * args.uuid_fraction))
     start = native_start() if "native" in paths else None
     with tempfile.TemporaryDirectory() as folder:
         executable = c_reference.compile_reference(Path(folder))
@@ -378,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
             num_blocks = -(-BloomFilter.from_capacity(DAY_MESSAGES, P).nbytes // 32)
         c_runs.append(c_loop(executable, num_blocks, args.messages))
         for path in paths:
-            results.append(run_path(path, args.filter, args.messages, uuid_messages))
+            results.append(path_in_own_process(path, args))
             c_runs.append(c_loop(executable, num_blocks, args.messages))
     whole = args.messages == DAY_MESSAGES
     command = "make bench-day" if whole and args.filter == "blocked" and not args.kernels \
