@@ -9,8 +9,9 @@ kernels compiled with ``nogil=True`` release the GIL, so on a machine of two cor
 really run at the same time: :class:`StageClock` holds each stage's thread CPU time
 (``time.thread_time``), which the caller compares with the wall time.
 
-With ``workers=1`` (``BLOOMEDU_WORKERS=1``) everything runs in the calling thread, one item after
-the other, giving the same items in the same order (the tests compare the two).
+With ``workers=1`` (``BLOOMEDU_WORKERS=1``: :data:`bloomedu.kernels.threads.WORKERS`)
+everything runs in the calling thread, one item after the other, giving the same items in the
+same order (the tests compare the two).
 
 Used by :func:`bloomedu.workloads.day.deduplicate` (``make bench-day``); tested in
 ``tests/test_day_pipeline.py``.
@@ -29,7 +30,7 @@ import threading
 import time
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .threads import WORKERS
+from . import threads
 
 __all__ = ["StageClock", "staged"]
 
@@ -69,7 +70,7 @@ def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int | 
     >>> list(staged(range(3), lambda x: [x + 1], workers=1))
     [1, 2, 3]
     """
-    workers = WORKERS if workers is None else workers
+    workers = threads.WORKERS if workers is None else workers  # read now: tests set it
     names = names or ["source"] + [f"step {i}" for i in range(1, len(steps) + 1)]
     if len(names) != len(steps) + 1:
         raise ValueError(f"names must name the source and each step: {len(steps) + 1} names, "
@@ -122,10 +123,10 @@ def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int | 
         return lambda: (out for item in taken(q_in) for out in step(item))
 
     producers = [source_items] + [step_items(step, q) for step, q in zip(steps, queues)]
-    threads = [threading.Thread(target=run, args=(name, produce, out), daemon=True,
+    runners = [threading.Thread(target=run, args=(name, produce, out), daemon=True,
                                 name=f"bloomedu-{name}")
                for name, produce, out in zip(names, producers, queues)]
-    for thread in threads:
+    for thread in runners:
         thread.start()
     try:
         yield from taken(queues[-1])
@@ -136,7 +137,7 @@ def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int | 
                 q.put_nowait((_DONE, None))
             except queue.Full:
                 pass
-        for thread in threads:
+        for thread in runners:
             thread.join()
 
 
