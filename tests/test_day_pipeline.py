@@ -113,3 +113,22 @@ def test_stage_depths_are_checked():
 def test_stage_names_must_match_the_stages():
     with pytest.raises(ValueError, match="names"):
         list(staged(range(3), lambda x: [x], names=["only one"]))
+
+
+@pytest.mark.parametrize("made, written", [("numpy", "numpy"), ("native", "native"),
+                                           ("native", "numpy")])
+def test_a_batch_is_written_as_add_many_new_would_whichever_kernels(made, written):
+    if "native" in (made, written) and not backend.native_available():
+        pytest.skip(f"native kernels not installed: {backend.unavailable_reason()}")
+    from bloomedu.core.hashing import hashed_batches
+    keys = np.concatenate([np.arange(3000, dtype=np.uint64)] * 2)
+    h1 = next(hashed_batches(keys, None, keys.size))[0]
+    f, g = BlockedBloomFilter(256 * 40), BlockedBloomFilter(256 * 40)
+    present = np.empty(keys.size, dtype=bool)
+    with backend.use(made):
+        batch = f.batch_of(h1)
+    with backend.use(written):
+        f.add_batch_new(batch, present)
+    with backend.use("numpy"):
+        expected = ~g.add_many_new(keys)
+    assert f == g and np.array_equal(present, expected) and present[3000:].all()
