@@ -95,6 +95,10 @@ MISSED = {  # why a target can be missed; printed below the ratios for each one 
 }
 
 
+NATIVE_MISSED = ("on the native kernels (numba): no cause is recorded for this miss; the Why notes "
+                 "explain numpy's path only, and the load average above moves both")
+
+
 def run(workload: str, name: str, directory: str) -> dict:
     command = [sys.executable, "-m", "benchmarks.run_one", workload, name, directory]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -187,7 +191,7 @@ def ratios(results: dict) -> tuple[list[str], bool]:
             label = f"{workload} {step} vs rbloom" + ("" if path == "numpy" else f", {path}")
             if not passed:
                 missed.append(f"- {label}: {ratio:.2f}x against >= {minimum}x; "
-                              + MISSED[workload, step])
+                              + (MISSED[workload, step] if path == "numpy" else NATIVE_MISSED))
             lines.append(f"| {label} | {ratio:.2f}x | >= {minimum}x | "
                          f"{'PASS' if passed else 'FAIL'} |")
     sweep = results["W3", "bloomedu"]["sweep_s"]

@@ -86,6 +86,11 @@ def test_each_kernel_path_is_judged_against_rbloom():
     assert "| W1 query vs rbloom, native | 2.00x | >= 1.3x | PASS |" in lines
     assert not any("W2" in line and "native" in line for line in lines)  # not run: no row
     assert all_pass
+    results["W1", "bloomedu-native"] = fake(0.05, 0.2)
+    lines, all_pass = ratios(results)
+    assert "| W1 query vs rbloom, native | 0.70x | >= 1.3x | FAIL |" in lines and not all_pass
+    assert any(line.startswith("- W1 query vs rbloom, native: 0.70x") and "numba" in line
+               for line in lines)
     assert schedule(1, native=False).count(("W1", "bloomedu-native")) == 0
     assert schedule(2, native=True).count(("W1", "bloomedu-native")) == 2
 
