@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from . import threads
 
-__all__ = ["StageClock", "staged"]
+__all__ = ["StageClock", "in_background", "staged"]
 
 _DONE = object()
 
@@ -139,6 +139,20 @@ def staged(source: Iterable, *steps: Callable[[object], Iterable], depth: int | 
                 pass
         for thread in runners:
             thread.join()
+
+
+def in_background(items: Iterable, depth: int = 2) -> Iterator:
+    """The items of ``items``, produced on a thread up to ``depth`` items ahead: a pipeline
+    of one stage (:func:`staged` with no step).
+
+    For a producer that must run in order (a seeded stream): it makes item j+1
+    while the caller works on item j.  Its exceptions are raised here; if the
+    caller stops early, the thread stops after the item it is making.
+
+    >>> list(in_background(iter(range(4))))
+    [0, 1, 2, 3]
+    """
+    return staged(items, depth=depth, names=["producer"])
 
 
 def _in_line(items: Iterator, steps, clock: StageClock, names: list[str]) -> Iterator:

@@ -19,7 +19,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator, TypeVar
 
-__all__ = ["WORKERS", "in_background", "ordered_map"]
+__all__ = ["WORKERS", "ordered_map"]
 
 # Threads preparing batches (1: no thread at all); BLOOMEDU_WORKERS=1 in the environment sets it.
 WORKERS = int(os.environ.get("BLOOMEDU_WORKERS", 0)) or min(2, os.cpu_count() or 1)
@@ -54,19 +54,3 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item],
         finally:  # an error, or the consumer stopped early: start nothing more
             for future in pending:
                 future.cancel()
-
-
-def in_background(items: Iterable[Item], depth: int = 2) -> Iterator[Item]:
-    """The items of ``items``, produced on a thread up to ``depth`` items ahead.
-
-    For a producer that must run in order (a seeded stream): it makes item j+1
-    while the caller works on item j.  Its exceptions are raised here; if the
-    caller stops early, the thread stops after the item it is making.  (A pipeline
-    of one stage: :func:`bloomedu.kernels.stages.staged` with no step.)
-
-    >>> list(in_background(iter(range(4))))
-    [0, 1, 2, 3]
-    """
-    from .stages import staged  # stages reads WORKERS from here
-
-    return staged(items, depth=depth, names=["producer"])
