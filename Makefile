@@ -49,7 +49,7 @@ define make_venv
 	@echo "  installing bloomedu and what its lessons, tests and site need (numpy, JupyterLab, pytest, Sphinx, ...)"
 	@$(call ticking,$(1)/bin/python -m pip install --quiet $(2) -e '.[dev]')
 	@echo "  compiling the native kernels (bloomedu[fast], numba) into the cache, so no lesson waits on them"
-	@$(1)/bin/python -c "from bloomedu.kernels import backend; print('   ', backend.warm())"
+	@$(1)/bin/python -c "from bloomedu.core.warm import warm_kernels; print('   ', warm_kernels())"
 	@echo "  registering the Jupyter kernel \"Python 3 (bloomedu)\""
 	@$(1)/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bloomedu)" >/dev/null
 endef
@@ -124,7 +124,8 @@ check: $(STAMP)
 #   lessons  the environment's own `bloomedu lessons` copies every lesson, optional lesson and
 #            solution into a fresh temporary folder far from the repository, and strict nbval
 #            runs that folder: each notebook is executed once, its cells on one worker
-#            (--dist loadfile), in one kernel of that environment (--nbval-current-env)
+#            (--dist loadfile), in one kernel of that environment (--nbval-current-env);
+#            a kernel that dies before its first cell is started again (tools/nbval_kernel_start.py)
 # A failed phase does not stop the next; the last lines give each phase's time and name each
 # that failed (or say that all passed).
 # BLOOMEDU_CONSTRAINTS: tests/test_packaging.py then checks that the installed versions are its pins.
@@ -150,7 +151,8 @@ define run_tests
 	$(call phase,$(1) tests: $(2),$(TEST_ENV) $(1)/bin/python -m pytest $(PYTEST_N) --dist loadfile $(4))
 	$(call phase,$(1) lessons: strict nbval on a copy,copy=$$(mktemp -d) && \
 	  $(1)/bin/bloomedu lessons $$copy/lessons && \
-	  $(TEST_ENV) BLOOMEDU_KERNELS=$(5) $(1)/bin/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	  $(TEST_ENV) BLOOMEDU_KERNELS=$(5) $(1)/bin/python -m pytest -p no:cacheprovider -p tools.nbval_kernel_start \
+	    --nbval --nbval-current-env \
 	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
 endef
 

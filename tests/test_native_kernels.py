@@ -28,6 +28,7 @@ import bloomedu.core.hashing as hashing
 import bloomedu.variants.blocked as blocked
 from bloomedu import BloomFilter
 from bloomedu.core.hashing import hash128, key_to_bytes
+from bloomedu.core.warm import warm_kernels
 from bloomedu.kernels import backend, jit, murmur, native_bloom, native_murmur
 from bloomedu.kernels import bloom as numpy_bloom
 from bloomedu.variants import BlockedBloomFilter, blocked_kernels, blocked_native
@@ -42,7 +43,7 @@ def native():
     if not backend.native_available():
         pytest.fail(f"{backend.unavailable_reason()}: build the environment with `make env` "
                     "(bloomedu[dev] holds bloomedu[fast])")
-    assert backend.warm().startswith("native kernels ready: numba ")
+    assert warm_kernels().startswith("native kernels ready: numba ")
 
 
 # --- the hash ---------------------------------------------------------------------------------
@@ -83,8 +84,10 @@ def test_the_joined_buffer_holds_each_key_between_its_offsets():
     assert [buffer[a:b].tobytes() for a, b in zip(offsets[:-1], offsets[1:])] == \
         [key.encode() for key in keys]
     assert offsets.dtype == np.int64 and buffer.dtype == np.uint8
-    buffer, offsets = native_murmur.joined_keys([], key_to_bytes)
-    assert buffer.size == 0 and offsets.tolist() == [0]
+    assert buffer[offsets[-1]:].tobytes() == bytes(native_murmur.PADDING)  # the tails' words
+    for keys in ([], [b"ab", b""]):
+        buffer, offsets = native_murmur.joined_keys(keys, key_to_bytes)
+        assert offsets[-1] == len(b"".join(keys)) and buffer.size == offsets[-1] + 16
 
 
 @pytest.mark.parametrize("dtype", [f"{order}{kind}{size}" for order in "<>" for kind in "iu"
@@ -342,3 +345,48 @@ def test_without_a_writable_cache_the_kernels_compile_uncached(monkeypatch):
 
     assert jit.njit(double)(21) == 42
     assert "no writable cache folder" in jit.CACHE_NOTE and "NUMBA_CACHE_DIR" in jit.CACHE_NOTE
+
+
+def test_the_reduction_without_division_is_x_mod_m():
+    xs = [0, 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1, 2 ** 64 - 2, 0x9E3779B97F4A7C15]
+    ms = [1, 2, 3, 7, 1000, 2 ** 20 + 7, 41 << 20, 2 ** 32 + 1, 2 ** 40 - 3, 2 ** 62 + 1]
+    reduce_all = jit.njit(lambda x, m, inverse: [native_bloom.reduce(v, m, inverse) for v in x])
+    for m in ms:
+        got = reduce_all(np.array(xs, np.uint64), np.uint64(m), native_bloom.reciprocal(m))
+        assert [int(v) for v in got] == [x % m for x in xs], m
+
+
+def test_str_keys_are_read_in_place_and_anything_else_is_joined_first():
+    assert native_murmur.CPYTHON_STR is not None  # 64-bit CPython: the in-place path runs here
+
+    class Text(str):
+        pass
+
+    keys = ["".join(["a", str(i)]) for i in range(20)] + ["città", Text("sub"), "ok"]
+    h1, h2 = np.empty(len(keys), np.uint64), np.empty(len(keys), np.uint64)
+    items = np.uint64(native_murmur.list_items(keys))
+    assert native_murmur.hash_str_list(items, len(keys), *native_murmur.CPYTHON_STR, h1, h2) == 20
+    assert list(zip(h1[:20].tolist(), h2[:20].tolist())) == [hash128(k) for k in keys[:20]]
+    assert hashes(native_murmur, keys) == [hash128(k) for k in keys]  # the rest: joined
+    assert native_murmur.hash_str_list(np.uint64(native_murmur.list_items(["é"])), 1,
+                                       *native_murmur.CPYTHON_STR, h1, h2) == 0
+
+
+def test_a_tail_at_the_end_of_a_memory_page_is_read_byte_by_byte():
+    import mmh3
+    page = np.zeros(3 * 4096, np.uint8)
+    start = -page.ctypes.data % 4096 + 4096  # the second page of the array starts here
+    page[:] = np.arange(page.size) % 251 + 1
+    for length in range(0, 40):
+        for end in range(start - 17, start + 1):  # the key's last byte just before the page
+            begin = end - length
+            got = native_murmur.hash_at(np.uint64(page.ctypes.data + begin), np.uint64(length))
+            assert (int(got[0]), int(got[1])) == mmh3.hash64(page[begin:end].tobytes(), 0,
+                                                              signed=False)
+
+
+def test_the_kernel_reading_python_objects_holds_the_gil_and_the_others_release_it():
+    assert native_murmur.hash_str_list.targetoptions["nogil"] is False
+    assert native_murmur.hash_joined.targetoptions["nogil"] is True
+    assert native_bloom.set_keys.targetoptions["nogil"] is True
+    assert blocked_native.add_new.targetoptions["nogil"] is True

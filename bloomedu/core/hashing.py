@@ -399,7 +399,7 @@ def hashed_batches(keys, num_hashes: int | None, chunk_keys: int | None = None, 
         else:
             h1, h2 = kernels.murmur3_128_list(chunk, key_to_bytes)
         if num_hashes is not None and spread:
-            spread_steps(h2, num_hashes)
+            kernels.spread_steps(h2, num_hashes)
         yield h1, h2
 
 

@@ -28,12 +28,13 @@ ValueError: kernels must be 'auto', 'numpy' or 'native', not 'fast'
 
 from __future__ import annotations
 
+import importlib
 import os
 from contextlib import contextmanager
 from typing import Iterator
 
 __all__ = ["VARIABLE", "CHOICES", "active", "use", "native_available", "unavailable_reason",
-           "bloom", "murmur", "warm"]
+           "bloom", "murmur"]
 
 VARIABLE = "BLOOMEDU_KERNELS"
 CHOICES = ("auto", "numpy", "native")
@@ -115,6 +116,11 @@ def use(name: str) -> Iterator[str]:
         _chosen = previous
 
 
+def _module(native: str, numpy: str):
+    """This package's module ``native`` when :func:`active` says native, else ``numpy``."""
+    return importlib.import_module(f"{__package__}.{native if active() == 'native' else numpy}")
+
+
 def bloom():
     """The module of :class:`~bloomedu.BloomFilter`'s bulk kernels (``insert``, ``add_new``,
     ``contains``): :mod:`~bloomedu.kernels.bloom` or :mod:`~bloomedu.kernels.native_bloom`.
@@ -123,49 +129,15 @@ def bloom():
     ...     bloom().__name__
     'bloomedu.kernels.bloom'
     """
-    if active() == "native":
-        from . import native_bloom
-        return native_bloom
-    from . import bloom as numpy_bloom
-    return numpy_bloom
+    return _module("native_bloom", "bloom")
 
 
 def murmur():
-    """The module whose ``murmur3_128_list`` and ``murmur3_128_uint64`` hash a chunk of keys:
-    :mod:`~bloomedu.kernels.murmur` or :mod:`~bloomedu.kernels.native_murmur`.
+    """The module whose ``murmur3_128_list``, ``murmur3_128_uint64`` and ``spread_steps`` hash
+    a chunk of keys: :mod:`~bloomedu.kernels.murmur` or :mod:`~bloomedu.kernels.native_murmur`.
 
     >>> with use("numpy"):
     ...     murmur().__name__
     'bloomedu.kernels.murmur'
     """
-    if active() == "native":
-        from . import native_murmur
-        return native_murmur
-    from . import murmur as numpy_murmur
-    return numpy_murmur
-
-
-def warm() -> str:
-    """Compile every native kernel now (or load it from the cache), as the filters call them,
-    so that no lesson waits on numba later; ``make env`` runs it once.  Says what it did.
-
-    >>> warm().split(":")[0] in ("native kernels ready", "numpy kernels")
-    True
-    """
-    if not native_available():
-        return f"numpy kernels: {unavailable_reason()}"
-    import numpy as np
-
-    from ..core.filter import BloomFilter  # the filters call the kernels with these array types
-    from ..variants.blocked import BlockedBloomFilter
-    from ..variants.blocked_native import add_new_uint64
-    from . import jit
-
-    with use("native"):
-        for f in (BloomFilter(1024, 3), BlockedBloomFilter(1024)):
-            for keys in (["a", "é"], [b"b"], np.arange(3, dtype=np.uint64)):
-                f.add_many(keys)
-                f.add_many_new(keys)
-                f.contains_many(keys)
-        add_new_uint64(np.zeros(8, "<u4"), np.arange(3, dtype=np.uint64), 1, np.empty(3, bool))
-    return f"native kernels ready: numba {jit.numba_version()}, cache {jit.CACHE_DIR or jit.CACHE_NOTE or 'numba default'}"
+    return _module("native_murmur", "murmur")

@@ -17,6 +17,11 @@ so numba compiles them.  This module is the only place that imports numba:
 - without numba, :func:`njit` leaves a function as it is (Python over numpy scalars, integer
   overflow wrapping silently as it does compiled): the docstrings' examples still run, slowly;
   the filters never call these kernels then (:mod:`bloomedu.kernels.backend` picks numpy).
+- :func:`mulhi`: the high half of a 64 x 64-bit product (one instruction), for ``x mod m``
+  without a division (:func:`bloomedu.kernels.native_bloom.reduce`);
+- :func:`peek64`, :func:`peek32`, :func:`peek8` read memory at an address, :func:`address_of`
+  gives an array's: for MurmurHash3 straight from Python's own str objects
+  (:func:`bloomedu.kernels.native_murmur.hash_str_list`);
 - :func:`prefetch` asks the CPU to start loading ``array[index]``'s cache line (LLVM's
   ``llvm.prefetch``, a hint: it never faults); a no-op without numba.
 
@@ -34,6 +39,7 @@ so numba compiles them.  This module is the only place that imports numba:
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import os
@@ -42,7 +48,8 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch",
+__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch", "mulhi",
+           "peek64", "peek32", "peek8", "address_of",
            "numba_version", "cache_folder"]
 
 try:
@@ -100,9 +107,10 @@ def numba_version() -> str | None:
     return numba.__version__ if AVAILABLE else None
 
 
-def njit(function):
+def njit(function=None, *, nogil: bool = True):
     """``numba.njit(cache=True, nogil=True)``, without the cache where no folder is writable;
     the function itself (overflow ignored, as compiled code wraps) without numba.
+    ``@njit(nogil=False)`` keeps the GIL: for a kernel that reads Python objects.
 
     >>> @njit
     ... def square(x):
@@ -110,6 +118,8 @@ def njit(function):
     >>> int(square(np.uint64(2**33)))   # 2**66 wraps to 0
     0
     """
+    if function is None:
+        return functools.partial(njit, nogil=nogil)
     if not AVAILABLE:
         @functools.wraps(function)
         def plain(*args):
@@ -118,11 +128,11 @@ def njit(function):
         return plain
     global CACHE_NOTE
     try:
-        return numba.njit(cache=True, nogil=True)(function)
+        return numba.njit(cache=True, nogil=nogil)(function)
     except RuntimeError as error:  # numba: "cannot cache function ...: no locator available"
         CACHE_NOTE = (f"numba found no writable cache folder ({error}); kernels compile once per "
                       "process: set NUMBA_CACHE_DIR to a writable folder to keep them")
-        return numba.njit(cache=False, nogil=True)(function)
+        return numba.njit(cache=False, nogil=nogil)(function)
 
 
 if AVAILABLE:
@@ -150,9 +160,73 @@ if AVAILABLE:
 
         return types.void(array, index), codegen
 
+    @intrinsic
+    def mulhi(typingctx, a, b):
+        """The high 64 bits of the 128-bit product of two uint64."""
+        if not (a == types.uint64 and b == types.uint64):
+            return None
+
+        def codegen(context, builder, signature, args):
+            wide = ir.IntType(128)
+            product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+            return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+        return types.uint64(types.uint64, types.uint64), codegen
+
+    def _peek(width):
+        @intrinsic
+        def peek(typingctx, address):
+            """The unsigned integer of ``width`` bits at a memory address, read at any alignment."""
+            if not isinstance(address, types.Integer):
+                return None
+            result = types.uint64 if width == 64 else types.uint32 if width == 32 else types.uint8
+
+            def codegen(context, builder, signature, args):
+                word = ir.IntType(width)
+                pointer = builder.inttoptr(args[0], word.as_pointer())
+                return builder.zext(builder.load(pointer, align=1), context.get_value_type(result)) \
+                    if width < result.bitwidth else builder.load(pointer, align=1)
+
+            return result(address), codegen
+        return peek
+
+    peek64, peek32, peek8 = _peek(64), _peek(32), _peek(8)
+
+    @intrinsic
+    def address_of(typingctx, array):
+        """The address of an array's first element, as a uint64."""
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            view = context.make_array(signature.args[0])(context, builder, args[0])
+            return builder.ptrtoint(view.data, ir.IntType(64))
+
+        return types.uint64(array), codegen
+
     # llvmlite before 0.45 writes typed pointers (i8*), later ones opaque pointers (ptr)
     _TYPED_POINTERS = str(ir.IntType(8).as_pointer()) == "i8*"
 else:
     def prefetch(array, index):
         """A hint only: nothing to do in Python."""
+
+    def mulhi(a, b):
+        """The high 64 bits of the 128-bit product of two uint64."""
+        return np.uint64((int(a) * int(b)) >> 64)
+
+    def peek64(address):
+        """The uint64 at a memory address."""
+        return np.uint64(ctypes.c_uint64.from_address(int(address)).value)
+
+    def peek32(address):
+        """The uint32 at a memory address."""
+        return np.uint32(ctypes.c_uint32.from_address(int(address)).value)
+
+    def peek8(address):
+        """The byte at a memory address."""
+        return np.uint8(ctypes.c_uint8.from_address(int(address)).value)
+
+    def address_of(array):
+        """The address of an array's first element."""
+        return np.uint64(array.ctypes.data)
 

@@ -31,7 +31,7 @@ from .blocked_kernels import SALTS
 
 __all__ = ["add", "add_new", "contains", "add_new_uint64", "AHEAD"]
 
-AHEAD = 8  # keys between a block's prefetch and its write
+AHEAD = 16  # keys between a block's prefetch and its write
 _SALTS64 = SALTS.astype(np.uint64)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _THIRTY_TWO, _TWENTY_SEVEN = np.uint64(32), np.uint64(27)
@@ -52,10 +52,23 @@ def _add_one(words, h, num_blocks):
     for w in range(8):
         mask = _ONE32 << np.uint32(((low * _SALTS64[w]) & _LOW32) >> _TWENTY_SEVEN)
         old = words[base + np.uint64(w)]
-        if old & mask == 0:
-            present = False
-            words[base + np.uint64(w)] = old | mask
+        present &= old & mask != 0  # no branch: unpredictable, and the block's line is ours
+        words[base + np.uint64(w)] = old | mask
     return present
+
+
+@njit
+def _fetch_first(words, h, blocks):
+    """Prefetch the blocks of the first :data:`AHEAD` keys."""
+    for j in range(min(AHEAD, h.size)):
+        prefetch(words, _block(h[j], blocks) * np.uint64(8))
+
+
+@njit
+def _fetch_ahead(words, h, j, blocks):
+    """Prefetch the block of key j + :data:`AHEAD`, if there is one."""
+    if j + AHEAD < h.size:
+        prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
 
 
 @njit
@@ -68,12 +81,9 @@ def add_new(words, h, num_blocks, present):
     [False, True]
     """
     blocks = np.uint64(num_blocks)
-    count = h.size
-    for j in range(min(AHEAD, count)):
-        prefetch(words, _block(h[j], blocks) * np.uint64(8))
-    for j in range(count):
-        if j + AHEAD < count:
-            prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
+    _fetch_first(words, h, blocks)
+    for j in range(h.size):
+        _fetch_ahead(words, h, j, blocks)
         present[j] = _add_one(words, h[j], blocks)
 
 
@@ -84,14 +94,7 @@ def add(words, h, num_blocks):
     >>> words = np.zeros(8, "<u4"); add(words, np.array([0], np.uint64), 1); words.tolist()
     [1, 1, 1, 1, 1, 1, 1, 1]
     """
-    blocks = np.uint64(num_blocks)
-    count = h.size
-    for j in range(min(AHEAD, count)):
-        prefetch(words, _block(h[j], blocks) * np.uint64(8))
-    for j in range(count):
-        if j + AHEAD < count:
-            prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
-        _add_one(words, h[j], blocks)
+    add_new(words, h, num_blocks, np.empty(h.size, dtype=np.bool_))
 
 
 @njit
@@ -103,12 +106,9 @@ def contains(words, h, num_blocks, found):
     [True, False]
     """
     blocks = np.uint64(num_blocks)
-    count = h.size
-    for j in range(min(AHEAD, count)):
-        prefetch(words, _block(h[j], blocks) * np.uint64(8))
-    for j in range(count):
-        if j + AHEAD < count:
-            prefetch(words, _block(h[j + AHEAD], blocks) * np.uint64(8))
+    _fetch_first(words, h, blocks)
+    for j in range(h.size):
+        _fetch_ahead(words, h, j, blocks)
         hj = h[j]
         base = _block(hj, blocks) * np.uint64(8)
         low = hj & _LOW32
