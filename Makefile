@@ -34,7 +34,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab check test bench bench-day html clean chromium java redis postgres slides assignments
+.PHONY: env env-oldest lab check test bench bench-day html clean chromium cc java redis postgres slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -79,6 +79,15 @@ LAB_DIR ?= my-lessons
 lab: $(STAMP)
 	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lessons 17, 18 and 20 will not run until that is fixed."
 	$(BIN)/bloomedu lab $(LAB_DIR) --port $(PORT) $(LAB_FLAGS)
+
+# The benchmarks' C reference loop (benchmarks/c/split_block.c) and its test need a C compiler:
+# install gcc when none is found and we may (root with apt-get).
+cc:
+	@command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing gcc for the benchmarks' C reference loop"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; \
+	  else echo "no C compiler: install one (Debian: apt-get install gcc) for tests/test_bench_c_reference.py"; fi; }
 
 # The real-browser test drives Debian's Chromium; install it when missing and we may (root with apt-get).
 chromium:
@@ -188,9 +197,9 @@ define run_tests
 	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
 endef
 
-test: $(STAMP) $(OLDEST_STAMP) $(SPARK_STAMP) chromium java redis postgres
+test: $(STAMP) $(OLDEST_STAMP) $(SPARK_STAMP) chromium cc java redis postgres
 	@mkdir -p build && rm -f $(FAILED) $(TIMES)
-	@echo "$$(( $$(date +%s) - $(START) )) s  environments, pyspark, chromium, java, redis-server and postgresql (built when missing)" > $(TIMES)
+	@echo "$$(( $$(date +%s) - $(START) )) s  environments, pyspark, chromium, cc, java, redis-server and postgresql (built when missing)" > $(TIMES)
 	$(call run_tests,$(VENV),the newest releases,,,auto)
 	$(call run_tests,$(OLDEST),the declared lower bounds ($(CONSTRAINTS)),$(CONSTRAINTS),-m "not browser and not site and not slides and not nbgrader and not spark",numpy,$(OLDEST_LEAVE_OUT),$(OLDEST_LEAVE_OUT_WHY))
 	@echo; echo "======== make test: the time of each phase ========"; cat $(TIMES)
@@ -202,11 +211,11 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)
+bench: $(BENCH_STAMP) cc
 	$(BIN)/python -m benchmarks
 
 # Article 1's whole day: 864,000,000 click IDs through one filter (a few minutes, 2 GiB).
-bench-day: $(STAMP)
+bench-day: $(STAMP) cc
 	$(BIN)/python -m benchmarks.day
 
 # The lessons, solutions and API reference as a static site in build/html/ (open index.html).

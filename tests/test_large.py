@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import bloomedu.core.hashing as hashing
 import bloomedu.kernels.bloom as bloom_kernels
 import bloomedu.kernels.threads as pipeline
+from bloomedu.kernels.stages import in_background
 from bloomedu import BloomFilter
 from bloomedu.core.bits import BitArray
 from dedup_loop import sequential_new
@@ -177,9 +178,9 @@ def test_in_background_yields_in_order_and_passes_errors(monkeypatch):
 
     seen = []
     with pytest.raises(KeyError):
-        for x in pipeline.in_background(numbers()):
+        for x in in_background(numbers()):
             seen.append(x)
     assert seen == list(range(50))
-    stream = pipeline.in_background(iter(range(10 ** 9)))
+    stream = in_background(iter(range(10 ** 9)))
     assert [next(stream) for _ in range(3)] == [0, 1, 2]
     stream.close()  # the producing thread stops

@@ -15,13 +15,11 @@ in ``tests/test_large.py``; ``make bench`` (W4) and ``make bench-day`` time it.
 from __future__ import annotations
 
 import os
-import queue
-import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator, TypeVar
 
-__all__ = ["WORKERS", "in_background", "ordered_map"]
+__all__ = ["WORKERS", "ordered_map"]
 
 # Threads preparing batches (1: no thread at all); BLOOMEDU_WORKERS=1 in the environment sets it.
 WORKERS = int(os.environ.get("BLOOMEDU_WORKERS", 0)) or min(2, os.cpu_count() or 1)
@@ -56,55 +54,3 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item],
         finally:  # an error, or the consumer stopped early: start nothing more
             for future in pending:
                 future.cancel()
-
-
-_DONE = object()
-
-
-def in_background(items: Iterable[Item], depth: int = 2) -> Iterator[Item]:
-    """The items of ``items``, produced on a thread up to ``depth`` items ahead.
-
-    For a producer that must run in order (a seeded stream): it makes item j+1
-    while the caller works on item j.  Its exceptions are raised here; if the
-    caller stops early, the thread stops after the item it is making.
-
-    >>> list(in_background(iter(range(4))))
-    [0, 1, 2, 3]
-    """
-    if WORKERS <= 1:
-        yield from items
-        return
-    ready: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def offer(entry) -> bool:
-        while not stop.is_set():
-            try:
-                ready.put(entry, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False  # the consumer has gone
-
-    def produce() -> None:
-        try:
-            for item in items:
-                if not offer((item, None)):
-                    return
-            offer((_DONE, None))
-        except BaseException as error:  # handed to the consumer
-            offer((_DONE, error))
-
-    thread = threading.Thread(target=produce, name="bloomedu-producer", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item, error = ready.get()
-            if error is not None:
-                raise error
-            if item is _DONE:
-                return
-            yield item
-    finally:
-        stop.set()
-        thread.join()

@@ -174,6 +174,33 @@ class BlockedBloomFilter(Filter):
         block, masks = self.block_and_masks(key)
         return [(block * 8 + w) * 32 + mask.bit_length() - 1 for w, mask in enumerate(masks)]
 
+    # --- in-then-add in two steps, for a pipeline (bloomedu.workloads.day.deduplicate) -------
+    def batch_of(self, h1: np.ndarray):
+        """What :meth:`add_batch_new` needs for keys of 64-bit hashes ``h1`` (the first half of
+        ``hash128``), computed without touching the filter, so another thread can make it: ``h1``
+        itself for the native kernels, the blocks, masks and shared blocks for numpy's.
+
+        >>> f = BlockedBloomFilter(4096); h1 = np.array([5, 6, 5], dtype=np.uint64)
+        >>> present = np.empty(3, dtype=bool); f.add_batch_new(f.batch_of(h1), present)
+        >>> present.tolist()
+        [False, False, True]
+        """
+        return h1 if _native() is not None else self._batch(h1)
+
+    def add_batch_new(self, batch, present: np.ndarray) -> None:
+        """Insert the keys of a :meth:`batch_of` in order, holding the filter's lock;
+        ``present[j]``: key j's bits were all set at its turn (``not`` of ``add_many_new``)."""
+        native = _native()
+        if isinstance(batch, np.ndarray):
+            if native is None:  # made on the native path, written on numpy's
+                batch = self._batch(batch)
+            else:
+                with self._lock:
+                    native.add_new(self.words, batch, self.num_blocks, present)
+                return
+        with self._lock:
+            present[:] = blocked_kernels.apply(self.words, batch, report=True)
+
     def add(self, key) -> None:
         """Insert a key (str, bytes or int): one bit in each word of its block.
 

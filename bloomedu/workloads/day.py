@@ -14,18 +14,27 @@ of that moment.  A copy due after a chunk's last genuine click goes into the nex
 chunk.  The n-th genuine click's ID is the splitmix64 mix of ``seed * 2**40 + n``,
 a bijection of 64-bit words, so no two clicks share an ID by chance.
 
-Used by ``make bench-day`` (``benchmarks/day.py``); tested in ``tests/test_day.py``.
+:func:`deduplicate` runs the day through a filter in three stages that overlap on the
+machine's cores (making the stream, hashing, inserting), each on a thread of its own
+(:func:`bloomedu.kernels.stages.staged`), with exactly the answers of ``add_many_new``.
+
+Used by ``make bench-day`` (``benchmarks/day.py``); tested in ``tests/test_day.py`` and
+``tests/test_day_pipeline.py``.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+import time
+
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from ..kernels.stages import StageClock, staged
 from .clicks import check_count, check_rate, uuid4_text
 
-__all__ = ["CHUNK_MESSAGES", "DAY_MESSAGES", "day_chunks", "splitmix64", "uuid_ids"]
+__all__ = ["CHUNK_MESSAGES", "DAY_MESSAGES", "PIECE_KEYS", "day_chunks", "deduplicate",
+           "splitmix64", "uuid_ids"]
 
 DAY_MESSAGES = 10_000 * 86_400  # article 1: 10,000 messages a second for a day
 CHUNK_MESSAGES = 1 << 20
@@ -33,6 +42,7 @@ _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _PIECE = 1 << 16
+PIECE_KEYS = 1 << 15  # keys hashed and inserted per step of deduplicate: their work stays in L2
 
 
 def splitmix64(counters: np.ndarray) -> np.ndarray:
@@ -122,3 +132,83 @@ def uuid_ids(ids: np.ndarray) -> list[str]:
     raw[:, :8] = ids.astype("<u8").view(np.uint8).reshape(-1, 8)
     raw[:, 8:] = splitmix64(ids).astype("<u8").view(np.uint8).reshape(-1, 8)
     return [text.decode("ascii") for text in uuid4_text(raw).tolist()]
+
+
+def _stage_kernels(f, piece: int, in_flight: int) -> tuple[Callable, Callable]:
+    """(prepare, write) for filter ``f``: ``prepare(keys)`` does what needs no filter (hashing,
+    and for the blocked filter on numpy's kernels the batch of shared blocks); ``write(prepared,
+    present)`` inserts in order and sets ``present`` (True: the key was there already).
+
+    On the native kernels the hashes of a uint64 array go into a ring of ``in_flight`` buffers
+    made once (no page fault per piece): a buffer is reused only after ``in_flight`` later
+    pieces, more than the pipeline ever holds between the two stages."""
+    from ..core.hashing import hashed_batches
+    from ..kernels import backend
+    from ..variants.blocked import BlockedBloomFilter
+
+    if not isinstance(f, BlockedBloomFilter) or type(f) is not BlockedBloomFilter:
+        def write_any(keys, present: np.ndarray) -> None:  # any other filter: its add_many_new
+            np.logical_not(f.add_many_new(keys), out=present)
+        return (lambda keys: keys), write_any
+
+    def h1_of(keys: np.ndarray) -> np.ndarray:
+        return next(hashed_batches(keys, None, keys.size))[0]
+
+    if backend.active() == "native":
+        from ..kernels import native_murmur
+
+        ring = np.ones((in_flight, piece), dtype=np.uint64)  # touched now, not in the timed part
+        scratch = np.empty(piece, dtype=np.uint64)  # h2, unused (the hash stage's own)
+        turn = [0]
+
+        def h1_of(keys: np.ndarray, h1_of=h1_of) -> np.ndarray:  # noqa: F811 - the fast case
+            if keys.dtype != np.uint64 or not keys.flags.c_contiguous:
+                return h1_of(keys)  # any other integer array: the filter's own hashing
+            h1 = ring[turn[0] % in_flight, :keys.size]
+            turn[0] += 1
+            native_murmur.hash_uint64(keys, h1, scratch[:keys.size])
+            return h1
+
+    return (lambda keys: f.batch_of(h1_of(keys))), f.add_batch_new
+
+
+def deduplicate(f, chunks: Iterable[tuple[np.ndarray, np.ndarray]], *,
+                clock: StageClock | None = None, workers: int | None = None,
+                piece: int = PIECE_KEYS) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(ids, is_copy, dropped) for each chunk of :func:`day_chunks`: ``dropped`` is True where
+    the filter already held the ID (``not f.add_many_new(ids)``, bit for bit the same filter).
+
+    Three stages overlap, each on a thread of its own: the stream (``chunks``), hashing a piece
+    of ``piece`` keys, and inserting the pieces in order.  ``clock`` receives each stage's
+    thread CPU seconds (``stream``, ``hash``, ``insert``); ``workers=1`` runs them one after
+    the other in this thread.
+
+    >>> from bloomedu.variants import BlockedBloomFilter
+    >>> f = BlockedBloomFilter.from_capacity(20_000, 0.001)
+    >>> runs = list(deduplicate(f, day_chunks(20_000, seed=3, chunk=4096)))
+    >>> all(dropped[copy].all() for _, copy, dropped in runs)   # every second copy caught
+    True
+    """
+    piece = check_count(piece, "piece", minimum=1)
+    clock = clock if clock is not None else StageClock()
+    depth = 4  # pieces queued between hashing and inserting (chunks of the stream: 2)
+    prepare, write = _stage_kernels(f, piece, in_flight=2 * depth + 4)
+
+    def hashed(chunk):
+        ids = chunk[0]
+        if ids.size == 0:
+            yield chunk, 0, None
+        for start in range(0, ids.size, piece):
+            yield chunk, start, prepare(ids[start:start + piece])
+
+    dropped = None
+    for (ids, is_copy), start, prepared in staged(chunks, hashed, clock=clock, workers=workers,
+                                                  names=["stream", "hash"], depth=(2, depth)):
+        begun = time.thread_time()
+        if start == 0:
+            dropped = np.empty(ids.size, dtype=bool)
+        if prepared is not None:
+            write(prepared, dropped[start:start + piece])
+        clock.add("insert", time.thread_time() - begun)
+        if start + piece >= ids.size:
+            yield ids, is_copy, dropped
