@@ -1,4 +1,4 @@
-"""Compile the native kernels ahead of use: ``make env`` runs :func:`warm_kernels` once.
+"""Compile the native kernels ahead of use: ``make env`` runs ``warm_kernels()`` once.
 
 With ``bloomedu[fast]``, numba compiles each kernel at its first call (a second or two each,
 :mod:`bloomedu.kernels.jit`) and keeps it in its cache; a later process loads it in

@@ -13,7 +13,8 @@ so numba compiles them.  This module is the only place that imports numba:
   then caches every function it compiles in this process there, not only bloomedu's.  Where
   that folder cannot be written, numba's own order applies (a ``__pycache__`` beside the
   source, then ``~/.cache/numba``); where nothing is writable the kernels are compiled without
-  a cache, once per process, and :data:`CACHE_NOTE` says so.
+  a cache, once per process, and ``CACHE_NOTE`` says so (``IMPORT_ERROR``: why numba did not
+  import, when it did not).
 - without numba, :func:`njit` leaves a function as it is (Python over numpy scalars, integer
   overflow wrapping silently as it does compiled): the docstrings' examples still run, slowly;
   the filters never call these kernels then (:mod:`bloomedu.kernels.backend` picks numpy).
@@ -48,7 +49,9 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "IMPORT_ERROR", "CACHE_DIR", "CACHE_NOTE", "njit", "prefetch", "mulhi",
+# IMPORT_ERROR and CACHE_NOTE are None when all is well: module state, not in the API pages
+# (Sphinx's autosummary cannot document a name whose value is None)
+__all__ = ["AVAILABLE", "CACHE_DIR", "njit", "prefetch", "mulhi",
            "peek64", "peek32", "peek8", "address_of",
            "numba_version", "cache_folder"]
 
