@@ -167,7 +167,9 @@ check: $(STAMP)
 # marked spark, are not run in .venv-oldest, which has no pyspark).
 FAILED := build/.make-test-failed
 TIMES  := build/.make-test-times
-TEST_ENV = BLOOMEDU_HYPOTHESIS=full BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_REQUIRE_ENGINES=1 BLOOMEDU_CONSTRAINTS=$(3)
+# BLOOMEDU_HYPOTHESIS: the full profile (200 examples a property) in .venv, the oldest one (50) in
+# .venv-oldest, the run that has a constraints file (tests/conftest.py says why).
+TEST_ENV = BLOOMEDU_HYPOTHESIS=$(if $(3),oldest,full) BLOOMEDU_REQUIRE_REDIS=1 BLOOMEDU_REQUIRE_ENGINES=1 BLOOMEDU_CONSTRAINTS=$(3)
 
 # $(1): the phase's name, $(2): its command
 define phase

@@ -5,8 +5,11 @@ on two workers.
 Hypothesis profiles, chosen by ``BLOOMEDU_HYPOTHESIS`` (no test names its own number of examples):
 
 - ``dev`` (the default, and ``make check``): 10 examples a property, for every change;
-- ``full`` (``make test``): 200 examples a property, as many as the most any test asked for
-  before the profiles, so no property is tried less than it was.
+- ``full`` (``make test`` in ``.venv``): 200 examples a property, as many as the most any test
+  asked for before the profiles, so no property is tried less than it was;
+- ``oldest`` (``make test`` in ``.venv-oldest``): 50 examples a property. That run checks that
+  every property holds on the lower bounds' releases (numpy 1.24's casting rules, mmh3 4.0); the
+  deep search for a counterexample is ``.venv``'s, and the suite stays inside its 20 minutes.
 
 Neither has a deadline or the too-slow health check: how fast this machine happens to be
 decides no test.
@@ -31,7 +34,7 @@ import bloomedu.kernels.threads as pipeline
 ROOT = Path(__file__).resolve().parent.parent
 
 HYPOTHESIS_ENV = "BLOOMEDU_HYPOTHESIS"
-HYPOTHESIS_PROFILES = {"dev": 10, "full": 200}  # examples a property
+HYPOTHESIS_PROFILES = {"dev": 10, "oldest": 50, "full": 200}  # examples a property
 for _name, _examples in HYPOTHESIS_PROFILES.items():
     settings.register_profile(_name, max_examples=_examples, deadline=None, print_blob=True,
                               suppress_health_check=[HealthCheck.too_slow])

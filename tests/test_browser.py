@@ -3,9 +3,9 @@
 Which lessons: every notebook (lessons, optional lessons, solutions: any folder under
 ``notebooks/``) whose code cells import one of the course's widgets (:data:`WIDGETS`: the toy
 for one key of :mod:`bloomedu.teaching.toy`, the explorer of :mod:`bloomedu.teaching.explorer`),
-found by reading its cells' imports, and the last lesson without a widget (the newest: today
-20, after Bloom, which starts a Redis server from its kernel and draws its plots) as a smoke
-test of a plain lesson.  Every lesson is executed by strict nbval in both environments anyway (``make
+found by reading its cells' imports, and the last lesson without a widget that starts no engine
+(today 20, after Bloom, which starts a Redis server from its kernel and draws its plots; lesson
+21's Spark would spend most of the run starting a JVM) as a smoke test of a plain lesson.  Every lesson is executed by strict nbval in both environments anyway (``make
 test`` runs it on a copy): here it is the browser that is tested, in the newest environment only.
 
 A fresh JupyterLab server (loopback, random free port, random token, its own
@@ -79,11 +79,18 @@ def widgets_imported(path: Path) -> set[str]:
     return found
 
 
+def starts_an_engine(path: Path) -> bool:
+    """Whether a notebook imports :mod:`bloomedu.teaching.engines` (Spark and PostgreSQL: a JVM
+    whose start would be most of its run here; strict nbval runs it in full anyway)."""
+    return "bloomedu.teaching.engines" in path.read_text(encoding="utf-8")
+
+
 def lessons_for_the_browser() -> list[Path]:
-    """The notebooks that use a widget, then the last lesson that uses none."""
+    """The notebooks that use a widget, then the last lesson that uses none and starts no engine."""
     notebooks = [NOTEBOOKS / name for name in course_notebooks(NOTEBOOKS)]
     chosen = [path for path in notebooks if widgets_imported(path)]
-    plain = next((path for path in reversed(LESSONS) if not widgets_imported(path)), None)
+    plain = next((path for path in reversed(LESSONS)
+                  if not widgets_imported(path) and not starts_an_engine(path)), None)
     return chosen + ([plain] if plain else [])
 
 
