@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bloomedu.compat.postgres_hash import as_int4, hash_any, hash_uint32, hashint4, hashtext
@@ -110,6 +110,7 @@ def test_from_a_positive_state_it_is_16807_x_mod_2_31_minus_1(state):
 
 
 @given(st.integers(0, 2 ** 32 - 1))
+@example(0x80000002)  # the one negative seed that lands on 1
 def test_srand_keeps_the_seeds_sign_and_c_remainder(seed):
     generator = BloomRandom()
     generator.srand(seed)
@@ -117,10 +118,18 @@ def test_srand_keeps_the_seeds_sign_and_c_remainder(seed):
     if signed >= 0:
         assert generator.next == signed % 0x7FFFFFFE + 1
     else:   # C's % keeps the sign: Python's would give a positive state here
-        assert generator.next == -((-signed) % 0x7FFFFFFE) + 1 <= 0
+        assert generator.next == -((-signed) % 0x7FFFFFFE) + 1
+        # at most 0, but for -0x7FFFFFFE (seed 0x80000002), a multiple of 0x7FFFFFFE: 0 + 1
+        assert generator.next <= 0 or seed == 0x80000002
 
 
-@given(st.integers(2 ** 31, 2 ** 32 - 1).filter(lambda s: s not in (0x80000001, 0xFFFFFFFF)))
+def test_the_one_negative_seed_that_lands_on_a_positive_state():
+    generator = BloomRandom()
+    generator.srand(0x80000002)  # the int32 -0x7FFFFFFE: C's remainder is 0, with no sign to keep
+    assert generator.next == 1 and generator.rand() == 16806
+
+
+@given(st.integers(2 ** 31, 2 ** 32 - 1).filter(lambda s: s not in (0x80000001, 0x80000002, 0xFFFFFFFF)))
 def test_from_a_negative_state_every_draw_stays_in_the_generators_range(seed):
     generator = BloomRandom()
     generator.srand(seed)
