@@ -368,6 +368,10 @@ def test_lesson_10s_wide_table_scrolls_inside_its_column_and_shows_that_it_does(
 
 
 def test_no_page_of_the_site_runs_past_its_column(site, browser):
+    """Every page at 420 px, every page but the API reference's at 1280 px too.  The API pages
+    (112 of 208) are one template of prose, signatures and tables that wrap or scroll: at 1280 px
+    their column is wider than at 420 px, so what fits there fits here; visiting them twice cost
+    about 50 s of make test's 20 minutes."""
     pages = [p for p in sorted(site.rglob("*.html")) if "_static" not in p.parts
              and p.name not in ("genindex.html", "search.html", "py-modindex.html")]
     cut = {}
@@ -375,6 +379,8 @@ def test_no_page_of_the_site_runs_past_its_column(site, browser):
         page = guarded_page(browser, width=width)
         try:
             for path in pages:
+                if width > 420 and path.relative_to(site).parts[0] == "api":
+                    continue
                 page.goto(path.as_uri(), wait_until="load")
                 page.evaluate(SETTLED_JS)
                 found = page.evaluate(CUT_JS)
