@@ -266,6 +266,37 @@ def test_the_native_blocked_kernels_equal_numpys_on_plain_arrays(size, num_block
     assert np.array_equal(plain, words)
 
 
+@jit.njit
+def _block8_both(words, bases, lows, salts, present, held):
+    for j in range(bases.size):
+        held[j] = jit.block8_holds(words, bases[j], lows[j], salts)
+        present[j] = jit.block8_in_then_add(words, bases[j], lows[j], salts)
+
+
+@pytest.mark.parametrize("salts", ["the split block's", "random"])
+def test_the_eight_word_vector_is_the_numpy_block_update(salts):
+    """The compiled <8 x i32> update and test against :func:`jit.plain_block8_in_then_add`, one
+    key at a time: every low 32 bits (with high bits above them to drop), repeated keys, blocks
+    at every offset of a filter holding bits already."""
+    rng = np.random.default_rng(8)
+    salts = blocked_kernels.SALTS.astype(np.uint32) if salts != "random" else \
+        rng.integers(0, 2 ** 32, 8, dtype=np.uint64).astype(np.uint32)
+    lows = np.concatenate([rng.integers(0, 2 ** 64 - 1, 3000, dtype=np.uint64, endpoint=True),
+                           np.array([0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1], np.uint64)])
+    lows[-400:-5] = lows[:395]  # keys seen before: their bits are all set by then
+    bases = rng.integers(0, 37, lows.size).astype(np.uint64) * np.uint64(8)
+    words = rng.integers(0, 2 ** 32, 8 * 37, dtype=np.uint64).astype(np.uint32) & np.uint32(0x0F0F0F0F)
+    expected_words, expected_present, expected_held = words.copy(), [], []
+    for base, low in zip(bases, lows):
+        expected_held.append(jit.plain_block8_holds(expected_words, base, low, salts))
+        expected_present.append(jit.plain_block8_in_then_add(expected_words, base, low, salts))
+    present, held = np.empty(lows.size, bool), np.empty(lows.size, bool)
+    _block8_both(words, bases, lows, salts, present, held)
+    assert np.array_equal(words, expected_words)
+    assert present.tolist() == expected_present == held.tolist()
+    assert 395 <= sum(expected_present) < lows.size  # both answers occur
+
+
 # --- the switch -----------------------------------------------------------------------------------
 def test_the_variable_picks_the_kernels(monkeypatch):
     for value, expected in [("numpy", "numpy"), ("native", "native"), ("auto", "native"),

@@ -40,7 +40,7 @@ from .bits import BitArray
 from .checks import MAX_HASHES, MAX_NUM_BITS, check_storage, probability, whole_number
 from .contract import Filter, filter_repr
 from .filter_sets import SetOperations
-from .hashing import fmix64, hashed_batches, key_hashes
+from .hashing import cannot_fail, fmix64, hashed_batches, key_hashes
 from .theory import estimate_count, size_for
 
 __all__ = ["BloomFilter", "bit_position", "bit_positions", "bit_indices", "positions",
@@ -271,7 +271,7 @@ class BloomFilter(Filter, SetOperations):
         """
         hashed, kernels = self._hashed(keys), backend.bloom()
         kernels.insert(self.bits.data, hashed, num_bits=self.num_bits, num_hashes=self.num_hashes,
-                       lock=self._lock)
+                       lock=self._lock, checked=cannot_fail(keys))
 
     def add_many_new(self, keys) -> np.ndarray:
         """Add many keys; a bool array, True for each key that was new (as ``k not in f`` just

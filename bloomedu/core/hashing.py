@@ -43,7 +43,7 @@ from .checks import MAX_HASHES, is_int, whole_number
 
 __all__ = ["murmurhash2", "js_utf8", "murmur3_32", "n_bit_hash_function", "key_to_bytes",
            "hash128", "fmix64", "spread_step", "key_hashes", "step", "check_batch",
-           "key_chunks", "key_list", "hashed_batches", "joined", "CHUNK_KEYS"]
+           "key_chunks", "cannot_fail", "key_list", "hashed_batches", "joined", "CHUNK_KEYS"]
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -360,6 +360,16 @@ def _refuse_trailing_nul(keys: np.ndarray, flat, chunk_keys: int) -> None:
                 f"keys[{where}] of the {name} array ends in NUL: numpy pads shorter elements "
                 f"with NULs and drops trailing NULs when it reads one, so {value!r} cannot be "
                 f"told from {value!r} followed by NULs; pass {hint}, or an object array")
+
+
+def cannot_fail(keys) -> bool:
+    """True when no chunk of :func:`key_chunks` can raise once the first is made: a numpy
+    integer array (its dtype is checked before the first chunk, and every value is a key).
+
+    >>> cannot_fail(np.arange(3, dtype=">i2")), cannot_fail([1, 2]), cannot_fail(np.array(["a"]))
+    (True, False, False)
+    """
+    return isinstance(keys, np.ndarray) and keys.dtype.kind in "iu"
 
 
 def key_list(keys) -> list:

@@ -147,9 +147,10 @@ def stages(data: np.ndarray) -> bool:
 
 
 def insert(data: np.ndarray, hashed: Hashed, *, num_bits: int, num_hashes: int,
-           lock: AbstractContextManager = _NO_LOCK) -> None:
+           lock: AbstractContextManager = _NO_LOCK, checked: bool = False) -> None:
     """Set the k bits of every key of ``hashed`` in ``data``; all or nothing: if ``hashed``
-    raises, ``data`` is as it was.
+    raises, ``data`` is as it was.  (``checked``, no chunk can fail, lets the native twin write
+    chunk by chunk; these kernels stage every chunk's positions either way.)
 
     ``lock`` is held around each write to ``data``, never while positions are computed or
     sorted.  Above 40 Mi bits every key is hashed first, then its positions are sorted and

@@ -64,6 +64,7 @@ import numpy as np
 # (Sphinx's autosummary cannot document a name whose value is None)
 __all__ = ["AVAILABLE", "CACHE_DIR", "njit", "prefetch", "mulhi",
            "peek64", "peek32", "peek8", "address_of", "block8_in_then_add", "block8_holds",
+           "plain_block8_in_then_add", "plain_block8_holds",
            "numba_version", "cache_folder"]
 
 try:
@@ -81,6 +82,35 @@ _IN_THEN_ADD_DOC = """OR the eight masks ``1 << ((low * salts[w] mod 2**32) >> 2
 True if all eight were set already.  Compiled, it is called from compiled code only."""
 _HOLDS_DOC = """True if the eight masks of ``low`` (:func:`block8_in_then_add`) are all set in
 ``words[base:base + 8]``; nothing is written."""
+
+def _masks8(low, salts) -> np.ndarray:
+    return np.uint32(1) << ((np.uint32(int(low) & 0xFFFFFFFF) * salts) >> np.uint32(27))
+
+
+def plain_block8_in_then_add(words, base, low, salts) -> bool:
+    """:func:`block8_in_then_add` in numpy, one key: what runs without numba, and what the
+    tests hold the compiled one to.
+
+    >>> words, salts = np.zeros(8, np.uint32), np.arange(1, 9, dtype=np.uint32) << np.uint32(27)
+    >>> plain_block8_in_then_add(words, 0, 1, salts), words[:3].tolist()
+    (False, [2, 4, 8])
+    """
+    block, masks = words[int(base):int(base) + 8], _masks8(low, salts)
+    present = bool(((block & masks) == masks).all())
+    block |= masks
+    return present
+
+
+def plain_block8_holds(words, base, low, salts) -> bool:
+    """:func:`block8_holds` in numpy, one key.
+
+    >>> salts = np.arange(1, 9, dtype=np.uint32) << np.uint32(27)
+    >>> plain_block8_holds(np.full(8, 0x1FE, np.uint32), 0, 1, salts)
+    True
+    """
+    masks = _masks8(low, salts)
+    return bool(((words[int(base):int(base) + 8] & masks) == masks).all())
+
 
 CACHE_NOTE: str | None = None  # why compiled kernels are not cached, when they are not
 
@@ -293,18 +323,5 @@ else:
         """The address of an array's first element."""
         return np.uint64(array.ctypes.data)
 
-    def _masks8(low, salts):
-        return np.uint32(1) << ((np.uint32(int(low) & 0xFFFFFFFF) * salts) >> np.uint32(27))
-
-    def block8_in_then_add(words, base, low, salts):
-        block, masks = words[int(base):int(base) + 8], _masks8(low, salts)
-        present = bool(((block & masks) == masks).all())
-        block |= masks
-        return present
-
-    def block8_holds(words, base, low, salts):
-        masks = _masks8(low, salts)
-        return bool(((words[int(base):int(base) + 8] & masks) == masks).all())
-
-    block8_in_then_add.__doc__, block8_holds.__doc__ = _IN_THEN_ADD_DOC, _HOLDS_DOC
+    block8_in_then_add, block8_holds = plain_block8_in_then_add, plain_block8_holds
 
