@@ -139,3 +139,17 @@ def test_a_catalog_survives_writing_and_reading_every_kind_of_text():
 def test_a_malformed_catalog_line_is_refused_with_its_place():
     with pytest.raises(ValueError, match=r"bad\.po:2: cannot read 'nonsense'"):
         po.loads('msgid "a"\nnonsense\n', "bad.po")
+
+
+def test_the_readme_lists_every_italian_lesson_by_its_own_title():
+    readme = (lc.ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Il corso in italiano\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^(\d+)\. \[(.+)\]\((notebooks/it/[^)]+)\)$", section, re.M)
+    lessons = [nb for nb in EVERY if nb.parent == lc.NOTEBOOKS]
+    assert [path for _, _, path in listed] == [
+        lc.edition_path(nb).relative_to(lc.ROOT).as_posix() for nb in lessons]
+    for number, title, path in listed:
+        heading = json.loads((lc.ROOT / path).read_text(encoding="utf-8"))["cells"][0]["source"][0]
+        assert heading.rstrip("\n") == f"# {int(number):02d} · {title}"
+    for command in ("update", "stat", "build --execute"):
+        assert f"python -m tools.lesson_catalogs {command}" in section
