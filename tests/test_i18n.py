@@ -1,0 +1,195 @@
+"""The library's messages in Italian (bloomedu.i18n and its catalog): the language setting, the
+catalog's health, and what predict/reveal and the checkers print in each language."""
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bloomedu import i18n
+from bloomedu.i18n import _, language, set_language
+from bloomedu.teaching.exercises import check, judge, judge_measured
+from bloomedu.teaching.predict import predict
+from tools import po
+from tools.i18n_catalog import catalog_path, messages_in, package_messages
+
+ROOT = Path(__file__).resolve().parent.parent
+PO = catalog_path()
+
+
+@pytest.fixture(autouse=True)
+def english_again():
+    """Every test starts and ends with the library's default state (the language not chosen)."""
+    i18n._current.clear()
+    yield
+    i18n._current.clear()
+
+
+@pytest.fixture
+def italian(monkeypatch):
+    monkeypatch.delenv(i18n.ENVIRONMENT, raising=False)
+    set_language("it")
+
+
+def lines(capsys) -> list[str]:
+    return capsys.readouterr().out.splitlines()
+
+
+# --- the setting --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("code", ["fr", "IT", "it_IT", "", None, 1])
+def test_an_unknown_language_is_refused_naming_the_argument_and_the_choices(code):
+    with pytest.raises(ValueError, match=r"^code must be one of 'en', 'it', got "):
+        set_language(code)
+
+
+def test_a_refused_language_leaves_the_current_one(italian):
+    with pytest.raises(ValueError):
+        set_language("fr")
+    assert language() == "it" and _("Right.") == "Corretto!"
+
+
+def test_english_is_the_default_and_is_never_translated(monkeypatch):
+    monkeypatch.delenv(i18n.ENVIRONMENT, raising=False)
+    assert language() == "en"
+    assert _("Right.") == "Right." and _("a message no catalog has") == "a message no catalog has"
+
+
+def test_the_environment_chooses_the_default(monkeypatch):
+    monkeypatch.setenv(i18n.ENVIRONMENT, "it")
+    assert language() == "it" and _("Right.") == "Corretto!"
+    set_language("en")  # the call wins over the environment
+    assert language() == "en" and _("Right.") == "Right."
+
+
+def test_an_unknown_language_in_the_environment_warns_and_keeps_english(monkeypatch):
+    monkeypatch.setenv(i18n.ENVIRONMENT, "klingon")
+    with pytest.warns(UserWarning, match=r"BLOOMEDU_LANG must be one of 'en', 'it', got 'klingon'"):
+        assert language() == "en"
+    assert _("Right.") == "Right."
+
+
+def test_a_new_python_reads_the_environment(tmp_path):
+    code = ("from bloomedu.teaching.predict import predict; "
+            "predict('q', None).reveal(3)")
+    env = {"BLOOMEDU_LANG": "it", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          cwd=tmp_path, check=True)
+    assert done.stdout.splitlines()[0] == "Prevedi: q"
+    assert done.stdout.splitlines()[-1] == "Misurato: 3."
+
+
+def test_the_empty_message_is_not_the_catalog_header(italian):
+    assert _("") == ""
+
+
+# --- the catalog --------------------------------------------------------------------------------
+
+def catalog() -> list[po.Entry]:
+    return po.loads(PO.read_text(encoding="utf-8"), str(PO))
+
+
+def test_the_mo_is_the_compile_of_the_po():
+    assert PO.with_suffix(".mo").read_bytes() == po.mo_bytes(catalog()), \
+        "bloomedu.mo is stale: python -m tools.i18n_catalog compile"
+
+
+def test_every_entry_is_translated_and_none_is_fuzzy():
+    undone = [entry.msgid for entry in catalog() if not entry.done]
+    assert not undone, f"translate these in {PO.relative_to(ROOT)}: {undone}"
+
+
+def test_every_message_the_package_passes_to_gettext_is_in_the_catalog():
+    messages = package_messages()
+    assert len(messages) > 50  # the scan finds the package's messages at all
+    known = {entry.msgid for entry in catalog()}
+    missing = {message: places for message, places in messages.items() if message not in known}
+    assert not missing, f"not in the catalog (python -m tools.i18n_catalog update): {missing}"
+
+
+def test_the_scan_finds_each_way_of_marking_a_message():
+    tree = ast.parse("_('a'); gettext('b'); N_('c'); _(name); other('d'); _(f'{x}')")
+    assert [message for message, _place in messages_in(tree, "f.py")] == ["a", "b", "c"]
+
+
+def test_every_translation_keeps_the_fields_of_its_english():
+    fields = re.compile(r"\{[^{}]*\}")
+    for entry in catalog():
+        assert sorted(fields.findall(entry.msgstr)) == sorted(fields.findall(entry.msgid)), entry.msgid
+
+
+def test_the_wheel_carries_the_catalog():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"bloomedu" = ["locale/*/LC_MESSAGES/bloomedu.mo"' in text
+
+
+# --- predict and reveal -------------------------------------------------------------------------
+
+def test_predict_and_reveal_in_italian(capsys, italian):
+    guess = predict("How many?", None)
+    assert lines(capsys) == ["Prevedi: How many?",
+                             "La tua previsione: ancora nessuna. Sostituisci None con la tua "
+                             "previsione ed esegui la cella prima di continuare a leggere."]
+    guess.reveal(1940)
+    assert lines(capsys) == ["Sopra non è registrata nessuna previsione: la prossima volta "
+                             "impegnati su una prima della risposta.", "Misurato: 1,940."]
+    predict("q", 300).reveal(940, label="Counted")
+    assert lines(capsys)[2:] == ["La tua previsione: 300. Contati: 940.",
+                                 "Eri 640 troppo in basso (un fattore 3.13): l'ordine di grandezza giusto."]
+    predict("q", 0.0104).reveal(0.01, label="a label of the lesson's own")
+    assert lines(capsys)[2:] == ["La tua previsione: 0.0104. a label of the lesson's own: 0.01.",
+                                 "Eri 0.0004 troppo in alto (un fattore 1.04): vicino."]
+
+
+def test_a_choice_in_italian(capsys, italian):
+    predict("Better?", "worse", choices=("better", "worse")).reveal("better")
+    assert lines(capsys) == ["Prevedi: Better? (una tra 'better', 'worse')",
+                             "La tua previsione: 'worse'. La risposta arriva più sotto: continua a leggere.",
+                             "La tua previsione: 'worse'. La risposta: 'better'.",
+                             "Non questa volta: leggi sotto il perché."]
+
+
+def test_english_after_italian_is_the_english_of_before(capsys):
+    def session():
+        predict("How many?", 30).reveal(34)
+        predict("Which?", None, choices=("a", "b")).reveal("a")
+        return capsys.readouterr().out
+    before = session()
+    set_language("it")
+    assert session() != before
+    set_language("en")
+    assert session() == before
+    assert before.splitlines()[2:4] == ["Your guess: 30. Measured: 34.",
+                                        "You were 4 too low (a factor of 1.13): close."]
+
+
+# --- the checkers -------------------------------------------------------------------------------
+
+def test_the_checkers_in_italian(capsys, italian):
+    check.optimal_k(None, num_bits=10_000, n=1000)
+    assert lines(capsys) == ["Nessuna risposta ancora: sostituisci None con k."]
+    check.optimal_k("seven", num_bits=10_000, n=1000)
+    assert lines(capsys) == ["Non ancora: la risposta deve essere un numero (k), non un str ('seven')."]
+    judge(7, 7, "k")
+    assert lines(capsys) == ["Corretto! k = 7."]
+    judge(9, 7, "k", hint="k = (m/n) ln 2")
+    assert lines(capsys) == ["Non ancora: 9 è troppo alto per k. Suggerimento: k = (m/n) ln 2"]
+    judge(0.7, 0.007, "the rate", unit="rate")
+    assert lines(capsys) == ["Non ancora: hai dato una percentuale; dai il tasso come frazione (1% è 0.01)."]
+    judge(8_000, 1_000, "the size", unit="bytes")
+    assert lines(capsys) == ["Non ancora: hai dato dei bit; la domanda chiede byte (8 bit ciascuno)."]
+
+
+def test_the_measured_checks_in_italian(capsys, italian):
+    judge_measured(0.0104, 0.0100, 0.0003, "the measured rate", trials=100_000)
+    assert lines(capsys) == ["Corretto! 0.0104 è entro 4 deviazioni standard (4 x 0.0003) dal "
+                             "valore atteso 0.01."]
+    judge_measured(1040, 0.0100, 0.0003, "the measured rate", trials=100_000)
+    assert lines(capsys) == ["Non ancora: hai dato un conteggio (1,040 su 100,000 chiavi); dividi "
+                             "per il numero di chiavi provate."]
+    judge_measured(0.02, 0.0100, 0.0003, "the rate", trials=100_000)
+    assert lines(capsys)[0].startswith("Non ancora: 0.02 dista 33.3 deviazioni standard dal valore "
+                                       "0.01 atteso per")
