@@ -193,3 +193,98 @@ def test_the_measured_checks_in_italian(capsys, italian):
     judge_measured(0.02, 0.0100, 0.0003, "the rate", trials=100_000)
     assert lines(capsys)[0].startswith("Non ancora: 0.02 dista 33.3 deviazioni standard dal valore "
                                        "0.01 atteso per")
+
+
+# --- the toy, the explorer and the plots --------------------------------------------------------
+
+def test_the_toy_in_italian(italian):
+    from bloomedu.teaching.toy import toy_view
+    view = toy_view(["apple", "banana", "cherry", "date", "elderberry"], "melon")
+    assert view.alt() == ("I 32 bit del giocattolo in righe da 16, 12 dei quali messi a 1 da 5 chiavi "
+                          "aggiunte; 'melon' accende i bit 12, 10 e 8, tutti messi a 1 da altre "
+                          "chiavi (banana, date, elderberry): un falso positivo.")
+    text = view.text().splitlines()
+    assert text[0] == "BloomFilter(num_bits=32, num_hashes=3): 32 bit, 12 a 1"
+    assert text[-1].startswith("tutti i 3 bit sono a 1, ma 'melon' non è mai stata aggiunta: "
+                               "un falso positivo")
+    assert toy_view(["apple"]).alt().endswith("da 1 chiave aggiunta; ancora nessuna chiave scritta.")
+    ax = view.draw()
+    assert ax.get_title() == "'melon': tutti i bit a 1, mai aggiunta: un falso positivo"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "a 0", "a 1", "chiave, bit a 1", "chiave, bit a 0"]
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_the_toy_panel_in_italian(italian):
+    from bloomedu.teaching.toy import toy
+    panel = toy(["apple"], "pear")
+    (box, add, empty), (bits, hashes) = panel.children[0].children, panel.children[1].children
+    assert (box.description, box.placeholder, add.description, empty.description) == (
+        "chiave", "scrivi una chiave", "aggiungila", "svuota il filtro")
+    assert bits.options[0][0] == "8 bit"
+    assert "chiavi aggiunte (1): 1 apple" in panel.children[2].value
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_the_explorer_in_italian(italian):
+    from bloomedu.teaching.explorer import explore, explorer
+    result = explore(num_bits=50_000, num_hashes=8, n=1000, num_queries=5000)
+    assert result.summary().splitlines() == [
+        "m = 50000 bit, k = 8, n = 1000, m/n = 50.00, chiavi = uint64",
+        "tasso misurato   0 su 5000 chiavi assenti: sotto 0.00077 (limite superiore di Wilson al 95%)",
+        "formula classica 2.28e-07",
+        "formula esatta   2.28e-07",
+        "riempimento      0.1480  (atteso 0.1479)",
+        "k ottimale       35",
+        "nessun falso positivo a k = 4-16, 19, 23, 28, 34, 35: disegnati a 0.00077, il limite superiore"]
+    assert result.describe().startswith("Tasso di falsi positivi in funzione di k, da 1 a 35 "
+                                        "funzioni di hash, per m = 50,000 bit e n = 1,000 elementi")
+    ax = result.plot()
+    assert ax.get_xlabel() == "k (funzioni di hash)"
+    assert ax.get_ylabel() == "tasso di falsi positivi"
+    assert ax.get_title() == "Tasso di falsi positivi, m = 50000, n = 1000, chiavi uint64"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "classica (1 - e^(-kn/m))^k", "esatta", "attuale", "0 su 5,000: sotto 7.7e-04 (95%)",
+        "misurato"]
+    panel = explorer()
+    assert [child.description for child in panel.children[0].children] == [
+        "m (bit)", "k (hash)", "n (elementi)", "chiavi", "curva su"]
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_the_plots_and_a_figure_in_italian(italian):
+    import matplotlib.pyplot as plt
+    from types import SimpleNamespace as Row
+    from bloomedu.teaching.classroom import fill_curve, plot_fill
+    from bloomedu.teaching.plots import decorate, draw_rate_sweep, new_axes, show
+    from bloomedu.teaching.space_curves import curves, draw_bits_per_key
+    from bloomedu import BloomFilter
+    rows = [Row(rate=r, low=r / 2, high=r * 2, classic=r, exact=r) for r in (0.1, 0.01)]
+    ax = draw_rate_sweep([1, 2], rows, xlabel="k", optimum=1.5)
+    assert ax.get_ylabel() == "tasso di falsi positivi p"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "Wilson 95%", "esatta", "classica", "misurato", "(m/n) ln 2 = 1.50"]
+    ax = plot_fill(fill_curve(BloomFilter(1000, 3), range(200), points=4))
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
+        "Riempimento di un filtro con k = 3", "chiavi inserite (n)", "frazione di bit a 1")
+    ax = draw_bits_per_key(curves())
+    assert ax.get_title() == "Bit per chiave in funzione del tasso (linee: formule, punti: misurati)"
+    assert "filtro di Bloom" in [t.get_text() for t in ax.get_legend().get_texts()]
+    ax = new_axes(); ax.plot([0, 1], [1, 0], label="measured")
+    decorate(ax, title="a title no catalog has", xlabel="Measured")
+    assert (ax.get_title(), ax.get_xlabel()) == ("a title no catalog has", "Misurato")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["misurato"]
+    assert repr(show("A line falling from 1 to 0 as x goes from 0 to 1.")) == \
+        "Figura: A line falling from 1 to 0 as x goes from 0 to 1."
+    plt.close("all")
+
+
+def test_the_classroom_in_italian(italian):
+    from bloomedu.teaching.classroom import BitSetters, Collision, FalsePositive
+    assert str(Collision("a", "b", 7, 2)) == "'a' e 'b' hanno lo stesso hash, 7 (trovati dopo 2 tentativi)"
+    assert str(FalsePositive("x", (BitSetters(3, True, ("a", "b")),), 9)).splitlines() == [
+        "'x' non è mai stato inserito, eppure i suoi 1 bit sono tutti a 1 (trovato dopo 9 tentativi):",
+        "  bit 3 messo a 1 da 'a', 'b'"]
