@@ -30,7 +30,8 @@ import os
 import warnings
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "DOMAIN", "LOCALE_DIR", "ENVIRONMENT", "set_language", "language",
+__all__ = ["LANGUAGES", "DOMAIN", "LOCALE_DIR", "ENVIRONMENT", "check_language", "set_language",
+           "language",
            "gettext", "_", "N_"]
 
 LANGUAGES = ("en", "it")
@@ -41,7 +42,16 @@ ENVIRONMENT = "BLOOMEDU_LANG"
 _current: dict = {}  # "language" and "catalog", filled at the first message
 
 
-def _checked(code, name: str) -> str:
+def check_language(code, name: str = "language") -> str:
+    """``code`` if it is one of :data:`LANGUAGES`, else a ``ValueError`` naming ``name``.
+
+    >>> check_language("it")
+    'it'
+    >>> check_language("fr", "--lang")
+    Traceback (most recent call last):
+    ...
+    ValueError: --lang must be one of 'en', 'it', got 'fr'
+    """
     if not isinstance(code, str) or code not in LANGUAGES:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, LANGUAGES))}, got {code!r}")
     return code
@@ -62,7 +72,7 @@ def set_language(code: str) -> None:
     ...
     ValueError: code must be one of 'en', 'it', got 'fr'
     """
-    _checked(code, "code")
+    check_language(code, "code")
     _current.update(language=code, catalog=_catalog_for(code))
 
 
