@@ -288,3 +288,16 @@ def test_the_classroom_in_italian(italian):
     assert str(FalsePositive("x", (BitSetters(3, True, ("a", "b")),), 9)).splitlines() == [
         "'x' non è mai stato inserito, eppure i suoi 1 bit sono tutti a 1 (trovato dopo 9 tentativi):",
         "  bit 3 messo a 1 da 'a', 'b'"]
+
+
+def test_the_exercises_own_explanations_in_italian(capsys, italian):
+    check.optimal_k(3, num_bits=10_000, n=1000)
+    assert lines(capsys) == ["Non ancora: hai usato log10 invece di ln: k = (m/n) ln 2."]
+    check.optimal_k(5, num_bits=10_000, n=1000)
+    assert lines(capsys) == ["Non ancora: il tuo k = 5 è il miglior k intero quando m/n è tra 6.5 "
+                             "e 7.9, ma questo filtro ha m/n = 10."]
+    check.optimal_k(7, num_bits=10_000, n=1000)
+    assert lines(capsys) == ["Corretto! k = 7."]
+    check.sized_num_bits(1, n=50_000, p=0.02)
+    assert lines(capsys) == ["Non ancora: 1 è troppo basso per il numero di bit m. Suggerimento: "
+                             "m = -n ln p / (ln 2)^2, arrotondato per eccesso a un bit intero."]
