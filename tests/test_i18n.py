@@ -301,3 +301,22 @@ def test_the_exercises_own_explanations_in_italian(capsys, italian):
     check.sized_num_bits(1, n=50_000, p=0.02)
     assert lines(capsys) == ["Non ancora: 1 è troppo basso per il numero di bit m. Suggerimento: "
                              "m = -n ln p / (ln 2)^2, arrotondato per eccesso a un bit intero."]
+
+
+def test_update_keeps_the_lessons_entries_and_drops_what_is_gone(tmp_path):
+    from tools.i18n_catalog import compile_catalog, update
+    package = tmp_path / "bloomedu"
+    package.mkdir()
+    (package / "m.py").write_text("from bloomedu.i18n import _\nprint(_('Right.'))\nprint(_('New one'))\n")
+    po_path = catalog_path("it", package)
+    po_path.parent.mkdir(parents=True)
+    po_path.write_text(po.dumps([
+        po.Entry("Right.", "Corretto!", references=["bloomedu/m.py:2"]),
+        po.Entry("How many?", "Quanti?", references=["notebooks/05_bloom_filter.py:143"]),
+        po.Entry("Gone from the code", "Sparito", references=["bloomedu/m.py:9"])]), encoding="utf-8")
+    update("it", package)
+    entries = {e.msgid: e for e in po.loads(po_path.read_text(encoding="utf-8"))}
+    assert sorted(entries) == ["How many?", "New one", "Right."]
+    assert (entries["Right."].msgstr, entries["New one"].msgstr, entries["How many?"].msgstr) == (
+        "Corretto!", "", "Quanti?")
+    assert po_path.with_suffix(".mo").read_bytes() == compile_catalog("it", package).read_bytes()

@@ -6,6 +6,13 @@ catalog in step, by ``msgmerge``'s rules (:func:`tools.lesson_catalogs.merged`):
 kept, changed fuzzy, new untranslated, gone dropped; then it compiles the ``.mo`` beside it
 (``compile`` only compiles).  ``stat`` counts what is translated (``--check``: exit 1 unless all).
 
+The library also looks up text a lesson's code passes it (a ``predict`` question, a ``reveal``
+label, ``decorate``'s title and axes, ``show``'s sentence), so that the Italian notebooks, whose
+code cells are the English ones, show it in Italian.  Such an entry is added by hand with a
+reference to its place in the lessons (``#: notebooks/05_bloom_filter.py:143``); ``update``
+keeps every entry whose references are all in ``notebooks/``, since no scan of the package
+finds them.
+
 >>> import ast
 >>> [m for m, _ in messages_in(ast.parse('print(_("Right."))\\nx = gettext("Hi {name}")'), "f.py")]
 ['Right.', 'Hi {name}']
@@ -76,6 +83,8 @@ def update(language: str = "it", package: Path = PACKAGE) -> Path:
         entry.references = messages[entry.msgid]
         if "{" in entry.msgid:
             entry.notes = ["keep every {field} as it is; they may move"]
+    entries += [entry for entry in old if entry.msgid not in messages and entry.references
+                and all(ref.startswith("notebooks/") for ref in entry.references)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(po.dumps(entries, language), encoding="utf-8")
     compile_catalog(language, package)
