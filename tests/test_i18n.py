@@ -123,7 +123,7 @@ def test_every_translation_keeps_the_fields_of_its_english():
 
 def test_the_wheel_carries_the_catalog():
     text = (ROOT / "pyproject.toml").read_text()
-    assert '"bloomedu" = ["locale/*/LC_MESSAGES/bloomedu.mo"' in text
+    assert '"bloomedu.i18n" = ["locale/*/LC_MESSAGES/bloomedu.mo"' in text
 
 
 # --- predict and reveal -------------------------------------------------------------------------

@@ -131,8 +131,8 @@ def installed(dist, tmp_path_factory):
 
 def test_the_installed_wheel_speaks_italian(dist, installed):
     with zipfile.ZipFile(dist[1]) as wheel:
-        catalog = wheel.read("bloomedu/locale/it/LC_MESSAGES/bloomedu.mo")
-    assert catalog == (ROOT / "bloomedu/locale/it/LC_MESSAGES/bloomedu.mo").read_bytes()
+        catalog = wheel.read("bloomedu/i18n/locale/it/LC_MESSAGES/bloomedu.mo")
+    assert catalog == (ROOT / "bloomedu/i18n/locale/it/LC_MESSAGES/bloomedu.mo").read_bytes()
     home, python, env = installed
     said = subprocess.run([str(python), "-c", "from bloomedu.teaching.predict import predict; "
                            "predict('q', None).reveal(3)"], cwd=home, capture_output=True,

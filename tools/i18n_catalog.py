@@ -1,4 +1,4 @@
-"""The library's own message catalog (``bloomedu/locale/<lang>/LC_MESSAGES/bloomedu.po``).
+"""The library's own message catalog (``bloomedu/i18n/locale/<lang>/LC_MESSAGES/bloomedu.po``).
 
 ``python -m tools.i18n_catalog update`` finds every message the package passes to ``_()``,
 ``gettext()`` or ``N_()`` as a string literal (read with :mod:`ast`, as ``xgettext`` would) and brings the
@@ -39,7 +39,7 @@ NAMES = ("_", "gettext", "N_")
 
 def catalog_path(language: str = "it", package: Path = PACKAGE) -> Path:
     """The ``.po`` of ``language``; its ``.mo`` is the same path with ``.mo``."""
-    return package / "locale" / language / "LC_MESSAGES" / "bloomedu.po"
+    return package / "i18n" / "locale" / language / "LC_MESSAGES" / "bloomedu.po"
 
 
 def messages_in(tree: ast.AST, name: str) -> list[tuple[str, str]]:

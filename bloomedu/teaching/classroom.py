@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..workloads.clicks import uuid4_strings
-from ..i18n import _
+from ..i18n import gettext as _
 from .plots import decorate, draw_bit_groups, new_axes
 
 __all__ = ["Collision", "find_collision", "BitSetters", "bit_setters", "FalsePositive",

@@ -29,7 +29,7 @@ import numpy as np
 from ..core import theory
 from ..core.checks import MAX_HASHES, is_int
 from ..core.filter import BloomFilter
-from ..i18n import _
+from ..i18n import gettext as _
 from .experiments import wilson_interval
 from .plots import draw_measured_vs_theory, show
 

@@ -16,7 +16,7 @@ import io
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..i18n import N_, _
+from ..i18n import N_, gettext as _
 
 __all__ = ["DescribedFigure", "show", "decorate", "new_axes", "draw_bits", "draw_measured_vs_theory",
            "draw_bit_groups",

@@ -36,7 +36,7 @@ from numbers import Real
 
 import numpy as np
 
-from ..i18n import N_, _
+from ..i18n import N_, gettext as _
 
 # The labels the lessons give reveal(): their code is the same in every edition, so the
 # catalog translates them here.

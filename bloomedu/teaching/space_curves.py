@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ..core.checks import real_number, whole_number
-from ..i18n import N_, _
+from ..i18n import N_, gettext as _
 from ..variants.blocked import split_block_false_positive_rate
 from ..variants.space import (bloom_bits_per_key, cuckoo_false_positive_rate, lower_bound_bits,
                               static_bits_per_key)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..core.filter import key_positions
-from ..i18n import N_, _
+from ..i18n import N_, gettext as _
 from .plots import show
 
 __all__ = ["ToyView", "toy_view", "toy"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...core.checks import MAX_HASHES, MAX_NUM_BITS, is_number, whole_number
-from ...i18n import N_, _
+from ...i18n import N_, gettext as _
 
 __all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "checker", "CHECKERS",
            "as_number", "bits_set_moments", "hash_count"]

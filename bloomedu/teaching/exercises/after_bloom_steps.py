@@ -14,7 +14,7 @@ import math
 
 from ...core.checks import probability, real_number, whole_number
 from ...variants.space import cuckoo_false_positive_rate
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["cuckoo_fingerprint_bits", "keys_lost_to_deletes", "measured_xor_fpp", "EXERCISES"]

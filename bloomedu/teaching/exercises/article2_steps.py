@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ...core import theory
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
                         judge, judge_measured)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["cache_lines_touched", "split_block_fpp", "measured_blocked_fpp", "EXERCISES"]

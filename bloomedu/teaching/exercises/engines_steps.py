@@ -14,7 +14,7 @@ import math
 
 from ...core import theory
 from ...core.checks import MAX_NUM_BITS, one_of, probability, whole_number
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["spark_sizing", "EXERCISES"]

@@ -12,7 +12,7 @@ from ...core.checks import MAX_NUM_BITS, whole_number
 from ...core.hashing import fmix64
 from ...core.hashing import key_hashes
 from ..clickday import expected_drops
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
                         hash_count, judge, judge_measured)
 

@@ -9,7 +9,7 @@ import math
 
 from ...core import theory
 from ...core.hashing import murmur3_32, murmurhash2
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import (Exercise, Mistake, as_number, bits_set_moments, checker, fmt,
                         hash_count, judge, judge_measured)
 

@@ -12,7 +12,7 @@ import math
 from ...core import theory
 from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs, bitcoinj_sizing
 from ...compat.guava import guava_num_bits, guava_num_hashes
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import (LN2, Exercise, Mistake, bits_for, bits_set_moments, checker, classic_rate,
                         fmt, hash_count, judge, judge_measured)
 

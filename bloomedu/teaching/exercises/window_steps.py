@@ -17,7 +17,7 @@ import math
 from ...core.checks import MAX_HASHES, whole_number
 from ...core.theory import LN2, exact_false_positive_rate, measured_rate_std, num_bits_for, size_for
 from ...variants import theory as vt
-from ...i18n import _
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES"]

@@ -15,7 +15,7 @@ The Italian lessons start with ``from bloomedu.i18n import set_language; set_lan
 default of every kernel it runs (an unknown value there warns and keeps English).  English is
 the default and is never translated: a message is its own English.
 
-The messages are a standard gettext catalog, ``bloomedu/locale/it/LC_MESSAGES/bloomedu.po``,
+The messages are a standard gettext catalog, ``bloomedu/i18n/locale/it/LC_MESSAGES/bloomedu.po``,
 compiled to ``bloomedu.mo`` beside it (``python -m tools.i18n_catalog compile``).  A message with
 parts keeps them as named fields (``_("Your guess: {guess}.").format(guess=...)``), so a
 translator may move them; numbers are formatted as in English.  Tested in ``tests/test_i18n.py``
