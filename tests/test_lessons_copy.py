@@ -24,12 +24,14 @@ import pytest
 
 from bloomedu.cli import main
 from bloomedu.teaching import lessons as lessons_module
-from bloomedu.teaching.lessons import copy_lessons, course_notebooks, lessons_folder
+from bloomedu.teaching.lessons import EDITIONS, copy_lessons, course_notebooks, lessons_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
+# The English edition: every notebook but the checkpoints and the other editions' (notebooks/it/)
 EVERY = sorted(p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*.ipynb")
-               if ".ipynb_checkpoints" not in p.parts)
+               if ".ipynb_checkpoints" not in p.parts
+               and p.relative_to(NOTEBOOKS).parts[0] not in EDITIONS)
 SOLUTIONS = [name for name in EVERY if name.startswith("solutions/")]
 
 
@@ -70,7 +72,7 @@ def course(tmp_path, monkeypatch):
                  ".ipynb_checkpoints/01_first-checkpoint.ipynb", "deeper/.hidden/x.ipynb"]:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(f'{{"name": "{name}"}}')
-    monkeypatch.setattr(lessons_module, "lessons_folder", lambda: folder)
+    monkeypatch.setattr(lessons_module, "_roots", lambda: (folder,))
     return folder
 
 
