@@ -157,11 +157,10 @@ def make_lab_dry_run(**variables) -> str:
                           text=True, check=True).stdout
 
 
-def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps():
-    makefile = (ROOT / "Makefile").read_text()
-    lab_dir = re.search(r"^LAB_DIR\s*\?=\s*(\S+)$", makefile, re.M).group(1)
-    dry = make_lab_dry_run()
-    serve = re.search(r"bin/bloomedu lab (\S+) --port 8888", dry)  # it copies, then serves
+@pytest.mark.parametrize("language, lab_dir", [("en", "my-lessons"), ("it", "my-lessons-it")])
+def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps(language, lab_dir):
+    dry = make_lab_dry_run(LESSONS_LANG=language) if language != "en" else make_lab_dry_run()
+    serve = re.search(rf"bin/bloomedu lab (\S+) --lang {language} --port 8888", dry)  # copies, then serves
     assert serve and serve.group(1) == lab_dir
     assert "redis_server --check" in dry[:serve.start()]  # lesson 17's server is checked first
     assert "jupyter lab" not in dry and "notebooks" not in dry[serve.start():]
@@ -171,8 +170,8 @@ def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps():
     clean = subprocess.run(["make", "-n", "clean"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout
     assert lab_dir not in clean.split() and "rm" in clean
-    assert f"bin/bloomedu lab {ROOT}/x --port 8890 --no-browser" in \
-        make_lab_dry_run(LAB_DIR=f"{ROOT}/x", PORT=8890, LAB_FLAGS="--no-browser")
+    assert f"bin/bloomedu lab {ROOT}/x --lang {language} --port 8890 --no-browser" in \
+        make_lab_dry_run(LAB_DIR=f"{ROOT}/x", PORT=8890, LAB_FLAGS="--no-browser", LESSONS_LANG=language)
 
 
 def test_make_lab_says_what_it_does_before_each_slow_step_of_a_first_build():
