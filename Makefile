@@ -74,11 +74,12 @@ $(OLDEST_STAMP): pyproject.toml $(CONSTRAINTS)
 # the course's version back. Lessons 17, 18 and 20 start a Redis server: the check says what is
 # missing, but the other lessons open anyway. `bloomedu lab` (bloomedu/teaching/lab.py) makes the
 # copy and starts JupyterLab (--allow-root as root): the command a student without make runs
-# after pip install "bloomedu[lessons]".
-LAB_DIR ?= my-lessons
+# after pip install "bloomedu[lessons]". LESSONS_LANG=it: the Italian edition, in my-lessons-it.
+LESSONS_LANG ?= en
+LAB_DIR ?= $(if $(filter it,$(LESSONS_LANG)),my-lessons-it,my-lessons)
 lab: $(STAMP)
 	@$(BIN)/python -m bloomedu.services.redis_server --check || echo "Lessons 17, 18 and 20 will not run until that is fixed."
-	$(BIN)/bloomedu lab $(LAB_DIR) --port $(PORT) $(LAB_FLAGS)
+	$(BIN)/bloomedu lab $(LAB_DIR) --lang $(LESSONS_LANG) --port $(PORT) $(LAB_FLAGS)
 
 # The benchmarks' C reference loop (benchmarks/c/split_block.c) and its test need a C compiler:
 # install gcc when none is found and we may (root with apt-get).
@@ -155,7 +156,8 @@ check: $(STAMP)
 #   tests    every test of testpaths (pyproject.toml), the lessons aside; in .venv-oldest not
 #            the site or the browser, which check what the newest releases show
 #   lessons  the environment's own `bloomedu lessons` copies every lesson, optional lesson and
-#            solution into a fresh temporary folder far from the repository, and strict nbval
+#            solution, English and Italian (--lang it), into a fresh temporary folder far from
+#            the repository, and strict nbval
 #            runs that folder: each notebook is executed once, its cells on one worker
 #            (--dist loadfile), in one kernel of that environment (--nbval-current-env);
 #            a kernel that dies before its first cell is started again (tools/nbval_kernel_start.py)
@@ -191,12 +193,12 @@ define run_tests
 	@$(1)/bin/python -c 'import sys; from importlib.metadata import version; \
 	  print("Python", sys.version.split()[0], *(f"{n} {version(n)}" for n in ("numpy", "mmh3", "matplotlib")))'
 	$(call phase,$(1) tests: $(2),$(TEST_ENV) $(1)/bin/python -m pytest $(PYTEST_N) --dist loadfile $(4))
-	$(call phase,$(1) lessons: strict nbval on a copy,copy=$$(mktemp -d) && \
-	  $(1)/bin/bloomedu lessons $$copy/lessons && \
-	  $(if $(6),echo "Leaving out $(6): $(7)" && rm $(addprefix $$copy/lessons/,$(6)) && )\
+	$(call phase,$(1) lessons: strict nbval on a copy of both editions,copy=$$(mktemp -d) && \
+	  $(1)/bin/bloomedu lessons $$copy/lessons && $(1)/bin/bloomedu lessons $$copy/lessons-it --lang it && \
+	  $(if $(6),echo "Leaving out $(6): $(7)" && rm $(addprefix $$copy/lessons/,$(6)) $(addprefix $$copy/lessons-it/,$(6)) && )\
 	  $(TEST_ENV) BLOOMEDU_KERNELS=$(5) $(1)/bin/python -m pytest -p no:cacheprovider -p tools.nbval_kernel_start \
 	    --nbval --nbval-current-env \
-	    $(PYTEST_N) --dist loadfile $$copy/lessons; status=$$?; rm -rf $$copy; exit $$status)
+	    $(PYTEST_N) --dist loadfile $$copy/lessons $$copy/lessons-it; status=$$?; rm -rf $$copy; exit $$status)
 endef
 
 test: $(STAMP) $(OLDEST_STAMP) $(SPARK_STAMP) chromium cc java redis postgres

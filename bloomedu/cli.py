@@ -19,6 +19,11 @@ opens it in JupyterLab from the same Python (:mod:`bloomedu.teaching.lab`): with
 (:func:`bloomedu.teaching.lessons.copy_lessons`), for a class; ``--missing`` copies only
 those DIR lacks and keeps the rest as they are (``make lab``'s working copy).
 
+Both take ``--lang it`` for the Italian edition (``--lang en``, English, is the default):
+``bloomedu lessons DIR --lang it`` copies the Italian lessons in the English layout, and
+``bloomedu lab --lang it`` serves them (in ``my-lessons-it`` by default) with the library's
+messages in Italian (``BLOOMEDU_LANG=it``, :mod:`bloomedu.i18n`).
+
 Run it as ``python -m bloomedu size ...`` or through the ``bloomedu`` console script.
 
 Taught in ``notebooks/08_sizing_a_filter.ipynb`` (``bloomedu size``, the same sizing); tested in
@@ -38,7 +43,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .core import theory
-from .teaching.lab import DEFAULT_FOLDER
+from .i18n import check_language
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
 __all__ = ["SizeReport", "size_report", "memory", "human_bytes", "main"]
@@ -245,9 +250,13 @@ def _add_lab_command(commands) -> None:
         epilog="examples:\n"
                "  bloomedu lab                         the lessons in ./my-lessons\n"
                "  bloomedu lab ~/bloom --port 8890     another folder, another port\n"
-               "  bloomedu lab --no-browser            print the URL, open no browser")
-    lab.add_argument("folder", metavar="FOLDER", nargs="?", default=DEFAULT_FOLDER,
-                     help="the working folder (default: my-lessons, in the current folder)")
+               "  bloomedu lab --no-browser            print the URL, open no browser\n"
+               "  bloomedu lab --lang it               the Italian lessons in ./my-lessons-it")
+    lab.add_argument("folder", metavar="FOLDER", nargs="?", default=None,
+                     help="the working folder (default: my-lessons, or my-lessons-it with "
+                          "--lang it, in the current folder)")
+    _add_language(lab, "the lessons' language: en (English) or it (Italian: the Italian "
+                       "lessons, and the library's messages in Italian in their kernels)")
     lab.add_argument("--port", type=_port, default=8888,
                      help="the port to try first (default 8888; a busy one is passed over, "
                           "and the URL printed names the port taken)")
@@ -266,8 +275,10 @@ def _add_lessons_command(commands) -> None:
                "  bloomedu lessons ~/bloom-class            a copy for a class\n"
                "  bloomedu lessons my-lessons --missing     what `bloomedu lab` (make lab) does\n"
                "      first in my-lessons/: the lessons a `git pull` brought are added, your\n"
-               "      edits are kept; delete a notebook there to get the course's version back")
+               "      edits are kept; delete a notebook there to get the course's version back\n"
+               "  bloomedu lessons ~/bloom-it --lang it     the Italian edition")
     lessons.add_argument("folder", metavar="FOLDER", help="where to put the lessons")
+    _add_language(lessons, "the edition to copy: en (English) or it (Italian)")
     lessons.add_argument("--no-solutions", action="store_true", help="copy the lessons only")
     replace = lessons.add_mutually_exclusive_group()
     replace.add_argument("--overwrite", action="store_true",
@@ -275,6 +286,18 @@ def _add_lessons_command(commands) -> None:
     replace.add_argument("--missing", action="store_true",
                          help="copy only the notebooks FOLDER lacks; keep every one already "
                               "there as it is (your edits)")
+
+
+def _language(text: str) -> str:
+    try:
+        return check_language(text.strip(), "--lang")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_language(command, text: str) -> None:
+    command.add_argument("--lang", type=_language, default="en", metavar="LANG",
+                         help=f"{text} (default: en)")
 
 
 def _say(text: str, stream=None) -> None:
@@ -297,11 +320,11 @@ def _lessons(args) -> int:
         return 1
     try:
         written = copy_lessons(args.folder, solutions=not args.no_solutions,
-                               overwrite=args.overwrite, missing=args.missing)
+                               overwrite=args.overwrite, missing=args.missing, language=args.lang)
     except (OSError, ValueError) as error:
         _say(f"bloomedu lessons: {error}", sys.stderr)
         return 1
-    source, target = lessons_folder(), Path(args.folder)
+    source, target = lessons_folder(args.lang), Path(args.folder)
     course = course_notebooks(source, solutions=not args.no_solutions)
     _say(f"copied {tally([path.relative_to(target) for path in written], course)} "
          f"to {args.folder}")
@@ -309,7 +332,8 @@ def _lessons(args) -> int:
         note = kept_note(target, written, course, source)
         if note:
             _say(note)
-    _say(f"open them with: bloomedu lab {args.folder}")
+    _say(f"open them with: bloomedu lab {args.folder}"
+         + (f" --lang {args.lang}" if args.lang != "en" else ""))
     sys.stdout.flush()
     return 0
 
@@ -317,12 +341,13 @@ def _lessons(args) -> int:
 def _lab(args) -> int:
     from .teaching.lab import run_lab
 
-    if not args.folder.strip():
+    if args.folder is not None and not args.folder.strip():
         _say(f"bloomedu lab: FOLDER must name a folder, got {args.folder!r} (use '.' for the "
              "current folder)", sys.stderr)
         return 1
     try:
-        return run_lab(args.folder, port=args.port, browser=not args.no_browser)
+        return run_lab(args.folder, port=args.port, browser=not args.no_browser,
+                       language=args.lang)
     except (OSError, ValueError) as error:
         _say(f"bloomedu lab: {error}", sys.stderr)
         return 1

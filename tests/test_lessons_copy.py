@@ -24,12 +24,14 @@ import pytest
 
 from bloomedu.cli import main
 from bloomedu.teaching import lessons as lessons_module
-from bloomedu.teaching.lessons import copy_lessons, course_notebooks, lessons_folder
+from bloomedu.teaching.lessons import EDITIONS, copy_lessons, course_notebooks, lessons_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
+# The English edition: every notebook but the checkpoints and the other editions' (notebooks/it/)
 EVERY = sorted(p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*.ipynb")
-               if ".ipynb_checkpoints" not in p.parts)
+               if ".ipynb_checkpoints" not in p.parts
+               and p.relative_to(NOTEBOOKS).parts[0] not in EDITIONS)
 SOLUTIONS = [name for name in EVERY if name.startswith("solutions/")]
 
 
@@ -70,7 +72,7 @@ def course(tmp_path, monkeypatch):
                  ".ipynb_checkpoints/01_first-checkpoint.ipynb", "deeper/.hidden/x.ipynb"]:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(f'{{"name": "{name}"}}')
-    monkeypatch.setattr(lessons_module, "lessons_folder", lambda: folder)
+    monkeypatch.setattr(lessons_module, "_roots", lambda: (folder,))
     return folder
 
 
@@ -155,11 +157,10 @@ def make_lab_dry_run(**variables) -> str:
                           text=True, check=True).stdout
 
 
-def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps():
-    makefile = (ROOT / "Makefile").read_text()
-    lab_dir = re.search(r"^LAB_DIR\s*\?=\s*(\S+)$", makefile, re.M).group(1)
-    dry = make_lab_dry_run()
-    serve = re.search(r"bin/bloomedu lab (\S+) --port 8888", dry)  # it copies, then serves
+@pytest.mark.parametrize("language, lab_dir", [("en", "my-lessons"), ("it", "my-lessons-it")])
+def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps(language, lab_dir):
+    dry = make_lab_dry_run(LESSONS_LANG=language) if language != "en" else make_lab_dry_run()
+    serve = re.search(rf"bin/bloomedu lab (\S+) --lang {language} --port 8888", dry)  # copies, then serves
     assert serve and serve.group(1) == lab_dir
     assert "redis_server --check" in dry[:serve.start()]  # lesson 17's server is checked first
     assert "jupyter lab" not in dry and "notebooks" not in dry[serve.start():]
@@ -169,8 +170,8 @@ def test_make_lab_serves_a_git_ignored_working_copy_that_make_clean_keeps():
     clean = subprocess.run(["make", "-n", "clean"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout
     assert lab_dir not in clean.split() and "rm" in clean
-    assert f"bin/bloomedu lab {ROOT}/x --port 8890 --no-browser" in \
-        make_lab_dry_run(LAB_DIR=f"{ROOT}/x", PORT=8890, LAB_FLAGS="--no-browser")
+    assert f"bin/bloomedu lab {ROOT}/x --lang {language} --port 8890 --no-browser" in \
+        make_lab_dry_run(LAB_DIR=f"{ROOT}/x", PORT=8890, LAB_FLAGS="--no-browser", LESSONS_LANG=language)
 
 
 def test_make_lab_says_what_it_does_before_each_slow_step_of_a_first_build():

@@ -12,7 +12,10 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 # JupyterLab's autosave copies (.ipynb_checkpoints/) are not lessons and have no twins.
-LESSONS = sorted(p for p in NOTEBOOKS.rglob("[0-9][0-9]_*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+# The English edition's: another edition's notebooks (notebooks/it/) are generated from them.
+EDITIONS = ("it",)
+LESSONS = sorted(p for p in NOTEBOOKS.rglob("[0-9][0-9]_*.ipynb") if ".ipynb_checkpoints" not in p.parts
+                 and p.relative_to(NOTEBOOKS).parts[0] not in EDITIONS)
 
 
 def _cells(notebook):

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..workloads.clicks import uuid4_strings
+from ..i18n import gettext as _
 from .plots import decorate, draw_bit_groups, new_axes
 
 __all__ = ["Collision", "find_collision", "BitSetters", "bit_setters", "FalsePositive",
@@ -81,8 +82,8 @@ class Collision:
     tries: int
 
     def __str__(self) -> str:
-        return (f"{_short(self.first)} and {_short(self.second)} both hash to {self.value} "
-                f"(found after {self.tries} tries)")
+        return _("{first} and {second} both hash to {value} (found after {tries} tries)").format(
+            first=_short(self.first), second=_short(self.second), value=self.value, tries=self.tries)
 
 
 def _as_hash(hash_function) -> Callable:
@@ -226,9 +227,11 @@ class FalsePositive:
 
     def __str__(self) -> str:
         width = len(str(max(self.positions)))
-        lines = [f"{_short(self.key)} was never inserted, yet its {len(self.bits)} bits are all "
-                 f"set (found after {self.tries} tries):"]
-        lines += [f"  bit {b.position:>{width}} set by {', '.join(map(_short, b.setters))}"
+        lines = [_("{key} was never inserted, yet its {count} bits are all set (found after "
+                   "{tries} tries):").format(key=_short(self.key), count=len(self.bits),
+                                            tries=self.tries)]
+        lines += [_("  bit {bit} set by {setters}").format(bit=f"{b.position:>{width}}",
+                                                          setters=", ".join(map(_short, b.setters)))
                   for b in self.bits]
         return "\n".join(lines)
 
@@ -332,11 +335,12 @@ def plot_fill(curve: FillCurve, ax=None, title: str | None = None):
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     ax = ax if ax is not None else new_axes()
-    ax.plot(curve.n, curve.measured, "o", ms=3, label="measured")
-    ax.plot(curve.n, curve.theory, "-", label="theory 1 - e^(-kn/m)")
+    ax.plot(curve.n, curve.measured, "o", ms=3, label=_("measured"))
+    ax.plot(curve.n, curve.theory, "-", label=_("theory 1 - e^(-kn/m)"))
     ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    return decorate(ax, xlabel="keys inserted (n)", ylabel="fraction of bits set",
-                    ylim=(0, 1), title=title or f"Fill of a filter with k = {curve.num_hashes}")
+    return decorate(ax, xlabel=_("keys inserted (n)"), ylabel=_("fraction of bits set"),
+                    ylim=(0, 1), title=title or _("Fill of a filter with k = {k}").format(
+                        k=curve.num_hashes))
 
 
 def draw_key_bits(bloom_filter, key, inserted: Iterable = (), width: int = 32, ax=None):
@@ -362,14 +366,17 @@ def draw_key_bits(bloom_filter, key, inserted: Iterable = (), width: int = 32, a
     if ax is None:
         grid_rows = math.ceil(bloom_filter.num_bits / width)
         ax = new_axes((7.0, 5.4 * grid_rows / width + 1.0 + 0.2 * len(rows)))
-    verdict = "all set: claimed present" if all(r.is_set for r in rows) else "a bit is 0: absent"
-    draw_bit_groups(bloom_filter.bits, {f"the key's {len(rows)} bits": [r.position for r in rows]},
+    verdict = (_("all set: claimed present") if all(r.is_set for r in rows)
+               else _("a bit is 0: absent"))
+    group = _("the key's {count} bits").format(count=len(rows))
+    draw_bit_groups(bloom_filter.bits, {group: [r.position for r in rows]},
                     width=width, ax=ax, numbers=bloom_filter.num_bits <= _NUMBERED_BITS,
                     title=f"{_short(key)}: {verdict}")
     for line, row in enumerate(rows):
-        who = ", ".join(map(_short, row.setters)) or ("no key" if not row.is_set
-                                                      else "a key not listed in inserted")
-        ax.annotate(f"bit {row.position} = {int(row.is_set)}, set by {who}", xy=(0, 0),
+        who = ", ".join(map(_short, row.setters)) or (_("no key") if not row.is_set
+                                                      else _("a key not listed in inserted"))
+        ax.annotate(_("bit {bit} = {value}, set by {who}").format(
+                        bit=row.position, value=int(row.is_set), who=who), xy=(0, 0),
                     xycoords="axes fraction", xytext=(0, -4 - 11 * line),
                     textcoords="offset points", va="top", fontsize=8)
     ax.figure.tight_layout()

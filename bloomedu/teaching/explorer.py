@@ -29,6 +29,7 @@ import numpy as np
 from ..core import theory
 from ..core.checks import MAX_HASHES, is_int
 from ..core.filter import BloomFilter
+from ..i18n import gettext as _
 from .experiments import wilson_interval
 from .plots import draw_measured_vs_theory, show
 
@@ -172,24 +173,33 @@ class Exploration:
         optimal k       35
         no false positive at k = 4-16, 19, 23, 28, 34, 35: drawn at 0.00077, the upper bound
         """
+        names = [_("measured rate"), _("classic formula"), _("exact formula"), _("fill ratio"),
+                 _("optimal k")]
+        width = max(16, max(map(len, names)) + 1)  # the English column: 16 characters
+        row = dict(zip(("measured", "classic", "exact", "fill", "best"),
+                       (name.ljust(width) for name in names)))
         if self.false_positives:
-            measured = (f"measured rate   {self.measured:.5f}  ({self.false_positives} of "
-                        f"{self.num_queries} absent keys)")
+            measured = row["measured"] + _("{rate}  ({count} of {queries} absent keys)").format(
+                rate=f"{self.measured:.5f}", count=self.false_positives, queries=self.num_queries)
         else:
-            measured = (f"measured rate   0 of {self.num_queries} absent keys: below "
-                        f"{self.zero_bound:.5f} (Wilson 95% upper bound)")
+            measured = row["measured"] + _("0 of {queries} absent keys: below {bound} (Wilson 95% "
+                                           "upper bound)").format(queries=self.num_queries,
+                                                                  bound=f"{self.zero_bound:.5f}")
         lines = [
-            f"m = {self.num_bits} bits, k = {self.num_hashes}, n = {self.n}, "
-            f"m/n = {self.num_bits / self.n:.2f}, keys = {self.key_type}",
+            _("m = {m} bits, k = {k}, n = {n}, m/n = {ratio}, keys = {keys}").format(
+                m=self.num_bits, k=self.num_hashes, n=self.n, ratio=f"{self.num_bits / self.n:.2f}",
+                keys=self.key_type),
             measured,
-            f"classic formula {_rate(self.classic).strip()}",
-            f"exact formula   {_rate(self.exact).strip()}",
-            f"fill ratio      {self.fill_ratio:.4f}  (expected {self.expected_fill_ratio:.4f})",
-            f"optimal k       {self.optimal_k}",
+            row["classic"] + _rate(self.classic).strip(),
+            row["exact"] + _rate(self.exact).strip(),
+            row["fill"] + _("{fill}  (expected {expected})").format(
+                fill=f"{self.fill_ratio:.4f}", expected=f"{self.expected_fill_ratio:.4f}"),
+            row["best"] + str(self.optimal_k),
         ]
         if self.zero_points:
-            lines.append(f"no false positive at {self.over} = {_runs(self.zero_points)}: "
-                         f"drawn at {self.zero_bound:.5f}, the upper bound")
+            lines.append(_("no false positive at {axis} = {points}: drawn at {bound}, the upper "
+                           "bound").format(axis=self.over, points=_runs(self.zero_points),
+                                           bound=f"{self.zero_bound:.5f}"))
         return "\n".join(lines)
 
     def describe(self) -> str:
@@ -209,25 +219,30 @@ class Exploration:
         """
         first, last = self.curve_x[0], self.curve_x[-1]
         if self.over == "k":
-            axis = (f"k, from {first:,} to {last:,} hash functions, for m = {self.num_bits:,} bits "
-                    f"and n = {self.n:,} items")
-            shape, current = f"whose best k is {self.optimal_k}", f"k = {self.num_hashes}"
+            axis = _("k, from {first} to {last} hash functions, for m = {m} bits and n = {n} "
+                     "items").format(first=f"{first:,}", last=f"{last:,}", m=f"{self.num_bits:,}",
+                                     n=f"{self.n:,}")
+            shape = _("whose best k is {k}").format(k=self.optimal_k)
+            current = f"k = {self.num_hashes}"
         else:
-            axis = (f"n, from {first:,} to {last:,} items inserted, for m = {self.num_bits:,} bits "
-                    f"and k = {self.num_hashes} hash functions")
-            shape, current = "the rate rising as n grows", f"n = {self.n:,}"
+            axis = _("n, from {first} to {last} items inserted, for m = {m} bits and k = {k} hash "
+                     "functions").format(first=f"{first:,}", last=f"{last:,}",
+                                         m=f"{self.num_bits:,}", k=self.num_hashes)
+            shape, current = _("the rate rising as n grows"), f"n = {self.n:,}"
         if self.false_positives:
-            measured = (f"measured {self.measured:.4f} ({self.false_positives:,} of "
-                        f"{self.num_queries:,} absent keys)")
+            measured = _("measured {rate} ({count} of {queries} absent keys)").format(
+                rate=f"{self.measured:.4f}", count=f"{self.false_positives:,}",
+                queries=f"{self.num_queries:,}")
         else:
-            measured = f"measured 0 of {self.num_queries:,} absent keys"
+            measured = _("measured 0 of {queries} absent keys").format(queries=f"{self.num_queries:,}")
         zeros = ""
         if self.zero_points:
-            zeros = (f"; open triangles at {self.zero_bound:.5f} are points with no false positive "
-                     f"at all, drawn at their 95% upper bound")
-        return (f"False-positive rate against {axis}, on a log scale: measured points with "
-                f"2-standard-deviation bars beside the classic and exact formulas, {shape}; "
-                f"the star is the current {current}, {measured}{zeros}.")
+            zeros = _("; open triangles at {bound} are points with no false positive at all, drawn "
+                      "at their 95% upper bound").format(bound=f"{self.zero_bound:.5f}")
+        return _("False-positive rate against {axis}, on a log scale: measured points with "
+                 "2-standard-deviation bars beside the classic and exact formulas, {shape}; the "
+                 "star is the current {current}, {measured}{zeros}.").format(
+                     axis=axis, shape=shape, current=current, measured=measured, zeros=zeros)
 
     def curve_table(self) -> str:
         """The curve behind the plot, one row per point."""
@@ -251,14 +266,16 @@ class Exploration:
                  else f"m = {self.num_bits}, k = {self.num_hashes}")
         ax = draw_measured_vs_theory(
             self.curve_x, self.curve_measured,
-            {"classic (1 - e^(-kn/m))^k": self.curve_classic, "exact": self.curve_exact},
+            {_("classic (1 - e^(-kn/m))^k"): self.curve_classic, _("exact"): self.curve_exact},
             errors=errors, mark=(current, self.measured or self.zero_bound), ax=ax,
-            xlabel=f"{self.over} ({'hash functions' if self.over == 'k' else 'items inserted'})",
-            title=f"False-positive rate, {fixed}, {self.key_type} keys")
+            xlabel=_("k (hash functions)") if self.over == "k" else _("n (items inserted)"),
+            title=_("False-positive rate, {fixed}, {keys} keys").format(fixed=fixed,
+                                                                        keys=self.key_type))
         if self.zero_points:
             ax.plot(self.zero_points, [self.zero_bound] * len(self.zero_points), "v", color="black",
                     markerfacecolor="none", markersize=6, linestyle="none",
-                    label=f"0 of {self.num_queries:,}: below {self.zero_bound:.1e} (95%)")
+                    label=_("0 of {queries}: below {bound} (95%)").format(
+                        queries=f"{self.num_queries:,}", bound=f"{self.zero_bound:.1e}"))
             ax.legend()
         return ax
 
@@ -372,20 +389,20 @@ def explorer(*, num_bits: int = 10_000, num_hashes: int = 4, n: int = 1000, key_
     common = dict(continuous_update=False, style=style, layout=widgets.Layout(width="420px"))
     controls = [
         widgets.IntSlider(value=num_bits, min=min(100, num_bits), max=max(100_000, num_bits), step=100,
-                          description="m (bits)", **common),
+                          description=_("m (bits)"), **common),
         widgets.IntSlider(value=num_hashes, min=1, max=max(DENSE_HASHES, num_hashes),
-                          description="k (hashes)", **common),
+                          description=_("k (hashes)"), **common),
         widgets.IntSlider(value=n, min=min(10, n), max=max(20_000, n), step=10,
-                          description="n (items)", **common),
-        widgets.ToggleButtons(options=[("uint64 ints", "uint64"), ("URL strings", "url")],
-                              value=key_type, description="keys", style=style),
+                          description=_("n (items)"), **common),
+        widgets.ToggleButtons(options=[(_("uint64 ints"), "uint64"), (_("URL strings"), "url")],
+                              value=key_type, description=_("keys"), style=style),
         widgets.ToggleButtons(options=[("k", "k"), ("n", "n")], value=over,
-                              description="curve over", style=style),
+                              description=_("curve over"), style=style),
     ]
     numbers = widgets.HTML()
     figure = widgets.Output()
 
-    def redraw(*_):
+    def redraw(*change):
         result = explore(num_bits=controls[0].value, num_hashes=controls[1].value,
                          n=controls[2].value, key_type=controls[3].value, over=controls[4].value,
                          num_queries=num_queries, seed=seed)

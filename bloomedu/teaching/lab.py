@@ -9,7 +9,11 @@ server really listens on, read from the server's own information file, so a busy
 Jupyter moved past shows as the port it took.  JupyterLab's news question ("Would you like to
 get notified about official Jupyter news?") is answered "no" for these sessions by a default
 setting override (:data:`SETTING_OVERRIDES`) in a configuration folder only this server reads.
-``make lab`` runs it on ``my-lessons/``.
+``make lab`` runs it on ``my-lessons/``.  ``language="it"`` (``bloomedu lab --lang it``) copies the
+Italian edition instead (into ``my-lessons-it/`` by default, never mixed with the English copy)
+and starts the server with ``BLOOMEDU_LANG=it`` in its environment, which every kernel it runs
+inherits: the library speaks Italian there (:mod:`bloomedu.i18n`).  The server always gets the
+language chosen, so ``bloomedu lab`` is English even where ``BLOOMEDU_LANG=it`` was left set.
 
 Tested in ``tests/test_lab.py`` (a real JupyterLab, its URL asked for ``/api/status``).
 """
@@ -30,9 +34,38 @@ import time
 import webbrowser
 from pathlib import Path
 
-__all__ = ["DEFAULT_FOLDER", "SETTING_OVERRIDES", "lab_command", "lab_url", "run_lab"]
+__all__ = ["DEFAULT_FOLDER", "SETTING_OVERRIDES", "default_folder", "lab_environment", "lab_command",
+           "lab_url", "run_lab"]
 
 DEFAULT_FOLDER = "my-lessons"  # the working copy `make lab` serves (git-ignored)
+
+
+def default_folder(language: str = "en") -> str:
+    """The working folder ``bloomedu lab`` serves when none is named: one per edition.
+
+    >>> default_folder(), default_folder("it")
+    ('my-lessons', 'my-lessons-it')
+    """
+    from ..i18n import check_language
+
+    return DEFAULT_FOLDER if check_language(language) == "en" else f"{DEFAULT_FOLDER}-{language}"
+
+
+def lab_environment(state: Path, language: str = "en", environ=None) -> dict:
+    """The server's environment: this one, with the language of the lessons
+    (``BLOOMEDU_LANG``, read by :mod:`bloomedu.i18n` in every kernel) and ``state`` first on
+    ``JUPYTER_CONFIG_PATH`` (the settings only this server reads).
+
+    >>> env = lab_environment(Path("/tmp/s"), "it", {"JUPYTER_CONFIG_PATH": "/etc/j"})
+    >>> env["BLOOMEDU_LANG"], env["JUPYTER_CONFIG_PATH"].split(os.pathsep)
+    ('it', ['/tmp/s', '/etc/j'])
+    """
+    from ..i18n import ENVIRONMENT, check_language
+
+    environ = os.environ if environ is None else environ
+    paths = [str(state), *filter(None, environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep))]
+    return dict(environ, JUPYTER_CONFIG_PATH=os.pathsep.join(paths),
+                **{ENVIRONMENT: check_language(language)})
 
 # JupyterLab's notification plugin: never ask to fetch the news, never check for updates.
 SETTING_OVERRIDES = {
@@ -93,11 +126,13 @@ def _may_open_a_browser() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
-            startup_timeout: float = 300) -> int:
+def run_lab(folder=None, *, port: int = 8888, browser: bool = True,
+            startup_timeout: float = 300, language: str = "en") -> int:
     """Copy the lessons ``folder`` lacks, start JupyterLab on it and print its URL; returns
     the server's exit status once it stops (Ctrl+C, or its File > Shut Down).
 
+    ``folder`` defaults to :func:`default_folder` of ``language`` (``"en"`` or ``"it"``: the
+    edition copied, and the language the library speaks in its kernels).
     A port that is taken is passed over by Jupyter (the next free one is used, and printed).
     A SIGTERM to this process stops the server too.  A bad argument is refused before
     anything is copied:
@@ -106,20 +141,27 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     Traceback (most recent call last):
     ...
     ValueError: port must be a whole number in 0..65535, got 70000
+    >>> run_lab(language="fr")
+    Traceback (most recent call last):
+    ...
+    ValueError: language must be one of 'en', 'it', got 'fr'
     """
+    from ..i18n import check_language
     from .lessons import copy_lessons, course_notebooks, kept_note, lessons_folder, tally
 
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
         raise ValueError(f"port must be a whole number in 0..65535, got {port!r}")
+    check_language(language)
+    folder = default_folder(language) if folder is None else folder
     if importlib.util.find_spec("jupyterlab") is None:
         raise OSError(f"JupyterLab is not installed in this Python ({sys.executable}): "
                       "pip install \"bloomedu[lessons]\"")
     from jupyter_core.paths import jupyter_runtime_dir  # JupyterLab's own dependency
     target = Path(folder)
-    written = copy_lessons(target, missing=True)
-    course = course_notebooks(lessons_folder())
+    written = copy_lessons(target, missing=True, language=language)
+    course = course_notebooks(lessons_folder(language))
     _say(f"copied {tally([path.relative_to(target) for path in written], course)} to {folder}")
-    note = kept_note(target, written, course, lessons_folder())
+    note = kept_note(target, written, course, lessons_folder(language))
     if note:
         _say(note)
     _say(f"Starting JupyterLab on {folder} (this Python: {sys.executable}) ...")
@@ -127,8 +169,7 @@ def run_lab(folder=DEFAULT_FOLDER, *, port: int = 8888, browser: bool = True,
     overrides = state / "labconfig" / "default_setting_overrides.json"
     overrides.parent.mkdir()
     overrides.write_text(json.dumps(SETTING_OVERRIDES, indent=2))
-    paths = [str(state), *filter(None, os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep))]
-    env = dict(os.environ, JUPYTER_CONFIG_PATH=os.pathsep.join(paths))  # read by this server only
+    env = lab_environment(state, language)
     server = subprocess.Popen(lab_command(target, port=port), env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               errors="replace", bufsize=1)

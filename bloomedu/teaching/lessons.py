@@ -17,6 +17,12 @@ my-lessons --missing`` it copies only the notebooks the working copy lacks, so t
 (a student who wants a lesson as the course has it deletes their copy; the next ``bloomedu lab``
 copies it again).
 
+Each edition has the same layout: the English one is ``notebooks/`` itself, another language's
+is a folder in it named for its code (the Italian: ``notebooks/it/01_seen_ids.ipynb``,
+``notebooks/it/deeper/...``, ``notebooks/it/solutions/...``), and ``language="it"`` (``bloomedu
+lessons DIR --lang it``) copies that one into ``DIR`` in the same layout.  The English edition
+never counts another edition's folder among its notebooks.
+
 Tested in ``tests/test_lessons_copy.py``, ``tests/test_cli.py`` and ``tests/test_wheel.py``
 (a wheel built, installed far from the clone, its lessons copied and run); ``make test`` runs
 strict nbval on the folder this command writes, so the committed outputs are checked where a
@@ -29,33 +35,58 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["lessons_folder", "course_notebooks", "copy_lessons", "tally", "kept_note"]
+from ..i18n import LANGUAGES, check_language
+
+__all__ = ["EDITIONS", "lessons_folder", "course_notebooks", "copy_lessons", "tally", "kept_note"]
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 SOLUTIONS = "solutions"
+EDITIONS = tuple(code for code in LANGUAGES if code != "en")  # folders of notebooks/, one each
 
 
-def lessons_folder() -> Path:
-    """Where the lessons are: ``bloomedu/notebooks/`` of an installed wheel, or else the
-    ``notebooks/`` folder of the clone this package was installed from.
+def _roots() -> tuple[Path, ...]:
+    """Where the English lessons may be: the wheel's ``bloomedu/notebooks/``, then the clone's."""
+    package = Path(__file__).resolve().parents[1]
+    return package / "notebooks", package.parent / "notebooks"
+
+
+def lessons_folder(language: str = "en") -> Path:
+    """Where the lessons of ``language`` are: ``bloomedu/notebooks/`` of an installed wheel, or
+    else the ``notebooks/`` folder of the clone this package was installed from (for another
+    language than English, its folder ``it/`` there).
 
     >>> any(lessons_folder().glob(LESSON_GLOB))
     True
+    >>> lessons_folder("fr")
+    Traceback (most recent call last):
+    ...
+    ValueError: language must be one of 'en', 'it', got 'fr'
     """
-    package = Path(__file__).resolve().parents[1]
-    for folder in (package / "notebooks", package.parent / "notebooks"):
-        if any(folder.glob(LESSON_GLOB)):
-            return folder
-    raise FileNotFoundError(
-        f"no lessons in {str(package / 'notebooks')!r} nor in {str(package.parent / 'notebooks')!r}: "
-        "this bloomedu was installed without them; install a wheel built from the project "
-        "(pip install 'bloomedu[lessons]') or install it from a clone (pip install -e .)")
+    check_language(language)
+    roots = _roots()
+    for root in roots:
+        if any(root.glob(LESSON_GLOB)):
+            break
+    else:
+        raise FileNotFoundError(
+            f"no lessons in {str(roots[0])!r} nor in {str(roots[-1])!r}: this bloomedu was "
+            "installed without them; install a wheel built from the project "
+            "(pip install 'bloomedu[lessons]') or install it from a clone (pip install -e .)")
+    if language == "en":
+        return root
+    if not any((root / language).glob(LESSON_GLOB)):
+        raise FileNotFoundError(f"no lessons of the language {language!r} in "
+                                f"{str(root / language)!r}: this bloomedu carries the English "
+                                "edition only (its lessons are in "
+                                f"{str(root)!r}); install a newer one")
+    return root / language
 
 
 def course_notebooks(folder: Path, *, solutions: bool = True) -> list[Path]:
     """Every notebook under ``folder``, relative to it: the lessons first, then each
     subfolder's (``deeper/``, ``solutions/``, ...) in order; never a hidden folder's
-    (``.ipynb_checkpoints``).  ``solutions=False`` leaves out the ``solutions/`` folder.
+    (``.ipynb_checkpoints``), nor another edition's (``it/``, the Italian lessons beside the
+    English ones).  ``solutions=False`` leaves out the ``solutions/`` folder.
 
     >>> names = course_notebooks(lessons_folder())
     >>> names[0].parent.as_posix(), names[-1].parent.as_posix()
@@ -63,6 +94,7 @@ def course_notebooks(folder: Path, *, solutions: bool = True) -> list[Path]:
     """
     names = [path.relative_to(folder) for path in folder.rglob("*.ipynb")]
     names = [name for name in names if not any(part.startswith(".") for part in name.parts)
+             and (len(name.parts) == 1 or name.parts[0] not in EDITIONS)
              and (solutions or name.parts[0] != SOLUTIONS)]
     return sorted(names, key=lambda name: (len(name.parts) > 1, name.as_posix()))
 
@@ -126,8 +158,11 @@ def kept_note(target, written, course, source) -> str | None:
 
 
 def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False,
-                 missing: bool = False) -> list[Path]:
+                 missing: bool = False, language: str = "en") -> list[Path]:
     """Copy every lesson (and, with ``solutions``, the solutions notebooks) into ``target``.
+
+    ``language`` chooses the edition: ``"en"`` (the default) or ``"it"``, copied in the same
+    layout (``target/01_seen_ids.ipynb``, ``target/deeper/...``, ``target/solutions/...``).
 
     Subfolders of ``notebooks/`` are copied as subfolders of ``target``.  ``target`` is
     created if missing.  An existing file is never replaced unless ``overwrite``: without it
@@ -151,10 +186,11 @@ def copy_lessons(target, *, solutions: bool = True, overwrite: bool = False,
     if not os.fspath(target).strip():  # Path("") is the current folder: never a choice by accident
         raise ValueError(f"target must name a folder, got {os.fspath(target)!r} (use '.' for "
                          "the current folder)")
+    check_language(language)
     if overwrite and missing:
         raise ValueError("overwrite and missing exclude each other: overwrite replaces the "
                          "notebooks already in target, missing keeps them")
-    source, target = lessons_folder(), Path(target)
+    source, target = lessons_folder(language), Path(target)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"target {str(target)!r} exists and is not a folder")
     names = course_notebooks(source, solutions=solutions)

@@ -16,11 +16,14 @@ import io
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..i18n import N_, gettext as _
+
 __all__ = ["DescribedFigure", "show", "decorate", "new_axes", "draw_bits", "draw_measured_vs_theory",
            "draw_bit_groups",
            "draw_bytes_per_item", "draw_rate_sweep"]
 
 FIGSIZE = (7.0, 3.6)
+_WORDS = ("title", "xlabel", "ylabel")  # decorate's options a student reads
 
 
 MIN_ALT_WORDS = 6
@@ -46,7 +49,7 @@ class DescribedFigure:
         return self.png, {"alt": self.alt}
 
     def __repr__(self) -> str:
-        return f"Figure: {self.alt}"
+        return _("Figure: {alt}").format(alt=self.alt)
 
 
 def check_alt(alt) -> str:
@@ -77,7 +80,7 @@ def show(alt: str, fig=None) -> DescribedFigure | None:
     >>> plt.get_fignums()
     []
     """
-    alt = check_alt(alt)
+    alt = _(check_alt(alt))  # a lesson's sentence: the catalog may hold its Italian
     fig = fig if fig is not None else plt.gcf()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
@@ -101,12 +104,15 @@ def new_axes(figsize: tuple[float, float] = FIGSIZE):
     [7.0, 3.6]
     >>> plt.close("all")
     """
-    _, ax = plt.subplots(figsize=figsize)
+    figure, ax = plt.subplots(figsize=figsize)
     return ax
 
 
 def decorate(ax=None, **options):
     """Set Axes properties in one call (``title``, ``xlabel``, ``yscale``, ...) and add a legend.
+
+    The title, the axes' labels and the legend's are looked up in the library's catalog
+    (:mod:`bloomedu.i18n`), so the Italian edition can show them in Italian from the same code.
 
     >>> ax = new_axes(); ax.plot([1, 2], [3, 4], label="line")
     [<matplotlib.lines.Line2D object at ...>]
@@ -115,10 +121,11 @@ def decorate(ax=None, **options):
     >>> plt.close("all")
     """
     ax = ax if ax is not None else plt.gca()
-    ax.set(**options)
-    handles, _ = ax.get_legend_handles_labels()
+    ax.set(**{name: _(value) if name in _WORDS and isinstance(value, str) else value
+              for name, value in options.items()})
+    handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend()
+        ax.legend(handles, [_(label) for label in labels])
     ax.figure.tight_layout()
     return ax
 
@@ -155,17 +162,17 @@ def draw_bits(bits, highlight=(), width: int = 64, ax=None, title: str | None = 
         ax.set_xticks(list(columns), [str(c) for c in columns], fontsize=7)
         ax.set_yticks(range(rows), [str(r * width) for r in range(rows)], fontsize=7)
         ax.tick_params(length=0)
-        ax.set_xlabel("+ column", fontsize=8)
+        ax.set_xlabel(_("+ column"), fontsize=8)
     else:
         ax.set_xticks([]), ax.set_yticks([])
     if title:
-        ax.set_title(title)
+        ax.set_title(_(title))
     ax.figure.tight_layout()
     return ax
 
 
 def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, ax=None,
-                            xlabel: str = "", ylabel: str = "false-positive rate",
+                            xlabel: str = "", ylabel: str = N_("false-positive rate"),
                             title: str | None = None, yscale: str = "log"):
     """Measured rates as points (with error bars) over one or more theory curves, log y.
 
@@ -187,10 +194,10 @@ def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, a
     shown = y > 0 if yscale == "log" else np.ones_like(y, dtype=bool)
     yerr = None if errors is None else np.minimum(np.asarray(errors, dtype=float), y * 0.999)[shown]
     ax.errorbar(x[shown], y[shown], yerr=yerr, fmt="o", color="black", markersize=4,
-                capsize=2, label="measured")
+                capsize=2, label=_("measured"))
     if mark is not None and (mark[1] > 0 or yscale != "log"):
         ax.plot([mark[0]], [mark[1]], marker="*", markersize=16, color="#f28e2b",
-                linestyle="none", label="current")
+                linestyle="none", label=_("current"))
     return decorate(ax, xlabel=xlabel, ylabel=ylabel, yscale=yscale,
                     **({"title": title} if title else {}))
 
@@ -242,11 +249,11 @@ def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = 
     ax.tick_params(which="both", length=0)
     ax.set_xticks([]), ax.set_yticks([])
     patches = [plt.matplotlib.patches.Patch(color=color, label=label) for color, label in
-               zip(palette, ["clear", "set", *groups])]
+               zip(palette, [_("clear"), _("set"), *map(_, groups)])]
     ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(_(title), fontsize=10)
     ax.figure.tight_layout()
     return ax
 
@@ -269,8 +276,9 @@ def draw_bytes_per_item(sizes, measured: dict, reference: float, reference_label
         ax.semilogx(sizes, curve, style, label=label)
     ax.axhline(reference, color="k", linestyle="--", label=reference_label)
     top = 1.6 * max(reference, *(max(curve) for curve in per_item.values()))
-    decorate(ax, xlabel="n, items stored", ylabel="bytes per item", ylim=(0, top), title=title)
-    ax.legend(loc="upper center", ncol=2, fontsize=9)
+    decorate(ax, xlabel=_("n, items stored"), ylabel=_("bytes per item"), ylim=(0, top), title=title)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, [_(label) for label in labels], loc="upper center", ncol=2, fontsize=9)
     return ax
 
 
@@ -298,11 +306,11 @@ def draw_rate_sweep(x, rows, ax=None, xlabel: str = "", title: str | None = None
     shown = np.concatenate([low[low > 0], rate[rate > 0], exact[exact > 0]])
     floor = shown.min() / 3 if shown.size else 1e-12  # a band from 0 ends at the bottom of the plot
     ax.fill_between(x, np.maximum(low, floor), column("high"), color="#9ecae1",
-                    alpha=0.6, label="Wilson 95%", linewidth=0)
-    ax.plot(x, exact, "-", color="#1f4e79", label="exact")
-    ax.plot(x, column("classic"), "--", color="#e15759", label="classic")
-    ax.plot(x[rate > 0], rate[rate > 0], "o", color="black", markersize=3.5, label="measured")
+                    alpha=0.6, label=_("Wilson 95%"), linewidth=0)
+    ax.plot(x, exact, "-", color="#1f4e79", label=_("exact"))
+    ax.plot(x, column("classic"), "--", color="#e15759", label=_("classic"))
+    ax.plot(x[rate > 0], rate[rate > 0], "o", color="black", markersize=3.5, label=_("measured"))
     if optimum is not None:
         ax.axvline(optimum, color="#59a14f", linestyle=":", label=f"(m/n) ln 2 = {optimum:.2f}")
-    return decorate(ax, xlabel=xlabel, ylabel="false-positive rate p", yscale="log",
+    return decorate(ax, xlabel=xlabel, ylabel=_("false-positive rate p"), yscale="log",
                     **({"title": title} if title else {}))

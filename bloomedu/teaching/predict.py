@@ -36,6 +36,16 @@ from numbers import Real
 
 import numpy as np
 
+from ..i18n import N_, gettext as _
+
+# The labels the lessons give reveal(): their code is the same in every edition, so the
+# catalog translates them here.
+LABELS = (N_("Measured"), N_("Computed"), N_("Counted"), N_("Claimed"), N_("Exact"), N_("Tried"),
+          N_("Measured on this machine"), N_("Round trips saved"), N_("The formula's factor"),
+          N_("Bits that differ"), N_("Beyond one standard deviation"), N_("Off by (%)"),
+          N_("Computed, version 1 (2^31 bits)"), N_("BF.MADD answered 1"),
+          N_("Rows Removed by Index Recheck"))
+
 __all__ = ["Prediction", "predict"]
 
 
@@ -90,15 +100,18 @@ class Prediction:
         You were 0.0006 too high (a factor of 1.06): close.
         """
         if self.guess is None:
-            print("No guess was recorded above: next time, commit to one before the answer.")
-            print(f"{label if not self.choices else 'The answer'}: {_shown(answer)}.")
+            print(_("No guess was recorded above: next time, commit to one before the answer."))
+            print(_("{label}: {answer}.").format(label=_(label) if not self.choices else _("The answer"),
+                                                 answer=_shown(answer)))
             return
         if self.choices or not (_is_number(self.guess) and _is_number(answer)):
-            print(f"Your guess: {_shown(self.guess)}. The answer: {_shown(answer)}.")
-            print("Right." if _same(self.guess, answer) else "Not this time: read why below.")
+            print(_("Your guess: {guess}. The answer: {answer}.").format(guess=_shown(self.guess),
+                                                                     answer=_shown(answer)))
+            print(_("Right.") if _same(self.guess, answer) else _("Not this time: read why below."))
             return
         guess, value = float(self.guess), float(answer)
-        print(f"Your guess: {_shown(self.guess)}. {label}: {_shown(answer)}.")
+        print(_("Your guess: {guess}. {label}: {answer}.").format(guess=_shown(self.guess),
+                                                              label=_(label), answer=_shown(answer)))
         print(_distance(guess, value))
 
 
@@ -111,14 +124,17 @@ def _same(guess, answer) -> bool:
 def _distance(guess: float, value: float) -> str:
     """How far a numeric guess was: the difference, the factor, and a word for it."""
     if guess == value:
-        return "Exactly right."
-    side = "too high" if guess > value else "too low"
-    text = f"You were {_shown(abs(guess - value))} {side}"
-    if guess > 0 and value > 0:
-        factor = max(guess, value) / min(guess, value)
-        word = "close" if factor < 1.25 else "the right order of magnitude" if factor < 10 else "far off"
-        return f"{text} (a factor of {factor:.3g}): {word}."
-    return f"{text}."
+        return _("Exactly right.")
+    difference = _shown(abs(guess - value))
+    if not (guess > 0 and value > 0):
+        return (_("You were {difference} too high.") if guess > value
+                else _("You were {difference} too low.")).format(difference=difference)
+    factor = max(guess, value) / min(guess, value)
+    word = _("close") if factor < 1.25 else _("the right order of magnitude") if factor < 10 \
+        else _("far off")
+    text = (_("You were {difference} too high (a factor of {factor}): {verdict}.") if guess > value
+            else _("You were {difference} too low (a factor of {factor}): {verdict}."))
+    return text.format(difference=difference, factor=f"{factor:.3g}", verdict=word)
 
 
 def predict(question: str, guess=None, *, choices=()) -> Prediction:
@@ -147,10 +163,10 @@ def predict(question: str, guess=None, *, choices=()) -> Prediction:
         raise TypeError(f"guess must be None or a number, got {type(guess).__name__} {guess!r}")
     if _is_number(guess) and not math.isfinite(float(guess)):
         raise ValueError(f"guess must be a finite number, got {guess!r}")
-    offered = f" (one of {', '.join(map(repr, choices))})" if choices else ""
-    print(f"Predict: {question}{offered}")
+    offered = _(" (one of {choices})").format(choices=", ".join(map(repr, choices))) if choices else ""
+    print(_("Predict: {question}{choices}").format(question=_(question), choices=offered))
     if guess is None:
-        print("Your guess: none yet. Replace None with your guess and run the cell before reading on.")
+        print(_("Your guess: none yet. Replace None with your guess and run the cell before reading on."))
     else:
-        print(f"Your guess: {_shown(guess)}. The answer comes further down: read on.")
+        print(_("Your guess: {guess}. The answer comes further down: read on.").format(guess=_shown(guess)))
     return Prediction(question, guess, choices)

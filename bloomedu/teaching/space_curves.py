@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..core.checks import real_number, whole_number
+from ..i18n import N_, gettext as _
 from ..variants.blocked import split_block_false_positive_rate
 from ..variants.space import (bloom_bits_per_key, cuckoo_false_positive_rate, lower_bound_bits,
                               static_bits_per_key)
@@ -32,8 +33,8 @@ from ..variants.space import (bloom_bits_per_key, cuckoo_false_positive_rate, lo
 __all__ = ["STRUCTURES", "curves", "cuckoo_beats_bloom_below", "draw_bits_per_key"]
 
 # The curves' names, in the order they are drawn (a lesson's measured points use the same names).
-STRUCTURES = ("lower bound", "Bloom filter", "blocked filter", "cuckoo filter", "xor filter",
-              "binary fuse filter")
+STRUCTURES = (N_("lower bound"), N_("Bloom filter"), N_("blocked filter"), N_("cuckoo filter"),
+              N_("xor filter"), N_("binary fuse filter"))  # translated where drawn (plots.decorate)
 _FINGERPRINT_BITS = range(2, 33)
 _BLOCKED_BITS_PER_KEY = np.arange(4.0, 64.5, 0.5)
 _RATES = np.logspace(-10, -0.5, 96)
@@ -130,5 +131,5 @@ def draw_bits_per_key(found: dict, measured: dict | None = None, ax=None):
     ax.set_xlim(0.2, 1e-7)  # falling rates to the right
     ax.set_ylim(0, 36)
     ax.grid(True, which="major", alpha=0.3)
-    return decorate(ax, xlabel="false-positive rate p", ylabel="bits a key",
-                    title="Bits a key against the rate (lines: formulas, dots: measured)")
+    return decorate(ax, xlabel=_("false-positive rate p"), ylabel=_("bits a key"),
+                    title=_("Bits a key against the rate (lines: formulas, dots: measured)"))

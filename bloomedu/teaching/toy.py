@@ -33,14 +33,15 @@ import numpy as np
 
 from ..core.checks import is_int
 from ..core.filter import key_positions
+from ..i18n import N_, gettext as _
 from .plots import show
 
 __all__ = ["ToyView", "toy_view", "toy"]
 
 _MAX_BITS = 128  # every cell still has room for its index and its keys
 _MAX_HASHES = 16
-_COLORS = {"clear": "#f2f2f2", "set": "#1f4e79", "key, bit set": "#f28e2b",
-           "key, bit clear": "#e15759"}
+_COLORS = {N_("clear"): "#f2f2f2", N_("set"): "#1f4e79", N_("key, bit set"): "#f28e2b",
+           N_("key, bit clear"): "#e15759"}
 _COLUMNS = 16  # bits a row in the drawing
 _SHOWN_KEY = 24  # characters of a key shown in a label; longer keys end in "..."
 INDEX_FONTSIZE, OWNERS_FONTSIZE, SMALL_FONTSIZE = 8, 9, 7  # points: readable on a projector
@@ -127,29 +128,32 @@ class ToyView:
 
     def text(self) -> str:
         """The view in words: the filter, the key's k bits and who set each, the verdict."""
-        names = ", ".join(self.label(i) for i in range(len(self.added))) or "none yet"
-        lines = [f"BloomFilter(num_bits={self.num_bits}, num_hashes={self.num_hashes}): "
-                 f"{self.num_bits} bits, {sum(self.bits)} set",
-                 f"keys added ({len(self.added)}): {names}"]
+        names = ", ".join(self.label(i) for i in range(len(self.added))) or _("none yet")
+        lines = [_("BloomFilter(num_bits={m}, num_hashes={k}): {m} bits, {set} set").format(
+                     m=self.num_bits, k=self.num_hashes, set=sum(self.bits)),
+                 _("keys added ({count}): {names}").format(count=len(self.added), names=names)]
         if not self.key:
-            return "\n".join(lines + ["type a key to see its bits"])
+            return "\n".join(lines + [_("type a key to see its bits")])
         key = repr(_shortened(self.key, 40))
         width = len(str(self.num_bits - 1))
-        lines.append(f"key {key} -> bits {', '.join(map(str, self.positions))}")
+        lines.append(_("key {key} -> bits {positions}").format(
+            key=key, positions=", ".join(map(str, self.positions))))
         for p in dict.fromkeys(self.positions):  # a bit two of its hashes share, once
-            who = ", ".join(self.label(i) for i in self.owners[p]) or "no key"
-            lines.append(f"  bit {p:>{width}} = {int(self.bits[p])}, set by {who}")
+            who = ", ".join(self.label(i) for i in self.owners[p]) or _("no key")
+            lines.append(_("  bit {bit} = {value}, set by {who}").format(
+                bit=f"{p:>{width}}", value=int(self.bits[p]), who=who))
         verdict = self.verdict
         if verdict == "absent":
             zero = next(p for p in self.positions if not self.bits[p])
-            lines.append(f"bit {zero} is 0: {key} was certainly never added")
+            lines.append(_("bit {bit} is 0: {key} was certainly never added").format(bit=zero, key=key))
         elif verdict == "added":
-            lines.append(f"all {self.num_hashes} bits are set: {key} was added "
-                         "(and a key never added could look just the same)")
+            lines.append(_("all {k} bits are set: {key} was added (and a key never added could "
+                           "look just the same)").format(k=self.num_hashes, key=key))
         else:
-            lines.append(f"all {self.num_hashes} bits are set, but {key} was never added: "
-                         "a false positive, on bits borrowed from "
-                         + ", ".join(self.label(i) for i in self.borrowed_from()))
+            lines.append(_("all {k} bits are set, but {key} was never added: a false positive, on "
+                           "bits borrowed from {lenders}").format(
+                               k=self.num_hashes, key=key,
+                               lenders=", ".join(self.label(i) for i in self.borrowed_from())))
         return "\n".join(lines)
 
     def alt(self) -> str:
@@ -158,23 +162,29 @@ class ToyView:
         >>> print(toy_view(["apple", "banana", "cherry", "date", "elderberry"], "melon").alt())
         The toy's 32 bits in rows of 16, 12 of them set by 5 added keys; 'melon' lights bits 12, 10 and 8, all set by other keys (banana, date, elderberry): a false positive.
         """
-        head = (f"The toy's {self.num_bits} bits in rows of {min(_COLUMNS, self.num_bits)}, "
-                f"{sum(self.bits)} of them set by {len(self.added)} added "
-                f"key{'' if len(self.added) == 1 else 's'}")
+        # one message for one of a thing and one for more: English's and Italian's plural rule
+        head = (_("The toy's {m} bits in rows of {width}, {set} of them set by {count} added key")
+                if len(self.added) == 1 else
+                _("The toy's {m} bits in rows of {width}, {set} of them set by {count} added keys")
+                ).format(m=self.num_bits, width=min(_COLUMNS, self.num_bits), set=sum(self.bits),
+                         count=len(self.added))
         if not self.key:
-            return head + "; no key typed yet."
+            return head + _("; no key typed yet.")
         shown = list(map(str, dict.fromkeys(self.positions)))
-        lit = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
         key = repr(_shortened(self.key, 40))
-        head += f"; {key} lights bit{'' if len(shown) == 1 else 's'} {lit}"
+        if len(shown) == 1:
+            head += _("; {key} lights bit {bit}").format(key=key, bit=shown[0])
+        else:
+            head += _("; {key} lights bits {bits} and {last}").format(
+                key=key, bits=", ".join(shown[:-1]), last=shown[-1])
         verdict = self.verdict
         if verdict == "absent":
             zero = next(p for p in self.positions if not self.bits[p])
-            return head + f", and bit {zero} is 0: never added."
+            return head + _(", and bit {bit} is 0: never added.").format(bit=zero)
         if verdict == "added":
-            return head + ", all set: it was added."
+            return head + _(", all set: it was added.")
         lenders = ", ".join(_shortened(self.added[i], 24) for i in self.borrowed_from())
-        return head + f", all set by other keys ({lenders}): a false positive."
+        return head + _(", all set by other keys ({lenders}): a false positive.").format(lenders=lenders)
 
     def cell_owners(self, index: int) -> str:
         """The numbers drawn in bit ``index``: its setters', or the first and how many more.
@@ -200,7 +210,7 @@ class ToyView:
         rows = -(-self.num_bits // width)
         if ax is None:
             height = 1.5 + 0.45 * rows
-            _, ax = plt.subplots(figsize=(7.0, height))
+            figure, ax = plt.subplots(figsize=(7.0, height))
             ax.figure.subplots_adjust(left=0.02, right=0.78, top=1 - 0.45 / height,
                                       bottom=0.75 / height)
         codes = np.full(rows * width, np.nan)  # cells past the last bit (m not a multiple of 16) stay blank
@@ -224,15 +234,15 @@ class ToyView:
         ax.grid(which="minor", color="white", linewidth=1.5)
         ax.tick_params(which="both", length=0)
         ax.set_xticks([]), ax.set_yticks([])
-        patches = [plt.matplotlib.patches.Patch(color=color, label=label)
+        patches = [plt.matplotlib.patches.Patch(color=color, label=_(label))
                    for label, color in _COLORS.items()]
         ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
                   frameon=False)
         key = drawable(repr(_shortened(self.key)))
-        headline = {"no key": "type a key", "absent": f"{key}: a bit is 0, never added",
-                    "added": f"{key}: all bits set, added",
-                    "false positive": f"{key}: all bits set, never added: a false positive"}
-        ax.set_title(headline[self.verdict], fontsize=10)
+        headline = {"no key": _("type a key"), "absent": _("{key}: a bit is 0, never added"),
+                    "added": _("{key}: all bits set, added"),
+                    "false positive": _("{key}: all bits set, never added: a false positive")}
+        ax.set_title(headline[self.verdict].format(key=key), fontsize=10)
         ax.set_xlabel(self._added_line(), fontsize=8)
         return ax
 
@@ -244,14 +254,16 @@ class ToyView:
         4 key-3   5 key-4   6 key-5   ... 24 more
         """
         if not self.added:
-            return "no key added yet"
+            return _("no key added yet")
         names = [drawable(_shortened(self.label(i), 18)) for i in range(len(self.added))]
-        done, line = [], "keys added:"
+        title = _("keys added:")
+        done, line = [], title
         for number, name in enumerate(names):
             last = len(done) == lines - 1
-            more = f"   ... {len(names) - number} more" if number + 1 < len(names) else ""
+            more = ("   " + _("... {count} more").format(count=len(names) - number)
+                    if number + 1 < len(names) else "")
             if len(line) + 1 + len(name) + (len(more) if last else 0) <= width:
-                line += " " + name if line == "keys added:" else "   " + name
+                line += " " + name if line == title else "   " + name
             elif not last:
                 done.append(line)
                 line = name
@@ -314,12 +326,13 @@ def toy(added: Iterable[str] = (), key: str = "", *, num_bits: int = 32, num_has
 
     toy_view(added, key, num_bits=num_bits, num_hashes=num_hashes)  # check the arguments first
     keys = list(_keys(added))
-    box = widgets.Text(value=key, placeholder="type a key", description="key",
+    box = widgets.Text(value=key, placeholder=_("type a key"), description=_("key"),
                        continuous_update=True, layout=widgets.Layout(width="300px"))
-    add_button = widgets.Button(description="add it", button_style="primary")
-    empty_button = widgets.Button(description="empty the filter")
+    add_button = widgets.Button(description=_("add it"), button_style="primary")
+    empty_button = widgets.Button(description=_("empty the filter"))
     sizes = sorted({8, 16, 32, 64, 100, 128, int(num_bits)})
-    bits_choice = widgets.Dropdown(options=[(f"{m} bits", m) for m in sizes], value=int(num_bits),
+    bits_choice = widgets.Dropdown(options=[(_("{m} bits").format(m=m), m) for m in sizes],
+                                   value=int(num_bits),
                                    description="m",
                                    layout=widgets.Layout(width="180px"))
     hashes_slider = widgets.IntSlider(value=num_hashes, min=1, max=max(8, num_hashes),
@@ -327,7 +340,7 @@ def toy(added: Iterable[str] = (), key: str = "", *, num_bits: int = 32, num_has
     words = widgets.HTML()
     figure = widgets.Output()
 
-    def redraw(*_):
+    def redraw(*change):
         view = toy_view(keys, box.value, num_bits=bits_choice.value, num_hashes=hashes_slider.value)
         words.value = f"<pre class='bloomedu-toy-text'>{html.escape(view.text())}</pre>"
         add_button.disabled = not box.value or box.value in keys
@@ -337,12 +350,12 @@ def toy(added: Iterable[str] = (), key: str = "", *, num_bits: int = 32, num_has
             view.draw()
             show(view.alt())
 
-    def add_key(_):
+    def add_key(click):
         if box.value and box.value not in keys:
             keys.append(box.value)
             redraw()
 
-    def empty(_):
+    def empty(click):
         keys.clear()
         redraw()
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...core.checks import MAX_HASHES, MAX_NUM_BITS, is_number, whole_number
+from ...i18n import N_, gettext as _
 
 __all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "checker", "CHECKERS",
            "as_number", "bits_set_moments", "hash_count"]
@@ -25,13 +26,16 @@ __all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "checker
 CHECKERS: dict[str, Callable] = {}
 
 _UNIT_SLIPS = {
-    "rate": [(100.0, "you gave a percentage; give the rate as a fraction (1% is 0.01)")],
-    "bytes": [(8.0, "you gave bits; the question asks bytes (8 bits each)")]
-    + [(1 / scale, f"you gave {name}; the question asks plain bytes")
-       for scale, name in [(1e3, "kilobytes (kB)"), (1e6, "megabytes (MB)"),
-                           (1e9, "gigabytes (GB)"), (2 ** 10, "kibibytes (KiB)"),
-                           (2 ** 20, "mebibytes (MiB)"), (2 ** 30, "gibibytes (GiB)")]],
-    "bits": [(1 / 8, "you gave bytes; the question asks bits (8 per byte)")],
+    "rate": [(100.0, N_("you gave a percentage; give the rate as a fraction (1% is 0.01)"))],
+    "bytes": [(8.0, N_("you gave bits; the question asks bytes (8 bits each)"))]
+    + [(1 / scale, text)
+       for scale, text in [(1e3, N_("you gave kilobytes (kB); the question asks plain bytes")),
+                           (1e6, N_("you gave megabytes (MB); the question asks plain bytes")),
+                           (1e9, N_("you gave gigabytes (GB); the question asks plain bytes")),
+                           (2 ** 10, N_("you gave kibibytes (KiB); the question asks plain bytes")),
+                           (2 ** 20, N_("you gave mebibytes (MiB); the question asks plain bytes")),
+                           (2 ** 30, N_("you gave gibibytes (GiB); the question asks plain bytes"))]],
+    "bits": [(1 / 8, N_("you gave bytes; the question asks bits (8 per byte)"))],
 }
 
 
@@ -190,14 +194,16 @@ def as_number(answer) -> float | None:
 def _read(answer, what: str) -> tuple[float | None, str | None]:
     """(the answer as a float, None), or (None, why it cannot be judged)."""
     if answer is None:
-        return None, f"Not answered yet: replace None with {what}."
+        return None, _("Not answered yet: replace None with {what}.").format(what=_(what))
     value = as_number(answer)
     if value is not None:
         return value, None
     if not is_number(answer):
-        return None, (f"Not quite: the answer should be a number ({what}), not a "
-                      f"{type(answer).__name__} ({_shown(answer)}).")
-    return None, f"Not quite: {what} is a finite number of ordinary size, not {_shown(answer)}."
+        return None, _("Not quite: the answer should be a number ({what}), not a {type} "
+                       "({answer}).").format(what=_(what), type=type(answer).__name__,
+                                             answer=_shown(answer))
+    return None, _("Not quite: {what} is a finite number of ordinary size, not {answer}.").format(
+        what=_(what), answer=_shown(answer))
 
 
 def _sentence(text: str) -> str:
@@ -236,16 +242,19 @@ def judge(answer, correct: float, what: str, *, mistakes=(), rel: float = 1e-3,
         return False
     tolerance = lambda value: max(rel * abs(value), abs_tol)  # noqa: E731
     if abs(answer - correct) <= tolerance(correct):
-        print(f"Correct: {what} = {fmt(correct)}." + (f" {note}" if note else ""))
+        print(_("Correct: {what} = {value}.").format(what=_(what), value=fmt(correct))
+              + (f" {_(note)}" if note else ""))
         return True
     slips = [Mistake(correct * scale, text, max(tolerance(correct * scale), 0.02 * abs(correct * scale)))
              for scale, text in _UNIT_SLIPS.get(unit, [])]
     found = _matching(answer, list(mistakes) + slips, tolerance)
     if found:
-        print(f"Not quite: {_sentence(found.explanation)}")
+        print(_("Not quite: {explanation}").format(explanation=_sentence(_(found.explanation))))
     else:
-        direction = "too high" if answer > correct else "too low"
-        print(f"Not quite: {fmt(answer)} is {direction} for {what}." + (f" Hint: {hint}" if hint else ""))
+        text = (_("Not quite: {answer} is too high for {what}.") if answer > correct
+                else _("Not quite: {answer} is too low for {what}."))
+        print(text.format(answer=fmt(answer), what=_(what))
+              + (" " + _("Hint: {hint}").format(hint=_(hint)) if hint else ""))
     return False
 
 
@@ -268,25 +277,28 @@ def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int
         print(problem)
         return False
     if abs(answer - expected) <= 4 * sd + 1e-12:
-        print(f"Correct: {fmt(answer)} is within 4 standard deviations (4 x {sd:.2g}) of the "
-              f"expected {fmt(expected)}." + (f" {note}" if note else ""))
+        print(_("Correct: {answer} is within 4 standard deviations (4 x {sd}) of the expected "
+                "{expected}.").format(answer=fmt(answer), sd=f"{sd:.2g}", expected=fmt(expected))
+              + (f" {_(note)}" if note else ""))
         return True
     slips = list(mistakes)
     if trials:
-        slips += [Mistake(1.0, "a rate near 1 means the keys tested were the inserted ones; a false "
-                          "positive is measured on keys never inserted", 0.02),
-                  Mistake(expected * trials, f"you gave a count ({fmt(answer)} of {trials:,} keys); "
-                          "divide by the number of keys tested", 4 * sd * trials + 1),
-                  Mistake(100 * expected, "you gave a percentage; give the rate as a fraction "
-                          "(1% is 0.01)", 400 * sd)]
+        slips += [Mistake(1.0, _("a rate near 1 means the keys tested were the inserted ones; a "
+                                 "false positive is measured on keys never inserted"), 0.02),
+                  Mistake(expected * trials, _("you gave a count ({answer} of {trials} keys); "
+                                               "divide by the number of keys tested").format(
+                                                   answer=fmt(answer), trials=f"{trials:,}"),
+                          4 * sd * trials + 1),
+                  Mistake(100 * expected, _("you gave a percentage; give the rate as a fraction "
+                                            "(1% is 0.01)"), 400 * sd)]
     found = _matching(answer, slips, lambda value: 4 * sd)
     if found:
-        print(f"Not quite: {_sentence(found.explanation)}")
+        print(_("Not quite: {explanation}").format(explanation=_sentence(_(found.explanation))))
     else:
         away = abs(answer - expected) / sd if sd > 0 else math.inf
-        print(f"Not quite: {fmt(answer)} is {away:.1f} standard deviations from the "
-              f"{fmt(expected)} expected for {what}; check the experiment's parameters "
-              "(m, k, n, the keys tested).")
+        print(_("Not quite: {answer} is {away} standard deviations from the {expected} expected "
+                "for {what}; check the experiment's parameters (m, k, n, the keys tested).").format(
+                    answer=fmt(answer), away=f"{away:.1f}", expected=fmt(expected), what=_(what)))
     return False
 
 

@@ -14,6 +14,7 @@ import math
 
 from ...core.checks import probability, real_number, whole_number
 from ...variants.space import cuckoo_false_positive_rate
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["cuckoo_fingerprint_bits", "keys_lost_to_deletes", "measured_xor_fpp", "EXERCISES"]
@@ -36,21 +37,21 @@ def cuckoo_fingerprint_bits(answer, fpp: float = 0.001, bucket_size: int = 4):
     exact = math.log2(2 * b / p)
     bits = math.ceil(exact - 1e-12)
     slips = [
-        Mistake(math.ceil(-math.log2(p)), f"{math.ceil(-math.log2(p))} bits is the lower bound's "
-                f"log2(1/p), rounded up; a query compares its fingerprint with the 2b = {2 * b} "
-                "slots of two buckets, so 2b/2^f <= p needs f = log2(2b/p)"),
-        Mistake(bits - 1, f"with f = {bits - 1} the bound 2b/2^f is {fmt(2 * b / 2 ** (bits - 1))}, "
-                f"above p = {fmt(p)}: count both buckets (2b slots, not b) and round up"),
-        Mistake(exact, f"log2(2b/p) = {exact:.2f} is right, but a fingerprint has a whole number "
-                "of bits: round up", 0.05),
-        Mistake(math.ceil(math.log(2 * b / p)), "you used ln; bits count powers of 2: log2(2b/p)"),
-        Mistake(math.ceil(math.log10(2 * b / p)), "you used log10; bits count powers of 2: "
-                "log2(2b/p)"),
-        Mistake(math.ceil(-math.log2(p) / math.log(2)), "that is a Bloom filter's bits a key, "
-                "1.44 log2(1/p); the question asks the cuckoo filter's fingerprint bits f"),
+        Mistake(math.ceil(-math.log2(p)), _("{value} bits is the lower bound's log2(1/p), rounded up; a "
+                                            "query compares its fingerprint with the 2b = {value2} slots of "
+                                            "two buckets, so 2b/2^f <= p needs f = log2(2b/p)").format(value=math.ceil(-math.log2(p)), value2=2 * b)),
+        Mistake(bits - 1, _("with f = {value} the bound 2b/2^f is {value2}, above p = {p}: "
+                            "count both buckets (2b slots, not b) and round up").format(value=bits - 1, value2=fmt(2 * b / 2 ** (bits - 1)), p=fmt(p))),
+        Mistake(exact, _("log2(2b/p) = {exact} is right, but a fingerprint has a whole "
+                         "number of bits: round up").format(exact=format(exact, ".2f")), 0.05),
+        Mistake(math.ceil(math.log(2 * b / p)), _("you used ln; bits count powers of 2: log2(2b/p)")),
+        Mistake(math.ceil(math.log10(2 * b / p)), _("you used log10; bits count powers of 2: "
+                "log2(2b/p)")),
+        Mistake(math.ceil(-math.log2(p) / math.log(2)), _("that is a Bloom filter's bits a key, "
+                "1.44 log2(1/p); the question asks the cuckoo filter's fingerprint bits f")),
     ]
-    return judge(answer, bits, "the fewest fingerprint bits", mistakes=slips, abs_tol=1e-9,
-                 hint="2b / 2^f <= p, so f = log2(2b/p), rounded up.")
+    return judge(answer, bits, _("the fewest fingerprint bits"), mistakes=slips, abs_tol=1e-9,
+                 hint=_("2b / 2^f <= p, so f = log2(2b/p), rounded up."))
 
 
 @checker
@@ -73,19 +74,19 @@ def keys_lost_to_deletes(answer, deletes: int = 50_000, fingerprint_bits: int = 
     a = real_number(load, "load", 0.0, 1.0)
     rate = cuckoo_false_positive_rate(f, b, a)
     slips = [
-        Mistake(rate, "you gave the rate; the question asks how many keys, the rate times the "
-                f"{count:,} deletes", 0.1 * rate),
-        Mistake(0, "a key never added usually finds no fingerprint to delete, but when it is a "
+        Mistake(rate, _("you gave the rate; the question asks how many keys, the rate "
+                        "times the {count} deletes").format(count=format(count, ",")), 0.1 * rate),
+        Mistake(0, _("a key never added usually finds no fingerprint to delete, but when it is a "
                 "false positive it deletes the fingerprint another key put in its bucket, and "
-                "that key is lost", 0.5),
-        Mistake(count * 2 * b / 2 ** f, "that is 2b/2^f, the bound for a full table; at load "
-                f"a = {fmt(a)} only that fraction of the 2b slots holds a fingerprint"),
-        Mistake(count * rate / 2, "you counted one bucket; a delete looks in both, 2b slots"),
-        Mistake(count / 2 ** f, "that is one slot's chance; a delete compares the fingerprint "
-                "with all 2b slots of its two buckets"),
+                "that key is lost"), 0.5),
+        Mistake(count * 2 * b / 2 ** f, _("that is 2b/2^f, the bound for a full table; at load a = {a} "
+                                          "only that fraction of the 2b slots holds a fingerprint").format(a=fmt(a))),
+        Mistake(count * rate / 2, _("you counted one bucket; a delete looks in both, 2b slots")),
+        Mistake(count / 2 ** f, _("that is one slot's chance; a delete compares the fingerprint "
+                "with all 2b slots of its two buckets")),
     ]
-    return judge(answer, count * rate, "the keys lost", mistakes=slips, rel=0.01,
-                 hint="each delete is a false positive with probability about 2 b a / 2^f.")
+    return judge(answer, count * rate, _("the keys lost"), mistakes=slips, rel=0.01,
+                 hint=_("each delete is a false positive with probability about 2 b a / 2^f."))
 
 
 @checker
@@ -102,7 +103,7 @@ def measured_xor_fpp(answer, n: int = 100_000, trials: int = 100_000, fingerprin
     f = whole_number(fingerprint_bits, "fingerprint_bits", 1, 64)
     p = 2.0 ** -f
     sd = math.sqrt(p * (1 - p) / count)
-    return judge_measured(answer, p, sd, "the measured rate of the xor filter", trials=count)
+    return judge_measured(answer, p, sd, _("the measured rate of the xor filter"), trials=count)
 
 
 EXERCISES = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ...core import theory
+from ...i18n import gettext as _
 from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
                         judge, judge_measured)
 
@@ -26,14 +27,14 @@ def filter_bytes(answer, *, n: int = 1_000_000, p: float = 0.001):
     """
     m = theory.num_bits_for(n=n, p=p)
     correct = math.ceil(m / 8)
-    return judge(answer, correct, "the bytes of the filter", rel=1e-4, unit="bytes", mistakes=[
-        Mistake(bits_for(n, p, math.log10) / 8, "you used log10 instead of ln"),
-        Mistake(bits_for(n, p, math.log2) / 8, "you used log2 instead of ln"),
-        Mistake(-n * math.log(p) / LN2 / 8, "the denominator is (ln 2)^2, not ln 2"),
-        Mistake(bits_for(n, p / 100) / 8, f"you used p = {p / 100:g}: a percentage read as a rate "
-                f"(the second article writes 0.001% for 1 in 1000, which is 0.1% = 0.001)"),
-    ], hint="m = -n ln p / (ln 2)^2 bits, then 8 bits to a byte.",
-        note=f"That is {m / 8 / 2 ** 20:.2f} MiB.")
+    return judge(answer, correct, _("the bytes of the filter"), rel=1e-4, unit="bytes", mistakes=[
+        Mistake(bits_for(n, p, math.log10) / 8, _("you used log10 instead of ln")),
+        Mistake(bits_for(n, p, math.log2) / 8, _("you used log2 instead of ln")),
+        Mistake(-n * math.log(p) / LN2 / 8, _("the denominator is (ln 2)^2, not ln 2")),
+        Mistake(bits_for(n, p / 100) / 8, _("you used p = {value}: a percentage read as a rate (the second "
+                                            "article writes 0.001% for 1 in 1000, which is 0.1% = 0.001)").format(value=format(p / 100, "g"))),
+    ], hint=_("m = -n ln p / (ln 2)^2 bits, then 8 bits to a byte."),
+        note=_("That is {value} MiB.").format(value=format(m / 8 / 2 ** 20, ".2f")))
 
 
 @checker
@@ -53,17 +54,17 @@ def rate_in_budget(answer, *, n: int = 1_000_000, nbytes: int = 1_048_576):
     m = 8 * nbytes
     correct = math.exp(-(m / n) * LN2 ** 2)
     sized = math.ceil(theory.num_bits_for(n=n, p=0.001) / 64) * 8
-    return judge(answer, correct, f"the lowest rate in {nbytes:,} bytes", rel=0.01, unit="rate",
+    return judge(answer, correct, _("the lowest rate in {nbytes} bytes").format(nbytes=format(nbytes, ",")), rel=0.01, unit="rate",
                  mistakes=[
-        Mistake(math.exp(-(nbytes / n) * LN2 ** 2), f"that takes the {nbytes:,} bytes as bits: a "
-                f"byte is 8 bits, so m = {m:,}"),
-        Mistake(math.exp(-(8e6 * nbytes / 2 ** 20 / n) * LN2 ** 2), "that reads the budget as "
-                "megabytes (10^6 bytes); 1 MiB is 1,048,576 bytes"),
-        Mistake(math.exp(-(m / n) * LN2), "the exponent has (ln 2)^2, not ln 2: p = e^(-(m/n)(ln 2)^2)"),
-        Mistake(m / n, "that is the bits per URL, m/n; the rate is e^(-(m/n)(ln 2)^2)"),
-    ], hint="m = 8 x bytes; at the best k the rate is e^(-(m/n)(ln 2)^2).",
-        note=f"About 1 URL in {1 / correct:,.0f}, {correct / 0.001:.0f} times the 0.001 of "
-             f"{sized:,} bytes.")
+        Mistake(math.exp(-(nbytes / n) * LN2 ** 2), _("that takes the {nbytes} bytes as bits: a byte is 8 bits, so m = "
+                                                      "{m}").format(nbytes=format(nbytes, ","), m=format(m, ","))),
+        Mistake(math.exp(-(8e6 * nbytes / 2 ** 20 / n) * LN2 ** 2), _("that reads the budget as "
+                "megabytes (10^6 bytes); 1 MiB is 1,048,576 bytes")),
+        Mistake(math.exp(-(m / n) * LN2), _("the exponent has (ln 2)^2, not ln 2: p = e^(-(m/n)(ln 2)^2)")),
+        Mistake(m / n, _("that is the bits per URL, m/n; the rate is e^(-(m/n)(ln 2)^2)")),
+    ], hint=_("m = 8 x bytes; at the best k the rate is e^(-(m/n)(ln 2)^2)."),
+        note=_("About 1 URL in {value}, {value2} times the 0.001 of {sized} "
+               "bytes.").format(value=format(1 / correct, ",.0f"), value2=format(correct / 0.001, ".0f"), sized=format(sized, ",")))
 
 
 @checker
@@ -80,16 +81,17 @@ def flagged_every_time(answer, urls: int = 250_000, lookups: int = 2, p: float =
     False
     """
     correct = p * urls
-    return judge(answer, correct, "the safe URLs flagged every time", rel=0.01, mistakes=[
-        Mistake(p, f"that is the rate; the question asks how many of the {urls:,} URLs", 0.01 * p),
-        Mistake(p ** lookups * urls, f"that treats each lookup as a fresh coin toss (p^{lookups}); "
-                "a URL's bits never change, so a URL flagged once is flagged on every lookup",
+    return judge(answer, correct, _("the safe URLs flagged every time"), rel=0.01, mistakes=[
+        Mistake(p, _("that is the rate; the question asks how many of the {urls} URLs").format(urls=format(urls, ",")), 0.01 * p),
+        Mistake(p ** lookups * urls, _("that treats each lookup as a fresh coin toss (p^{lookups}); a "
+                                       "URL's bits never change, so a URL flagged once is flagged on "
+                                       "every lookup").format(lookups=lookups),
                 max(1.0, 0.01 * p ** lookups * urls)),
-        Mistake(lookups * correct, f"that counts lookups ({lookups} a URL); the question asks how "
-                "many URLs"),
-        Mistake(urls - correct, "those are the URLs the filter answers 'no'"),
-    ], hint="what fraction of safe URLs does the filter flag once, and does asking again change it?",
-        note="The same URLs each time: asking again clears none.")
+        Mistake(lookups * correct, _("that counts lookups ({lookups} a URL); the question asks how "
+                                     "many URLs").format(lookups=lookups)),
+        Mistake(urls - correct, _("those are the URLs the filter answers 'no'")),
+    ], hint=_("what fraction of safe URLs does the filter flag once, and does asking again change it?"),
+        note=_("The same URLs each time: asking again clears none."))
 
 
 # --- lesson 10: the blacklist cache in front of a database -------------------------------
@@ -101,13 +103,13 @@ def database_lookups(answer, safe: int = 1_000_000, blacklisted: int = 5_000, p:
     Correct: the expected database lookups = 6,000.
     True
     """
-    return judge(answer, blacklisted + p * safe, "the expected database lookups", mistakes=[
-        Mistake(blacklisted + p / 100 * safe, "0.001% is 1 in 100,000; the rate here is "
-                f"p = {p} (the second article's percentage is a typo)"),
-        Mistake(p * safe, "every blacklisted URL also passes the filter and reaches the database"),
-        Mistake(blacklisted, "the false positives among the safe URLs reach the database too"),
-        Mistake(safe + blacklisted, "only URLs the filter calls 'maybe' reach the database"),
-    ], hint="the blacklisted URLs, plus p times the safe ones.")
+    return judge(answer, blacklisted + p * safe, _("the expected database lookups"), mistakes=[
+        Mistake(blacklisted + p / 100 * safe, _("0.001% is 1 in 100,000; the rate here is p = {p} (the second "
+                                                "article's percentage is a typo)").format(p=p)),
+        Mistake(p * safe, _("every blacklisted URL also passes the filter and reaches the database")),
+        Mistake(blacklisted, _("the false positives among the safe URLs reach the database too")),
+        Mistake(safe + blacklisted, _("only URLs the filter calls 'maybe' reach the database")),
+    ], hint=_("the blacklisted URLs, plus p times the safe ones."))
 
 
 @checker
@@ -124,16 +126,16 @@ def waiting_seconds(answer, visits: int = 100_000, blacklisted: int = 1_000, p: 
     trip = latency_ms / 1000
     trips = blacklisted + p * (visits - blacklisted)
     correct = trips * trip
-    return judge(answer, correct, "the seconds spent waiting", rel=0.005, mistakes=[
-        Mistake(visits * trip, "that is the database alone; behind the filter only its 'maybe' "
-                "answers make a round trip"),
-        Mistake(blacklisted * trip, "the false positives among the safe visits wait too"),
-        Mistake(p * (visits - blacklisted) * trip, "every blacklisted visit passes the filter and "
-                "waits for the database"),
-        Mistake(correct * 1000, "you gave milliseconds; the question asks seconds"),
-        Mistake(trips, f"that is the number of round trips; each waits {fmt(latency_ms)} ms"),
-    ], hint="(the blacklisted visits + p x the safe ones) round trips, each of latency_ms / 1000 s.",
-        note=f"Without the filter: {fmt(visits * trip)} s.")
+    return judge(answer, correct, _("the seconds spent waiting"), rel=0.005, mistakes=[
+        Mistake(visits * trip, _("that is the database alone; behind the filter only its 'maybe' "
+                "answers make a round trip")),
+        Mistake(blacklisted * trip, _("the false positives among the safe visits wait too")),
+        Mistake(p * (visits - blacklisted) * trip, _("every blacklisted visit passes the filter and "
+                "waits for the database")),
+        Mistake(correct * 1000, _("you gave milliseconds; the question asks seconds")),
+        Mistake(trips, _("that is the number of round trips; each waits {latency_ms} ms").format(latency_ms=fmt(latency_ms))),
+    ], hint=_("(the blacklisted visits + p x the safe ones) round trips, each of latency_ms / 1000 s."),
+        note=_("Without the filter: {value} s.").format(value=fmt(visits * trip)))
 
 
 @checker
@@ -150,11 +152,11 @@ def database_share(answer, *, n: int = 100_000, p: float = 0.01, trials: int = 1
     m, k = theory.size_for(n=n, p=p)
     expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
-    return judge_measured(answer, expected, sd, "the share of safe URLs sent to the database",
+    return judge_measured(answer, expected, sd, _("the share of safe URLs sent to the database"),
                           trials=trials, mistakes=[
-        Mistake(1 - expected, "that is the share the filter settled alone (the queries saved); the "
-                "question asks the share that reached the database", 4 * sd),
-    ], note="Each of those URLs cost one query and was answered as not blacklisted.")
+        Mistake(1 - expected, _("that is the share the filter settled alone (the queries saved); the "
+                "question asks the share that reached the database"), 4 * sd),
+    ], note=_("Each of those URLs cost one query and was answered as not blacklisted."))
 
 
 # --- lesson 11: a filter is not a set -------------------------------------------------------
@@ -168,16 +170,16 @@ def estimated_count(answer, *, num_bits: int = 958_506, num_hashes: int = 7, bit
     """
     m, k, x = num_bits, num_hashes, bits_set
     correct = round(-m / k * math.log1p(-x / m))
-    return judge(answer, correct, "the estimated number of keys", rel=0.005, mistakes=[
-        Mistake(x / k, f"that counts every set bit as one key's own; keys share bits, so a fill "
-                "of X/m means n = -(m/k) ln(1 - X/m) keys, more than X/k"),
-        Mistake(-m * math.log1p(-x / m), f"each key sets k = {k} bits: divide by k"),
-        Mistake(-m / k * math.log10(1 - x / m), "you used log10 instead of ln"),
-        Mistake(-m / k * math.log(x / m), "a bit is still 0 with probability e^(-kn/m), so take "
-                "ln(1 - X/m), the share of bits still 0, not ln(X/m)"),
-        Mistake(x, "that is the number of bits set, not of keys"),
-    ], hint="a bit is 0 with probability e^(-kn/m): set 1 - X/m equal to it and solve for n.",
-        note="An estimate: the bits cannot say exactly.")
+    return judge(answer, correct, _("the estimated number of keys"), rel=0.005, mistakes=[
+        Mistake(x / k, _("that counts every set bit as one key's own; keys share bits, so "
+                         "a fill of X/m means n = -(m/k) ln(1 - X/m) keys, more than X/k")),
+        Mistake(-m * math.log1p(-x / m), _("each key sets k = {k} bits: divide by k").format(k=k)),
+        Mistake(-m / k * math.log10(1 - x / m), _("you used log10 instead of ln")),
+        Mistake(-m / k * math.log(x / m), _("a bit is still 0 with probability e^(-kn/m), so take "
+                "ln(1 - X/m), the share of bits still 0, not ln(X/m)")),
+        Mistake(x, _("that is the number of bits set, not of keys")),
+    ], hint=_("a bit is 0 with probability e^(-kn/m): set 1 - X/m equal to it and solve for n."),
+        note=_("An estimate: the bits cannot say exactly."))
 
 
 @checker
@@ -198,17 +200,17 @@ def and_claim_rate(answer, *, n: int = 100_000, p: float = 0.01, n_b: int = 50_0
     rates = [b_rate, theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n_b)]
     given = as_number(answer)
     correct = b_rate if given is None else min(rates, key=lambda rate: abs(rate - given))
-    return judge(answer, correct, "the rate A & B claims a key only in A", rel=0.01, unit="rate",
+    return judge(answer, correct, _("the rate A & B claims a key only in A"), rel=0.01, unit="rate",
                  mistakes=[
-        Mistake(classic_rate(m, shared, k), f"that is the rate of a filter of the {shared:,} shared "
-                "keys; A & B keeps every bit that A and B both set, whoever set them"),
-        Mistake(b_rate * classic_rate(m, n, k), "the key is in A, so A's bits are all set: only B "
-                "has to err"),
-        Mistake(0, "A & B is not the intersection's filter: it claims keys B never held", 1e-9),
-        Mistake(classic_rate(m, n, k), f"that is A's rate with its {n:,} keys; the key is in A, so what "
-                "matters is B's fill"),
-    ], hint="A's bits for the key are all 1; the AND keeps them when B's are 1 too.",
-        note="B's own false-positive rate: A & B is not the intersection.")
+        Mistake(classic_rate(m, shared, k), _("that is the rate of a filter of the {shared} shared keys; A & B "
+                                              "keeps every bit that A and B both set, whoever set them").format(shared=format(shared, ","))),
+        Mistake(b_rate * classic_rate(m, n, k), _("the key is in A, so A's bits are all set: only B "
+                "has to err")),
+        Mistake(0, _("A & B is not the intersection's filter: it claims keys B never held"), 1e-9),
+        Mistake(classic_rate(m, n, k), _("that is A's rate with its {n} keys; the key is in A, so what "
+                                         "matters is B's fill").format(n=format(n, ","))),
+    ], hint=_("A's bits for the key are all 1; the AND keeps them when B's are 1 too."),
+        note=_("B's own false-positive rate: A & B is not the intersection."))
 
 
 @checker
@@ -228,11 +230,11 @@ def measured_keyed_rate(answer, *, n: int = 10_000, p: float = 0.01, candidates:
     expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     trials = max(1, round(expected * candidates))  # about how many URLs were crafted
     sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
-    return judge_measured(answer, expected, sd, "the keyed filter's rate on the crafted URLs",
+    return judge_measured(answer, expected, sd, _("the keyed filter's rate on the crafted URLs"),
                           trials=trials, mistakes=[
-        Mistake(1.0, "that is the public filter's rate on them: it claims every crafted URL by "
-                "construction; measure the keyed filter", 0.02),
-    ], note="The crafted URLs are ordinary URLs to the keyed filter.")
+        Mistake(1.0, _("that is the public filter's rate on them: it claims every crafted URL by "
+                "construction; measure the keyed filter"), 0.02),
+    ], note=_("The crafted URLs are ordinary URLs to the keyed filter."))
 
 
 EXERCISES = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["cache_lines_touched", "split_block_fpp", "measured_blocked_fpp", "EXERCISES"]
@@ -43,14 +44,12 @@ def cache_lines_touched(answer, *, num_bits: int = 14_377_588, num_hashes: int =
     """
     lines = math.ceil(num_bits / _LINE_BITS)
     expected = lines * -math.expm1(num_hashes * math.log1p(-1 / lines))
-    return judge(answer, expected, "the expected number of cache lines touched", rel=2e-3,
-                 mistakes=[Mistake(1, "one line is the blocked filter's answer; this plain filter "
-                                   f"spreads its k = {num_hashes} positions over all "
-                                   f"{lines:,} lines", 0.5),
-                           Mistake(lines, f"that is the number of lines in the filter; the "
-                                   f"question is how many of them one key's k = {num_hashes} "
-                                   "positions fall in")],
-                 hint="k positions in L lines: L (1 - (1 - 1/L)^k), about k when L is large.")
+    return judge(answer, expected, _("the expected number of cache lines touched"), rel=2e-3,
+                 mistakes=[Mistake(1, _("one line is the blocked filter's answer; this plain filter "
+                                        "spreads its k = {num_hashes} positions over all {lines} lines").format(num_hashes=num_hashes, lines=format(lines, ",")), 0.5),
+                           Mistake(lines, _("that is the number of lines in the filter; the question is how "
+                                            "many of them one key's k = {num_hashes} positions fall in").format(num_hashes=num_hashes))],
+                 hint=_("k positions in L lines: L (1 - (1 - 1/L)^k), about k when L is large."))
 
 
 @checker
@@ -64,19 +63,18 @@ def split_block_fpp(answer, *, num_blocks: int = 1_000, n: int = 20_000):
     Not quite: that is a plain filter's rate with k = 8 and the same m; a blocked filter's blocks fill unevenly, so average the rate over the Poisson number of keys per block.
     False
     """
-    rate, _ = _split_block_moments(n, num_blocks)
+    rate, unused = _split_block_moments(n, num_blocks)
     load = n / num_blocks
     m = 256 * num_blocks
-    return judge(answer, rate, "the split-block false-positive rate", rel=5e-3, unit="rate",
+    return judge(answer, rate, _("the split-block false-positive rate"), rel=5e-3, unit="rate",
                  mistakes=[
-                     Mistake((-math.expm1(-8 * n / m)) ** 8, "that is a plain filter's rate with "
+                     Mistake((-math.expm1(-8 * n / m)) ** 8, _("that is a plain filter's rate with "
                              "k = 8 and the same m; a blocked filter's blocks fill unevenly, so "
-                             "average the rate over the Poisson number of keys per block"),
-                     Mistake((-math.expm1(load * math.log1p(-1 / 32))) ** 8, "that is the rate "
-                             f"of a block with exactly the mean load, {fmt(load)} keys; blocks "
-                             "hold a Poisson number of keys and the rate is convex in it, so "
-                             "average over that distribution"),
-                 ], hint="the sum over j of Poisson(j; n/B) (1 - (31/32)^j)^8.")
+                             "average the rate over the Poisson number of keys per block")),
+                     Mistake((-math.expm1(load * math.log1p(-1 / 32))) ** 8, _("that is the rate of a block with exactly the mean load, {load} "
+                                                                               "keys; blocks hold a Poisson number of keys and the rate is "
+                                                                               "convex in it, so average over that distribution").format(load=fmt(load))),
+                 ], hint=_("the sum over j of Poisson(j; n/B) (1 - (31/32)^j)^8."))
 
 
 @checker
@@ -95,7 +93,7 @@ def measured_blocked_fpp(answer, *, num_bits: int = 256_000, n: int = 20_000,
     num_blocks = -(-num_bits // 256)
     rate, block_variance = _split_block_moments(n, num_blocks)
     sd = math.sqrt(rate * (1 - rate) / trials + block_variance / num_blocks)
-    return judge_measured(answer, rate, sd, "the measured rate of the blocked filter",
+    return judge_measured(answer, rate, sd, _("the measured rate of the blocked filter"),
                           trials=trials)
 
 

@@ -14,6 +14,7 @@ import math
 
 from ...core import theory
 from ...core.checks import MAX_NUM_BITS, one_of, probability, whole_number
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["spark_sizing", "EXERCISES"]
@@ -48,22 +49,22 @@ def spark_filter_bytes(answer, *, n: int = 1_000_000, p: float = 0.02, version: 
     Correct: the bytes writeTo writes = 1,017,816.
     True
     """
-    bits, _ = spark_sizing(n=n, p=p)
+    bits, unused = spark_sizing(n=n, p=p)
     header = 16 if one_of(version, "version", (1, 2)) == 2 else 12
     correct = header + bits // 8
     raw = int(-n * math.log(p) / _LN2_SQUARED)
-    return judge(answer, correct, "the bytes writeTo writes", rel=0, abs_tol=0.5, unit="bytes",
+    return judge(answer, correct, _("the bytes writeTo writes"), rel=0, abs_tol=0.5, unit="bytes",
                  mistakes=[
         Mistake(bits // 8, "the words follow a header: 32-bit fields for the version, k, "
                 + ("the seed " if version == 2 else "") + "and the number of words", 0.5),
         Mistake(28 - header + bits // 8, f"version {version} writes "
                 + ("four header fields: version, k, seed and the number of words" if version == 2
                    else "three header fields: version, k and the number of words"), 0.5),
-        Mistake(header + raw / 8, "Spark keeps whole 64-bit words: round the bits up to a "
-                "multiple of 64 first", 1),
-        Mistake(header + spark_sizing(n=n, p=p, log=math.log10)[0] // 8, "you used log10 instead of ln",
+        Mistake(header + raw / 8, _("Spark keeps whole 64-bit words: round the bits up to a "
+                "multiple of 64 first"), 1),
+        Mistake(header + spark_sizing(n=n, p=p, log=math.log10)[0] // 8, _("you used log10 instead of ln"),
                 8),
-    ], hint="bits = floor(-n ln p / (ln 2)^2) rounded up to 64-bit words; bytes = header + bits / 8.")
+    ], hint=_("bits = floor(-n ln p / (ln 2)^2) rounded up to 64-bit words; bytes = header + bits / 8."))
 
 
 def _false_candidates(rows: float, length: int, columns: int, bits: int, query_columns: int,
@@ -96,17 +97,17 @@ def bloom_index_rechecks(answer, *, rows: int = 1_000_000, length: int = 80, col
     every_column = _false_candidates(rows, length, columns, bits, columns)
     words = _false_candidates(rows, length // 16, columns, bits, query_columns)
     linear = rows * (columns * bits / length) ** (query_columns * bits)
-    return judge(answer, correct, "the expected rows rechecked", rel=2e-3, mistakes=[
-        Mistake(one_column, "every column of a row sets its bits in the same signature: "
-                f"{columns * bits} bits a row, not {bits}", slip(one_column)),
-        Mistake(every_column, f"the query names {query_columns} column(s), so it asks for "
-                f"{query_columns * bits} bits, not every column's", slip(every_column)),
-        Mistake(words, "length counts bits (stored in 16-bit words): use it as the signature's m",
+    return judge(answer, correct, _("the expected rows rechecked"), rel=2e-3, mistakes=[
+        Mistake(one_column, _("every column of a row sets its bits in the same signature: "
+                              "{value} bits a row, not {bits}").format(value=columns * bits, bits=bits), slip(one_column)),
+        Mistake(every_column, _("the query names {query_columns} column(s), so it asks for "
+                                "{value} bits, not every column's").format(query_columns=query_columns, value=query_columns * bits), slip(every_column)),
+        Mistake(words, _("length counts bits (stored in 16-bit words): use it as the signature's m"),
                 slip(words)),
-        Mistake(linear, f"the chance that a bit is set is 1 - (1 - 1/{length})^{columns * bits}, "
-                f"a little under {columns * bits}/{length}", slip(linear)),
-    ], hint="a bit is set with probability 1 - (1 - 1/length)^(columns x bits); the query asks "
-            "for query_columns x bits of them.")
+        Mistake(linear, _("the chance that a bit is set is 1 - (1 - 1/{length})^{value}, a "
+                          "little under {value}/{length}").format(length=length, value=columns * bits), slip(linear)),
+    ], hint=_("a bit is set with probability 1 - (1 - 1/length)^(columns x bits); the query asks "
+            "for query_columns x bits of them."))
 
 
 @checker
@@ -120,7 +121,7 @@ def measured_spark_fpp(answer, *, n: int = 100_000, p: float = 0.03, trials: int
     m, k = spark_sizing(n=n, p=p)
     expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
-    return judge_measured(answer, expected, sd, "Spark's measured false-positive rate",
+    return judge_measured(answer, expected, sd, _("Spark's measured false-positive rate"),
                           trials=trials)
 
 

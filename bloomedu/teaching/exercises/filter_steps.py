@@ -12,6 +12,7 @@ from ...core.checks import MAX_NUM_BITS, whole_number
 from ...core.hashing import fmix64
 from ...core.hashing import key_hashes
 from ..clickday import expected_drops
+from ...i18n import gettext as _
 from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
                         hash_count, judge, judge_measured)
 
@@ -29,14 +30,14 @@ def article_filter_bytes(answer, *, num_hashes: int = 3, hash_bits: int = 16):
     """
     num_hashes = hash_count(num_hashes, "num_hashes")
     bits = 2 ** hash_bits
-    return judge(answer, bits / 8, "the bytes of the filter's bit vector", rel=0, unit="bytes",
+    return judge(answer, bits / 8, _("the bytes of the filter's bit vector"), rel=0, unit="bytes",
                  mistakes=[
-        Mistake(hash_bits / 8, f"numberOfBits = {hash_bits} is the hash width: the vector has "
-                f"2^{hash_bits} bits"),
-        Mistake(num_hashes * bits / 8, f"the {num_hashes} hash functions share one vector; "
-                "k does not change the size"),
-        Mistake(bits * 8, "divide the bits by 8 to get bytes, don't multiply"),
-    ], hint="2^numberOfBits bits, 8 to a byte.")
+        Mistake(hash_bits / 8, _("numberOfBits = {hash_bits} is the hash width: the vector has "
+                                 "2^{hash_bits} bits").format(hash_bits=hash_bits)),
+        Mistake(num_hashes * bits / 8, _("the {num_hashes} hash functions share one vector; k does not "
+                                         "change the size").format(num_hashes=num_hashes)),
+        Mistake(bits * 8, _("divide the bits by 8 to get bytes, don't multiply")),
+    ], hint=_("2^numberOfBits bits, 8 to a byte."))
 
 
 @checker
@@ -49,14 +50,14 @@ def article_filter_fpp(answer, *, num_hashes: int = 3, hash_bits: int = 8, n: in
     """
     num_hashes = hash_count(num_hashes, "num_hashes")
     m, k = 2 ** hash_bits, num_hashes
-    return judge(answer, classic_rate(m, n, k), "the false-positive rate", rel=0.02, unit="rate",
+    return judge(answer, classic_rate(m, n, k), _("the false-positive rate"), rel=0.02, unit="rate",
                  mistakes=[
-        Mistake(classic_rate(hash_bits, n, k), f"m = {hash_bits} is the hash width; the vector has "
-                f"m = 2^{hash_bits} = {m} bits"),
-        Mistake(1 - math.exp(-k * n / m), "that is the fraction of bits set; a false positive "
-                f"needs all k = {k} bits of a new key set: raise it to the power k"),
-        Mistake(classic_rate(m, n, 1), f"that is the rate of one hash function; this filter has k = {k}"),
-    ], hint="(1 - e^(-kn/m))^k with m = 2^numberOfBits.")
+        Mistake(classic_rate(hash_bits, n, k), _("m = {hash_bits} is the hash width; the vector has m = "
+                                                 "2^{hash_bits} = {m} bits").format(hash_bits=hash_bits, m=m)),
+        Mistake(1 - math.exp(-k * n / m), _("that is the fraction of bits set; a false positive needs all k "
+                                            "= {k} bits of a new key set: raise it to the power k").format(k=k)),
+        Mistake(classic_rate(m, n, 1), _("that is the rate of one hash function; this filter has k = {k}").format(k=k)),
+    ], hint=_("(1 - e^(-kn/m))^k with m = 2^numberOfBits."))
 
 
 @checker
@@ -73,7 +74,7 @@ def measured_fpp(answer, *, num_bits: int = 256, num_hashes: int = 3, n: int = 2
     num_hashes = hash_count(num_hashes, "num_hashes")
     expected = theory.exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n)
     sd = theory.measured_rate_std(num_bits=num_bits, num_hashes=num_hashes, n=n, num_queries=trials)
-    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
+    return judge_measured(answer, expected, sd, _("the measured false-positive rate"), trials=trials)
 
 
 # --- lesson 06: inside the filter, k positions from one hash ------------------------------
@@ -94,17 +95,17 @@ def double_hash_position(answer, *, key: str = "789", num_bits: int = 1000, num_
     mask = 2 ** 64 - 1
     position = lambda j: fmix64((h1 + j * h2) & mask) % m  # noqa: E731
     mistakes = [
-        Mistake(((h1 + i * h2) & mask) % m, "that is (h1 + i*h2) mod 2^64 mod m without fmix64: "
-                "bloomedu mixes each value before taking it modulo m"),
-        Mistake((h1 + i * h2) % m, "that skips both the mod 2^64 and fmix64: keep h1 + i*h2 to 64 bits, "
-                "mix it with fmix64, then take it modulo m"),
-        Mistake(fmix64((h2 + i * h1) & mask) % m, "you swapped h1 and h2: the start is h1, the step h2"),
-        Mistake(fmix64((h1 + i * h2) & mask), "that is the mixed 64-bit value; take it modulo m"),
+        Mistake(((h1 + i * h2) & mask) % m, _("that is (h1 + i*h2) mod 2^64 mod m without fmix64: "
+                "bloomedu mixes each value before taking it modulo m")),
+        Mistake((h1 + i * h2) % m, _("that skips both the mod 2^64 and fmix64: keep h1 + i*h2 to 64 bits, "
+                "mix it with fmix64, then take it modulo m")),
+        Mistake(fmix64((h2 + i * h1) & mask) % m, _("you swapped h1 and h2: the start is h1, the step h2")),
+        Mistake(fmix64((h1 + i * h2) & mask), _("that is the mixed 64-bit value; take it modulo m")),
     ]
-    mistakes += [Mistake(position(j), f"that is position {j}: positions count from i = 0, so "
-                         f"position {i} uses h1 + {i}*h2") for j in (i - 1, i + 1) if 0 <= j < k]
-    return judge(answer, position(i), f"position {i} of {key!r} in BloomFilter({m}, {k})", rel=0,
-                 mistakes=mistakes, hint="h1, h2 = hash128(key); fmix64((h1 + i*h2) % 2**64) % m.")
+    mistakes += [Mistake(position(j), _("that is position {j}: positions count from i = 0, so position "
+                                        "{i} uses h1 + {i}*h2").format(j=j, i=i)) for j in (i - 1, i + 1) if 0 <= j < k]
+    return judge(answer, position(i), _("position {i} of {key} in BloomFilter({m}, {k})").format(i=i, key=repr(key), m=m, k=k), rel=0,
+                 mistakes=mistakes, hint=_("h1, h2 = hash128(key); fmix64((h1 + i*h2) % 2**64) % m."))
 
 
 def _coinciding(m: int, k: int) -> float:
@@ -125,18 +126,18 @@ def coinciding_positions(answer, *, num_bits: int = 64, num_hashes: int = 4):
     k = hash_count(num_hashes, "num_hashes")
     correct = _coinciding(m, k)
     pairs = k * (k - 1) / 2
-    return judge(answer, correct, f"the share of keys with fewer than {k} distinct positions",
+    return judge(answer, correct, _("the share of keys with fewer than {k} distinct positions").format(k=k),
                  rel=0.005, unit="rate", mistakes=[
-        Mistake(1 - correct, "that is the share whose positions are all distinct; the question "
-                "asks for the others"),
-        Mistake(pairs / m, f"that adds the chances of the {pairs:.0f} pairs as if two pairs could "
-                "never coincide at once; multiply instead the chances that each new position "
-                "misses the ones before it"),
-        Mistake(-math.expm1(-pairs / m), "that is the birthday approximation 1 - e^(-k(k-1)/(2m)); "
-                "the exact share is 1 minus the product of (1 - j/m) for j < k"),
-        Mistake(1 / m, "1/m is the chance that two given positions coincide; here k positions "
-                "can coincide in any pair"),
-    ], hint="position j misses the j positions before it with probability 1 - j/m.")
+        Mistake(1 - correct, _("that is the share whose positions are all distinct; the question "
+                "asks for the others")),
+        Mistake(pairs / m, _("that adds the chances of the {pairs} pairs as if two pairs "
+                             "could never coincide at once; multiply instead the chances that "
+                             "each new position misses the ones before it").format(pairs=format(pairs, ".0f"))),
+        Mistake(-math.expm1(-pairs / m), _("that is the birthday approximation 1 - e^(-k(k-1)/(2m)); "
+                "the exact share is 1 minus the product of (1 - j/m) for j < k")),
+        Mistake(1 / m, _("1/m is the chance that two given positions coincide; here k positions "
+                "can coincide in any pair")),
+    ], hint=_("position j misses the j positions before it with probability 1 - j/m."))
 
 
 @checker
@@ -153,12 +154,12 @@ def measured_coinciding_positions(answer, *, num_bits: int = 64, num_hashes: int
     trials = whole_number(trials, "trials", 1, MAX_NUM_BITS)
     expected = _coinciding(m, k)
     sd = math.sqrt(expected * (1 - expected) / trials)
-    return judge_measured(answer, expected, sd, "the share of keys whose positions coincide",
+    return judge_measured(answer, expected, sd, _("the share of keys whose positions coincide"),
                           mistakes=[
-        Mistake(1 - expected, "that is the share whose positions are all distinct", 4 * sd),
-        Mistake(expected * trials, f"you gave a count ({fmt(as_number(answer) or 0)} of "
-                f"{trials:,} keys); divide by the number of keys", 4 * sd * trials + 1),
-        Mistake(100 * expected, "you gave a percentage; give the share as a fraction", 400 * sd),
+        Mistake(1 - expected, _("that is the share whose positions are all distinct"), 4 * sd),
+        Mistake(expected * trials, _("you gave a count ({value} of {trials} keys); divide by the "
+                                     "number of keys").format(value=fmt(as_number(answer) or 0), trials=format(trials, ",")), 4 * sd * trials + 1),
+        Mistake(100 * expected, _("you gave a percentage; give the share as a fraction"), 400 * sd),
     ])
 
 
@@ -178,19 +179,18 @@ def optimal_k(answer, *, num_bits: int = 10_000, n: int = 1000):
     best = theory.optimal_num_hashes(num_bits=m, n=n)
     ratio = m / n
     mistakes = [
-        Mistake(round(ratio * math.log10(2)), "you used log10 instead of ln: k = (m/n) ln 2", 0),
-        Mistake(ratio * LN2, "k counts hash functions, so it is a whole number: round (m/n) ln 2",
+        Mistake(round(ratio * math.log10(2)), _("you used log10 instead of ln: k = (m/n) ln 2"), 0),
+        Mistake(ratio * LN2, _("k counts hash functions, so it is a whole number: round (m/n) ln 2"),
                 0.01),
-        Mistake(round(ratio), "k = (m/n) ln 2, not m/n", 0),
-        Mistake(n / m * LN2, "m/n is bits per key: k = (m/n) ln 2, not (n/m) ln 2", 0.01),
+        Mistake(round(ratio), _("k = (m/n) ln 2, not m/n"), 0),
+        Mistake(n / m * LN2, _("m/n is bits per key: k = (m/n) ln 2, not (n/m) ln 2"), 0.01),
     ]
     given = as_number(answer)
     if given is not None and given.is_integer() and given >= 1 and given != best:
         low, high = max(given - 0.5, 0) / LN2, (given + 0.5) / LN2
-        mistakes.append(Mistake(given, f"your k = {int(given)} is the best whole k when m/n is "
-                                f"between {low:.1f} and {high:.1f}, but this filter has m/n = "
-                                f"{ratio:.3g}", 0))
-    return judge(answer, best, "k", rel=0, mistakes=mistakes, hint="k = (m/n) ln 2.")
+        mistakes.append(Mistake(given, _("your k = {given} is the best whole k when m/n is between {low} "
+                                         "and {high}, but this filter has m/n = {ratio}").format(given=int(given), low=format(low, ".1f"), high=format(high, ".1f"), ratio=format(ratio, ".3g")), 0))
+    return judge(answer, best, _("k"), rel=0, mistakes=mistakes, hint=_("k = (m/n) ln 2."))
 
 
 def _rates(m, n, k) -> list[float]:
@@ -214,14 +214,15 @@ def fpp(answer, *, num_bits: int = 10_000, num_hashes: int = 7, n: int = 1000):
     rates, given = _rates(m, n, k), as_number(answer)
     closest = rates[0] if given is None else min(rates, key=lambda rate: abs(rate - given))
     fill = 1 - math.exp(-k * n / m)
-    return judge(answer, closest, "the false-positive rate", rel=0.01, unit="rate", mistakes=[
-        Mistake(fill, f"that is the fraction of bits set; all k = {k} bits must be set: raise it "
-                "to the power k"),
-        Mistake(math.exp(-k * n / m), "that is the chance a given bit is still 0"),
-        Mistake(0.5 ** k, f"(1/2)^k holds when exactly half the bits are set; here {fill:.1%} are",
+    return judge(answer, closest, _("the false-positive rate"), rel=0.01, unit="rate", mistakes=[
+        Mistake(fill, _("that is the fraction of bits set; all k = {k} bits must be set: "
+                        "raise it to the power k").format(k=k)),
+        Mistake(math.exp(-k * n / m), _("that is the chance a given bit is still 0")),
+        Mistake(0.5 ** k, _("(1/2)^k holds when exactly half the bits are set; here {fill} "
+                            "are").format(fill=format(fill, ".1%")),
                 0.002 * 0.5 ** k),
-        Mistake(classic_rate(n, m, k), "you swapped m and n: the exponent is -kn/m"),
-    ], hint="(1 - e^(-kn/m))^k.")
+        Mistake(classic_rate(n, m, k), _("you swapped m and n: the exponent is -kn/m")),
+    ], hint=_("(1 - e^(-kn/m))^k."))
 
 
 # --- lesson 08: a filter sized from n and p -------------------------------------------------
@@ -234,16 +235,16 @@ def sized_num_bits(answer, *, n: int = 50_000, p: float = 0.02):
     True
     """
     correct = theory.num_bits_for(n=n, p=p)
-    return judge(answer, correct, "the number of bits m", rel=1e-5, abs_tol=1, unit="bits", mistakes=[
-        Mistake(bits_for(n, p, math.log10), "you used log10 instead of ln"),
-        Mistake(bits_for(n, p, math.log2), "you used log2 instead of ln"),
-        Mistake(-n * math.log(p) / LN2, "the denominator is (ln 2)^2, not ln 2"),
-        Mistake(bits_for(n, p / 100), f"you used p = {p / 100:g}: p = {p} is already a rate, "
-                f"{p:.0%} as a percentage"),
-        Mistake(correct / n, "that is m/n, the bits per item; multiply by n"),
+    return judge(answer, correct, _("the number of bits m"), rel=1e-5, abs_tol=1, unit="bits", mistakes=[
+        Mistake(bits_for(n, p, math.log10), _("you used log10 instead of ln")),
+        Mistake(bits_for(n, p, math.log2), _("you used log2 instead of ln")),
+        Mistake(-n * math.log(p) / LN2, _("the denominator is (ln 2)^2, not ln 2")),
+        Mistake(bits_for(n, p / 100), _("you used p = {value}: p = {p} is already a rate, {p_} as a "
+                                        "percentage").format(value=format(p / 100, "g"), p=p, p_=format(p, ".0%"))),
+        Mistake(correct / n, _("that is m/n, the bits per item; multiply by n")),
         Mistake(theory.optimal_num_hashes(num_bits=correct, n=n),
-                "that is k, the number of hash functions; the question asks the bits m", 0),
-    ], hint="m = -n ln p / (ln 2)^2, rounded up to a whole bit.")
+                _("that is k, the number of hash functions; the question asks the bits m"), 0),
+    ], hint=_("m = -n ln p / (ln 2)^2, rounded up to a whole bit."))
 
 
 @checker
@@ -259,14 +260,16 @@ def day_share_dropped(answer, *, n: int = 1_000_000, p: float = 0.001):
     m = theory.num_bits_for(n=n, p=p)
     k = theory.optimal_num_hashes(num_bits=m, n=n)
     share = expected_drops(num_bits=m, num_hashes=k, n=n) / n
-    return judge(answer, share, "the share of the clicks dropped", rel=0.01, unit="rate", mistakes=[
-        Mistake(p, f"that is the rate when the filter is full, at the n-th click; the clicks before "
-                "it met an emptier filter and were dropped far less often"),
-        Mistake(p / 2, "that assumes the rate grows in proportion to the clicks; it grows like a "
-                f"power of them, (1 - e^(-ki/m))^k with k = {k}, so it stays low most of the day"),
-        Mistake(share * n, f"that is the number of clicks dropped; divide by n = {n:,}"),
-    ], hint="add up (1 - e^(-k i/m))^k over i = 0 .. n-1 and divide by n.",
-        note=f"That is {share / p:.3f} of p: m = {m:,}, k = {k}.")
+    return judge(answer, share, _("the share of the clicks dropped"), rel=0.01, unit="rate", mistakes=[
+        Mistake(p, _("that is the rate when the filter is full, at the n-th click; "
+                     "the clicks before it met an emptier filter and were dropped far "
+                     "less often")),
+        Mistake(p / 2, _("that assumes the rate grows in proportion to the clicks; it "
+                         "grows like a power of them, (1 - e^(-ki/m))^k with k = {k}, so "
+                         "it stays low most of the day").format(k=k)),
+        Mistake(share * n, _("that is the number of clicks dropped; divide by n = {n}").format(n=format(n, ","))),
+    ], hint=_("add up (1 - e^(-k i/m))^k over i = 0 .. n-1 and divide by n."),
+        note=_("That is {value} of p: m = {m}, k = {k}.").format(value=format(share / p, ".3f"), m=format(m, ","), k=k))
 
 
 @checker

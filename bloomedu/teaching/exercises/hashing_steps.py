@@ -9,6 +9,7 @@ import math
 
 from ...core import theory
 from ...core.hashing import murmur3_32, murmurhash2
+from ...i18n import gettext as _
 from ._feedback import (Exercise, Mistake, as_number, bits_set_moments, checker, fmt,
                         hash_count, judge, judge_measured)
 
@@ -26,13 +27,12 @@ def id_storage_bytes(answer, rate: int = 10_000, seconds: int = 86_400, id_chars
     """
     ids = rate * seconds
     correct = ids * id_chars
-    return judge(answer, correct, "the bytes of the IDs", unit="bytes", mistakes=[
-        Mistake(ids, f"that is the number of IDs ({fmt(ids)}); each takes {id_chars} bytes"),
-        Mistake(rate * 3600 * id_chars, "that is one hour of IDs; the question keeps "
-                f"{fmt(seconds)} seconds"),
-        Mistake(2 * correct, "two bytes a character is JavaScript's in-memory UTF-16; count one "
-                "byte per ASCII character"),
-    ], hint="IDs a second x seconds x bytes per ID.",
+    return judge(answer, correct, _("the bytes of the IDs"), unit="bytes", mistakes=[
+        Mistake(ids, _("that is the number of IDs ({ids}); each takes {id_chars} bytes").format(ids=fmt(ids), id_chars=id_chars)),
+        Mistake(rate * 3600 * id_chars, _("that is one hour of IDs; the question keeps {seconds} seconds").format(seconds=fmt(seconds))),
+        Mistake(2 * correct, _("two bytes a character is JavaScript's in-memory UTF-16; count one "
+                "byte per ASCII character")),
+    ], hint=_("IDs a second x seconds x bytes per ID."),
         note=f'That is {correct / 1e9:.1f} GB, the article\'s "at least 31 GB".'
         if (rate, seconds, id_chars) == (10_000, 86_400, 36) else "")
 
@@ -45,9 +45,9 @@ def seen_ids_after(answer, messages: int = 1000, duplicates: int = 20):
     Correct: the number of IDs in the dict = 980.
     True
     """
-    return judge(answer, messages - duplicates, "the number of IDs in the dict", rel=0, mistakes=[
-        Mistake(messages, "the dict holds each ID once: a second copy of a double click adds nothing"),
-        Mistake(duplicates, "that is the number of duplicates, the messages the dict drops"),
+    return judge(answer, messages - duplicates, _("the number of IDs in the dict"), rel=0, mistakes=[
+        Mistake(messages, _("the dict holds each ID once: a second copy of a double click adds nothing")),
+        Mistake(duplicates, _("that is the number of duplicates, the messages the dict drops")),
     ])
 
 
@@ -62,16 +62,18 @@ def bytes_per_id(answer, id_chars: int = 36):
     low, high = id_chars + 40, id_chars + 400
     given = as_number(answer)
     if given is not None and low <= given <= high:
-        print(f"Correct: a plausible measurement; Python spends several times the {id_chars} "
-              "characters on each ID (the str object's header and the dict's table).")
+        print(_("Correct: a plausible measurement; Python spends several times "
+                "the {id_chars} characters on each ID (the str object's header "
+                "and the dict's table).").format(id_chars=id_chars))
         return True
-    return judge(answer, (low + high) / 2, "the bytes per ID", abs_tol=(high - low) / 2, mistakes=[
-        Mistake(low / 2, f"that is less than one str of {id_chars} characters takes (about "
-                f"{id_chars + 49} bytes): the characters alone, or the dict's table without the "
-                "strings? Make the IDs inside the measured function", tolerance=low / 2),
-        Mistake(1e6 * high, "that looks like the total; divide by the number of IDs",
+    return judge(answer, (low + high) / 2, _("the bytes per ID"), abs_tol=(high - low) / 2, mistakes=[
+        Mistake(low / 2, _("that is less than one str of {id_chars} characters takes (about "
+                           "{value} bytes): the characters alone, or the dict's table "
+                           "without the strings? Make the IDs inside the measured function").format(id_chars=id_chars, value=id_chars + 49), tolerance=low / 2),
+        Mistake(1e6 * high, _("that looks like the total; divide by the number of IDs"),
                 tolerance=1e6 * high - 10 * high),
-    ], hint=f"measure many IDs (say 100,000) at once and divide; expect {low} to {high}.")
+    ], hint=_("measure many IDs (say 100,000) at once and divide; expect {low} "
+              "to {high}.").format(low=low, high=high))
 
 
 # --- lesson 02: hashed IDs and the birthday bound -----------------------------------------
@@ -84,15 +86,15 @@ def expected_collisions(answer, *, hash_bits: int = 32, n: int = 100_000):
     True
     """
     N = 2 ** hash_bits
-    return judge(answer, theory.expected_collisions(n, N), "the expected number of collisions",
+    return judge(answer, theory.expected_collisions(n, N), _("the expected number of collisions"),
                  rel=0.02, mistakes=[
-        Mistake(n * n / N, "each pair of IDs counts once: there are about n^2/2 pairs, not n^2"),
-        Mistake(theory.collision_probability(n, N), "that is the probability of at least one "
-                "collision; the question asks how many to expect"),
-        Mistake(n * n / (2 * hash_bits), f"divide by the number of hash values 2^{hash_bits}, "
-                f"not by the {hash_bits} bits"),
-        Mistake(n / N, "n/N is one ID's chance of hitting one given value; count pairs: n^2/(2N)"),
-    ], hint="about n^2 / (2N) for N = 2^hash_bits values.")
+        Mistake(n * n / N, _("each pair of IDs counts once: there are about n^2/2 pairs, not n^2")),
+        Mistake(theory.collision_probability(n, N), _("that is the probability of at least one "
+                "collision; the question asks how many to expect")),
+        Mistake(n * n / (2 * hash_bits), _("divide by the number of hash values 2^{hash_bits}, not by the "
+                                           "{hash_bits} bits").format(hash_bits=hash_bits)),
+        Mistake(n / N, _("n/N is one ID's chance of hitting one given value; count pairs: n^2/(2N)")),
+    ], hint=_("about n^2 / (2N) for N = 2^hash_bits values."))
 
 
 @checker
@@ -109,14 +111,14 @@ def birthday_half(answer, hash_bits: int = 32):
         n -= 1
     while theory.collision_probability(n, N) < 0.5:
         n += 1
-    return judge(answer, n, "the number of IDs", rel=0.01, mistakes=[
-        Mistake(math.sqrt(N), f"sqrt(2^{hash_bits}) is the right scale, but the 50% point is "
-                "sqrt(2 ln 2) = 1.18 times it"),
-        Mistake(math.sqrt(N * math.log(2)), "you solved n^2/N = ln 2; the pairs are n^2/2, so "
-                "solve n^2/(2N) = ln 2"),
-        Mistake(N / 2, "half of all hash values is far too many: that is the birthday paradox"),
-        Mistake(N, "with every value taken a collision is certain; the 50% point comes much earlier"),
-    ], hint="P(no collision) is about e^(-n^2/(2N)); solve for P = 1/2.")
+    return judge(answer, n, _("the number of IDs"), rel=0.01, mistakes=[
+        Mistake(math.sqrt(N), _("sqrt(2^{hash_bits}) is the right scale, but the 50% point is "
+                                "sqrt(2 ln 2) = 1.18 times it").format(hash_bits=hash_bits)),
+        Mistake(math.sqrt(N * math.log(2)), _("you solved n^2/N = ln 2; the pairs are n^2/2, so "
+                "solve n^2/(2N) = ln 2")),
+        Mistake(N / 2, _("half of all hash values is far too many: that is the birthday paradox")),
+        Mistake(N, _("with every value taken a collision is certain; the 50% point comes much earlier")),
+    ], hint=_("P(no collision) is about e^(-n^2/(2N)); solve for P = 1/2."))
 
 
 @checker
@@ -129,11 +131,11 @@ def genuine_dropped(answer, genuine: int = 100_000, hash_bits: int = 24):
     """
     expected = theory.expected_collisions(genuine, 2 ** hash_bits)
     return judge_measured(answer, expected, math.sqrt(expected) + 0.5,
-                          "the number of genuine clicks dropped", mistakes=[
-        Mistake(expected / genuine, "you gave a fraction; count the genuine clicks dropped",
+                          _("the number of genuine clicks dropped"), mistakes=[
+        Mistake(expected / genuine, _("you gave a fraction; count the genuine clicks dropped"),
                 tolerance=4 * (math.sqrt(expected) + 0.5) / genuine),
-        Mistake(0, f"no drop at all: a dict of IDs is exact, but {hash_bits}-bit hashes collide; "
-                "did the stage keep only the hashes?", tolerance=0.5),
+        Mistake(0, _("no drop at all: a dict of IDs is exact, but {hash_bits}-bit "
+                     "hashes collide; did the stage keep only the hashes?").format(hash_bits=hash_bits), tolerance=0.5),
     ])
 
 
@@ -148,14 +150,13 @@ def bit_vector_fpp(answer, *, hash_bits: int = 8, items: int = 100):
     """
     m = 2 ** hash_bits
     correct = 1 - (1 - 1 / m) ** items
-    return judge(answer, correct, "the false-positive rate", rel=0.01, unit="rate", mistakes=[
-        Mistake(items / m, "items/m adds up the chances as if no two IDs shared a bit; take "
-                "1 - (chance the bit is still 0)"),
-        Mistake(1 - correct, "that is the chance the new ID's bit is still 0; a false positive is "
-                "the opposite"),
-        Mistake(1 - (1 - 1 / hash_bits) ** items, f"the vector has 2^{hash_bits} bits, not "
-                f"{hash_bits}"),
-    ], hint="each earlier ID misses the new ID's bit with probability 1 - 1/m.")
+    return judge(answer, correct, _("the false-positive rate"), rel=0.01, unit="rate", mistakes=[
+        Mistake(items / m, _("items/m adds up the chances as if no two IDs shared a bit; take "
+                "1 - (chance the bit is still 0)")),
+        Mistake(1 - correct, _("that is the chance the new ID's bit is still 0; a false positive is "
+                "the opposite")),
+        Mistake(1 - (1 - 1 / hash_bits) ** items, _("the vector has 2^{hash_bits} bits, not {hash_bits}").format(hash_bits=hash_bits)),
+    ], hint=_("each earlier ID misses the new ID's bit with probability 1 - 1/m."))
 
 
 @checker
@@ -171,14 +172,15 @@ def bit_vector_hash_bits(answer, *, items: int = 1000, fpp: float = 0.01):
         b += 1
     rate_below = theory.bit_vector_false_positive_rate(num_bits=2 ** (b - 1), n=items)
     needed = math.ceil(-1 / math.expm1(math.log1p(-fpp) / items))
-    return judge(answer, b, "the hash width in bits", rel=0, mistakes=[
-        Mistake(b - 1, f"with {b - 1} bits the rate is {rate_below:.4f}, above {fpp}: round up"),
-        Mistake(2 ** b, "that is the number of bits m in the vector; the question asks the hash "
-                "width hash_bits, with m = 2**hash_bits"),
-        Mistake(2 ** b / 8, "that is the vector's size in bytes; the question asks the hash width"),
-        Mistake(needed, "that is the fewest bits m; the hash width is log2(m), rounded up",
+    return judge(answer, b, _("the hash width in bits"), rel=0, mistakes=[
+        Mistake(b - 1, _("with {value} bits the rate is {rate_below}, above {fpp}: round "
+                         "up").format(value=b - 1, rate_below=format(rate_below, ".4f"), fpp=fpp)),
+        Mistake(2 ** b, _("that is the number of bits m in the vector; the question asks the hash "
+                "width hash_bits, with m = 2**hash_bits")),
+        Mistake(2 ** b / 8, _("that is the vector's size in bytes; the question asks the hash width")),
+        Mistake(needed, _("that is the fewest bits m; the hash width is log2(m), rounded up"),
                 tolerance=0.01 * needed),
-    ], hint="try hash_bits = 10, 11, ... until 1 - (1 - 2**-hash_bits)^items is at most the rate.")
+    ], hint=_("try hash_bits = 10, 11, ... until 1 - (1 - 2**-hash_bits)^items is at most the rate."))
 
 
 @checker
@@ -192,7 +194,7 @@ def measured_bit_vector_fpp(answer, *, hash_bits: int = 8, items: int = 40, tria
     m = 2 ** hash_bits
     expected = theory.bit_vector_false_positive_rate(num_bits=m, n=items)
     sd = theory.measured_rate_std(num_bits=m, num_hashes=1, n=items, num_queries=trials)
-    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials)
+    return judge_measured(answer, expected, sd, _("the measured false-positive rate"), trials=trials)
 
 
 # --- lesson 04: salted hash functions ----------------------------------------------------
@@ -205,16 +207,16 @@ def salted_hash(answer, text: str = "123", salt: str = "nejakaSul", hash_bits: i
     True
     """
     size = 2 ** hash_bits
-    return judge(answer, murmurhash2(text + salt) % size, "the salted hash", rel=0, mistakes=[
-        Mistake(murmurhash2(text) % size, "that is the hash without the salt; append the salt "
-                "to the input"),
-        Mistake(murmurhash2(salt + text) % size, "the salt goes after the text, not before"),
-        Mistake(murmurhash2(text + salt), f"that is the whole 32-bit hash; keep it modulo 2^{hash_bits}"),
-        Mistake(murmur3_32(text + salt) % size, "that is MurmurHash3; the article's murmurhash.v2 "
-                "is MurmurHash2"),
-        Mistake(murmurhash2(text + salt) >> (32 - hash_bits), "that keeps the top bits; the "
-                "article keeps the remainder modulo 2^n, the low bits"),
-    ], hint="bloomedu.murmurhash2(text + salt) % 2**hash_bits.")
+    return judge(answer, murmurhash2(text + salt) % size, _("the salted hash"), rel=0, mistakes=[
+        Mistake(murmurhash2(text) % size, _("that is the hash without the salt; append the salt "
+                "to the input")),
+        Mistake(murmurhash2(salt + text) % size, _("the salt goes after the text, not before")),
+        Mistake(murmurhash2(text + salt), _("that is the whole 32-bit hash; keep it modulo 2^{hash_bits}").format(hash_bits=hash_bits)),
+        Mistake(murmur3_32(text + salt) % size, _("that is MurmurHash3; the article's murmurhash.v2 "
+                "is MurmurHash2")),
+        Mistake(murmurhash2(text + salt) >> (32 - hash_bits), _("that keeps the top bits; the "
+                "article keeps the remainder modulo 2^n, the low bits")),
+    ], hint=_("bloomedu.murmurhash2(text + salt) % 2**hash_bits."))
 
 
 @checker
@@ -227,13 +229,13 @@ def expected_bits_set(answer, *, num_bits: int = 256, num_hashes: int = 3, n: in
     """
     num_hashes = hash_count(num_hashes, "num_hashes")
     m, k = num_bits, num_hashes
-    mean, _ = bits_set_moments(m, k * n)
-    return judge(answer, mean, "the expected number of bits set", rel=0.01, mistakes=[
-        Mistake(k * n, "k x n counts every setting, but a bit set twice is still one bit"),
-        Mistake(mean / m, "that is the fraction of bits set; the question asks how many"),
-        Mistake(m - mean, "that is the number of bits still 0"),
-        Mistake(m * (1 - (1 - 1 / m) ** n), f"each key sets k = {k} bits, not one"),
-    ], hint="a given bit stays 0 through all k x n settings with probability (1 - 1/m)^(kn).")
+    mean, unused = bits_set_moments(m, k * n)
+    return judge(answer, mean, _("the expected number of bits set"), rel=0.01, mistakes=[
+        Mistake(k * n, _("k x n counts every setting, but a bit set twice is still one bit")),
+        Mistake(mean / m, _("that is the fraction of bits set; the question asks how many")),
+        Mistake(m - mean, _("that is the number of bits still 0")),
+        Mistake(m * (1 - (1 - 1 / m) ** n), _("each key sets k = {k} bits, not one").format(k=k)),
+    ], hint=_("a given bit stays 0 through all k x n settings with probability (1 - 1/m)^(kn)."))
 
 
 @checker
@@ -246,10 +248,10 @@ def measured_bits_set(answer, *, num_bits: int = 256, num_hashes: int = 3, n: in
     """
     num_hashes = hash_count(num_hashes, "num_hashes")
     mean, sd = bits_set_moments(num_bits, num_hashes * n)
-    return judge_measured(answer, mean, sd, "the number of bits set", mistakes=[
-        Mistake(num_hashes * n, "k x n counts every setting; count the distinct bits that are 1 "
-                "(a set of positions, or bits.count())", tolerance=0.5),
-        Mistake(mean / num_bits, "that is the fraction of bits set; count them",
+    return judge_measured(answer, mean, sd, _("the number of bits set"), mistakes=[
+        Mistake(num_hashes * n, _("k x n counts every setting; count the distinct bits that are 1 "
+                "(a set of positions, or bits.count())"), tolerance=0.5),
+        Mistake(mean / num_bits, _("that is the fraction of bits set; count them"),
                 tolerance=4 * sd / num_bits),
     ])
 

@@ -14,6 +14,7 @@ import math
 
 from ...core import theory
 from ...core.checks import MAX_NUM_BITS, whole_number
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES", "chain_loads"]
@@ -61,16 +62,16 @@ def redisbloom_bits(answer, error: float = 0.001, capacity: int = 1_000_000):
     True
     """
     correct = _module_bits(capacity, error / 2)
-    return judge(answer, correct, "the first sub-filter's bits", rel=0, abs_tol=0.5, unit="bits",
+    return judge(answer, correct, _("the first sub-filter's bits"), rel=0, abs_tol=0.5, unit="bits",
                  mistakes=[
-        Mistake(_module_bits(capacity, error), "a scaling filter sizes its first sub-filter for "
-                "half the error rate (error/2); error itself is for NONSCALING"),
-        Mistake(theory.num_bits_for(n=capacity, p=error), "that is lesson 08's from_capacity; "
-                "RedisBloom uses half the error rate and whole 64-bit words", 64),
-        Mistake(_module_bits(capacity, error / 2, whole_words=False), "the module rounds the bits "
-                "up to whole 64-bit words", 0.5),
-        Mistake(_module_bits(capacity, error / 2, math.log10), "you used log10 instead of ln", 64),
-    ], hint="bits = floor(capacity * -ln(error/2) / (ln 2)^2), rounded up to a multiple of 64.")
+        Mistake(_module_bits(capacity, error), _("a scaling filter sizes its first sub-filter for "
+                "half the error rate (error/2); error itself is for NONSCALING")),
+        Mistake(theory.num_bits_for(n=capacity, p=error), _("that is lesson 08's from_capacity; "
+                "RedisBloom uses half the error rate and whole 64-bit words"), 64),
+        Mistake(_module_bits(capacity, error / 2, whole_words=False), _("the module rounds the bits "
+                "up to whole 64-bit words"), 0.5),
+        Mistake(_module_bits(capacity, error / 2, math.log10), _("you used log10 instead of ln"), 64),
+    ], hint=_("bits = floor(capacity * -ln(error/2) / (ln 2)^2), rounded up to a multiple of 64."))
 
 
 @checker
@@ -82,13 +83,13 @@ def redisbloom_filters(answer, capacity: int = 1000, expansion: int = 2, n: int 
     True
     """
     correct = len(chain_loads(capacity, expansion, n))
-    return judge(answer, correct, "the number of sub-filters", rel=0, mistakes=[
-        Mistake(math.ceil(n / capacity), f"each new sub-filter holds {expansion} times the last "
-                "one's capacity, not the same", 0),
-        Mistake(correct - 1, "a new sub-filter opens when the newest is full and one more new "
-                "item arrives: count the one that holds the last items", 0),
-        Mistake(correct + 1, "the last sub-filter is not full, and no further one opens", 0),
-    ], hint="capacities c, c*e, c*e^2, ... add up until they hold n.")
+    return judge(answer, correct, _("the number of sub-filters"), rel=0, mistakes=[
+        Mistake(math.ceil(n / capacity), _("each new sub-filter holds {expansion} times the last one's "
+                                           "capacity, not the same").format(expansion=expansion), 0),
+        Mistake(correct - 1, _("a new sub-filter opens when the newest is full and one more new "
+                "item arrives: count the one that holds the last items"), 0),
+        Mistake(correct + 1, _("the last sub-filter is not full, and no further one opens"), 0),
+    ], hint=_("capacities c, c*e, c*e^2, ... add up until they hold n."))
 
 
 def _chain_rate(capacity: int, expansion: int, n: int, trials: int) -> tuple[float, float]:
@@ -113,7 +114,7 @@ def measured_chain_fpp(answer, capacity: int = 1000, expansion: int = 2, n: int 
     True
     """
     expected, sd = _chain_rate(capacity, expansion, n, trials)
-    return judge_measured(answer, expected, sd, "the chain's measured false-positive rate",
+    return judge_measured(answer, expected, sd, _("the chain's measured false-positive rate"),
                           trials=trials)
 
 
@@ -132,17 +133,17 @@ def shards_for_day(answer, *, n: int = 864_000_000, p: float = 0.0001, nodes: in
     correct = day_layout(n=n, p=p, nodes=nodes).shards
     whole = theory.num_bits_for(n=n, p=p)
     fewest = -(-whole // 2 ** 32)
-    return judge(answer, correct, "the number of shards", rel=0, mistakes=[
-        Mistake(fewest, f"{fewest} shards would each fit in 2^32 bits, but every node holds as many "
-                f"shards as the others: round up to a multiple of the {nodes} nodes", 0),
-        Mistake(day_layout(n=n, p=p * 10, nodes=nodes).shards, f"that is enough at p = {p * 10:g}; at p = "
-                f"{p:g} each ID needs {-math.log(p) / theory.LN2 ** 2:.1f} bits, so a third of the "
-                "day no longer fits one string", 0),
-        Mistake(1, f"one filter for the day needs {whole:,} bits, more than one Redis string "
-                "holds (2^32 bits)", 0),
-        Mistake(whole / 2 ** 32, "shards are whole: round up, then to a multiple of the nodes",
+    return judge(answer, correct, _("the number of shards"), rel=0, mistakes=[
+        Mistake(fewest, _("{fewest} shards would each fit in 2^32 bits, but every node "
+                          "holds as many shards as the others: round up to a multiple of "
+                          "the {nodes} nodes").format(fewest=fewest, nodes=nodes), 0),
+        Mistake(day_layout(n=n, p=p * 10, nodes=nodes).shards, _("that is enough at p = {value}; at p = {p} each ID needs "
+                                                                 "{value2} bits, so a third of the day no longer fits one string").format(value=format(p * 10, "g"), p=format(p, "g"), value2=format(-math.log(p) / theory.LN2 ** 2, ".1f")), 0),
+        Mistake(1, _("one filter for the day needs {whole} bits, more than one Redis "
+                     "string holds (2^32 bits)").format(whole=format(whole, ",")), 0),
+        Mistake(whole / 2 ** 32, _("shards are whole: round up, then to a multiple of the nodes"),
                 0.05),
-    ], hint="m = -n ln p / (ln 2)^2 bits in all; each shard at most 2^32 bits; a multiple of the nodes.")
+    ], hint=_("m = -n ln p / (ln 2)^2 bits in all; each shard at most 2^32 bits; a multiple of the nodes."))
 
 
 @checker
@@ -156,14 +157,14 @@ def batched_keys_per_s(answer, round_trip_us: float = 80.0, server_us_per_key: f
     """
     trip, per_key = round_trip_us * 1e-6, server_us_per_key * 1e-6
     correct = batch / (trip + batch * per_key)
-    return judge(answer, correct, "the keys per second", rel=5e-3, mistakes=[
-        Mistake(batch / trip, "the server's work is paid too: each command takes a round trip "
-                "plus the server's time for its keys"),
-        Mistake(1 / (trip + per_key), "that is one key per round trip, as one BF.ADD per key "
-                f"would be; a command carries {batch:,} keys"),
-        Mistake(1 / per_key, "that leaves out the round trip each command waits for"),
-        Mistake(correct * 1e-6, "you computed keys per microsecond; a second is 10^6 of them"),
-    ], hint="a command of B keys takes round trip + B x (server time per key); keys/s = B / that.")
+    return judge(answer, correct, _("the keys per second"), rel=5e-3, mistakes=[
+        Mistake(batch / trip, _("the server's work is paid too: each command takes a round trip "
+                "plus the server's time for its keys")),
+        Mistake(1 / (trip + per_key), _("that is one key per round trip, as one BF.ADD per key would be; "
+                                        "a command carries {batch} keys").format(batch=format(batch, ","))),
+        Mistake(1 / per_key, _("that leaves out the round trip each command waits for")),
+        Mistake(correct * 1e-6, _("you computed keys per microsecond; a second is 10^6 of them")),
+    ], hint=_("a command of B keys takes round trip + B x (server time per key); keys/s = B / that."))
 
 
 @checker
@@ -181,13 +182,14 @@ def measured_shard_share(answer, n: int = 9000, first_slot: int = 0, last_slot: 
     last = whole_number(last_slot, "last_slot", first, _SLOTS - 1)
     share = (last - first + 1) / _SLOTS
     sd = math.sqrt(share * (1 - share) / n)
-    return judge_measured(answer, share, sd, "the measured share of the shard", trials=n,
+    return judge_measured(answer, share, sd, _("the measured share of the shard"), trials=n,
                           mistakes=[
-        Mistake(share * n / _SLOTS, "you divided by the number of slots; divide the IDs that "
-                "land in the range by the number of IDs", 4 * sd * n / _SLOTS),
-        Mistake(1 - share, "that is the share of the other shards; count the IDs whose slot is "
-                f"in {first}..{last}", 4 * sd),
-        Mistake(1.0, f"that counts every ID; count only those whose slot is in {first}..{last}",
+        Mistake(share * n / _SLOTS, _("you divided by the number of slots; divide the IDs that "
+                "land in the range by the number of IDs"), 4 * sd * n / _SLOTS),
+        Mistake(1 - share, _("that is the share of the other shards; count the IDs whose slot "
+                             "is in {first}..{last}").format(first=first, last=last), 4 * sd),
+        Mistake(1.0, _("that counts every ID; count only those whose slot is in "
+                       "{first}..{last}").format(first=first, last=last),
                 0.02),
     ])
 

@@ -12,6 +12,7 @@ import math
 from ...core import theory
 from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs, bitcoinj_sizing
 from ...compat.guava import guava_num_bits, guava_num_hashes
+from ...i18n import gettext as _
 from ._feedback import (LN2, Exercise, Mistake, bits_for, bits_set_moments, checker, classic_rate,
                         fmt, hash_count, judge, judge_measured)
 
@@ -40,11 +41,11 @@ def guava_bit_size(answer, *, n: int = 1_000_000, p: float = 0.001):
     """
     m = guava_num_bits(n=n, p=p)
     correct = 64 * math.ceil(m / 64)
-    return judge(answer, correct, "Guava's bit size", rel=0, unit="bits", mistakes=[
-        Mistake(m, "Guava stores whole 64-bit words (long[]): round m up to a multiple of 64", 1),
-        Mistake(correct / 64, "that is the number of 64-bit words; the question asks bits"),
-        Mistake(64 * math.ceil(bits_for(n, p, math.log10) / 64), "you used log10 instead of ln"),
-    ], hint="m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words.")
+    return judge(answer, correct, _("Guava's bit size"), rel=0, unit="bits", mistakes=[
+        Mistake(m, _("Guava stores whole 64-bit words (long[]): round m up to a multiple of 64"), 1),
+        Mistake(correct / 64, _("that is the number of 64-bit words; the question asks bits")),
+        Mistake(64 * math.ceil(bits_for(n, p, math.log10) / 64), _("you used log10 instead of ln")),
+    ], hint=_("m = -n ln p / (ln 2)^2 truncated to a whole number, rounded up to 64-bit words."))
 
 
 @checker
@@ -60,17 +61,17 @@ def guava_bits_set(answer, *, n: int = 10, p: float = 0.1, strings: int = 8):
     """
     m = guava_num_bits(n=n, p=p)
     k, size = guava_num_hashes(num_bits=m, n=n), 64 * math.ceil(m / 64)
-    correct, _ = bits_set_moments(size, k * strings)
-    return judge(answer, correct, "the expected number of bits set", rel=0.01, mistakes=[
-        Mistake(bits_set_moments(m, k * strings)[0], f"you used m = {fmt(m)}; Guava's positions "
-                f"run modulo bitSize = {fmt(size)}, its padding bits included"),
-        Mistake(k * strings, f"{k} x {strings} counts every position, but two strings can share "
-                "a bit"),
-        Mistake(correct / size, "that is the fraction of bits set; the question asks how many"),
-        Mistake(size - correct, "that is the number of bits still 0"),
-        Mistake(bits_set_moments(size, strings)[0], f"each string sets k = {k} positions, not one"),
-    ], hint="a bit stays 0 through all k x strings positions with probability (1 - 1/bitSize)^(k strings).",
-        note=f"bitSize = {fmt(size)}, k = {k}: {k * strings} positions.")
+    correct, unused = bits_set_moments(size, k * strings)
+    return judge(answer, correct, _("the expected number of bits set"), rel=0.01, mistakes=[
+        Mistake(bits_set_moments(m, k * strings)[0], _("you used m = {m}; Guava's positions run modulo bitSize = "
+                                                       "{size}, its padding bits included").format(m=fmt(m), size=fmt(size))),
+        Mistake(k * strings, _("{k} x {strings} counts every position, but two strings can "
+                               "share a bit").format(k=k, strings=strings)),
+        Mistake(correct / size, _("that is the fraction of bits set; the question asks how many")),
+        Mistake(size - correct, _("that is the number of bits still 0")),
+        Mistake(bits_set_moments(size, strings)[0], _("each string sets k = {k} positions, not one").format(k=k)),
+    ], hint=_("a bit stays 0 through all k x strings positions with probability (1 - 1/bitSize)^(k strings)."),
+        note=_("bitSize = {size}, k = {k}: {value} positions.").format(size=fmt(size), k=k, value=k * strings))
 
 
 @checker
@@ -81,13 +82,13 @@ def bip37_bytes(answer, *, n: int = 100_000, p: float = 0.0001):
     Correct: the BIP37 filter's bytes = 36,000.
     True
     """
-    uncapped, correct, _ = _bip37(n, p)
-    return judge(answer, correct, "the BIP37 filter's bytes", rel=0, abs_tol=1, unit="bytes",
+    uncapped, correct, unused = _bip37(n, p)
+    return judge(answer, correct, _("the BIP37 filter's bytes"), rel=0, abs_tol=1, unit="bytes",
                  mistakes=[
-        Mistake(uncapped, "a node refuses a filter over 36,000 bytes, so the wallet caps it there",
+        Mistake(uncapped, _("a node refuses a filter over 36,000 bytes, so the wallet caps it there"),
                 1),
-        Mistake(min(bits_for(n, p, math.log10), 288_000) / 8, "you used log10 instead of ln", 1),
-    ], hint="-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8.")
+        Mistake(min(bits_for(n, p, math.log10), 288_000) / 8, _("you used log10 instead of ln"), 1),
+    ], hint=_("-n ln p / (ln 2)^2 bits, at most 36,000 x 8, then / 8."))
 
 
 @checker
@@ -98,20 +99,20 @@ def bip37_hashes(answer, *, n: int = 40, p: float = 0.1):
     Correct: the wallet's k = 3. m = 184 bits: 184 / 40 x ln 2 = 3.19 truncates to 3.
     True
     """
-    _, nbytes, k = _bip37(n, p)
+    unused, nbytes, k = _bip37(n, p)
     m = 8 * nbytes
     real = m / n * LN2
-    return judge(answer, k, "the wallet's k", rel=0, mistakes=[
-        Mistake(_core_k(n, p), f"that is Bitcoin Core's own constructor, which divides in whole "
-                f"numbers ({fmt(m)} // {n} = {m // n}); bitcoinj divides {fmt(m)} / {n} = "
-                f"{m / n:.2f} before ln 2", 0),
-        Mistake(round(bits_for(n, p) / n * LN2), "that is the textbook k for the m asked for; "
-                "the wallet sizes m in whole bytes and truncates k", 0),
-        Mistake(round(real), f"k is truncated, not rounded: {real:.2f} gives {int(real)}", 0),
-        Mistake(m // n, "k = (m / n) x ln 2: you left out ln 2", 0),
-        Mistake(nbytes, "that is the filter's size in bytes; the question asks its hash functions", 0),
-    ], hint="m = 8 x (-n ln p / (ln 2)^2 truncated, // 8); then k = int(m / n x ln 2), at least 1.",
-        note=f"m = {fmt(m)} bits: {fmt(m)} / {n} x ln 2 = {real:.2f} truncates to {k}.")
+    return judge(answer, k, _("the wallet's k"), rel=0, mistakes=[
+        Mistake(_core_k(n, p), _("that is Bitcoin Core's own constructor, which divides in whole "
+                                 "numbers ({m} // {n} = {value}); bitcoinj divides {m} / {n} = "
+                                 "{value2} before ln 2").format(m=fmt(m), n=n, value=m // n, value2=format(m / n, ".2f")), 0),
+        Mistake(round(bits_for(n, p) / n * LN2), _("that is the textbook k for the m asked for; "
+                "the wallet sizes m in whole bytes and truncates k"), 0),
+        Mistake(round(real), _("k is truncated, not rounded: {real} gives {real2}").format(real=format(real, ".2f"), real2=int(real)), 0),
+        Mistake(m // n, _("k = (m / n) x ln 2: you left out ln 2"), 0),
+        Mistake(nbytes, _("that is the filter's size in bytes; the question asks its hash functions"), 0),
+    ], hint=_("m = 8 x (-n ln p / (ln 2)^2 truncated, // 8); then k = int(m / n x ln 2), at least 1."),
+        note=_("m = {m} bits: {m} / {n} x ln 2 = {real} truncates to {k}.").format(m=fmt(m), n=n, real=format(real, ".2f"), k=k))
 
 
 @checker
@@ -122,18 +123,18 @@ def bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001):
     Correct: the BIP37 filter's false-positive rate = 0.2934. k = 1 and m = 288,000 bits.
     True
     """
-    _, nbytes, k = _bip37(n, p)
+    unused, nbytes, k = _bip37(n, p)
     m = 8 * nbytes
     correct = classic_rate(m, n, k)
     rounded_k = max(1, round(m / n * LN2))
-    mistakes = [Mistake(classic_rate(m, n, rounded_k), f"the wallet truncates m / n x ln 2 = "
-                        f"{m / n * LN2:.3f}, so k = {k}, not {rounded_k}")]
+    mistakes = [Mistake(classic_rate(m, n, rounded_k), _("the wallet truncates m / n x ln 2 = {value}, so k = {k}, not "
+                                                         "{rounded_k}").format(value=format(m / n * LN2, ".3f"), k=k, rounded_k=rounded_k))]
     if m < int(bits_for(n, p)):
-        mistakes.append(Mistake(p, f"that is the rate asked for; the node's 36,000-byte limit "
-                                f"leaves {fmt(m)} bits, so the real rate is worse"))
-    return judge(answer, correct, "the BIP37 filter's false-positive rate", rel=0.01, unit="rate",
-                 mistakes=mistakes, hint="find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k.",
-        note=f"k = {k} and m = {fmt(m)} bits.")
+        mistakes.append(Mistake(p, _("that is the rate asked for; the node's 36,000-byte limit leaves "
+                                     "{m} bits, so the real rate is worse").format(m=fmt(m))))
+    return judge(answer, correct, _("the BIP37 filter's false-positive rate"), rel=0.01, unit="rate",
+                 mistakes=mistakes, hint=_("find the capped size and Bitcoin Core's k first, then (1 - e^(-kn/m))^k."),
+        note=_("k = {k} and m = {m} bits.").format(k=k, m=fmt(m)))
 
 
 @checker
@@ -148,13 +149,13 @@ def measured_bip37_fpp(answer, *, n: int = 100_000, p: float = 0.0001, trials: i
     Correct: 0.2925 is within 4 standard deviations (4 x 0.0015) of the expected 0.2934.
     True
     """
-    _, nbytes, k = _bip37(n, p)
+    unused, nbytes, k = _bip37(n, p)
     m = 8 * nbytes
     expected = theory.exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)
     sd = theory.measured_rate_std(num_bits=m, num_hashes=k, n=n, num_queries=trials)
-    slips = [Mistake(p, f"that is the rate asked for; the filter the wallet sends has m = "
-                     f"{fmt(m)} bits and k = {k}, so measure it", 4 * sd)]
-    return judge_measured(answer, expected, sd, "the measured false-positive rate", trials=trials,
+    slips = [Mistake(p, _("that is the rate asked for; the filter the wallet sends has m = "
+                          "{m} bits and k = {k}, so measure it").format(m=fmt(m), k=k), 4 * sd)]
+    return judge_measured(answer, expected, sd, _("the measured false-positive rate"), trials=trials,
                           mistakes=slips)
 
 
@@ -174,17 +175,17 @@ def fill_ratio(answer, *, num_bits: int = 20_000, num_hashes: int = 3, n: int = 
     """
     m, k = num_bits, hash_count(num_hashes, "num_hashes")
     fill = -math.expm1(-k * n / m)
-    return judge(answer, fill, "the fill ratio", rel=0.002, mistakes=[
-        Mistake(fill ** k, f"that is the false-positive rate (the fill raised to the power k = {k}); "
-                "the fill ratio is the fraction of bits set"),
-        Mistake(-math.expm1(-n / m), f"each key sets k = {k} bits, not one: the exponent is -kn/m"),
-        Mistake(math.exp(-k * n / m), "that is the fraction of bits still 0; the fill is 1 minus it"),
-        Mistake(k * n / m, "kn/m counts a bit set twice as two; a bit stays 0 with probability "
-                "e^(-kn/m), so the fill is 1 - e^(-kn/m)"),
-        Mistake(m * fill, f"that is the number of bits set; divide by m = {fmt(m)} for the ratio"),
-        Mistake(100 * fill, "you gave a percentage; give the fill ratio as a fraction (50% is 0.5)"),
-        Mistake(-math.expm1(-k * m / n), "you swapped m and n: the exponent is -kn/m"),
-    ], hint="1 - e^(-kn/m).")
+    return judge(answer, fill, _("the fill ratio"), rel=0.002, mistakes=[
+        Mistake(fill ** k, _("that is the false-positive rate (the fill raised to the power k "
+                             "= {k}); the fill ratio is the fraction of bits set").format(k=k)),
+        Mistake(-math.expm1(-n / m), _("each key sets k = {k} bits, not one: the exponent is -kn/m").format(k=k)),
+        Mistake(math.exp(-k * n / m), _("that is the fraction of bits still 0; the fill is 1 minus it")),
+        Mistake(k * n / m, _("kn/m counts a bit set twice as two; a bit stays 0 with probability "
+                "e^(-kn/m), so the fill is 1 - e^(-kn/m)")),
+        Mistake(m * fill, _("that is the number of bits set; divide by m = {m} for the ratio").format(m=fmt(m))),
+        Mistake(100 * fill, _("you gave a percentage; give the fill ratio as a fraction (50% is 0.5)")),
+        Mistake(-math.expm1(-k * m / n), _("you swapped m and n: the exponent is -kn/m")),
+    ], hint=_("1 - e^(-kn/m)."))
 
 
 EXERCISES = [

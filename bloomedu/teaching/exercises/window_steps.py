@@ -17,6 +17,7 @@ import math
 from ...core.checks import MAX_HASHES, whole_number
 from ...core.theory import LN2, exact_false_positive_rate, measured_rate_std, num_bits_for, size_for
 from ...variants import theory as vt
+from ...i18n import gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES"]
@@ -40,18 +41,18 @@ def rotating_filter_bytes(answer, window: int = 36_000_000, fpp: float = 0.001,
     g = generations
     capacity = window / (g - 1)
     correct = g * num_bits_for(n=math.ceil(capacity), p=vt.generation_fpp(fpp, g)) / 8
-    return judge(answer, correct, "the bytes of the rotating filter", rel=0.01, unit="bytes",
+    return judge(answer, correct, _("the bytes of the rotating filter"), rel=0.01, unit="bytes",
                  mistakes=[
-        Mistake(g * _generation_bytes(capacity, fpp), "each generation must err less than p: "
-                f"a query asks all {g}, so each gets 1 - (1 - p)^(1/g), about p/{g}"),
-        Mistake(g * _generation_bytes(window, vt.generation_fpp(fpp, g)), "a generation holds "
-                f"window / (g - 1) keys: the oldest of the {g} may be dropped at any time, so "
-                f"the other {g - 1} must hold the window"),
-        Mistake(g * _generation_bytes(window / g, vt.generation_fpp(fpp, g)), "with window / g "
+        Mistake(g * _generation_bytes(capacity, fpp), _("each generation must err less than p: a query asks all {g}, so "
+                                                        "each gets 1 - (1 - p)^(1/g), about p/{g}").format(g=g)),
+        Mistake(g * _generation_bytes(window, vt.generation_fpp(fpp, g)), _("a generation holds window / (g - 1) keys: the oldest of the {g} "
+                                                                            "may be dropped at any time, so the other {value} must hold the "
+                                                                            "window").format(g=g, value=g - 1)),
+        Mistake(g * _generation_bytes(window / g, vt.generation_fpp(fpp, g)), _("with window / g "
                 "keys a generation, a key is only sure to survive (g - 1) g-ths of the window; "
-                "use window / (g - 1)"),
-        Mistake(correct / g, f"that is one generation; there are {g}"),
-    ], hint="g generations of m = -n ln p_gen / (ln 2)^2 bits, n = window / (g - 1).")
+                "use window / (g - 1)")),
+        Mistake(correct / g, _("that is one generation; there are {g}").format(g=g)),
+    ], hint=_("g generations of m = -n ln p_gen / (ln 2)^2 bits, n = window / (g - 1)."))
 
 
 @checker
@@ -66,15 +67,16 @@ def stable_zero_fraction(answer, *, num_cells: int = 1_000_000, num_hashes: int 
     m, k, top, p = num_cells, num_hashes, max_value, decrements
     correct = vt.stable_zero_fraction(num_cells=m, num_hashes=k, max_value=top, decrements=p)
     q = 1 / (1 + 1 / (p * (1 / k - 1 / m)))
-    return judge(answer, correct, "the fraction of zero cells", rel=2e-3, mistakes=[
-        Mistake(q, f"that is the chance that one event before a setting is a decrement; a cell "
-                f"is 0 after Max = {top} of them in a row: raise it to the power Max"),
-        Mistake((1 - correct) ** k, "that is the false-positive rate (1 - z)^K; the question "
-                "asks the fraction of zeros z"),
-        Mistake(1 - correct, "that is the fraction of non-zero cells"),
-        Mistake((1 / (1 + 1 / (p / k))) ** top, "close, but keep the 1/m term: P (1/K - 1/m)",
+    return judge(answer, correct, _("the fraction of zero cells"), rel=2e-3, mistakes=[
+        Mistake(q, _("that is the chance that one event before a setting is a "
+                     "decrement; a cell is 0 after Max = {top} of them in a row: "
+                     "raise it to the power Max").format(top=top)),
+        Mistake((1 - correct) ** k, _("that is the false-positive rate (1 - z)^K; the question "
+                "asks the fraction of zeros z")),
+        Mistake(1 - correct, _("that is the fraction of non-zero cells")),
+        Mistake((1 / (1 + 1 / (p / k))) ** top, _("close, but keep the 1/m term: P (1/K - 1/m)"),
                 1e-7),
-    ], hint="(1 / (1 + 1 / (P (1/K - 1/m))))^Max.")
+    ], hint=_("(1 / (1 + 1 / (P (1/K - 1/m))))^Max."))
 
 
 @checker
@@ -90,7 +92,7 @@ def measured_apbf_fpp(answer, num_hashes: int = 6, extra_slices: int = 4,
     """
     expected = vt.apbf_expected_false_positive_rate(num_hashes, extra_slices, generation_size)
     sd = math.sqrt(expected * (1 - expected) / trials)
-    return judge_measured(answer, expected, sd, "the measured false-positive rate",
+    return judge_measured(answer, expected, sd, _("the measured false-positive rate"),
                           trials=trials)
 
 
@@ -105,18 +107,18 @@ def scalable_bound(answer, first_fpp: float = 0.009, tightening: float = 0.9):
     p0, r = first_fpp, tightening
     correct = vt.scalable_bound(p0, r)
     product = vt.compound_false_positive_rate(vt.scalable_fpps(p0, r, 2000))
-    return judge(answer, correct, "the bound on the scalable filter's rate", rel=2e-3, unit="rate",
+    return judge(answer, correct, _("the bound on the scalable filter's rate"), rel=2e-3, unit="rate",
                  mistakes=[
-        Mistake(p0, "that is the first sub-filter's rate alone; every sub-filter added errs "
-                "too, so add up p0 + p0 r + p0 r^2 + ..."),
-        Mistake(p0 * r / (1 - r), "the sum starts with the first sub-filter, which errs with "
-                "p0 itself: p0 + p0 r + ... = p0 / (1 - r)"),
-        Mistake(p0 / r, "divide by 1 - r, not by r: p0 + p0 r + ... = p0 / (1 - r)"),
-        Mistake(product, "that is the limit of the product 1 - (1 - p0)(1 - p0 r)..., the rate "
+        Mistake(p0, _("that is the first sub-filter's rate alone; every sub-filter added errs "
+                "too, so add up p0 + p0 r + p0 r^2 + ...")),
+        Mistake(p0 * r / (1 - r), _("the sum starts with the first sub-filter, which errs with "
+                "p0 itself: p0 + p0 r + ... = p0 / (1 - r)")),
+        Mistake(p0 / r, _("divide by 1 - r, not by r: p0 + p0 r + ... = p0 / (1 - r)")),
+        Mistake(product, _("that is the limit of the product 1 - (1 - p0)(1 - p0 r)..., the rate "
                 "itself, which is indeed below the bound; the question asks the bound, the sum "
-                "p0 / (1 - r)", 1e-4),
-        Mistake(1 - r, "that is 1 - r alone; the bound is p0 / (1 - r)"),
-    ], hint="a geometric series: p0 + p0 r + p0 r^2 + ... = p0 / (1 - r).")
+                "p0 / (1 - r)"), 1e-4),
+        Mistake(1 - r, _("that is 1 - r alone; the bound is p0 / (1 - r)")),
+    ], hint=_("a geometric series: p0 + p0 r + p0 r^2 + ... = p0 / (1 - r)."))
 
 
 @checker
@@ -135,16 +137,16 @@ def saturated_counters(answer, *, num_cells: int = 100_000, num_hashes: int = 7,
     n = whole_number(n, "n", 0, 2 ** 40)
     at_least = lambda j: m * vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=j)  # noqa: E731
     exactly = at_least(15) - at_least(16)
-    return judge(answer, at_least(15), "the expected number of saturated counters", rel=0.01,
+    return judge(answer, at_least(15), _("the expected number of saturated counters"), rel=0.01,
                  mistakes=[
-        Mistake(exactly, "that counts the counters at exactly 15 increments; a counter stays "
-                "at 15 once it gets there, so count those with 15 or more"),
-        Mistake(at_least(16), "a 4-bit counter saturates at 15, its largest value: count 15 "
-                "or more increments, not 16 or more"),
-        Mistake(at_least(15) / m, "that is one counter's chance; multiply by the m counters"),
-        Mistake(m * (1 - math.exp(-k * n / m)), "that is the number of non-zero counters; "
-                "saturated ones have 15 or more increments"),
-    ], hint="m P(X >= 15) with X ~ Binomial(kn, 1/m), about Poisson(kn/m).")
+        Mistake(exactly, _("that counts the counters at exactly 15 increments; a counter stays "
+                "at 15 once it gets there, so count those with 15 or more")),
+        Mistake(at_least(16), _("a 4-bit counter saturates at 15, its largest value: count 15 "
+                "or more increments, not 16 or more")),
+        Mistake(at_least(15) / m, _("that is one counter's chance; multiply by the m counters")),
+        Mistake(m * (1 - math.exp(-k * n / m)), _("that is the number of non-zero counters; "
+                "saturated ones have 15 or more increments")),
+    ], hint=_("m P(X >= 15) with X ~ Binomial(kn, 1/m), about Poisson(kn/m)."))
 
 
 def _scalable_rate(initial_capacity: int, fpp: float, n: int, trials: int,
@@ -175,10 +177,10 @@ def measured_scalable_fpp(answer, *, initial_capacity: int = 100, n: int = 10_00
     True
     """
     expected, sd = _scalable_rate(initial_capacity, fpp, n, trials)
-    return judge_measured(answer, expected, sd, "the scalable filter's measured false-positive rate",
+    return judge_measured(answer, expected, sd, _("the scalable filter's measured false-positive rate"),
                           trials=trials, mistakes=[
-        Mistake(fpp, f"{fpp} is the bound the filter promises to stay under, not what it "
-                "measures: query keys never added and count", 1e-12)])
+        Mistake(fpp, _("{fpp} is the bound the filter promises to stay under, not what "
+                       "it measures: query keys never added and count").format(fpp=fpp), 1e-12)])
 
 
 EXERCISES = [

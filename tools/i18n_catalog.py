@@ -1,0 +1,124 @@
+"""The library's own message catalog (``bloomedu/i18n/locale/<lang>/LC_MESSAGES/bloomedu.po``).
+
+``python -m tools.i18n_catalog update`` finds every message the package passes to ``_()``,
+``gettext()`` or ``N_()`` as a string literal (read with :mod:`ast`, as ``xgettext`` would) and brings the
+catalog in step, by ``msgmerge``'s rules (:func:`tools.lesson_catalogs.merged`): unchanged
+kept, changed fuzzy, new untranslated, gone dropped; then it compiles the ``.mo`` beside it
+(``compile`` only compiles).  ``stat`` counts what is translated (``--check``: exit 1 unless all).
+
+The library also looks up text a lesson's code passes it (a ``predict`` question, a ``reveal``
+label, ``decorate``'s title and axes, ``show``'s sentence), so that the Italian notebooks, whose
+code cells are the English ones, show it in Italian.  Such an entry is added by hand with a
+reference to its place in the lessons (``#: notebooks/05_bloom_filter.py:143``); ``update``
+keeps every entry whose references are all in ``notebooks/``, since no scan of the package
+finds them.
+
+>>> import ast
+>>> [m for m, _ in messages_in(ast.parse('print(_("Right."))\\nx = gettext("Hi {name}")'), "f.py")]
+['Right.', 'Hi {name}']
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+from . import po
+from .lesson_catalogs import merged
+
+__all__ = ["ROOT", "PACKAGE", "catalog_path", "messages_in", "package_messages", "update",
+           "compile_catalog", "stat"]
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "bloomedu"
+LANGUAGES = ("it",)
+NAMES = ("_", "gettext", "N_")
+
+
+def catalog_path(language: str = "it", package: Path = PACKAGE) -> Path:
+    """The ``.po`` of ``language``; its ``.mo`` is the same path with ``.mo``."""
+    return package / "i18n" / "locale" / language / "LC_MESSAGES" / "bloomedu.po"
+
+
+def messages_in(tree: ast.AST, name: str) -> list[tuple[str, str]]:
+    """(message, "file:line") for each call ``_("...")`` or ``gettext("...")`` in ``tree``."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in NAMES and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            found.append((node.args[0].value, f"{name}:{node.lineno}"))
+    return sorted(found, key=lambda item: (int(item[1].rsplit(":", 1)[1]), item[0]))
+
+
+def package_messages(package: Path = PACKAGE) -> dict[str, list[str]]:
+    """{message: its places} for the whole package, in the order of the files and lines."""
+    messages: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        if any(part.startswith(".") or part == "notebooks" for part in path.relative_to(package).parts):
+            continue
+        relative = path.relative_to(package.parent).as_posix()
+        for message, place in messages_in(ast.parse(path.read_text(encoding="utf-8")), relative):
+            messages.setdefault(message, []).append(place)
+    return messages
+
+
+def compile_catalog(language: str = "it", package: Path = PACKAGE) -> Path:
+    """Write the ``.mo`` of the ``.po``; returns its path."""
+    source = catalog_path(language, package)
+    target = source.with_suffix(".mo")
+    target.write_bytes(po.mo_bytes(po.loads(source.read_text(encoding="utf-8"), str(source))))
+    return target
+
+
+def update(language: str = "it", package: Path = PACKAGE) -> Path:
+    """Bring the ``.po`` in step with the package's messages and compile it; returns its path."""
+    path = catalog_path(language, package)
+    old = po.loads(path.read_text(encoding="utf-8"), str(path)) if path.exists() else []
+    messages = package_messages(package)
+    entries = merged(list(messages), old)
+    for entry in entries:
+        entry.references = messages[entry.msgid]
+        if "{" in entry.msgid:
+            entry.notes = ["keep every {field} as it is; they may move"]
+    entries += [entry for entry in old if entry.msgid not in messages and entry.references
+                and all(ref.startswith("notebooks/") for ref in entry.references)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(po.dumps(entries, language), encoding="utf-8")
+    compile_catalog(language, package)
+    return path
+
+
+def stat(language: str = "it", package: Path = PACKAGE) -> tuple[int, int, int]:
+    """(translated, fuzzy, untranslated) among the package's messages."""
+    path = catalog_path(language, package)
+    found = {e.msgid: e for e in po.loads(path.read_text(encoding="utf-8"), str(path))} \
+        if path.exists() else {}
+    messages = package_messages(package)
+    done = sum(1 for m in messages if m in found and found[m].done)
+    fuzzy = sum(1 for m in messages if m in found and found[m].fuzzy)
+    return done, fuzzy, len(messages) - done - fuzzy
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.i18n_catalog",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["update", "compile", "stat"])
+    parser.add_argument("--language", default="it", choices=LANGUAGES)
+    parser.add_argument("--check", action="store_true", help="stat: exit 1 unless all is translated")
+    args = parser.parse_args(argv)
+    if args.command == "update":
+        print(f"updated {update(args.language).relative_to(ROOT)}")
+        return 0
+    if args.command == "compile":
+        print(f"wrote {compile_catalog(args.language).relative_to(ROOT)}")
+        return 0
+    done, fuzzy, missing = stat(args.language)
+    print(f"{done} translated, {fuzzy} fuzzy, {missing} untranslated")
+    return 1 if args.check and (fuzzy or missing) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
