@@ -320,3 +320,100 @@ def test_update_keeps_the_lessons_entries_and_drops_what_is_gone(tmp_path):
     assert (entries["Right."].msgstr, entries["New one"].msgstr, entries["How many?"].msgstr) == (
         "Corretto!", "", "Quanti?")
     assert po_path.with_suffix(".mo").read_bytes() == compile_catalog("it", package).read_bytes()
+
+
+# --- what the lessons' code hands the library ---------------------------------------------------
+
+LESSON_TWINS = ("notebooks/*.py", "notebooks/deeper/*.py", "notebooks/solutions/*.py")
+# helpers whose title / xlabel / ylabel / reference_label go through the catalog (via decorate)
+DRAWN_WORDS = {"decorate", "draw_bits", "draw_bit_groups", "draw_bytes_per_item",
+               "draw_measured_vs_theory", "draw_rate_sweep", "plot_fill"}
+
+
+def _called(node) -> str:
+    return node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+
+
+def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], list[str]]:
+    """({literal: places}, [f-string places]) for the text a lesson's code hands the library to
+    look up: predict's question, reveal's label, the drawing helpers' title and axes, show's
+    figure sentence (as show normalises it), and plot labels in a cell whose legend decorate
+    draws (the cell calls decorate and never .legend, which would redraw it untranslated)."""
+    from bloomedu.teaching.plots import MIN_ALT_WORDS
+    literals: dict[str, list[str]] = {}
+    formatted: list[str] = []
+    offset = 0
+    for cell in re.split(r"(?m)^(?=# %%)", source):
+        tree = ast.parse(cell)
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        legend_by_decorate = (any(_called(c) == "decorate" for c in calls)
+                              and not any(_called(c) == "legend" for c in calls))
+        for call in calls:
+            called, values = _called(call), []
+            if called == "predict" and call.args:
+                values.append(call.args[0])
+            if called == "show" and call.args:
+                values.append(call.args[0])
+            if called == "draw_bytes_per_item" and len(call.args) > 3:  # its reference_label
+                values.append(call.args[3])
+            if called == "draw_bit_groups" and len(call.args) > 1 and isinstance(call.args[1], ast.Dict):
+                values += call.args[1].keys  # the groups' names, in its legend
+            for keyword in call.keywords:
+                if ((called == "reveal" and keyword.arg == "label")
+                        or (called in DRAWN_WORDS
+                            and keyword.arg in ("title", "xlabel", "ylabel", "reference_label"))
+                        or (keyword.arg == "label" and called != "reveal" and legend_by_decorate)):
+                    values.append(keyword.value)
+            for value in values:
+                place = f"{name}:{offset + value.lineno}"
+                if isinstance(value, ast.JoinedStr):
+                    formatted.append(place)
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    text = value.value
+                    if called == "show":  # exercises.show("05") names a lesson, not a figure
+                        if len(text.split()) < MIN_ALT_WORDS:
+                            continue
+                        text = " ".join(text.split())
+                    literals.setdefault(text, []).append(place)
+        offset += cell.count("\n")
+    return literals, formatted
+
+
+def lessons_code_text() -> tuple[dict[str, list[str]], list[str]]:
+    literals: dict[str, list[str]] = {}
+    formatted: list[str] = []
+    for pattern in LESSON_TWINS:
+        for path in sorted(ROOT.glob(pattern)):
+            found, fstrings = looked_up_in_code(path.read_text(encoding="utf-8"),
+                                                path.relative_to(ROOT).as_posix())
+            for text, places in found.items():
+                literals.setdefault(text, []).extend(places)
+            formatted += fstrings
+    return literals, formatted
+
+
+def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
+    source = ('# %%\nguess = predict("How many?", None)\nguess.reveal(3, label="Counted")\n'
+              'show("05")\ndraw_bytes_per_item(s, d, 36, "reference")\n'
+              '# %%\nax.plot(x, y, label="drawn by decorate")\n'
+              'decorate(ax, title="A  title", xlabel=f"n = {n}", yscale="log")\n'
+              'show("A figure  sentence\\n of at least six words.")\n'
+              '# %%\nax.plot(x, y, label="redrawn by legend")\ndecorate(ax)\nax.legend()\n'
+              'ax.set(title="not looked up")\n')
+    literals, formatted = looked_up_in_code(source, "l.py")
+    assert literals == {"How many?": ["l.py:2"], "Counted": ["l.py:3"],
+                        "reference": ["l.py:5"], "drawn by decorate": ["l.py:7"],
+                        "A  title": ["l.py:8"], "A figure sentence of at least six words.": ["l.py:9"]}
+    assert formatted == ["l.py:8"]
+
+
+def test_every_text_the_lessons_code_hands_the_library_has_an_italian_entry(italian):
+    literals, formatted = lessons_code_text()
+    assert len(literals) > 150 and formatted  # the scan reads the lessons at all
+    entries = {entry.msgid: entry for entry in catalog()}
+    missing = {text: places for text, places in literals.items()
+               if text not in entries or not entries[text].done}
+    assert not missing, (f"add these to {PO.relative_to(ROOT)} with a '#: notebooks/...' "
+                         f"reference and their Italian, then compile: {missing}")
+    for text in literals:  # and the library really shows the Italian
+        assert _(text) == entries[text].msgstr

@@ -35,7 +35,7 @@ from . import po
 
 __all__ = ["ROOT", "NOTEBOOKS", "CATALOGS", "SETUP_LINE", "english_notebooks", "markdown_cells",
            "catalog_path", "edition_path", "merged", "update", "stat", "translated", "problems",
-           "build"]
+           "build", "untimed"]
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -79,6 +79,7 @@ def translated(notebook: Path, language: str = "it", root: Path = NOTEBOOKS,
     missing, setup_done, number = [], False, 0
     for cell in book["cells"]:
         text = "".join(cell["source"])
+        cell.get("metadata", {}).pop("execution", None)  # the English run's timestamps
         if cell["cell_type"] == "markdown":
             number += 1
             entry = entries.get(text)
@@ -96,14 +97,29 @@ def translated(notebook: Path, language: str = "it", root: Path = NOTEBOOKS,
                          + ", ".join(missing) + f" in {path.relative_to(catalogs.parent)}")
     metadata = book["metadata"]
     metadata.pop("jupytext", None)  # no paired script: the catalog is the source
+    metadata.pop("widgets", None)  # the English run's widget state: executing makes its own
     metadata.setdefault("bloomedu", {})["edition"] = {
         "language": language, "english": notebook.relative_to(root).as_posix()}
     return book
 
 
 def _comparable(book: dict) -> list:
-    """A notebook's cells without what executing it changes."""
-    return [(c["cell_type"], "".join(c["source"]), c.get("metadata", {})) for c in book["cells"]]
+    """A notebook's cells without what executing it changes (outputs, counts, timestamps)."""
+    return [(c["cell_type"], "".join(c["source"]), untimed(c)) for c in book["cells"]]
+
+
+def _settled(book: dict) -> dict:
+    """A notebook's metadata without the widget state executing it records."""
+    return {key: value for key, value in book["metadata"].items() if key != "widgets"}
+
+
+def untimed(cell: dict) -> dict:
+    """A cell's metadata without the ``execution`` timestamps nbconvert records.
+
+    >>> untimed({"metadata": {"tags": ["x"], "execution": {"iopub.status.idle": "..."}}})
+    {'tags': ['x']}
+    """
+    return {key: value for key, value in cell.get("metadata", {}).items() if key != "execution"}
 
 
 def problems(language: str = "it", root: Path = NOTEBOOKS, catalogs: Path = CATALOGS) -> list[str]:
@@ -123,7 +139,7 @@ def problems(language: str = "it", root: Path = NOTEBOOKS, catalogs: Path = CATA
             found.append(f"{name}: missing (python -m tools.lesson_catalogs build --execute)")
             continue
         have = json.loads(target.read_text(encoding="utf-8"))
-        if _comparable(have) != _comparable(expected) or have["metadata"] != expected["metadata"]:
+        if _comparable(have) != _comparable(expected) or _settled(have) != expected["metadata"]:
             found.append(f"{name}: not what {notebook.relative_to(root).as_posix()} and its "
                          "catalog make (python -m tools.lesson_catalogs build --execute)")
             continue
@@ -146,7 +162,7 @@ def build(language: str = "it", root: Path = NOTEBOOKS, catalogs: Path = CATALOG
         book = translated(notebook, language, root, catalogs)
         if not force and target.exists():
             have = json.loads(target.read_text(encoding="utf-8"))
-            if _comparable(have) == _comparable(book) and have["metadata"] == book["metadata"]:
+            if _comparable(have) == _comparable(book) and _settled(have) == book["metadata"]:
                 continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(book, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
