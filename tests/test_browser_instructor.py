@@ -10,9 +10,10 @@ another machine refused and reported:
   first false positive the library agrees is one, and redraws when m changes;
 - a lesson's deck opens from its files, is stepped through to its last slide and fragment by the
   keyboard, and a deck with formulas shows them typeset by the local MathJax;
-- on the site, lesson 15's 94-character table scrolls inside its column and says so, and no
-  page's text runs past its column; the front page shows the path through the lessons above the
-  module table; the cheat sheet prints on one A4 page.
+- on the site, lesson 15's 94-character table scrolls inside its column and says so, no
+  page's text runs past its column, and no API page's heading breaks inside a word at 420 px
+  (read on the same visits, the ``sweep``); the front page shows the path through the lessons
+  above the module table; the cheat sheet prints on one A4 page.
 """
 
 from __future__ import annotations
@@ -367,28 +368,83 @@ def test_lesson_10s_wide_table_scrolls_inside_its_column_and_shows_that_it_does(
     assert_stayed_on_this_machine(page)
 
 
-def test_no_page_of_the_site_runs_past_its_column(site, browser):
-    """Every page at 420 px, every page but the API reference's at 1280 px too.  The API pages
-    (112 of 208) are one template of prose, signatures and tables that wrap or scroll: at 1280 px
-    their column is wider than at 420 px, so what fits there fits here; visiting them twice cost
-    about 50 s of make test's 20 minutes."""
+# A word of a heading broken across two lines (a text node without spaces whose boxes sit on more than
+# one line): the API reference's module names, which may break only where the page offers it.
+SPLIT_WORDS_JS = """() => [...document.querySelectorAll('.bd-article h1')].flatMap(h => [...h.childNodes])
+    .filter(n => n.nodeType === 3 && n.textContent.trim() && !/\\s/.test(n.textContent.trim()))
+    .filter(n => { const r = document.createRange(); r.selectNodeContents(n);
+                   return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1; })
+    .map(n => n.textContent)"""
+
+
+def read_page(page, path, headings=False) -> tuple[list, list]:
+    """What runs past the column of ``path`` loaded in ``page`` (``CUT_JS``, its first three), and,
+    when ``headings``, the words of a heading broken across lines (``SPLIT_WORDS_JS``)."""
+    page.goto(path.as_uri(), wait_until="load")
+    page.evaluate(SETTLED_JS)
+    return page.evaluate(CUT_JS)[:3], page.evaluate(SPLIT_WORDS_JS) if headings else []
+
+
+@pytest.fixture(scope="module")
+def sweep(site, browser):
+    """Every page of the site read as a reader sees it (:func:`read_page`): every page at 420 px,
+    every page but the API reference's at 1280 px too, and at 420 px the API reference's module
+    pages for any heading broken inside a word, on the same visits.
+
+    The API pages (112 of 208) are one template of prose, signatures and tables that wrap or scroll:
+    at 1280 px their column is wider than at 420 px, so what fits there fits here; visiting them
+    twice cost about 50 s of make test's 20 minutes.  The heading check had a browser and 112
+    visits of its own in tests/test_site.py (30 s of make test).  Each page is loaded afresh at
+    each width: a page loaded at 420 px and widened in place is not laid out as one loaded at
+    1280 px (the theme's sidebars; measured on 64 of the 96 pages, benchmarks/results/suite.md)."""
     pages = [p for p in sorted(site.rglob("*.html")) if "_static" not in p.parts
              and p.name not in ("genindex.html", "search.html", "py-modindex.html")]
-    cut = {}
+    cut, split, read = {}, {}, {1280: 0, 420: 0}
     for width in (1280, 420):
         page = guarded_page(browser, width=width)
         try:
             for path in pages:
                 if width > 420 and path.relative_to(site).parts[0] == "api":
                     continue
-                page.goto(path.as_uri(), wait_until="load")
-                page.evaluate(SETTLED_JS)
-                found = page.evaluate(CUT_JS)
+                found, words = read_page(page, path, headings=width == 420 and path.parent == site / "api")
+                read[width] += 1
                 if found:
-                    cut[(width, path.relative_to(site).as_posix())] = found[:3]
+                    cut[(width, path.relative_to(site).as_posix())] = found
+                if words:
+                    split[path.name] = words
         finally:
             page.context.close()
-    assert cut == {}
+    return {"pages": pages, "cut": cut, "split": split, "read": read}
+
+
+def test_a_page_is_read_for_text_past_its_column_and_for_broken_headings(browser, tmp_path):
+    """What the sweep reads, planted: a box wider than the column, a heading's long word broken."""
+    word = "a_heading_of_" + "very_" * 12 + "long_words"
+    page = guarded_page(browser, width=420)
+    try:
+        bad, good = tmp_path / "bad.html", tmp_path / "good.html"
+        bad.write_text("<!DOCTYPE html><html><body><article class='bd-article' style='width: 380px'>"
+                       f"<h1 style='overflow-wrap: anywhere'>{word}</h1>"
+                       "<div style='width: 900px'>too wide</div></article></body></html>")
+        good.write_text("<!DOCTYPE html><html><body><article class='bd-article'><h1>Short</h1><p>fits</p>"
+                        "</article></body></html>")
+        assert read_page(page, bad, headings=True) == (["DIV too wide"], [word])
+        assert read_page(page, bad) == (["DIV too wide"], [])
+        assert read_page(page, good, headings=True) == ([], [])
+    finally:
+        page.context.close()
+
+
+def test_no_page_of_the_site_runs_past_its_column(site, sweep):
+    """Every page at 420 px, every page but the API reference's at 1280 px too (the ``sweep``)."""
+    api = [p for p in sweep["pages"] if p.relative_to(site).parts[0] == "api"]
+    assert api and sweep["read"] == {420: len(sweep["pages"]), 1280: len(sweep["pages"]) - len(api)}
+    assert sweep["cut"] == {}
+
+
+def test_no_api_heading_breaks_inside_a_word_at_420_px(site, sweep):
+    assert sorted((site / "api").glob("*.html"))
+    assert sweep["split"] == {}
 
 
 def test_the_front_page_shows_the_lessons_above_the_module_table(site, page):

@@ -180,6 +180,20 @@ def test_the_npm_packages_are_pinned_by_a_lock_and_never_committed():
     assert re.search(r"^build/$", (ROOT / ".gitignore").read_text(), re.M)  # build/npm/node_modules
 
 
+def test_the_page_guard_is_asked_about_every_url_that_may_leave_the_machine():
+    """``recorded_page`` routes only URLs that ``NOT_A_LOCAL_SCHEME`` matches to its guard: every URL
+    ``is_local`` refuses must match (or it would load unrecorded), and only file, data, blob and
+    about URLs may pass unasked."""
+    urls = ["file:///tmp/deck.html", "FILE:///tmp/x.js", "data:text/css,a{}", "blob:null/1234", "about:blank",
+            "https://unpkg.com/reveal.js", "http://example.org/x.png", "HTTPS://cdn.example/y.js", "//cdn.x/y.js",
+            "ws://example.org/socket", "wss://example.org/socket", "ftp://example.org/f", "http://127.0.0.1:8000/",
+            "http://localhost/x", "chrome-extension://abc/x.js", "filesystem:http://example.org/f", "javascript:1"]
+    for url in urls:
+        asked = bool(slides.NOT_A_LOCAL_SCHEME.search(url))
+        assert asked or slides.is_local(url), url
+        assert asked != (url.lower().split(":")[0] in slides.LOCAL_SCHEMES), url
+
+
 # --- the decks and handouts, built ---------------------------------------------------------------
 
 class Tags(HTMLParser):

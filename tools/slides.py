@@ -57,6 +57,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 WIDGET_NOTE = ("<p><em>An interactive widget is shown here when the lesson runs in Jupyter "
                "(<code>make lab</code>); a slide cannot run it.</em></p>")
 LOCAL_SCHEMES = ("file", "data", "blob", "about")
+# What recorded_page's guard is asked about (matched inside playwright's driver): any URL whose
+# scheme is not one of LOCAL_SCHEMES, so loopback and every other host still reach is_local.
+NOT_A_LOCAL_SCHEME = re.compile(rf"^(?!(?:{'|'.join(LOCAL_SCHEMES)}):)", re.IGNORECASE)
 PRINT_TIMEOUT_MS = 120_000
 
 
@@ -248,15 +251,31 @@ def recorded_page(browser, width: int = 1280, height: int = 800):
             page.remote.append(route.request.url)
             route.abort()
 
-    context.route("**/*", guard)
+    # Only a request that is not a file, data, blob or about URL goes to the guard: routing every
+    # request sent each of a page's two dozen files through Python and back (playwright's
+    # interception), about a fifth of a site page's load, for URLs the guard lets through anyway.
+    context.route(NOT_A_LOCAL_SCHEME, guard)
     return page
 
 
-def open_deck(browser, deck: Path, query: str = "", prepare=None):
+def forget_records(page) -> None:
+    """Empty a :func:`recorded_page`'s records, so that they hold only what the next document asks for."""
+    page.requests.clear()
+    page.remote.clear()
+    page.errors.clear()
+
+
+def open_deck(browser, deck: Path, query: str = "", prepare=None, page=None):
     """A page (:func:`recorded_page`) showing ``deck`` once reveal.js is ready and MathJax has typeset it.
 
-    ``prepare(page)``, if given, runs before the deck is loaded (a test's routes)."""
-    page = recorded_page(browser)
+    ``prepare(page)``, if given, runs before the deck is loaded (a test's routes).  ``page``, if
+    given, is a :func:`recorded_page` to load the deck into, its records emptied first: a loop
+    over every deck reuses one page, which costs about half a second less a deck than a new
+    context each (its creation, and scripts parsed again with no code cache)."""
+    if page is None:
+        page = recorded_page(browser)
+    else:
+        forget_records(page)
     if prepare is not None:
         prepare(page)
     page.goto(deck.resolve().as_uri() + query, wait_until="load")
@@ -279,11 +298,15 @@ SCREEN_HEIGHTS_JS = """() => {
 }"""
 
 
-def screen_heights(browser, deck: Path, width: int = 1280, height: int = 800) -> list[tuple[int, int, int]]:
+def screen_heights(browser, deck: Path, width: int = 1280, height: int = 800,
+                  page=None) -> list[tuple[int, int, int]]:
     """(column, row, pixels) of every screen of a deck shown in a ``width`` × ``height`` window:
     each screen's ``scrollHeight``, in the slide's own pixels (reveal.js lays a slide out at 1280×800
-    and scales it to the window), so a screen fits when it is at most 800."""
-    page = recorded_page(browser, width, height)
+    and scales it to the window), so a screen fits when it is at most 800.  ``page``, if given, is
+    a :func:`recorded_page` of that size to load the deck into (and leave open), as :func:`measure`
+    does for every deck."""
+    own = page is None
+    page = recorded_page(browser, width, height) if own else page
     try:
         page.goto(deck.resolve().as_uri(), wait_until="load")
         page.wait_for_function("() => document.querySelector('.reveal.ready') && "
@@ -292,12 +315,17 @@ def screen_heights(browser, deck: Path, width: int = 1280, height: int = 800) ->
         page.evaluate("() => document.fonts.ready")
         return [tuple(row) for row in page.evaluate(SCREEN_HEIGHTS_JS)]
     finally:
-        page.context.close()
+        if own:
+            page.context.close()
 
 
-def print_handout(browser, deck: Path) -> Path:
-    """The deck printed to PDF in reveal.js's print layout; fails if it asked for anything remote."""
-    page = open_deck(browser, deck, "?print-pdf")
+def print_handout(browser, deck: Path, page=None) -> Path:
+    """The deck printed to PDF in reveal.js's print layout; fails if it asked for anything remote.
+
+    ``page``, if given, is a :func:`recorded_page` to print in (left open, its records emptied
+    first), as :func:`build` does for every handout."""
+    own = page is None
+    page = open_deck(browser, deck, "?print-pdf", page=page)
     try:
         page.wait_for_function("() => document.documentElement.hasAttribute('data-pages-numbered')",
                                timeout=PRINT_TIMEOUT_MS)
@@ -313,7 +341,8 @@ def print_handout(browser, deck: Path) -> Path:
             raise RuntimeError(f"{deck.name}: remote requests {page.remote}, errors {page.errors}")
         return target
     finally:
-        page.context.close()
+        if own:
+            page.context.close()
 
 
 SECTION = re.compile(r"<section\b")
@@ -363,10 +392,14 @@ def build(notebooks: list[Path] | None = None, out: Path = OUT, handouts: bool =
     if handouts:
         log(f"{len(decks)} handouts, printed by headless Chromium (a few seconds each)")
         with chromium() as browser:
-            for number, deck in enumerate(decks, 1):
-                handout = print_handout(browser, deck)
-                pages = len(PDF_PAGE.findall(handout.read_bytes()))
-                log(f"  handout {number}/{len(decks)} {handout.relative_to(out)}: {pages} pages")
+            page = recorded_page(browser)  # one page prints every handout
+            try:
+                for number, deck in enumerate(decks, 1):
+                    handout = print_handout(browser, deck, page)
+                    pages = len(PDF_PAGE.findall(handout.read_bytes()))
+                    log(f"  handout {number}/{len(decks)} {handout.relative_to(out)}: {pages} pages")
+            finally:
+                page.context.close()
     write_index(out, decks)
     (out / "decks.json").write_text(json.dumps([d.relative_to(out).as_posix() for d in decks], indent=1))
     return list(decks)
@@ -377,13 +410,17 @@ def measure(decks: list[Path], out: Path, log=say) -> list[str]:
     per deck to ``log``; returns the screens taller than 800 px, named."""
     tall, screens = [], 0
     with chromium() as browser:
-        for deck in decks:
-            heights = screen_heights(browser, deck)
-            screens += len(heights)
-            over = [f"{deck.relative_to(out)} slide {h}/{v}: {px} px" for h, v, px in heights if px > 800]
-            tall += over
-            log(f"  {deck.relative_to(out)}: {len(heights)} slides, tallest {max(px for *_, px in heights)} px"
-                + (f", {len(over)} taller than 800" if over else ""))
+        page = recorded_page(browser, 1280, 800)  # one page measures every deck
+        try:
+            for deck in decks:
+                heights = screen_heights(browser, deck, page=page)
+                screens += len(heights)
+                over = [f"{deck.relative_to(out)} slide {h}/{v}: {px} px" for h, v, px in heights if px > 800]
+                tall += over
+                log(f"  {deck.relative_to(out)}: {len(heights)} slides, tallest {max(px for *_, px in heights)} px"
+                    + (f", {len(over)} taller than 800" if over else ""))
+        finally:
+            page.context.close()
     log(f"{len(tall)} of {screens} slides taller than 1280×800's 800 px")
     return tall
 
