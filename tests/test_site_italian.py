@@ -183,6 +183,12 @@ def test_each_translated_page_shows_its_catalogs_title(italian, page):
     assert shown == plain(catalog[english_title]) != plain(english_title)
 
 
+def test_an_apostrophe_stays_an_apostrophe(italian):
+    """docutils' Italian smart quotes would print "un po' più" as "un po” più"."""
+    text = (italian / "cheatsheet.html").read_text(encoding="utf-8")
+    assert "un po' più alto" in text.replace("&#39;", "'") and "po” più" not in text
+
+
 def first_markdown_heading(path: Path) -> str:
     return re.search(r"^#\s+(.+)$", path.read_text(encoding="utf-8"), re.M).group(1).strip()
 

@@ -15,6 +15,7 @@
   translated by Sphinx's own i18n, from ``docs/locale/it/LC_MESSAGES/<page>.po``.  Those catalogs
   are brought in step with the English by ``make site-catalogs``: ``sphinx-build -b gettext -D
   bloomedu_edition=it`` extracts those pages only, then ``sphinx-intl update -l it``.
+- MathJax is the English site's copy (``../_static/mathjax``), not copied again.
 - The pages not translated (API reference, instructors' guide, results, FAQ, toy) are not built
   again: a link to one from an Italian page goes to the English page (intersphinx, reading the
   English build's ``objects.inv``), and their places in the sidebar are left out.
@@ -80,6 +81,11 @@ def configure(app, config) -> None:
     english = Path(app.outdir).parent / "objects.inv"
     config.intersphinx_mapping = {"en": ("..", str(english))} if english.is_file() else {}
     config.intersphinx_disabled_reftypes = []  # {doc}`faq` goes to the English FAQ
+    config.mathjax_path = "../../_static/mathjax/tex-chtml.js"  # the English site's copy (24 MB), not another
+    for listener in list(app.events.listeners.get("build-finished", [])):
+        if listener.handler.__module__ == "sphinx-mathjax-offline":  # what would copy it into it/_static
+            app.disconnect(listener.id)
+    config.smartquotes = False  # docutils' Italian quotes turn the apostrophe of "po' più" into ”
     config.html_title = "bloomedu: i filtri di Bloom, passo dopo passo"
     config.html_theme_options = {**config.html_theme_options,
                                  "search_bar_text": "Cerca nelle lezioni…"}
