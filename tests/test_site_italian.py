@@ -174,6 +174,13 @@ def test_each_notebook_page_of_the_italian_site_is_the_italian_notebook(italian,
     assert italian_heading == english_heading or shown != plain(english_heading)
 
 
+def test_the_download_button_of_an_italian_lesson_gives_the_italian_notebook(italian):
+    for page in ITALIAN_NOTEBOOKS:
+        assert f'href="{"../" * page.count("/")}_sources/{page}.ipynb"' in (italian / f"{page}.html").read_text(encoding="utf-8")
+        italian_notebook = ROOT / "notebooks" / "it" / f"{page.removeprefix('notebooks/')}.ipynb"
+        assert (italian / "_sources" / f"{page}.ipynb").read_bytes() == italian_notebook.read_bytes(), page
+
+
 @pytest.mark.parametrize("page", bloomedu_editions.TRANSLATED_PAGES)
 def test_each_translated_page_shows_its_catalogs_title(italian, page):
     with (LOCALE / f"{page}.po").open("rb") as handle:

@@ -10,7 +10,8 @@
 - Its lessons, deeper notebooks and solutions are the Italian notebooks (``notebooks/it/``, built
   from ``translations/it/`` by ``tools.lesson_catalogs``), read in place of the English copy of
   the same page (``source-read``): same page names, same figures' alt, the Italian text and
-  outputs.  An English notebook with no Italian edition yet is left out of the Italian site.
+  outputs, and its download button gives the Italian notebook.  An English notebook with no
+  Italian edition yet is left out of the Italian site.
 - The other translated pages (:data:`TRANSLATED_PAGES`: the home page, cheat sheet, glossary) are
   translated by Sphinx's own i18n, from ``docs/locale/it/LC_MESSAGES/<page>.po``.  Those catalogs
   are brought in step with the English by ``make site-catalogs``: ``sphinx-build -b gettext -D
@@ -121,8 +122,15 @@ def twin_link(app, pagename, templatename, context, doctree) -> None:
 
 
 def build_editions(app, exception) -> None:
-    """After the English HTML site, each edition into ``<outdir>/<language>``, with the same flags."""
-    if exception is not None or edition(app.config) is not None or app.builder.name != "html":
+    """After the English HTML site, each edition into ``<outdir>/<language>``, with the same flags;
+    after an edition, its notebooks for the pages' download button (Sphinx copied the English)."""
+    if exception is not None or app.builder.name != "html":
+        return
+    if (language := edition(app.config)) is not None:
+        root = Path(app.srcdir).parent
+        for page in edition_notebooks(root, language):
+            path = Path(app.outdir) / "_sources" / f"{page}.ipynb"
+            path.write_bytes((root / "notebooks" / language / f"{page.removeprefix('notebooks/')}.ipynb").read_bytes())
         return
     for language in EDITIONS:
         command = [sys.executable, "-m", "sphinx", "-b", "html", "-D", f"language={language}",
