@@ -11,6 +11,7 @@ English pages: a sentence changed in English and not brought in with ``make site
 
 from __future__ import annotations
 
+import doctest
 import json
 import posixpath
 import re
@@ -210,6 +211,11 @@ def test_links_to_pages_left_in_english_go_to_the_english_site(site, italian):
 
 
 # --- the helpers, on small inputs -------------------------------------------------------------
+
+def test_the_editions_helpers_examples_run():
+    result = doctest.testmod(bloomedu_editions)
+    assert result.failed == 0 and result.attempted >= 2
+
 
 def test_edition_notebooks_lists_only_notebooks_with_an_english_twin(tmp_path):
     for path in ("notebooks/01_a.ipynb", "notebooks/it/01_a.ipynb", "notebooks/it/02_b.ipynb",

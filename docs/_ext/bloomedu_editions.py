@@ -46,7 +46,12 @@ TABLE_ELSEWHERE = ("The table that maps each step of the articles to its module,
 
 def edition(config) -> str | None:
     """The language of the edition being built (``-D language=it``), or of the catalogs being
-    extracted (``-D bloomedu_edition=it``); None for the English site."""
+    extracted (``-D bloomedu_edition=it``); None for the English site.
+
+    >>> from types import SimpleNamespace as Config
+    >>> [edition(Config(language=lang, bloomedu_edition=only)) for lang, only in [("it", ""), ("en", ""), ("en", "it")]]
+    ['it', None, 'it']
+    """
     return config.bloomedu_edition or (config.language if config.language in EDITIONS else None)
 
 
@@ -106,19 +111,24 @@ def read_edition(app, docname: str, source: list[str]) -> None:
         source[0] = path.read_text(encoding="utf-8")
 
 
+def twin_href(pagename: str, language: str) -> str:
+    """The relative link from a page to its twin in ``language`` (``en``: from an edition's page).
+
+    >>> twin_href("notebooks/01_seen_ids", "it"), twin_href("notebooks/01_seen_ids", "en")
+    ('../it/notebooks/01_seen_ids.html', '../../notebooks/01_seen_ids.html')
+    """
+    depth = pagename.count("/")
+    return "../" * (depth + 1) + f"{pagename}.html" if language == ENGLISH[0] else "../" * depth + f"{language}/{pagename}.html"
+
+
 def twin_link(app, pagename, templatename, context, doctree) -> None:
     """``bloomedu_twin`` for the header's template: the same page in the other language, if any."""
-    language = edition(app.config)
-    depth = pagename.count("/")
-    if language is not None:
-        context["bloomedu_twin"] = {"href": "../" * (depth + 1) + f"{pagename}.html",
-                                    "lang": ENGLISH[0], "name": ENGLISH[1]}
+    if edition(app.config) is not None:
+        context["bloomedu_twin"] = {"href": twin_href(pagename, ENGLISH[0]), "lang": ENGLISH[0], "name": ENGLISH[1]}
         return
-    root = Path(app.srcdir).parent
-    for other, name in EDITIONS.items():
-        if pagename in edition_pages(root, other):
-            context["bloomedu_twin"] = {"href": "../" * depth + f"{other}/{pagename}.html",
-                                        "lang": other, "name": name}
+    for language, name in EDITIONS.items():
+        if pagename in edition_pages(Path(app.srcdir).parent, language):
+            context["bloomedu_twin"] = {"href": twin_href(pagename, language), "lang": language, "name": name}
 
 
 def build_editions(app, exception) -> None:
