@@ -7,7 +7,8 @@
 #               unit tests, Redis servers, strict nbval on a copy of the lessons; the site and
 #               the browser in .venv): .venv has the newest releases, .venv-oldest the lower
 #               bounds pyproject.toml promises (pinned in constraints/oldest.txt)
-#   make html   the lessons and the API reference as a static site in build/html/
+#   make html   the lessons and the API reference as a static site in build/html/, and the
+#               Italian site beside it in build/html/it/ (each page links to its twin)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -34,7 +35,7 @@ CONSTRAINTS   := constraints/oldest.txt
 # ipykernel 6.3.1's debugger otherwise prints a frozen-modules note at every kernel start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: env env-oldest lab check test bench bench-day html clean chromium cc java redis postgres slides assignments
+.PHONY: env env-oldest lab check test bench bench-day html site-catalogs clean chromium cc java redis postgres slides assignments
 
 env: $(STAMP)
 env-oldest: $(OLDEST_STAMP)
@@ -223,8 +224,20 @@ bench-day: $(STAMP) cc
 	$(BIN)/python -m benchmarks.day
 
 # The lessons, solutions and API reference as a static site in build/html/ (open index.html).
+# The same command then builds the Italian site into build/html/it/ (docs/_ext/bloomedu_editions.py:
+# the Italian notebooks of notebooks/it/, the home page, cheat sheet and glossary translated by
+# docs/locale/it/, links to the English pages that are not translated), its doctrees beside.
 html: $(STAMP)
 	$(BIN)/python -m sphinx $(SPHINX_FLAGS) -d build/doctrees docs build/html
+
+# After an English page of the Italian site (docs/index.md, cheatsheet.md, glossary.md, or a lesson's
+# summary on the home page) changes: its catalog in docs/locale/it/LC_MESSAGES/ brought in step, the
+# new or changed sentences left untranslated or marked fuzzy for the translator, then counted
+# (tests/test_site_italian.py fails until every one is translated and its fuzzy mark removed).
+site-catalogs: $(STAMP)
+	$(BIN)/python -m sphinx -q -b gettext -D bloomedu_edition=it -d build/doctrees-gettext docs build/gettext
+	$(BIN)/sphinx-intl update -p build/gettext -l it -d docs/locale
+	$(BIN)/sphinx-intl stat -l it -d docs/locale
 
 # An earlier make assignments installed nbgrader into .venv (its stamp .installed-instructor)
 # and wrote the course into build/nbgrader/: the first run of this one takes nbgrader out of

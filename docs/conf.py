@@ -25,10 +25,12 @@ extensions = [
     "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",  # the Italian site's links to English-only pages (before bloomedu_api)
     "sphinx-mathjax-offline",  # MathJax 3 from its PyPI package, copied into _static/
     "bloomedu_api",  # what each API page documents, references as Python reads them, signatures
     "bloomedu_site",
     "bloomedu_pages",  # {lesson}`topic` links, the sizing table, the instructors' guide
+    "bloomedu_editions",  # the Italian site in build/html/it/, each page linked to its twin
 ]
 
 root_doc = "index"
@@ -80,4 +82,9 @@ html_theme_options = {
     "launch_buttons": {},
     "search_bar_text": "Search the lessons and the API…",
     "navbar_persistent": [],  # one search box, in the sidebar
+    "article_header_end": ["bloomedu-language.html", "article-header-buttons.html"],  # English | Italiano
 }
+
+# --- the Italian site (bloomedu_editions: -D language=it) --------------------------
+locale_dirs = ["locale/"]  # docs/locale/it/LC_MESSAGES/<page>.po: the home page, cheat sheet, glossary
+gettext_compact = False
