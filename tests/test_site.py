@@ -802,9 +802,10 @@ def test_the_site_helpers_examples_run():
 
 def test_the_sites_own_extensions_stay_small():
     """Stock autodoc, autosummary and MyST do the rest; docs/_ext holds only what they cannot
-    (among it a figure's alt, which MyST-NB does not take from the output's metadata)."""
+    (among it a figure's alt, which MyST-NB does not take from the output's metadata), and the
+    Italian edition's build (bloomedu_editions.py)."""
     lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in (DOCS / "_ext").glob("*.py"))
-    assert lines <= 520, lines
+    assert lines <= 680, lines
 
 
 def test_sessions_group_consecutive_lessons_within_ninety_minutes():
