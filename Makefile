@@ -147,6 +147,9 @@ redis: $(STAMP)
 # --durations=15 prints the slowest tests of each run, so a new slow test is seen the day it lands.
 JOBS      ?= auto
 PYTEST_N  := -n $(JOBS) --durations=15
+# The lessons phases wait more than they compute (a kernel starting, Spark's JVM, a Redis
+# cluster's failover timeout): two notebooks a core keep both cores busy.
+LESSON_JOBS ?= $(shell $(PYTHON) -c 'import os; print(2 * (os.cpu_count() or 1))')
 START     := $(shell date +%s)
 
 check: $(STAMP)
@@ -199,7 +202,7 @@ define run_tests
 	  $(if $(6),echo "Leaving out $(6): $(7)" && rm $(addprefix $$copy/lessons/,$(6)) $(addprefix $$copy/lessons-it/,$(6)) && )\
 	  $(TEST_ENV) BLOOMEDU_KERNELS=$(5) $(1)/bin/python -m pytest -p no:cacheprovider -p tools.nbval_kernel_start \
 	    --nbval --nbval-current-env \
-	    $(PYTEST_N) --dist loadfile $$copy/lessons $$copy/lessons-it; status=$$?; rm -rf $$copy; exit $$status)
+	    -n $(LESSON_JOBS) --durations=15 --dist loadfile $$copy/lessons $$copy/lessons-it; status=$$?; rm -rf $$copy; exit $$status)
 endef
 
 test: $(STAMP) $(OLDEST_STAMP) $(SPARK_STAMP) chromium cc java redis postgres
