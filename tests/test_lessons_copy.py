@@ -103,8 +103,8 @@ def test_an_existing_lesson_is_replaced_only_when_asked(copied, capsys, tmp_path
 
 def test_make_test_runs_strict_nbval_on_the_copy_in_both_environments():
     """``make -n test`` (print the commands, run nothing): each environment's own ``bloomedu
-    lessons`` writes a folder that the same environment's pytest then runs with ``--nbval``,
-    keeping each notebook's cells on one worker."""
+    lessons`` writes a folder of each edition that the same environment's pytest then runs with
+    ``--nbval``, keeping each notebook's cells on one worker."""
     dry = subprocess.run(["make", "-n", "-B", "test"], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     for venv in (".venv", ".venv-oldest"):
@@ -113,6 +113,8 @@ def test_make_test_runs_strict_nbval_on_the_copy_in_both_environments():
         nbval = re.search(rf"{re.escape(venv)}/bin/python -m pytest .*--nbval .*", dry)
         assert nbval and copy.group(1) in nbval.group(0), f"{venv}: nbval does not run the copy"
         assert "--nbval-lax" not in nbval.group(0) and "--dist loadfile" in nbval.group(0)
+        italian = re.search(rf"{re.escape(venv)}/bin/bloomedu lessons (\S+) --lang it", dry)
+        assert italian and italian.group(1) != copy.group(1) and italian.group(1) in nbval.group(0)
 
 
 # --- make lab's working copy --------------------------------------------------------------
