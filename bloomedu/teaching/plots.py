@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 
 import matplotlib.pyplot as plt
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 import numpy as np
 
 from ..i18n import N_, gettext as _
@@ -108,25 +109,44 @@ def new_axes(figsize: tuple[float, float] = FIGSIZE):
     return ax
 
 
-def decorate(ax=None, **options):
+def decorate(ax=None, legend=None, **options):
     """Set Axes properties in one call (``title``, ``xlabel``, ``yscale``, ...) and add a legend.
 
     The title, the axes' labels and the legend's are looked up in the library's catalog
     (:mod:`bloomedu.i18n`), so the Italian edition can show them in Italian from the same code.
+    ``legend`` is a dict of options for the legend (``loc``, ``fontsize``, ``ncols``, ...),
+    passed to matplotlib's ``ax.legend`` with the translated labels (and a translated
+    ``title``); a lesson sets them here rather than calling ``ax.legend`` itself, which would
+    redraw the labels untranslated.
+    A figure laid out with ``layout="constrained"`` keeps that layout.
 
     >>> ax = new_axes(); ax.plot([1, 2], [3, 4], label="line")
     [<matplotlib.lines.Line2D object at ...>]
-    >>> decorate(ax, title="t", xlabel="n", yscale="log") is ax
+    >>> decorate(ax, title="t", xlabel="n", yscale="log", legend=dict(loc="lower right")) is ax
     True
+    >>> decorate(ax, legend=dict(fontsize=7, title="lines")).get_legend().get_title().get_text()
+    'lines'
+    >>> [t.get_fontsize() for t in ax.get_legend().get_texts()]
+    [7.0]
     >>> plt.close("all")
     """
+    if legend is not None and not isinstance(legend, dict):
+        raise TypeError(f"legend must be a dict of ax.legend options, such as "
+                        f"dict(loc='lower right'), got {legend!r}")
+    if legend and {"labels", "handles"} & set(legend):
+        raise ValueError(f"legend must not set labels or handles (decorate passes the plot's "
+                         f"labels, translated), got {sorted(legend)}")
     ax = ax if ax is not None else plt.gca()
     ax.set(**{name: _(value) if name in _WORDS and isinstance(value, str) else value
               for name, value in options.items()})
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(handles, [_(label) for label in labels])
-    ax.figure.tight_layout()
+        legend = dict(legend or {})
+        if isinstance(legend.get("title"), str):
+            legend["title"] = _(legend["title"])
+        ax.legend(handles, [_(label) for label in labels], **legend)
+    if not isinstance(ax.figure.get_layout_engine(), ConstrainedLayoutEngine):
+        ax.figure.tight_layout()
     return ax
 
 
