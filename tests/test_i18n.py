@@ -296,6 +296,8 @@ def test_decorate_s_legend_options_keep_the_labels_translated(italian):
         decorate(ax, legend="upper center")
     with pytest.raises(ValueError, match="legend must not set labels"):
         decorate(ax, legend=dict(labels=["a", "b"]))
+    ax = new_axes(); ax.plot([0, 1], [1, 0], label="measured")
+    assert decorate(ax, title="measured", legend=False).get_legend() is None
     plt.close("all")
 
 

@@ -117,7 +117,8 @@ def decorate(ax=None, legend=None, **options):
     ``legend`` is a dict of options for the legend (``loc``, ``fontsize``, ``ncols``, ...),
     passed to matplotlib's ``ax.legend`` with the translated labels (and a translated
     ``title``); a lesson sets them here rather than calling ``ax.legend`` itself, which would
-    redraw the labels untranslated.
+    redraw the labels untranslated.  ``legend=False`` draws no legend (one panel of two may
+    leave it to the other).
     A figure laid out with ``layout="constrained"`` keeps that layout.
 
     >>> ax = new_axes(); ax.plot([1, 2], [3, 4], label="line")
@@ -130,9 +131,9 @@ def decorate(ax=None, legend=None, **options):
     [7.0]
     >>> plt.close("all")
     """
-    if legend is not None and not isinstance(legend, dict):
+    if legend is not None and legend is not False and not isinstance(legend, dict):
         raise TypeError(f"legend must be a dict of ax.legend options, such as "
-                        f"dict(loc='lower right'), got {legend!r}")
+                        f"dict(loc='lower right'), or False for none, got {legend!r}")
     if legend and {"labels", "handles"} & set(legend):
         raise ValueError(f"legend must not set labels or handles (decorate passes the plot's "
                          f"labels, translated), got {sorted(legend)}")
@@ -140,7 +141,7 @@ def decorate(ax=None, legend=None, **options):
     ax.set(**{name: _(value) if name in _WORDS and isinstance(value, str) else value
               for name, value in options.items()})
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
+    if handles and legend is not False:
         legend = dict(legend or {})
         if isinstance(legend.get("title"), str):
             legend["title"] = _(legend["title"])
