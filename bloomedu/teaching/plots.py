@@ -226,22 +226,35 @@ def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, a
 GROUP_COLORS = ("#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948")
 
 
+OUTLINE_COLORS = ("#e15759", "#000000")
+
+
 def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = None,
-                    colors=GROUP_COLORS, numbers: bool = True):
+                    colors=GROUP_COLORS, numbers: bool = True, outlined=None):
     """Draw a bit array with chosen cells coloured by group, and a legend naming the groups.
 
     ``groups`` maps a label to bit indices (for example the k bits of one key).
     Clear bits are light grey, set bits dark blue, then each group paints its
     cells in its own colour (a later group over an earlier one).  With
     ``numbers`` every cell shows its index, as in a walkthrough on a small m.
+    ``outlined`` maps a label to bit indices whose cells get a red frame (a second label, black),
+    named in the legend too (lesson 12: Guava's padding beyond m).  The legend's labels are
+    looked up in the catalog, as :func:`decorate` does.
 
     >>> from bloomedu.core.bits import BitArray
     >>> b = BitArray(32); b.set(3); b.set(20)
     >>> ax = draw_bit_groups(b, {"key A": [3, 20], "key B": [7]})
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['clear', 'set', 'key A', 'key B']
+    >>> ax = draw_bit_groups(b, {"key A": [3, 20]}, outlined={"beyond m = 30": [30, 31]})
+    >>> [t.get_text() for t in ax.get_legend().get_texts()], len(ax.patches)
+    (['clear', 'set', 'key A', 'beyond m = 30'], 2)
     >>> plt.close("all")
     """
+    outlined = dict(outlined or {})
+    if len(outlined) > len(OUTLINE_COLORS):
+        raise ValueError(f"outlined must have at most {len(OUTLINE_COLORS)} entries (one per "
+                         f"colour), got {len(outlined)}")
     values = bits.to_bools() if hasattr(bits, "to_bools") else np.asarray(bits, dtype=bool)
     if len(groups) > len(colors):
         raise ValueError(f"groups must have at most {len(colors)} entries (one per colour), "
@@ -271,6 +284,14 @@ def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = 
     ax.set_xticks([]), ax.set_yticks([])
     patches = [plt.matplotlib.patches.Patch(color=color, label=label) for color, label in
                zip(palette, [_("clear"), _("set"), *map(_, groups)])]
+    for color, (label, indices) in zip(OUTLINE_COLORS, outlined.items()):
+        for index in indices:
+            row, column = divmod(index, width)
+            ax.add_patch(plt.Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False,
+                                       edgecolor=color, linewidth=2))
+        patches.append(plt.matplotlib.lines.Line2D(
+            [], [], marker="s", linestyle="none", markerfacecolor="none", markeredgecolor=color,
+            markeredgewidth=2, label=_(label)))
     ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
     if title:
