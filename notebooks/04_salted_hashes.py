@@ -177,7 +177,8 @@ for ax, (a, b) in zip(axes, [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]
     decorate(ax, title=f"{a} vs {b}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15],
              yticks=[0, 5, 10, 15])
 decorate(axes[0], ylabel="h_a(x) mod 16")
-fig.colorbar(image, ax=axes, shrink=0.8, label="keys per cell (max 2x expected)")
+colorbar = fig.colorbar(image, ax=axes, shrink=0.8)
+decorate(colorbar.ax, ylabel="keys per cell (max 2x expected)")
 show("Two 16 by 16 heat maps of 4-bit value pairs over 65,536 IDs: for salt '0' against salt "
      "'1' all 256 cells have about the same colour, near 256 keys each; for salt '0' against "
      "itself only the diagonal is lit and every other cell is empty.")
