@@ -49,7 +49,7 @@ import numpy as np
 
 from bloomedu import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.teaching.exercises import check
-from bloomedu.teaching.plots import FIGSIZE, show
+from bloomedu.teaching.plots import FIGSIZE, decorate, show
 from bloomedu.teaching.predict import predict
 
 # %% [markdown]
@@ -174,9 +174,11 @@ fig, axes = plt.subplots(1, 2, figsize=FIGSIZE, layout="constrained")
 for ax, (a, b) in zip(axes, [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]):
     counts = np.bincount(low_bits[a] * 16 + low_bits[b], minlength=256).reshape(16, 16)
     image = ax.imshow(counts, cmap="viridis", vmin=0, vmax=2 * len(keys) / 256)
-    ax.set(title=f"{a} vs {b}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15], yticks=[0, 5, 10, 15])
-axes[0].set_ylabel("h_a(x) mod 16")
-fig.colorbar(image, ax=axes, shrink=0.8, label="keys per cell (max 2x expected)")
+    decorate(ax, title=f"{a} vs {b}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15],
+             yticks=[0, 5, 10, 15])
+decorate(axes[0], ylabel="h_a(x) mod 16")
+colorbar = fig.colorbar(image, ax=axes, shrink=0.8)
+decorate(colorbar.ax, ylabel="keys per cell (max 2x expected)")
 show("Two 16 by 16 heat maps of 4-bit value pairs over 65,536 IDs: for salt '0' against salt "
      "'1' all 256 cells have about the same colour, near 256 keys each; for salt '0' against "
      "itself only the diagonal is lit and every other cell is empty.")

@@ -304,8 +304,8 @@ for (name, (bits, k)), color, short in zip(scaled.items(), ["#f28e2b", "#1f4e79"
             "o", color=color, label=f"{short}: measured (slices with a loss)")
 decorate(ax, xlabel="hour of the day", ylabel="share of genuine clicks dropped", yscale="log",
          ylim=(1e-6, 0.3), xticks=range(0, 25, 4),
-         title="A day of clicks: the rate grows as the filter fills")
-ax.legend(loc="lower right", fontsize=8)
+         title="A day of clicks: the rate grows as the filter fills",
+         legend=dict(loc="lower right", fontsize=8))
 show("The share of genuine clicks dropped against the hour of the day, on a log scale: the "
      "article's design climbs from nothing to about 9% by midnight and the sized filter to about "
      "0.1%, and the measured slices sit on both curves.")

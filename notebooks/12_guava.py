@@ -11,7 +11,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -49,7 +49,6 @@ import inspect
 import math
 import time
 
-import matplotlib.pyplot as plt
 import mmh3
 
 from bloomedu import BloomFilter
@@ -133,16 +132,9 @@ print("bits shared by two strings: "
 
 # %%
 groups["shared by two strings"] = list(shared)
-ax = draw_bit_groups(guava.bits, groups, width=16,
-                     title=f"Guava, n = 10, p = 0.1: m = {m_by_hand} but bitSize = {guava.bit_size}")
-for i in range(m_by_hand, guava.bit_size):  # outline the padding beyond m
-    row, column = divmod(i, 16)
-    ax.add_patch(plt.Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="#e15759",
-                               linewidth=2))
-ax.plot([], [], "s", markerfacecolor="none", markeredgecolor="#e15759", markeredgewidth=2,
-        label=f"beyond m = {m_by_hand}")
-ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
-          handles=ax.get_legend().legend_handles + ax.get_lines()[-1:])
+draw_bit_groups(guava.bits, groups, width=16,
+                title=f"Guava, n = 10, p = 0.1: m = {m_by_hand} but bitSize = {guava.bit_size}",
+                outlined={f"beyond m = {m_by_hand}": range(m_by_hand, guava.bit_size)})  # the padding
 show("Guava's 64 bits for n = 10, p = 0.1 as four rows of 16: the bits of città, naïve, the kanji "
      "and the emoji in four colours, bits 0 and 6 set by both naïve and the kanji, and the 17 "
      "padding bits 47 to 63 outlined in red, two of them set (51 and 58).")

@@ -11,7 +11,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -272,8 +272,7 @@ decorate(left, xlabel="age of the key, minutes", ylabel="fraction still found",
 right.bar(range(apbf.num_slices), apbf.fills(), width=1.0, color="tab:orange", label="measured")
 right.plot(range(apbf.num_slices), paper_fills, color="black", label="paper: (i+1)/2k, then 1/2")
 decorate(right, xlabel="slice, newest (0) to oldest", ylabel="fraction of bits set",
-         title="Age-partitioned slices before a shift")
-right.legend(loc="lower right")
+         title="Age-partitioned slices before a shift", legend=dict(loc="lower right"))
 show("Left: the rotating filter finds every key up to 60 minutes old, then loses them "
      "steadily until 80 minutes; the age-partitioned filter finds every key up to 60 minutes "
      "and almost none after 63. Right: the age-partitioned filter's slices fill from "

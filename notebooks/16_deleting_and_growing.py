@@ -12,7 +12,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -279,8 +279,7 @@ for (label, color) in zip(choices, ("tab:blue", "tab:orange")):
 ax.axhline(0.01, color="black", linestyle="--", label="target p = 1%")
 decorate(ax, xscale="log", yscale="log", xlabel="keys added (the filter started sized for 100)",
          ylabel="false-positive rate", title="A scalable filter's rate as it grows",
-         ylim=(1e-4, 0.2))
-ax.legend(loc="lower right", fontsize="small", ncols=2)
+         ylim=(1e-4, 0.2), legend=dict(loc="lower right", fontsize="small", ncols=2))
 show("Two scalable filters' false-positive rates as they grow from 316 to 100,000 keys, on log "
      "scales: ours climbs slowly from about 0.002 to 0.006 and stays under the 1% target; "
      "pybloom-live's choice starts near 1.1% and climbs towards its dotted limit of 9%, with "

@@ -11,7 +11,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -235,16 +235,16 @@ for j, link in enumerate(chain.links):
     left.annotate(f"{link.entries:,d} IDs\nk = {link.hashes}", (j, link.bits / 1e3),
                   ha="center", va="bottom", fontsize="small")
 decorate(left, xticks=index, xlabel="sub-filter, oldest (0) to newest", ylabel="thousands of bits",
-         ylim=(0, bits.max() / 1e3 * 1.3), title="Each twice the last")
-left.legend(loc="upper left", fontsize="small")
+         ylim=(0, bits.max() / 1e3 * 1.3), title="Each twice the last",
+         legend=dict(loc="upper left", fontsize="small"))
 errors = np.array([link.error for link in chain.links])
 right.bar(index, errors, color="tab:orange", label="each one's error")
 right.plot(index, np.cumsum(errors), "o-", color="black", label="running sum")
 right.axhline(0.001, color="black", linestyle="--", label="p = 0.001")
 right.axhline(measured, color="tab:blue", linestyle=":", label="measured")
 decorate(right, xticks=index, xlabel="sub-filter", ylabel="false-positive rate",
-         ylim=(0, 0.0017), title="Errors that sum under p")
-right.legend(loc="upper center", fontsize="small", ncols=2)
+         ylim=(0, 0.0017), title="Errors that sum under p",
+         legend=dict(loc="upper center", fontsize="small", ncols=2))
 show("Left: four sub-filters of about 47, 104, 225 and 484 thousand bits, each made for twice "
      "the IDs of the one before, the first three full and the newest about a third full. Right: "
      "their errors halve from 0.0005 to 0.00006, their running sum climbs to 0.00094 under "

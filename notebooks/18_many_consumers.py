@@ -62,7 +62,7 @@ from bloomedu.services.redis_load import run_load
 from bloomedu.services.redis_server import RedisServer
 from bloomedu.services.redis_sharded import ShardedFilter, day_layout
 from bloomedu.teaching.exercises import check
-from bloomedu.teaching.plots import show
+from bloomedu.teaching.plots import decorate, show
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_strings
 
@@ -224,12 +224,10 @@ for path, style in (("BF.MADD", "o-"), ("add_many", "s--")):
     mine = [x for x in loads if x.path == path]
     left.plot([x.clients for x in mine], [x.keys_per_s for x in mine], style, label=path)
     right.plot([x.clients for x in mine], [x.server_us_per_key for x in mine], style, label=path)
-left.set(xlabel="clients (processes)", ylabel="keys per second", xticks=[1, 4],
+decorate(left, xlabel="clients (processes)", ylabel="keys per second", xticks=[1, 4],
          title="throughput against consumers")
-right.set(xlabel="clients (processes)", ylabel="server CPU µs per key", xticks=[1, 4],
-          ylim=(0, None), title="what the server spends")
-left.legend()
-fig.tight_layout()
+decorate(right, xlabel="clients (processes)", ylabel="server CPU µs per key", xticks=[1, 4],
+         ylim=(0, None), title="what the server spends", legend=False)
 show("Two panels against 1 and 4 client processes, for BF.MADD and for bloomedu's add_many: "
      "keys per second on the left, the server's CPU microseconds per key on the right.")
 
@@ -287,9 +285,8 @@ print(f"every ID found: {bool(scaled.contains_many(day_ids).all())}; "
 fig, ax = plt.subplots(figsize=(5, 2.8))
 ax.bar(range(len(per_shard)), per_shard, color="tab:blue")
 ax.axhline(8640 / 3, color="black", linestyle=":", label="8,640 / 3")
-ax.set(xlabel="shard (one per primary node)", ylabel="IDs", xticks=range(len(per_shard)),
-       title="keys per shard")
-ax.legend(loc="lower right")
+decorate(ax, xlabel="shard (one per primary node)", ylabel="IDs", xticks=range(len(per_shard)),
+         title="keys per shard", legend=dict(loc="lower right"))
 show(f"Bar chart of the IDs in each of the three shards, {per_shard[0]:,}, {per_shard[1]:,} and "
      f"{per_shard[2]:,}: all three bars end close to the dotted line at 8,640 / 3 = 2,880.")
 

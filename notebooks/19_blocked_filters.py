@@ -55,7 +55,7 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.core.theory import false_positive_rate, num_bits_for
 from bloomedu.teaching.exercises import check
-from bloomedu.teaching.plots import show
+from bloomedu.teaching.plots import decorate, show
 from bloomedu.teaching.predict import predict
 from bloomedu.variants import BlockedBloomFilter
 from bloomedu.variants.blocked import num_blocks_for, split_block_false_positive_rate
@@ -239,10 +239,8 @@ ax.semilogy(per_key, plain_best, "s-", label="plain filter, best k")
 ax.semilogy(per_key, plain_same, "o-", label="plain filter, k = 8")
 ax.semilogy(per_key, formula, "-", color="C3", label="split-block, Poisson average")
 ax.semilogy(per_key, measured, "x", color="C3", markersize=9, label="split-block, measured")
-ax.set_xlabel("bits per key (m/n)")
-ax.set_ylabel("false-positive rate")
-ax.set_title("One cache miss per key costs false positives")
-ax.legend()
+decorate(ax, xlabel="bits per key (m/n)", ylabel="false-positive rate",
+         title="One cache miss per key costs false positives")
 show("Log-scale false-positive rate against bits per key from 8 to 24: the split-block filter's "
      "curve and its measured crosses lie above both plain-filter curves, further above as bits per "
      "key grow.")

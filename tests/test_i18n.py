@@ -282,6 +282,46 @@ def test_the_plots_and_a_figure_in_italian(italian):
     plt.close("all")
 
 
+def test_decorate_s_legend_options_keep_the_labels_translated(italian):
+    import matplotlib.pyplot as plt
+    from bloomedu.teaching.plots import decorate, new_axes
+    ax = new_axes(); ax.plot([0, 1], [1, 0], label="measured"); ax.plot([0, 1], [0, 1], label="exact")
+    decorate(ax, legend=dict(loc="upper center", fontsize=7, ncols=2, title="measured"))
+    shown = ax.get_legend()
+    assert [t.get_text() for t in shown.get_texts()] == ["misurato", "esatta"]
+    assert shown.get_title().get_text() == "misurato"
+    assert [t.get_fontsize() for t in shown.get_texts()] == [7.0, 7.0]
+    assert shown._ncols == 2 and shown._loc == 9  # matplotlib's code for "upper center"
+    with pytest.raises(TypeError, match="legend must be a dict"):
+        decorate(ax, legend="upper center")
+    with pytest.raises(ValueError, match="legend must not set labels"):
+        decorate(ax, legend=dict(labels=["a", "b"]))
+    ax = new_axes(); ax.plot([0, 1], [1, 0], label="measured")
+    assert decorate(ax, title="measured", legend=False).get_legend() is None
+    plt.close("all")
+
+
+def test_draw_bit_groups_outlines_cells_and_names_them_in_italian(italian):
+    import matplotlib.pyplot as plt
+    from bloomedu.teaching.plots import draw_bit_groups
+    ax = draw_bit_groups([1, 0, 0, 1], {"set": [0]}, width=4, outlined={"measured": [2, 3]})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a 0", "a 1", "a 1", "misurato"]
+    assert sorted(p.get_xy() for p in ax.patches) == [(1.5, -0.5), (2.5, -0.5)]
+    with pytest.raises(ValueError, match="outlined must have at most 2"):
+        draw_bit_groups([1, 0], {}, outlined={"a": [0], "b": [1], "c": [1]})
+    plt.close("all")
+
+
+def test_decorate_keeps_a_constrained_layout():
+    import matplotlib.pyplot as plt
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from bloomedu.teaching.plots import decorate
+    fig, axes = plt.subplots(1, 2, layout="constrained")
+    decorate(axes[0], title="left")
+    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    plt.close("all")
+
+
 def test_the_classroom_in_italian(italian):
     from bloomedu.teaching.classroom import BitSetters, Collision, FalsePositive
     assert str(Collision("a", "b", 7, 2)) == "'a' e 'b' hanno lo stesso hash, 7 (trovati dopo 2 tentativi)"
@@ -358,7 +398,17 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
                 values.append(call.args[3])
             if called == "draw_bit_groups" and len(call.args) > 1 and isinstance(call.args[1], ast.Dict):
                 values += call.args[1].keys  # the groups' names, in its legend
+            outlined = [k.value for k in call.keywords if k.arg == "outlined"]
+            if called == "draw_bit_groups" and outlined and isinstance(outlined[0], ast.Dict):
+                values += outlined[0].keys  # outlined={name: indices}: named in its legend too
             for keyword in call.keywords:
+                if called == "decorate" and keyword.arg == "legend":  # legend=dict(title=...)
+                    options = keyword.value
+                    if isinstance(options, ast.Call) and _called(options) == "dict":
+                        values += [k.value for k in options.keywords if k.arg == "title"]
+                    elif isinstance(options, ast.Dict):
+                        values += [v for k, v in zip(options.keys, options.values)
+                                   if isinstance(k, ast.Constant) and k.value == "title"]
                 if ((called == "reveal" and keyword.arg == "label")
                         or (called in DRAWN_WORDS
                             and keyword.arg in ("title", "xlabel", "ylabel", "reference_label"))
@@ -399,11 +449,16 @@ def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
               'decorate(ax, title="A  title", xlabel=f"n = {n}", yscale="log")\n'
               'show("A figure  sentence\\n of at least six words.")\n'
               '# %%\nax.plot(x, y, label="redrawn by legend")\ndecorate(ax)\nax.legend()\n'
-              'ax.set(title="not looked up")\n')
+              'ax.set(title="not looked up")\n'
+              '# %%\nax.plot(x, y, label="drawn with options")\n'
+              'decorate(ax, legend=dict(loc="upper center", title="Legend title"))\n'
+              'draw_bit_groups(b, {"key": [1]}, outlined={"padding": [9]})\n')
     literals, formatted = looked_up_in_code(source, "l.py")
     assert literals == {"How many?": ["l.py:2"], "Counted": ["l.py:3"],
                         "reference": ["l.py:5"], "drawn by decorate": ["l.py:7"],
-                        "A  title": ["l.py:8"], "A figure sentence of at least six words.": ["l.py:9"]}
+                        "A  title": ["l.py:8"], "A figure sentence of at least six words.": ["l.py:9"],
+                        "drawn with options": ["l.py:16"], "Legend title": ["l.py:17"],
+                        "key": ["l.py:18"], "padding": ["l.py:18"]}
     assert formatted == ["l.py:8"]
 
 

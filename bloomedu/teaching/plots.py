@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 
 import matplotlib.pyplot as plt
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 import numpy as np
 
 from ..i18n import N_, gettext as _
@@ -108,25 +109,45 @@ def new_axes(figsize: tuple[float, float] = FIGSIZE):
     return ax
 
 
-def decorate(ax=None, **options):
+def decorate(ax=None, legend=None, **options):
     """Set Axes properties in one call (``title``, ``xlabel``, ``yscale``, ...) and add a legend.
 
     The title, the axes' labels and the legend's are looked up in the library's catalog
     (:mod:`bloomedu.i18n`), so the Italian edition can show them in Italian from the same code.
+    ``legend`` is a dict of options for the legend (``loc``, ``fontsize``, ``ncols``, ...),
+    passed to matplotlib's ``ax.legend`` with the translated labels (and a translated
+    ``title``); a lesson sets them here rather than calling ``ax.legend`` itself, which would
+    redraw the labels untranslated.  ``legend=False`` draws no legend (one panel of two may
+    leave it to the other).
+    A figure laid out with ``layout="constrained"`` keeps that layout.
 
     >>> ax = new_axes(); ax.plot([1, 2], [3, 4], label="line")
     [<matplotlib.lines.Line2D object at ...>]
-    >>> decorate(ax, title="t", xlabel="n", yscale="log") is ax
+    >>> decorate(ax, title="t", xlabel="n", yscale="log", legend=dict(loc="lower right")) is ax
     True
+    >>> decorate(ax, legend=dict(fontsize=7, title="lines")).get_legend().get_title().get_text()
+    'lines'
+    >>> [t.get_fontsize() for t in ax.get_legend().get_texts()]
+    [7.0]
     >>> plt.close("all")
     """
+    if legend is not None and legend is not False and not isinstance(legend, dict):
+        raise TypeError(f"legend must be a dict of ax.legend options, such as "
+                        f"dict(loc='lower right'), or False for none, got {legend!r}")
+    if legend and {"labels", "handles"} & set(legend):
+        raise ValueError(f"legend must not set labels or handles (decorate passes the plot's "
+                         f"labels, translated), got {sorted(legend)}")
     ax = ax if ax is not None else plt.gca()
     ax.set(**{name: _(value) if name in _WORDS and isinstance(value, str) else value
               for name, value in options.items()})
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        ax.legend(handles, [_(label) for label in labels])
-    ax.figure.tight_layout()
+    if handles and legend is not False:
+        legend = dict(legend or {})
+        if isinstance(legend.get("title"), str):
+            legend["title"] = _(legend["title"])
+        ax.legend(handles, [_(label) for label in labels], **legend)
+    if not isinstance(ax.figure.get_layout_engine(), ConstrainedLayoutEngine):
+        ax.figure.tight_layout()
     return ax
 
 
@@ -205,22 +226,35 @@ def draw_measured_vs_theory(x, measured, curves: dict, errors=None, mark=None, a
 GROUP_COLORS = ("#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948")
 
 
+OUTLINE_COLORS = ("#e15759", "#000000")
+
+
 def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = None,
-                    colors=GROUP_COLORS, numbers: bool = True):
+                    colors=GROUP_COLORS, numbers: bool = True, outlined=None):
     """Draw a bit array with chosen cells coloured by group, and a legend naming the groups.
 
     ``groups`` maps a label to bit indices (for example the k bits of one key).
     Clear bits are light grey, set bits dark blue, then each group paints its
     cells in its own colour (a later group over an earlier one).  With
     ``numbers`` every cell shows its index, as in a walkthrough on a small m.
+    ``outlined`` maps a label to bit indices whose cells get a red frame (a second label, black),
+    named in the legend too (lesson 12: Guava's padding beyond m).  The legend's labels are
+    looked up in the catalog, as :func:`decorate` does.
 
     >>> from bloomedu.core.bits import BitArray
     >>> b = BitArray(32); b.set(3); b.set(20)
     >>> ax = draw_bit_groups(b, {"key A": [3, 20], "key B": [7]})
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['clear', 'set', 'key A', 'key B']
+    >>> ax = draw_bit_groups(b, {"key A": [3, 20]}, outlined={"beyond m = 30": [30, 31]})
+    >>> [t.get_text() for t in ax.get_legend().get_texts()], len(ax.patches)
+    (['clear', 'set', 'key A', 'beyond m = 30'], 2)
     >>> plt.close("all")
     """
+    outlined = dict(outlined or {})
+    if len(outlined) > len(OUTLINE_COLORS):
+        raise ValueError(f"outlined must have at most {len(OUTLINE_COLORS)} entries (one per "
+                         f"colour), got {len(outlined)}")
     values = bits.to_bools() if hasattr(bits, "to_bools") else np.asarray(bits, dtype=bool)
     if len(groups) > len(colors):
         raise ValueError(f"groups must have at most {len(colors)} entries (one per colour), "
@@ -250,6 +284,14 @@ def draw_bit_groups(bits, groups, width: int = 16, ax=None, title: str | None = 
     ax.set_xticks([]), ax.set_yticks([])
     patches = [plt.matplotlib.patches.Patch(color=color, label=label) for color, label in
                zip(palette, [_("clear"), _("set"), *map(_, groups)])]
+    for color, (label, indices) in zip(OUTLINE_COLORS, outlined.items()):
+        for index in indices:
+            row, column = divmod(index, width)
+            ax.add_patch(plt.Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False,
+                                       edgecolor=color, linewidth=2))
+        patches.append(plt.matplotlib.lines.Line2D(
+            [], [], marker="s", linestyle="none", markerfacecolor="none", markeredgecolor=color,
+            markeredgewidth=2, label=_(label)))
     ax.legend(handles=patches, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
     if title:
