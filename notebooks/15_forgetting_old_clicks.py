@@ -248,11 +248,12 @@ def found_by_age(scheme, ages, block=48, hours=3):
     found, tried = np.zeros(len(ages)), np.zeros(len(ages))
     for start in range(0, keys.size, block):
         scheme.add_many(keys[start:start + block])
-        for j, age in enumerate(ages):
-            first = start + block - age - block
-            if first >= W:  # after the first hour, once the filter is running
-                found[j] += scheme.contains_many(keys[first:first + block]).sum()
-                tried[j] += block
+        asked = start - ages >= W  # after the first hour, once the filter is running
+        if asked.any():  # the block added `age` inserts ago, for every age, in one query
+            groups = [keys[first:first + block] for first in start - ages[asked]]
+            answers = scheme.contains_many(np.concatenate(groups))
+            found[asked] += [part.sum() for part in np.split(answers, np.cumsum([len(g) for g in groups])[:-1])]
+            tried[asked] += block
     return found / tried
 
 
