@@ -64,9 +64,31 @@ def needs(item) -> set[str]:
     return found
 
 
+# Test files that each take one worker for minutes (a browser sweeping the site, nbgrader grading
+# 63 notebooks, the slides printed): run first, so the many short files fill the other worker and
+# the end of the run. The first needs the site, which it builds; the second does not, so the
+# other worker never waits on the build. pytest-xdist otherwise queues files by their number of
+# tests, which put these 13-test files last and left one worker alone on them for minutes.
+LONG_FILES_FIRST = ("test_browser_instructor.py", "test_assignments.py", "test_slides.py",
+                    "test_site.py", "test_browser.py", "test_spark.py")
+
+
+def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist >= 3.6 (the newest releases)
+        config.option.loadscopereorder = False  # keep the order below
+
+
+def long_first(item) -> int:
+    """The rank of an item's file in :data:`LONG_FILES_FIRST` (after them: the collection's order)."""
+    name = item.path.name
+    return LONG_FILES_FIRST.index(name) if name in LONG_FILES_FIRST else len(LONG_FILES_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark each test with what it needs and its tier; skip the Redis and PostgreSQL doctests
-    where no server can be had."""
+    where no server can be had; the long files first (a stable sort: each file's tests keep
+    their order)."""
+    items.sort(key=long_first)
     for item in items:
         found = needs(item)
         for name in sorted(found):

@@ -252,8 +252,11 @@ def _filled(client, name="lossy", keys=5000):
     return shared, added
 
 
-def _every_call_says_lost(shared, added):
-    with pytest.raises(FilterLost, match="evicted .* deleted or written by another program"):
+def _every_call_says_lost(shared, added, description_may_go=False):
+    """Every call raises FilterLost for the lost parts (or, with ``description_may_go``, for a
+    description lost with them: either way no key is called absent)."""
+    lost = "evicted .* deleted or written by another program"
+    with pytest.raises(FilterLost, match=lost + ("|its description .* is gone" if description_may_go else "")):
         shared.contains_many(added)
     with pytest.raises(FilterLost):
         shared.add_many(added[:100])
@@ -304,7 +307,9 @@ def test_parts_evicted_by_another_programs_traffic_are_an_error_never_absent():
             client, cache = server.client(), server.client()
             shared, added = _filled(client)
             if _evict_parts(client, cache, shared):
-                _every_call_says_lost(shared, added)
+                # the parts' replies count in used memory, so the first call may evict the
+                # description too (seen once in a fresh make test): FilterLost all the same
+                _every_call_says_lost(shared, added, description_may_go=True)
                 return
             with pytest.raises(FilterLost, match="is gone"):
                 shared.contains_many(added)
