@@ -10,11 +10,14 @@ from pathlib import Path
 import pytest
 
 from bloomedu import i18n
-from bloomedu.i18n import _, language, set_language
+from bloomedu.i18n import _, language, phrase, say, set_language
+from bloomedu.teaching.experiments import format_table
 from bloomedu.teaching.exercises import check, judge, judge_measured
 from bloomedu.teaching.predict import predict
 from tools import po
-from tools.i18n_catalog import catalog_path, messages_in, package_messages
+from bloomedu.teaching.experiments import _HEADERS as TABLE_HEADERS
+from tools.i18n_catalog import (LESSON_TWINS, WORD, catalog_path, english_prints, lesson_messages,
+                                lesson_twins, messages_in, package_messages)
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = catalog_path()
@@ -110,9 +113,18 @@ def test_every_message_the_package_passes_to_gettext_is_in_the_catalog():
     assert not missing, f"not in the catalog (python -m tools.i18n_catalog update): {missing}"
 
 
+def test_every_message_the_lessons_say_is_in_the_catalog():
+    messages = lesson_messages()
+    assert len(messages) > 300  # the scan finds the lessons' say() and phrase() at all
+    known = {entry.msgid for entry in catalog()}
+    missing = {message: places for message, places in messages.items() if message not in known}
+    assert not missing, f"not in the catalog (python -m tools.i18n_catalog update): {missing}"
+
+
 def test_the_scan_finds_each_way_of_marking_a_message():
-    tree = ast.parse("_('a'); gettext('b'); N_('c'); _(name); other('d'); _(f'{x}')")
-    assert [message for message, _place in messages_in(tree, "f.py")] == ["a", "b", "c"]
+    tree = ast.parse("_('a'); gettext('b'); N_('c'); _(name); other('d'); _(f'{x}'); "
+                     "say('e', n=1); phrase('f'); say(f'{g}')")
+    assert [message for message, _place in messages_in(tree, "f.py")] == ["a", "b", "c", "e", "f"]
 
 
 def test_every_translation_keeps_the_fields_of_its_english():
@@ -127,6 +139,39 @@ def test_the_wheel_carries_the_catalog():
 
 
 # --- predict and reveal -------------------------------------------------------------------------
+
+def test_say_and_phrase_fill_the_fields_of_the_translation(capsys, italian):
+    say("Correct: {what} = {value}.", what="k", value=7)
+    assert lines(capsys) == ["Corretto! k = 7."]
+    assert phrase("Fill of a filter with k = {k}", k=3) == "Riempimento di un filtro con k = 3"
+    assert phrase("a sentence no catalog has, {n:,} times", n=1234) == \
+        "a sentence no catalog has, 1,234 times"
+
+
+def test_say_in_english_is_print_of_the_formatted_english(capsys):
+    say("{n:>6,d} keys, {rate:.2%} measured", n=12345, rate=0.01234)
+    assert lines(capsys) == [f"{12345:>6,d} keys, {0.01234:.2%} measured"]
+
+
+@pytest.mark.parametrize("message, fields, error", [
+    (b"bytes", {}, r"^message must be a str, got bytes$"),
+    (None, {}, r"^message must be a str, got NoneType$"),
+    ("{n} keys", {"m": 1}, r"^fields: '\{n\} keys' needs n, got m$"),
+    ("{} keys", {}, r"^fields: '\{\} keys' needs 0, got none$"),
+])
+def test_say_refuses_a_message_it_cannot_fill_naming_what_is_wrong(capsys, message, fields, error):
+    with pytest.raises(TypeError, match=error):
+        say(message, **fields)
+    assert capsys.readouterr().out == ""
+
+
+def test_format_table_heads_its_columns_in_italian_as_wide_as_they_need(italian):
+    lines_ = format_table([{"rate": 0.5, "m": 8}], ["m", "rate"], float_format=".1f").splitlines()
+    assert lines_ == ["m  tasso", "8    0.5"]
+    set_language("en")
+    assert format_table([{"rate": 0.5, "m": 8}], ["m", "rate"], float_format=".1f").splitlines() \
+        == ["m  rate", "8   0.5"]
+
 
 def test_predict_and_reveal_in_italian(capsys, italian):
     guess = predict("How many?", None)
@@ -364,7 +409,6 @@ def test_update_keeps_the_lessons_entries_and_drops_what_is_gone(tmp_path):
 
 # --- what the lessons' code hands the library ---------------------------------------------------
 
-LESSON_TWINS = ("notebooks/*.py", "notebooks/deeper/*.py", "notebooks/solutions/*.py")
 # helpers whose title / xlabel / ylabel / reference_label go through the catalog (via decorate)
 DRAWN_WORDS = {"decorate", "draw_bits", "draw_bit_groups", "draw_bytes_per_item",
                "draw_measured_vs_theory", "draw_rate_sweep", "plot_fill"}
@@ -394,6 +438,11 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
                 values.append(call.args[0])
             if called == "show" and call.args:
                 values.append(call.args[0])
+            columns = call.args[1:2] + [k.value for k in call.keywords if k.arg == "columns"]
+            if called == "format_table" and columns and isinstance(columns[0], (ast.List, ast.Tuple)):
+                values += [item for item in columns[0].elts  # the headers it shows, in words
+                           if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                           and WORD.search(TABLE_HEADERS.get(item.value, item.value))]
             if called == "draw_bytes_per_item" and len(call.args) > 3:  # its reference_label
                 values.append(call.args[3])
             if called == "draw_bit_groups" and len(call.args) > 1 and isinstance(call.args[1], ast.Dict):
@@ -419,7 +468,8 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
                 if isinstance(value, ast.JoinedStr):
                     formatted.append(place)
                 elif isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    text = value.value
+                    text = TABLE_HEADERS.get(value.value, value.value) if called == "format_table" \
+                        else value.value
                     if called == "show":  # exercises.show("05") names a lesson, not a figure
                         if len(text.split()) < MIN_ALT_WORDS:
                             continue
@@ -452,14 +502,44 @@ def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
               'ax.set(title="not looked up")\n'
               '# %%\nax.plot(x, y, label="drawn with options")\n'
               'decorate(ax, legend=dict(loc="upper center", title="Legend title"))\n'
-              'draw_bit_groups(b, {"key": [1]}, outlined={"padding": [9]})\n')
+              'draw_bit_groups(b, {"key": [1]}, outlined={"padding": [9]})\n'
+              'print(format_table(rows, ["num_bits", "rate", "p", "bits/item"]))\n')
     literals, formatted = looked_up_in_code(source, "l.py")
     assert literals == {"How many?": ["l.py:2"], "Counted": ["l.py:3"],
                         "reference": ["l.py:5"], "drawn by decorate": ["l.py:7"],
                         "A  title": ["l.py:8"], "A figure sentence of at least six words.": ["l.py:9"],
                         "drawn with options": ["l.py:16"], "Legend title": ["l.py:17"],
-                        "key": ["l.py:18"], "padding": ["l.py:18"]}
+                        "key": ["l.py:18"], "padding": ["l.py:18"], "rate": ["l.py:19"],
+                        "bits/item": ["l.py:19"]}
     assert formatted == ["l.py:8"]
+
+
+def test_the_lessons_print_no_english_but_through_say():
+    assert len(lesson_twins()) == len(list(ROOT.glob("notebooks/*.ipynb"))) + len(
+        list(ROOT.glob("notebooks/deeper/*.ipynb"))) + len(list(ROOT.glob("notebooks/solutions/*.ipynb")))
+    found = [place for path in lesson_twins()
+             for place in english_prints(path.read_text(encoding="utf-8"),
+                                         path.relative_to(ROOT).as_posix())]
+    assert not found, ("these print English the Italian edition cannot translate; print them "
+                       f"with say('...', field=value) and add the Italian to the catalog: {found}")
+
+
+def test_the_print_scan_finds_english_wherever_print_shows_it():
+    source = ('print(f"{n:,} keys")\nprint(f"{\'rate\':>8} {n:8d}")\nprint("a" + "b" + "cd")\n'
+              'print(x if y else "none")\nprint(*["ok"], sep="\\n")\n'
+              'print(f"{n:8d} {m:8.3f}")\nprint(kept)\nprint(", ".join(words))\n'
+              'print(format_table(rows, ["rate"]))\nprint("m = " + str(m))\nsay("{n} keys", n=n)\n')
+    assert english_prints(source, "l.py") == ["l.py:1", "l.py:2", "l.py:3", "l.py:4", "l.py:5"]
+
+
+def test_the_lessons_hand_say_and_phrase_only_literals_a_catalog_can_find():
+    found = []
+    for path in lesson_twins():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and _called(node) in ("say", "phrase")
+                    and not (node.args and isinstance(node.args[0], ast.Constant))):
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    assert not found, f"say/phrase need the literal English, not an f-string or a name: {found}"
 
 
 def test_every_text_the_lessons_code_hands_the_library_has_an_italian_entry(italian):

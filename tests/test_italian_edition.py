@@ -122,6 +122,17 @@ def test_changed_code_or_a_stale_translation_or_no_execution_is_out_of_step(cour
     assert "not what" in lc.problems("it", root, catalogs)[0]
 
 
+def test_force_rebuilds_what_is_in_step_and_only_limits_it_to_the_names_given(course):
+    root, catalogs, lesson, built = course
+    other = root / "02_y.ipynb"
+    other.write_text(json.dumps(_notebook([("code", "3 + 3")])))
+    lc.update("it", root, catalogs)
+    assert lc.build("it", root, catalogs, only=["02_"]) == [lc.edition_path(other, "it", root)]
+    assert lc.build("it", root, catalogs, only=["01_x"]) == []  # in step: left as executed
+    assert lc.build("it", root, catalogs, force=True, only=["01_x"]) == [built]  # say()'s new
+    assert "not executed top to bottom" in " ".join(lc.problems("it", root, catalogs))  # Italian
+
+
 def test_an_italian_notebook_without_an_english_one_is_reported(course):
     root, catalogs, _, built = course
     (root / "it" / "02_gone.ipynb").write_text(built.read_text())

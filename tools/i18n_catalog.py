@@ -6,35 +6,48 @@ catalog in step, by ``msgmerge``'s rules (:func:`tools.lesson_catalogs.merged`):
 kept, changed fuzzy, new untranslated, gone dropped; then it compiles the ``.mo`` beside it
 (``compile`` only compiles).  ``stat`` counts what is translated (``--check``: exit 1 unless all).
 
-The library also looks up text a lesson's code passes it (a ``predict`` question, a ``reveal``
-label, ``decorate``'s title and axes, ``show``'s sentence), so that the Italian notebooks, whose
-code cells are the English ones, show it in Italian.  Such an entry is added by hand with a
-reference to its place in the lessons (``#: notebooks/05_bloom_filter.py:143``); ``update``
-keeps every entry whose references are all in ``notebooks/``, since no scan of the package
-finds them.
+The lessons print their sentences through ``say("...", field=value)`` and build labels with
+``phrase(...)`` (:mod:`bloomedu.i18n`); ``update`` finds those literals in the lessons' ``.py``
+twins (lessons, ``deeper/``, ``solutions/``) as it finds the package's, with a reference to the
+lesson's line.  ``python -m tools.i18n_catalog prints`` lists each ``print(...)`` in the lessons
+that still shows English words (an f-string no catalog can translate): the Italian edition would
+print them in English.
+
+The library also looks up other text a lesson's code passes it (a ``predict`` question, a
+``reveal`` label, ``decorate``'s title and axes, ``show``'s sentence, ``format_table``'s
+columns), so that the Italian notebooks, whose code cells are the English ones, show it in
+Italian.  Such an entry is added by hand with a reference to its place in the lessons
+(``#: notebooks/05_bloom_filter.py:143``); ``update`` keeps every entry whose references are all
+in ``notebooks/``, since no scan of the package finds them.
 
 >>> import ast
 >>> [m for m, _ in messages_in(ast.parse('print(_("Right."))\\nx = gettext("Hi {name}")'), "f.py")]
 ['Right.', 'Hi {name}']
+>>> english_prints('print(f"{n:,} keys")\\nprint(f"{n:8d} {m:8d}")\\nsay("{n:,} keys", n=n)', "l.py")
+['l.py:1']
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from pathlib import Path
 
 from . import po
 from .lesson_catalogs import merged
 
-__all__ = ["ROOT", "PACKAGE", "catalog_path", "messages_in", "package_messages", "update",
+__all__ = ["ROOT", "PACKAGE", "LESSON_TWINS", "WORD", "catalog_path", "messages_in", "package_messages",
+           "lesson_twins", "lesson_messages", "shown_strings", "english_prints", "update",
            "compile_catalog", "stat"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "bloomedu"
 LANGUAGES = ("it",)
-NAMES = ("_", "gettext", "N_")
+NAMES = ("_", "gettext", "N_", "say", "phrase")
+LESSON_TWINS = ("notebooks/*.py", "notebooks/deeper/*.py", "notebooks/solutions/*.py")
+WORD = re.compile(r"[A-Za-z]{2,}")  # a run of two letters or more: something to translate
 
 
 def catalog_path(language: str = "it", package: Path = PACKAGE) -> Path:
@@ -65,6 +78,61 @@ def package_messages(package: Path = PACKAGE) -> dict[str, list[str]]:
     return messages
 
 
+def lesson_twins(root: Path = ROOT) -> list[Path]:
+    """The ``.py`` twin of every English lesson, deeper notebook and worked solution."""
+    return [path for pattern in LESSON_TWINS for path in sorted(root.glob(pattern))]
+
+
+def lesson_messages(root: Path = ROOT) -> dict[str, list[str]]:
+    """{message: its places} for every literal the lessons pass to ``say`` or ``phrase``."""
+    messages: dict[str, list[str]] = {}
+    for path in lesson_twins(root):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        relative = path.relative_to(root).as_posix()
+        for message, place in messages_in(tree, relative):
+            messages.setdefault(message, []).append(place)
+    return messages
+
+
+def shown_strings(node: ast.AST):
+    """The string literals ``node`` shows as they are: itself, an f-string's text and the
+    literals it formats (``{'rate':>8}``), both sides of ``+``, either branch of ``if``, the items
+    of a list or tuple; not what it hands a call (``", ".join(...)``, ``format_table(...)``),
+    which is that call's to show or translate."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            yield node.value
+    elif isinstance(node, ast.JoinedStr):
+        for part in node.values:
+            yield from shown_strings(part.value if isinstance(part, ast.FormattedValue) else part)
+    elif isinstance(node, ast.BinOp):
+        yield from shown_strings(node.left)
+        yield from shown_strings(node.right)
+    elif isinstance(node, ast.IfExp):
+        yield from shown_strings(node.body)
+        yield from shown_strings(node.orelse)
+    elif isinstance(node, ast.BoolOp):
+        for value in node.values:
+            yield from shown_strings(value)
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for item in node.elts:
+            yield from shown_strings(item)
+    elif isinstance(node, ast.Starred):
+        yield from shown_strings(node.value)
+
+
+def english_prints(source: str, name: str) -> list[str]:
+    """"file:line" of each ``print(...)`` in ``source`` that shows a word of English (two letters
+    or more outside the ``{fields}``): it should be ``say(...)``, which a catalog translates."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            texts = [text for arg in node.args for text in shown_strings(arg)]
+            if any(WORD.search(text) for text in texts):
+                found.append(f"{name}:{node.lineno}")
+    return sorted(found, key=lambda place: int(place.rsplit(":", 1)[1]))
+
+
 def compile_catalog(language: str = "it", package: Path = PACKAGE) -> Path:
     """Write the ``.mo`` of the ``.po``; returns its path."""
     source = catalog_path(language, package)
@@ -78,6 +146,8 @@ def update(language: str = "it", package: Path = PACKAGE) -> Path:
     path = catalog_path(language, package)
     old = po.loads(path.read_text(encoding="utf-8"), str(path)) if path.exists() else []
     messages = package_messages(package)
+    for message, places in lesson_messages(package.parent).items():
+        messages.setdefault(message, []).extend(places)
     entries = merged(list(messages), old)
     for entry in entries:
         entry.references = messages[entry.msgid]
@@ -97,6 +167,7 @@ def stat(language: str = "it", package: Path = PACKAGE) -> tuple[int, int, int]:
     found = {e.msgid: e for e in po.loads(path.read_text(encoding="utf-8"), str(path))} \
         if path.exists() else {}
     messages = package_messages(package)
+    messages.update(lesson_messages(package.parent))
     done = sum(1 for m in messages if m in found and found[m].done)
     fuzzy = sum(1 for m in messages if m in found and found[m].fuzzy)
     return done, fuzzy, len(messages) - done - fuzzy
@@ -105,7 +176,7 @@ def stat(language: str = "it", package: Path = PACKAGE) -> tuple[int, int, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.i18n_catalog",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["update", "compile", "stat"])
+    parser.add_argument("command", choices=["update", "compile", "stat", "prints"])
     parser.add_argument("--language", default="it", choices=LANGUAGES)
     parser.add_argument("--check", action="store_true", help="stat: exit 1 unless all is translated")
     args = parser.parse_args(argv)
@@ -115,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compile":
         print(f"wrote {compile_catalog(args.language).relative_to(ROOT)}")
         return 0
+    if args.command == "prints":
+        found = [place for path in lesson_twins() for place in
+                 english_prints(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())]
+        print("\n".join(found) or "no print shows English: the lessons print through say()")
+        return 1 if found else 0
     done, fuzzy, missing = stat(args.language)
     print(f"{done} translated, {fuzzy} fuzzy, {missing} untranslated")
     return 1 if args.check and (fuzzy or missing) else 0

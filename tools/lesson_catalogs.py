@@ -153,11 +153,13 @@ def problems(language: str = "it", root: Path = NOTEBOOKS, catalogs: Path = CATA
 
 
 def build(language: str = "it", root: Path = NOTEBOOKS, catalogs: Path = CATALOGS,
-          force: bool = False) -> list[Path]:
+          force: bool = False, only: list[str] | None = None) -> list[Path]:
     """Write every notebook of ``language`` that is missing or out of step (all with
-    ``force``); the paths written."""
+    ``force``; only those whose name begins with one of ``only``, when given); the paths written."""
     written = []
     for notebook in english_notebooks(root):
+        if only and not any(notebook.name.startswith(start) for start in only):
+            continue
         target = edition_path(notebook, language, root)
         book = translated(notebook, language, root, catalogs)
         if not force and target.exists():
@@ -235,13 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="build: every notebook, not only those out of step")
     parser.add_argument("--language", default="it", choices=LANGUAGES)
     parser.add_argument("--check", action="store_true", help="stat: exit 1 unless all is translated")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="build: only the notebooks whose file name begins with a NAME "
+                             "(01_seen_ids, 07_, 12_guava_solutions; with --force, rebuilt anyway: "
+                             "what a change to the library's catalog needs)")
     args = parser.parse_args(argv)
     if args.command == "update":
         for path in update(args.language):
             print(f"updated {path.relative_to(ROOT)}")
         return 0
     if args.command == "build":
-        written = build(args.language, force=args.force)
+        written = build(args.language, force=args.force, only=args.only)
         for path in written:
             print(f"built {path.relative_to(ROOT)}")
         if args.execute and written:

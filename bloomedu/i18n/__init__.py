@@ -8,7 +8,12 @@
 
 Text a lesson's code passes in (a :func:`~bloomedu.teaching.predict.predict` question, a
 ``reveal`` label) is looked up too, so a catalog entry can translate it with no change to the
-code cell the two editions share.
+code cell the two editions share.  The lessons print their own sentences and table headers
+through :func:`say` (and build a label with :func:`phrase`), never ``print(f"...")``: an
+f-string is filled in before any catalog could see it, so its English would stay English.
+
+>>> say("{n:,} IDs remembered, {rate:.1%} of them twice", n=12345, rate=0.0125)
+12,345 IDs remembered, 1.2% of them twice
 
 The Italian lessons start with ``from bloomedu.i18n import set_language; set_language("it")``;
 ``bloomedu lab --lang it`` starts JupyterLab with ``BLOOMEDU_LANG=it`` in its environment, the
@@ -32,7 +37,7 @@ from pathlib import Path
 
 __all__ = ["LANGUAGES", "DOMAIN", "LOCALE_DIR", "ENVIRONMENT", "check_language", "set_language",
            "language",
-           "gettext", "_", "N_"]
+           "gettext", "_", "N_", "say", "phrase"]
 
 LANGUAGES = ("en", "it")
 DOMAIN = "bloomedu"
@@ -122,3 +127,41 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's own name for it
     'Measured'
     """
     return message
+
+
+def phrase(message: str, /, **fields) -> str:
+    """``message`` in the current language with its ``{fields}`` filled in, as ``str.format``
+    fills them (format specs included): a title, label or line a lesson builds from values.
+
+    The English is the key a translation is found by, so ``message`` must be the literal text,
+    never an f-string (``tests/test_i18n.py`` checks the lessons for that).
+
+    >>> phrase("m = {m:,} bits", m=2**20)
+    'm = 1,048,576 bits'
+    >>> set_language("it"); phrase("Fill of a filter with k = {k}", k=3); set_language("en")
+    'Riempimento di un filtro con k = 3'
+    >>> phrase("{n} keys", m=3)
+    Traceback (most recent call last):
+    ...
+    TypeError: fields: '{n} keys' needs n, got m
+    """
+    if not isinstance(message, str):
+        raise TypeError(f"message must be a str, got {type(message).__name__}")
+    text = gettext(message)
+    try:
+        return text.format(**fields)
+    except (KeyError, IndexError) as missing:
+        raise TypeError(f"fields: {message!r} needs {missing.args[0]}, got "
+                        f"{', '.join(sorted(fields)) or 'none'}") from None
+
+
+def say(message: str, /, **fields) -> None:
+    """Print :func:`phrase` (``message`` in the current language, its ``{fields}`` filled in):
+    the lessons' ``print`` for anything a student reads as words.
+
+    >>> say("{hits} of {n} keys found", hits=9, n=10)
+    9 of 10 keys found
+    >>> set_language("it"); say("Correct: {what} = {value}.", what="k", value=7); set_language("en")
+    Corretto! k = 7.
+    """
+    print(phrase(message, **fields))

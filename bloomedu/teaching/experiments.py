@@ -37,6 +37,7 @@ from ..core.checks import MAX_HASHES, MAX_NUM_BITS, check_storage, real_number, 
 from ..core.filter import BloomFilter, positions
 from ..core.hashing import hashed_batches, joined
 from ..core.theory import exact_false_positive_rate, false_positive_rate
+from ..i18n import N_, gettext
 
 __all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
            "measure_false_positive_rate", "measure_plain_double_hashing_rate",
@@ -300,14 +301,18 @@ def sweep(*, num_bits: int | Sequence[int], num_hashes: int | Sequence[int],
     return rows
 
 
-_HEADERS = {"num_bits": "m", "num_hashes": "k", "num_items": "n", "num_queries": "queries",
-            "false_positives": "fp"}
+_HEADERS = {"num_bits": "m", "num_hashes": "k", "num_items": "n", "num_queries": N_("queries"),
+            "false_positives": "fp", "rate": N_("rate"), "low": N_("low"), "high": N_("high"),
+            "classic": N_("classic"), "exact": N_("exact")}
 TABLE_COLUMNS = ("num_bits", "num_hashes", "num_items", "num_queries", "false_positives",
                  "rate", "low", "high", "classic", "exact")
 
 
 def format_table(rows, columns: Sequence[str] = TABLE_COLUMNS, float_format: str = ".3e") -> str:
     """Rows (SweepRow or dicts) as a fixed-width text table, ints as they are, floats as ``float_format``.
+
+    The headers are the columns' names (a SweepRow field by its symbol: ``num_bits`` is ``m``) in
+    the current language (:mod:`bloomedu.i18n`); each column is as wide as its widest cell.
 
     >>> print(format_table([{"m": 1024, "rate": 0.0123}, {"m": 65536, "rate": 1.5e-05}],
     ...                    columns=["m", "rate"]))
@@ -328,7 +333,7 @@ def format_table(rows, columns: Sequence[str] = TABLE_COLUMNS, float_format: str
             return format(float(value), float_format)
         return str(value)
 
-    table = [[_HEADERS.get(c, c) for c in columns]] + [[cell(row[c]) for c in columns]
+    table = [[gettext(_HEADERS.get(c, c)) for c in columns]] + [[cell(row[c]) for c in columns]
                                                         for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
     return "\n".join("  ".join(text.rjust(width) for text, width in zip(line, widths))
