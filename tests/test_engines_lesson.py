@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -65,12 +67,17 @@ class NoisySpark:
         if fail:
             raise RuntimeError("Java gateway process exited before sending its port number")
         self.cores = cores
+        self.folder = Path(tempfile.mkdtemp(prefix="bloomedu-spark-"))
 
 
-def test_quiet_spark_keeps_the_launch_output_out(monkeypatch, capfd):
+def test_quiet_spark_keeps_the_launch_output_out_in_the_session_s_folder(monkeypatch, capfd,
+                                                                          tmp_path):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(spark_session, "LocalSpark", NoisySpark)
-    assert engines.quiet_spark(cores=2).cores == 2
-    assert capfd.readouterr().err == ""
+    session = engines.quiet_spark(cores=2)
+    assert session.cores == 2 and capfd.readouterr().err == ""
+    assert (session.folder / "spark.log").read_text().startswith("WARNING: Using incubator")
+    assert list(tmp_path.iterdir()) == [session.folder]  # no log folder left behind
 
 
 @pytest.mark.parametrize("cores", [0, -1, 2.5, float("nan"), True, "2", None])
@@ -83,7 +90,8 @@ def test_quiet_spark_refuses_odd_cores_before_starting_anything(monkeypatch, cor
         engines.quiet_spark(cores=cores)
 
 
-def test_quiet_spark_that_fails_says_why_with_the_jvms_last_words(monkeypatch, capfd):
+def test_quiet_spark_that_fails_says_why_with_the_jvms_last_words(monkeypatch, capfd, tmp_path):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(spark_session, "LocalSpark", lambda cores: NoisySpark(cores, fail=True))
     with pytest.raises(spark_session.SparkUnavailable) as raised:
         engines.quiet_spark()
@@ -91,6 +99,8 @@ def test_quiet_spark_that_fails_says_why_with_the_jvms_last_words(monkeypatch, c
     assert message.startswith("Java gateway process exited")
     assert message.endswith("WARNING: Using incubator modules: jdk.incubator.vector")
     assert capfd.readouterr().err == ""
+    (log,) = tmp_path.glob("bloomedu-spark-log-*/spark.log")  # kept for reading, and named
+    assert str(log) in message
 
 
 def test_plans_lose_their_expression_ids_and_nothing_else():

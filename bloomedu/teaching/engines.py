@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -108,9 +109,10 @@ def output_to(path):
 
 def quiet_spark(cores: int = 2, **options):
     """A :class:`~bloomedu.services.spark_session.LocalSpark` whose JVM writes to
-    ``spark.log`` in the session's folder instead of this process's output.
+    ``spark.log`` in the session's folder instead of this process's output; the session's
+    ``stop()`` removes it with the folder.
 
-    If Spark fails to start, the error raised names the log's last lines.
+    If Spark fails to start, the error raised names the log (kept, for reading) and its last lines.
     """
     import tempfile
 
@@ -118,13 +120,19 @@ def quiet_spark(cores: int = 2, **options):
     from ..services.spark_session import LocalSpark, SparkUnavailable
 
     cores = whole_number(cores, "cores", 1, 1024)
+    # the session's folder is made by LocalSpark, so the launch logs into a folder of its own
+    # first and the log moves into the session's folder once there is one (the JVM keeps writing
+    # to it: a rename keeps the file), which the session's stop() removes
     log = Path(tempfile.mkdtemp(prefix="bloomedu-spark-log-")) / "spark.log"
     try:
         with output_to(log):
-            return LocalSpark(cores=cores, **options)
+            session = LocalSpark(cores=cores, **options)
     except Exception as error:  # noqa: BLE001 - the JVM's own words are added to any failure
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
         raise SparkUnavailable(f"{error}\nthe JVM's output ({log}) ends:\n{tail}") from error
+    shutil.move(log, session.folder / log.name)
+    log.parent.rmdir()
+    return session
 
 
 def without_ids(plan: str) -> str:

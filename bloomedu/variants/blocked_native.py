@@ -11,7 +11,12 @@ costs about one memory latency divided by the misses in flight.  The eight words
 are read, masked and written as one 256-bit vector (:func:`~bloomedu.kernels.jit.block8_in_then_add`):
 numba leaves the eight-step loop scalar, and on a filter of the day's size that loop took 40 to
 50 ns a key against 15 to 16 with the vector (50 million keys into the day's 1.7 GiB filter,
-the C loop of ``benchmarks/c/split_block.c`` 26 to 28 in the same runs).
+the C loop of ``benchmarks/c/split_block.c`` 26 to 28 in the same runs).  :func:`add_new` and
+:func:`contains` each write the prefetch into their own loop (the first :data:`AHEAD` blocks,
+then one block ahead of each key) rather than share a helper: a helper that took the whole
+hash array was not inlined by numba and cost as much as the block update itself (25 to 38 ns a
+key against 14 to 15, commit bd9616d), and one loop with a write flag would put a branch in the
+day's hot loop.
 
 :func:`add_new_uint64` also hashes: the key's MurmurHash3 h1 of its 8 bytes
 (:func:`bloomedu.kernels.native_murmur.hash_one_uint64`), in the same loop.
