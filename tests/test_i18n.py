@@ -157,7 +157,7 @@ def test_say_in_english_is_print_of_the_formatted_english(capsys):
     (b"bytes", {}, r"^message must be a str, got bytes$"),
     (None, {}, r"^message must be a str, got NoneType$"),
     ("{n} keys", {"m": 1}, r"^fields: '\{n\} keys' needs n, got m$"),
-    ("{} keys", {}, r"^fields: '\{\} keys' needs 0, got none$"),
+    ("{} keys", {}, r"^fields: '\{\} keys' has a field without a name; name it, as in \{n\}$"),
 ])
 def test_say_refuses_a_message_it_cannot_fill_naming_what_is_wrong(capsys, message, fields, error):
     with pytest.raises(TypeError, match=error):
@@ -187,6 +187,19 @@ def test_predict_and_reveal_in_italian(capsys, italian):
     predict("q", 0.0104).reveal(0.01, label="a label of the lesson's own")
     assert lines(capsys)[2:] == ["La tua previsione: 0.0104. a label of the lesson's own: 0.01.",
                                  "Eri 0.0004 troppo in alto (un fattore 1.04): vicino."]
+
+
+def test_a_choice_is_shown_in_italian_and_taken_in_either_language(capsys, italian):
+    guess = predict("q", "più", choices=("more", "fewer"))
+    assert lines(capsys)[0].endswith(" (una tra 'più', 'meno')")
+    guess.reveal("more")
+    assert lines(capsys) == ["La tua previsione: 'più'. La risposta: 'più'.", "Corretto!"]
+    predict("q", "Fewer", choices=("more", "fewer")).reveal("more")  # the code's English works too
+    assert lines(capsys)[-1] == "Non questa volta: leggi sotto il perché."
+    predict("q", None, choices=("more", "fewer")).reveal("fewer")
+    assert lines(capsys)[-1] == "La risposta: 'meno'."
+    with pytest.raises(ValueError, match=r"^guess must be None or one of 'più', 'meno', got 'molti'$"):
+        predict("q", "molti", choices=("more", "fewer"))
 
 
 def test_a_choice_in_italian(capsys, italian):
@@ -436,6 +449,10 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
             called, values = _called(call), []
             if called == "predict" and call.args:
                 values.append(call.args[0])
+            for keyword in call.keywords:  # predict's choices, shown (and accepted) translated
+                if called == "predict" and keyword.arg == "choices" and isinstance(
+                        keyword.value, (ast.Tuple, ast.List)):
+                    values += keyword.value.elts
             if called == "show" and call.args:
                 values.append(call.args[0])
             columns = call.args[1:2] + [k.value for k in call.keywords if k.arg == "columns"]
@@ -503,14 +520,16 @@ def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
               '# %%\nax.plot(x, y, label="drawn with options")\n'
               'decorate(ax, legend=dict(loc="upper center", title="Legend title"))\n'
               'draw_bit_groups(b, {"key": [1]}, outlined={"padding": [9]})\n'
-              'print(format_table(rows, ["num_bits", "rate", "p", "bits/item"]))\n')
+              'print(format_table(rows, ["num_bits", "rate", "p", "bits/item"]))\n'
+              'predict("Which?", None, choices=("more", "fewer"))\n')
     literals, formatted = looked_up_in_code(source, "l.py")
     assert literals == {"How many?": ["l.py:2"], "Counted": ["l.py:3"],
                         "reference": ["l.py:5"], "drawn by decorate": ["l.py:7"],
                         "A  title": ["l.py:8"], "A figure sentence of at least six words.": ["l.py:9"],
                         "drawn with options": ["l.py:16"], "Legend title": ["l.py:17"],
                         "key": ["l.py:18"], "padding": ["l.py:18"], "rate": ["l.py:19"],
-                        "bits/item": ["l.py:19"]}
+                        "bits/item": ["l.py:19"], "Which?": ["l.py:20"], "more": ["l.py:20"],
+                        "fewer": ["l.py:20"]}
     assert formatted == ["l.py:8"]
 
 

@@ -150,9 +150,12 @@ def phrase(message: str, /, **fields) -> str:
     text = gettext(message)
     try:
         return text.format(**fields)
-    except (KeyError, IndexError) as missing:
+    except KeyError as missing:
         raise TypeError(f"fields: {message!r} needs {missing.args[0]}, got "
                         f"{', '.join(sorted(fields)) or 'none'}") from None
+    except IndexError:  # "{}": a translation may move fields, so each must have a name
+        raise TypeError(f"fields: {message!r} has a field without a name; name it, as in "
+                        f"{{n}}") from None
 
 
 def say(message: str, /, **fields) -> None:

@@ -15,7 +15,8 @@ and, after the cell that measures it, compares::
 prints the guess beside the answer and how far it was: the difference and, for
 two positive numbers, the factor between them (a guess of 300 for 940 is "3.1
 times too low").  A guess may also be one of a few ``choices`` (``"better"``
-or ``"worse"``), judged right or wrong.  With no guess (the committed lessons
+or ``"worse"``), judged right or wrong; in Italian (:mod:`bloomedu.i18n`) the choices are shown
+translated and a guess may be either the English the code names or the Italian shown.  With no guess (the committed lessons
 leave ``None``, so strict nbval sees the same text on every machine),
 ``reveal`` says so, then shows the answer.
 
@@ -102,12 +103,13 @@ class Prediction:
         if self.guess is None:
             print(_("No guess was recorded above: next time, commit to one before the answer."))
             print(_("{label}: {answer}.").format(label=_(label) if not self.choices else _("The answer"),
-                                                 answer=_shown(answer)))
+                                                 answer=_shown(_(answer) if self.choices else answer)))
             return
         if self.choices or not (_is_number(self.guess) and _is_number(answer)):
-            print(_("Your guess: {guess}. The answer: {answer}.").format(guess=_shown(self.guess),
-                                                                     answer=_shown(answer)))
-            print(_("Right.") if _same(self.guess, answer) else _("Not this time: read why below."))
+            print(_("Your guess: {guess}. The answer: {answer}.").format(
+                guess=_shown(self.guess), answer=_shown(_(answer) if self.choices else answer)))
+            right = _is_choice(self.guess, answer) if self.choices else _same(self.guess, answer)
+            print(_("Right.") if right else _("Not this time: read why below."))
             return
         guess, value = float(self.guess), float(answer)
         print(_("Your guess: {guess}. {label}: {answer}.").format(guess=_shown(self.guess),
@@ -119,6 +121,12 @@ def _same(guess, answer) -> bool:
     if isinstance(guess, str) and isinstance(answer, str):
         return guess.strip().casefold() == answer.strip().casefold()
     return guess == answer
+
+
+def _is_choice(guess, choice) -> bool:
+    """Whether ``guess`` is ``choice``, in English (as the code names it) or as the current
+    language shows it: an Italian student may answer ``'cresce'`` for ``'grows'``."""
+    return _same(guess, choice) or (isinstance(choice, str) and _same(guess, _(choice)))
 
 
 def _distance(guess: float, value: float) -> str:
@@ -157,13 +165,14 @@ def predict(question: str, guess=None, *, choices=()) -> Prediction:
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty str, got {question!r}")
     choices = tuple(choices)
-    if choices and guess is not None and not any(_same(guess, choice) for choice in choices):
-        raise ValueError(f"guess must be None or one of {', '.join(map(repr, choices))}, got {guess!r}")
+    shown = ", ".join(repr(_(c) if isinstance(c, str) else c) for c in choices)  # as the reader reads them
+    if choices and guess is not None and not any(_is_choice(guess, choice) for choice in choices):
+        raise ValueError(f"guess must be None or one of {shown}, got {guess!r}")
     if not choices and guess is not None and not _is_number(guess):
         raise TypeError(f"guess must be None or a number, got {type(guess).__name__} {guess!r}")
     if _is_number(guess) and not math.isfinite(float(guess)):
         raise ValueError(f"guess must be a finite number, got {guess!r}")
-    offered = _(" (one of {choices})").format(choices=", ".join(map(repr, choices))) if choices else ""
+    offered = _(" (one of {choices})").format(choices=shown) if choices else ""
     print(_("Predict: {question}{choices}").format(question=_(question), choices=offered))
     if guess is None:
         print(_("Your guess: none yet. Replace None with your guess and run the cell before reading on."))
