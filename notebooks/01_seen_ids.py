@@ -49,6 +49,7 @@ import numpy as np
 from bloomedu import SeenIds, click_stream, deduplicate, score
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.steps.dedup import add_all
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.plots import draw_bytes_per_item, show
@@ -105,7 +106,7 @@ print(kept)
 # %%
 RATE = 10_000
 clicks = click_stream(10 * RATE, rate=RATE, double_click_rate=0.02, seed=SEED)
-print(f"{'time (s)':>9}  {'id':36}  {'user':>5}  {'ad':>3}  duplicate")
+say(" time (s)  id                                     user   ad  duplicate")
 for click in clicks[:5]:
     print(f"{click.timestamp:9.5f}  {click.id}  {click.user:5d}  {click.ad:3d}  {click.duplicate}")
 
@@ -116,9 +117,9 @@ for click in clicks[:5]:
 copy = next(c for c in clicks if c.duplicate)
 original = next(c for c in clicks if c.id == copy.id and not c.duplicate)
 for click in (original, copy):
-    print(f"{click.timestamp:9.5f}  {click.id}  user {click.user}  ad {click.ad}  "
-          f"duplicate={click.duplicate}")
-print(f"gap between the two: {copy.timestamp - original.timestamp:.3f} s")
+    say("{time:9.5f}  {id}  user {user}  ad {ad}  duplicate={duplicate}", time=click.timestamp,
+        id=click.id, user=click.user, ad=click.ad, duplicate=click.duplicate)
+say("gap between the two: {gap:.3f} s", gap=copy.timestamp - original.timestamp)
 
 # %% [markdown]
 # ## Scoring the dictionary
@@ -132,13 +133,13 @@ print(f"gap between the two: {copy.timestamp - original.timestamp:.3f} s")
 seen = SeenIds()
 kept = deduplicate(clicks, seen)
 result = score(clicks, kept)
-print(f"messages            {result.messages:7d}")
-print(f"  genuine clicks    {result.genuine:7d}")
-print(f"  double clicks     {result.duplicates:7d}")
-print(f"duplicates dropped  {result.duplicates_dropped:7d}")
-print(f"duplicates missed   {result.duplicates_missed:7d}")
-print(f"genuine dropped     {result.genuine_dropped:7d}")
-print(f"IDs remembered      {len(seen):7d}")
+say("messages            {n:7d}", n=result.messages)
+say("  genuine clicks    {n:7d}", n=result.genuine)
+say("  double clicks     {n:7d}", n=result.duplicates)
+say("duplicates dropped  {n:7d}", n=result.duplicates_dropped)
+say("duplicates missed   {n:7d}", n=result.duplicates_missed)
+say("genuine dropped     {n:7d}", n=result.genuine_dropped)
+say("IDs remembered      {n:7d}", n=len(seen))
 assert result.duplicates_missed == 0 and result.genuine_dropped == 0
 
 # %% [markdown]
@@ -161,10 +162,10 @@ assert result.duplicates_missed == 0 and result.genuine_dropped == 0
 SECONDS_PER_DAY = 24 * 60 * 60
 ids_per_day = RATE * SECONDS_PER_DAY
 article_bytes = 36 * ids_per_day
-print(f"IDs in a day            {ids_per_day:>16,d}")
-print(f"36 bytes each           {article_bytes:>16,d} bytes")
-print(f"  in GB  (10**9 bytes)  {article_bytes / 1e9:16.2f}")
-print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
+say("IDs in a day            {ids:>16,d}", ids=ids_per_day)
+say("36 bytes each           {total:>16,d} bytes", total=article_bytes)
+say("  in GB  (10**9 bytes)  {gb:16.2f}", gb=article_bytes / 1e9)
+say("  in GiB (2**30 bytes)  {gib:16.2f}", gib=article_bytes / 2**30)
 
 # %% [markdown]
 # So the article's "31 GB" is in decimal gigabytes ($10^9$ bytes). In the binary units an
@@ -190,7 +191,7 @@ print(f"  in GiB (2**30 bytes)  {article_bytes / 2**30:16.2f}")
 guess_bytes = predict("How many bytes does Python spend on each ID it keeps in a SeenIds, the "
                       "36-character string included?", None)
 guess_slimmer = predict("At n = 200,000, which table takes fewer bytes per ID: the dict alone or "
-                        "the set alone?", None, choices=("the dict", "the set"))
+                        "the set alone?", None, choices=(phrase("the dict"), phrase("the set")))
 
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000]
@@ -202,12 +203,11 @@ for n in sizes:
     with_ids.append(total)
     dict_only.append(allocated_bytes(lambda: add_all(SeenIds(), ids))[1])
     set_only.append(allocated_bytes(lambda: add_all(set(), ids))[1])
-print(f"{'n':>8}  {'SeenIds+IDs':>12}  {'B/ID':>6}  {'dict':>10}  {'B/ID':>5}  "
-      f"{'set':>10}  {'B/ID':>5}")
+say("       n   SeenIds+IDs    B/ID        dict   B/ID         set   B/ID")
 for n, t, d, s in zip(sizes, with_ids, dict_only, set_only):
     print(f"{n:8d}  {t:12d}  {t / n:6.1f}  {d:10d}  {d / n:5.1f}  {s:10d}  {s / n:5.1f}")
 guess_bytes.reveal(round(with_ids[-1] / sizes[-1], 1))
-guess_slimmer.reveal("the dict" if dict_only[-1] < set_only[-1] else "the set")
+guess_slimmer.reveal(phrase("the dict") if dict_only[-1] < set_only[-1] else phrase("the set"))
 
 # %%
 measured = {"SeenIds, IDs included": with_ids, "the dict alone": dict_only, "a set alone": set_only}
@@ -231,9 +231,9 @@ show("Bytes per seen ID against n on a log axis, 1,000 to 200,000: the SeenIds w
 
 # %% tags=["nbval-ignore-output"]
 one_id = ids[0]
-print(f"characters in one ID          {len(one_id):4d}")
-print(f"sys.getsizeof of that string  {sys.getsizeof(one_id):4d} bytes")
-print(f"measured on Python {sys.version.split()[0]}")
+say("characters in one ID          {chars:4d}", chars=len(one_id))
+say("sys.getsizeof of that string  {size:4d} bytes", size=sys.getsizeof(one_id))
+say("measured on Python {version}", version=sys.version.split()[0])
 
 # %% [markdown]
 # The string alone is larger than its 36 characters: the difference between the two printed
@@ -251,10 +251,10 @@ print(f"measured on Python {sys.version.split()[0]}")
 
 # %% tags=["nbval-ignore-output"]
 per_id = with_ids[-1] / sizes[-1]
-print(f"measured bytes per ID (n = {sizes[-1]:,})  {per_id:8.1f}")
-print(f"times the article's 36 bytes          {per_id / 36:8.2f}")
-print(f"one day of IDs in a SeenIds           {per_id * ids_per_day / 1e9:8.1f} GB")
-print(f"the article's estimate                {article_bytes / 1e9:8.1f} GB")
+say("measured bytes per ID (n = {n:,})  {per_id:8.1f}", n=sizes[-1], per_id=per_id)
+say("times the article's 36 bytes          {times:8.2f}", times=per_id / 36)
+say("one day of IDs in a SeenIds           {gb:8.1f} GB", gb=per_id * ids_per_day / 1e9)
+say("the article's estimate                {gb:8.1f} GB", gb=article_bytes / 1e9)
 
 # %% [markdown]
 # The article's estimate is a lower bound. A Python dict of a day's IDs would need several

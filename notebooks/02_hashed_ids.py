@@ -50,6 +50,7 @@ import numpy as np
 from bloomedu import HashedIds, click_stream, deduplicate, score
 from bloomedu.teaching.classroom import find_collision
 from bloomedu.teaching.predict import predict
+from bloomedu.i18n import phrase, say
 from bloomedu.workloads.clicks import uuid4_bytes, uuid4_strings
 from bloomedu.steps.dedup import add_all
 from bloomedu.teaching.exercises import check
@@ -75,7 +76,7 @@ SEED = 2
 # different numbers for the same ID:
 
 # %%
-print(f"{'id':>5}  {'murmurhash2':>11}  {'murmur3_32':>11}")
+say("   id  murmurhash2   murmur3_32")
 for key in ["123", "456", "789"]:
     print(f"{key:>5}  {murmurhash2(key):11d}  {murmur3_32(key):11d}")
 
@@ -100,7 +101,7 @@ print(sorted(seen_hashes))
 stage = HashedIds(hash_function=murmurhash2)
 assert deduplicate(messages, stage, key=lambda m: m["id"]) == kept_by_hand
 assert stage.hashes == seen_hashes
-print(f"{len(stage)} hashes kept")
+say("{n} hashes kept", n=len(stage))
 
 # %% [markdown]
 # ## On the click stream
@@ -113,11 +114,11 @@ print(f"{len(stage)} hashes kept")
 RATE = 10_000
 clicks = click_stream(10 * RATE, rate=RATE, double_click_rate=0.02, seed=SEED)
 result = score(clicks, deduplicate(clicks, HashedIds()))
-print(f"messages             {result.messages:7d}")
-print(f"double clicks        {result.duplicates:7d}")
-print(f"duplicates dropped   {result.duplicates_dropped:7d}")
-print(f"genuine dropped      {result.genuine_dropped:7d}")
-print(f"expected by theory   {expected_collisions(result.genuine, 2**32):7.2f}")
+say("messages             {n:7d}", n=result.messages)
+say("double clicks        {n:7d}", n=result.duplicates)
+say("duplicates dropped   {n:7d}", n=result.duplicates_dropped)
+say("genuine dropped      {n:7d}", n=result.genuine_dropped)
+say("expected by theory   {mean:7.2f}", mean=expected_collisions(result.genuine, 2**32))
 assert result.duplicates_missed == 0
 
 # %% [markdown]
@@ -142,19 +143,19 @@ assert result.duplicates_missed == 0
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000]
 rng = np.random.default_rng(SEED)
-stored = {"HashedIds": [], "uint32 array": []}
+stored = {"HashedIds": [], phrase("uint32 array"): []}
 for n in sizes:
     ids = uuid4_strings(n, rng)
     stored["HashedIds"].append(allocated_bytes(lambda: add_all(HashedIds(), ids))[1])
-    stored["uint32 array"].append(
+    stored[phrase("uint32 array")].append(
         allocated_bytes(lambda: np.fromiter(map(murmur3_32, ids), np.uint32, n))[1])
-print(f"{'n':>8}" + "".join(f"  {label + ', B/ID':>19}" for label in stored))
+say("       n      HashedIds, B/ID   uint32 array, B/ID")
 for row, n in enumerate(sizes):
     print(f"{n:8d}" + "".join(f"  {nbytes[row] / n:19.1f}" for nbytes in stored.values()))
 ids_per_day = RATE * 24 * 60 * 60
-print(f"scaled to the article's day of {ids_per_day:,} IDs, at n = {sizes[-1]:,}:")
+say("scaled to the article's day of {ids:,} IDs, at n = {n:,}:", ids=ids_per_day, n=sizes[-1])
 for label, nbytes in stored.items():
-    print(f"  {label:12}  {nbytes[-1] / sizes[-1] * ids_per_day / 1e9:5.1f} GB")
+    say("  {label:12}  {gb:5.1f} GB", label=label, gb=nbytes[-1] / sizes[-1] * ids_per_day / 1e9)
 
 # %%
 draw_bytes_per_item(sizes, stored, 4, "4 bytes per 32-bit hash, packed",
@@ -209,7 +210,8 @@ for _ in range(N_MAX // CHUNK):  # in chunks, so the ID strings never fill the m
     chunks.append(np.fromiter((mmh3.hash(key, 0, False) for key in keys), np.uint32, CHUNK))
     assert int(chunks[-1][0]) == murmur3_32(keys[0].decode())  # the spot check
 hashes = np.concatenate(chunks)
-print(f"{hashes.size:,} IDs hashed; the last: {keys[-1].decode()} -> {hashes[-1]}")
+say("{n:,} IDs hashed; the last: {key} -> {hash}", n=hashes.size, key=keys[-1].decode(),
+    hash=hashes[-1])
 
 # %%
 def collisions_in_prefix(values, n):
@@ -222,7 +224,7 @@ N32 = 2**32
 prefixes = [10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000, 2_000_000, 4_000_000]
 measured = [collisions_in_prefix(hashes, n) for n in prefixes]
 expected = [expected_collisions(n, N32) for n in prefixes]
-print(f"{'n':>9}  {'measured':>8}  {'expected':>9}  {'sd':>6}  {'n²/2N':>9}  {'P(any)':>6}")
+say("        n  measured   expected      sd      n²/2N  P(any)")
 for n, got, mean in zip(prefixes, measured, expected):
     print(f"{n:9d}  {got:8d}  {mean:9.2f}  {np.sqrt(mean):6.2f}  {n * n / (2 * N32):9.2f}  "
           f"{collision_probability(n, N32):6.3f}")
@@ -274,15 +276,15 @@ collision = find_collision(hash_16, seed=SEED)
 print(collision)
 pair = [{"id": collision.first}, {"id": collision.second}]
 kept = deduplicate(pair, HashedIds(hash_function=hash_16), key=lambda m: m["id"])
-print(f"messages kept by a 16-bit HashedIds: {len(kept)} of 2; the second, genuine click is lost")
+say("messages kept by a 16-bit HashedIds: {kept} of 2; the second, genuine click is lost",
+    kept=len(kept))
 
 # %% [markdown]
 # Each width now runs on this lesson's stream. The theory expects
 # `expected_collisions(genuine clicks, 2**b)` of them to be lost.
 
 # %%
-print(f"{'b bits':>6}  {'genuine':>7}  {'lost':>6}  {'expected':>9}  {'lost %':>7}  "
-      f"{'dups missed':>11}")
+say("b bits  genuine    lost   expected   lost %  dups missed")
 for hash_bits in [16, 20, 24, 32]:
     stage = HashedIds(hash_function=n_bit_hash_function(hash_bits, "", murmur3_32))
     r = score(clicks, deduplicate(clicks, stage))
@@ -304,11 +306,12 @@ guess_day = predict("What is the chance that the day's last genuine click, the 8
 
 # %%
 lost_per_day = expected_collisions(ids_per_day, N32)
-print(f"genuine clicks in a day           {ids_per_day:>13,d}")
-print(f"expected lost to 32-bit collisions {lost_per_day:>12,.0f}")
-print(f"share of the day's clicks          {100 * lost_per_day / ids_per_day:>11.2f} %")
-print(f"chance the last click of the day is lost "
-      f"{1 - (1 - 1 / N32) ** (ids_per_day - 1):.3f}")
+say("genuine clicks in a day           {ids:>13,d}", ids=ids_per_day)
+say("expected lost to 32-bit collisions {lost:>12,.0f}", lost=lost_per_day)
+say("share of the day's clicks          {percent:>11.2f} %",
+    percent=100 * lost_per_day / ids_per_day)
+say("chance the last click of the day is lost {chance:.3f}",
+    chance=1 - (1 - 1 / N32) ** (ids_per_day - 1))
 guess_day.reveal(round(1 - (1 - 1 / N32) ** (ids_per_day - 1), 3), label="Computed")
 
 # %% [markdown]

@@ -49,6 +49,7 @@ from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import decorate, draw_bits, new_axes, show
 from bloomedu.teaching.predict import predict
+from bloomedu.i18n import phrase, say
 from bloomedu.core.theory import (bit_vector_false_positive_rate, collision_probability,
                                   expected_collisions)
 
@@ -70,8 +71,9 @@ SEED = 3
 # %%
 hash_bits = 8
 full_hash = murmurhash2("123")
-print(f"murmurhash2('123')         = {full_hash}")
-print(f"murmurhash2('123') % 2**{hash_bits} = {full_hash % 2**hash_bits}")
+say("murmurhash2('123')         = {full_hash}", full_hash=full_hash)
+say("murmurhash2('123') % 2**{hash_bits} = {index}", hash_bits=hash_bits,
+    index=full_hash % 2**hash_bits)
 
 # %% [markdown]
 # ## Step 3 by hand, then the library
@@ -103,8 +105,10 @@ kept = deduplicate(messages, vector, key=lambda m: m["id"])
 assert kept == kept_by_hand
 assert vector.bits.to_bools().tolist() == bit_list
 print(kept)
-print(f"{vector!r}: bits set at {np.flatnonzero(vector.bits.to_bools()).tolist()}")
-print(f"the list's pointers: {8 * len(bit_list):,} bytes; the packed bits: {vector.nbytes} bytes")
+say("{vector!r}: bits set at {indices}", vector=vector,
+    indices=np.flatnonzero(vector.bits.to_bools()).tolist())
+say("the list's pointers: {list_bytes:,} bytes; the packed bits: {packed_bytes} bytes",
+    list_bytes=8 * len(bit_list), packed_bytes=vector.nbytes)
 
 # %% [markdown]
 # ## Forty clicks in 256 bits, drawn
@@ -119,9 +123,11 @@ clicks = click_stream(40, rate=10, double_click_rate=0.2, seed=SEED)
 vector = BitVector(hash_bits=8)
 kept = deduplicate(clicks, vector)
 result = score(clicks, kept)
-print(f"messages {result.messages}: genuine {result.genuine}, duplicates {result.duplicates}")
-print(f"duplicates dropped {result.duplicates_dropped}, genuine clicks dropped {result.genuine_dropped}")
-print(f"bits set {vector.bits.count()} of {vector.num_bits}")
+say("messages {messages}: genuine {genuine}, duplicates {duplicates}",
+    messages=result.messages, genuine=result.genuine, duplicates=result.duplicates)
+say("duplicates dropped {duplicates}, genuine clicks dropped {genuine}",
+    duplicates=result.duplicates_dropped, genuine=result.genuine_dropped)
+say("bits set {set_bits} of {m}", set_bits=vector.bits.count(), m=vector.num_bits)
 genuine_ids = [click.id for click in clicks if not click.duplicate]
 first_with = {}  # bit -> the first genuine ID that set it
 collided = []
@@ -129,11 +135,13 @@ for key in genuine_ids:
     (bit,) = vector.bit_indices(key)
     if bit in first_with:
         collided.append(bit)
-        print(f"bit {bit:3d}: {first_with[bit]} set it, {key} was dropped")
+        say("bit {bit:3d}: {first} set it, {key} was dropped", bit=bit, first=first_with[bit],
+            key=key)
     first_with.setdefault(bit, key)
 assert len(collided) == result.genuine_dropped
-print(f"theory: P(some shared bit) = {collision_probability(result.genuine, 256):.3f}, "
-      f"expected shared {expected_collisions(result.genuine, 256):.2f}")
+say("theory: P(some shared bit) = {chance:.3f}, expected shared {expected:.2f}",
+    chance=collision_probability(result.genuine, 256),
+    expected=expected_collisions(result.genuine, 256))
 bools = vector.bits.to_bools()
 for start in range(0, vector.num_bits, 32):
     row = ["o" if start + i in collided else "#" if bit else "." for i, bit in enumerate(bools[start:start + 32])]
@@ -147,8 +155,9 @@ for start in range(0, vector.num_bits, 32):
 
 # %%
 draw_bits(vector.bits, highlight=collided, width=32, indices=True,
-          title=f"BitVector(hash_bits=8) after {len(clicks)} clicks; orange = bits "
-                f"{', '.join(map(str, collided))}, each set by two genuine IDs")
+          title=phrase("BitVector(hash_bits=8) after {n} clicks; orange = bits {collided}, each "
+                       "set by two genuine IDs", n=len(clicks),
+                       collided=", ".join(map(str, collided))))
 show("The 256 bits of the 8-bit vector after 40 clicks, 32 per row, rows labelled 0 to 224: "
      "32 dark set bits scattered over the grid, two of them orange, bit 135 (row 128, column "
      "7) and bit 236 (row 224, column 12), each set by two different genuine IDs.")
@@ -212,8 +221,8 @@ for start, n in zip([0] + checkpoints, checkpoints):
     measured = sum(key in vector for key in queries) / num_queries
     rows.append((n, vector.bits.count() / m, measured, bit_vector_false_positive_rate(num_bits=m, n=n)))
 
-print(f"m = {m} bits, {num_queries} queries per row")
-print("       n  bits set  measured p  1-(1-1/m)^n  (meas-theory)/sd")
+say("m = {m} bits, {queries} queries per row", m=m, queries=num_queries)
+say("       n  bits set  measured p  1-(1-1/m)^n  (meas-theory)/sd")
 for n, filled, measured, theory in rows:
     sd = (theory * (1 - theory) / num_queries) ** 0.5
     print(f"{n:8d}  {filled:8.4f}  {measured:10.4f}  {theory:11.4f}  {(measured - theory) / sd:+16.2f}")
@@ -224,9 +233,11 @@ ax = new_axes()
 grid = np.linspace(0, checkpoints[-1], 200)
 ax.plot(grid, [bit_vector_false_positive_rate(num_bits=m, n=n) for n in grid],
         label=r"$1 - (1 - 1/m)^n$")
-ax.plot([r[0] for r in rows], [r[2] for r in rows], "o", label=f"measured, {num_queries} fresh keys")
+ax.plot([r[0] for r in rows], [r[2] for r in rows], "o",
+        label=phrase("measured, {queries} fresh keys", queries=num_queries))
 decorate(ax, xlabel="n, items inserted", ylabel="false-positive rate p",
-         title=f"Bit vector, m = 2**{hash_bits} bits: p grows with every insertion")
+         title=phrase("Bit vector, m = 2**{hash_bits} bits: p grows with every insertion",
+                      hash_bits=hash_bits))
 show("False-positive rate against n from 0 to 60,000 IDs in 65,536 bits: the measured points "
      "lie on the curve 1 - (1 - 1/m)^n, which rises almost in a straight line at first and "
      "bends over, reaching only 0.60 at n = 60,000.")
@@ -252,8 +263,8 @@ show("False-positive rate against n from 0 to 60,000 IDs in 65,536 bits: the mea
 
 # %%
 sizes = [1_000, 10_000, 60_000]
-print(f"BitVector(16).nbytes = {BitVector(16).nbytes} bytes for any n")
-print("       n  packed 32-bit hashes (4 B each)  bit vector")
+say("BitVector(16).nbytes = {nbytes} bytes for any n", nbytes=BitVector(16).nbytes)
+say("       n  packed 32-bit hashes (4 B each)  bit vector")
 for n in sizes:
     print(f"{n:8d}  {4 * n:31d}  {BitVector(16).nbytes:10d}")
 
@@ -266,7 +277,8 @@ for n in sizes:
 
 # %%
 guess_same = predict("Which drops more genuine clicks of the 10,000: the set of 16-bit hashes or "
-                     "the 16-bit vector?", None, choices=("the set", "the vector", "the same"))
+                     "the 16-bit vector?", None,
+                     choices=(phrase("the set"), phrase("the vector"), phrase("the same")))
 
 # %%
 stream = click_stream(10_000, seed=SEED)
@@ -274,15 +286,17 @@ bits_stage = BitVector(16)
 kept_set = deduplicate(stream, HashedIds(lambda key: murmurhash2(key) % 2**16))
 kept_bits = deduplicate(stream, bits_stage)
 result = score(stream, kept_bits)
-print(f"set of hashes keeps {len(kept_set)} of {result.messages}, the vector {len(kept_bits)}; "
-      f"same messages: {kept_set == kept_bits}")
-print(f"genuine clicks dropped {result.genuine_dropped} = {result.genuine_dropped / result.genuine:.1%} "
-      f"of {result.genuine}")
-print(f"bits set at the end: {bits_stage.bits.count():,} (one per message kept) = "
-      f"{bits_stage.bits.count() / bits_stage.num_bits:.1%} of {bits_stage.num_bits:,}")
+say("set of hashes keeps {by_set} of {messages}, the vector {by_vector}; same messages: {same}",
+    by_set=len(kept_set), messages=result.messages, by_vector=len(kept_bits),
+    same=kept_set == kept_bits)
+say("genuine clicks dropped {dropped} = {share:.1%} of {genuine}", dropped=result.genuine_dropped,
+    share=result.genuine_dropped / result.genuine, genuine=result.genuine)
+say("bits set at the end: {set_bits:,} (one per message kept) = {fill:.1%} of {m:,}",
+    set_bits=bits_stage.bits.count(), fill=bits_stage.bits.count() / bits_stage.num_bits,
+    m=bits_stage.num_bits)
 assert kept_set == kept_bits
-guess_same.reveal("the same" if kept_set == kept_bits else
-                  "the set" if len(kept_set) < len(kept_bits) else "the vector")
+guess_same.reveal(phrase("the same") if kept_set == kept_bits else
+                  phrase("the set") if len(kept_set) < len(kept_bits) else phrase("the vector"))
 
 # %% [markdown]
 # The same messages, the same 702 genuine clicks lost. A set of b-bit hashes and a $2^b$-bit
@@ -301,11 +315,11 @@ m_day = 2**32
 vector_bytes = m_day // 8
 p_end = bit_vector_false_positive_rate(num_bits=m_day, n=day)
 p_mean = 1 - m_day / day * p_end  # p averaged over the day: mean of 1 - (1 - 1/m)^i, i < n
-print(f"IDs in a day                      {day:>15,d}")
-print(f"2**32-bit vector, bytes           {vector_bytes:>15,d}")
-print(f"n where the vector beats 4 B/hash {m_day // 32:>15,d}")
-print(f"p at the end of the day           {p_end:>15.4f}")
-print(f"p averaged over the day's clicks  {p_mean:>15.4f}")
+say("IDs in a day                      {ids:>15,d}", ids=day)
+say("2**32-bit vector, bytes           {nbytes:>15,d}", nbytes=vector_bytes)
+say("n where the vector beats 4 B/hash {n:>15,d}", n=m_day // 32)
+say("p at the end of the day           {p:>15.4f}", p=p_end)
+say("p averaged over the day's clicks  {p:>15.4f}", p=p_mean)
 
 # %% [markdown]
 # Half a gigabyte instead of lesson 01's 31.1 GB of IDs, and smaller than lesson 02's 3.46 GB

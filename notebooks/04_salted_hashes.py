@@ -51,6 +51,7 @@ from bloomedu import murmur3_32, murmurhash2, n_bit_hash_function
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE, decorate, show
 from bloomedu.teaching.predict import predict
+from bloomedu.i18n import phrase, say
 
 # %% [markdown]
 # ## The article's 42 and 174
@@ -62,8 +63,8 @@ from bloomedu.teaching.predict import predict
 # %%
 first = n_bit_hash_function(8, "nejakaSul")
 second = n_bit_hash_function(8, "nejakaJinaSul")
-print(f"first('123')  = {first('123')}")
-print(f"second('123') = {second('123')}")
+say("first('123')  = {value}", value=first("123"))
+say("second('123') = {value}", value=second("123"))
 
 # %% [markdown]
 # Where they come from: the salt is appended to the text, the 32-bit hash is taken, and the
@@ -72,7 +73,8 @@ print(f"second('123') = {second('123')}")
 # %%
 for salt in ["nejakaSul", "nejakaJinaSul"]:
     full_hash = murmurhash2("123" + salt)
-    print(f"murmurhash2('123{salt}') = {full_hash:10d} = {full_hash:032b}b -> % 256 = {full_hash % 256}")
+    say("murmurhash2('123{salt}') = {full_hash:10d} = {full_hash:032b}b -> % 256 = {index}",
+        salt=salt, full_hash=full_hash, index=full_hash % 256)
 
 # %% [markdown]
 # The whole construction is one line. Built by hand, it agrees with the library's
@@ -87,7 +89,7 @@ sample = ["123", "456", "789", "città", ""] + [str(i) for i in range(1000)]
 for hash_bits, salt in [(8, "nejakaSul"), (8, "nejakaJinaSul"), (12, "0"), (32, "7")]:
     by_hand, library = salted_by_hand(hash_bits, salt), n_bit_hash_function(hash_bits, salt)
     assert [by_hand(key) for key in sample] == [library(key) for key in sample]
-print(f"hand-built and library functions agree on {len(sample)} keys x 4 (hash_bits, salt) pairs")
+say("hand-built and library functions agree on {n} keys x 4 (hash_bits, salt) pairs", n=len(sample))
 
 # %% [markdown]
 # The article's Bloom filter (lesson 05) needs k functions, so it uses the salts "0", "1", ...,
@@ -95,7 +97,7 @@ print(f"hand-built and library functions agree on {len(sample)} keys x 4 (hash_b
 
 # %%
 functions = [n_bit_hash_function(8, str(i)) for i in range(5)]
-print("salt   '123'  '456'  '789'")
+say("salt   '123'  '456'  '789'")
 for i, function in enumerate(functions):
     print(f"{i!s:>4}  " + "  ".join(f"{function(key):5d}" for key in ["123", "456", "789"]))
 
@@ -109,7 +111,7 @@ for i, function in enumerate(functions):
 
 # %%
 seeded = [n_bit_hash_function(8, "", partial(murmur3_32, seed=i)) for i in range(5)]
-print("seed   '123'  '456'  '789'")
+say("seed   '123'  '456'  '789'")
 for i, function in enumerate(seeded):
     print(f"{i:4d}  " + "  ".join(f"{function(key):5d}" for key in ["123", "456", "789"]))
 assert seeded[2]("123") == murmur3_32("123", seed=2) % 256
@@ -148,12 +150,14 @@ pairs = [("salt '0'", "salt '1'"), ("salt 'nejakaSul'", "salt 'nejakaJinaSul'"),
 keys = [str(i) for i in range(65_536)]
 low_bits = {name: np.array([f(key) % 16 for key in keys]) for name, f in families.items()}
 sd = ((1 / 16) * (15 / 16) / len(keys)) ** 0.5
-print(f"{len(keys):,} keys; independent functions agree on 1/16 = {1 / 16:.4f} of them, sd {sd:.5f}")
-print(f"{'pair':40s}  {'agree':>7s}  {'(agree - 1/16)/sd':>17s}")
+say("{n:,} keys; independent functions agree on 1/16 = {share:.4f} of them, sd {sd:.5f}",
+    n=len(keys), share=1 / 16, sd=sd)
+say("pair                                        agree  (agree - 1/16)/sd")
 agreement = {}
 for a, b in pairs:
     agreement[a, b] = float(np.mean(low_bits[a] == low_bits[b]))
-    print(f"{a + ' vs ' + b:40s}  {agreement[a, b]:7.4f}  {(agreement[a, b] - 1 / 16) / sd:+17.2f}")
+    pair = phrase("{a} vs {b}", a=a, b=b)
+    print(f"{pair:40s}  {agreement[a, b]:7.4f}  {(agreement[a, b] - 1 / 16) / sd:+17.2f}")
 guess_agree.reveal(round(agreement["salt '0'", "salt '1'"], 4))
 
 # %% [markdown]
@@ -174,8 +178,8 @@ fig, axes = plt.subplots(1, 2, figsize=FIGSIZE, layout="constrained")
 for ax, (a, b) in zip(axes, [("salt '0'", "salt '1'"), ("salt '0'", "salt '0'")]):
     counts = np.bincount(low_bits[a] * 16 + low_bits[b], minlength=256).reshape(16, 16)
     image = ax.imshow(counts, cmap="viridis", vmin=0, vmax=2 * len(keys) / 256)
-    decorate(ax, title=f"{a} vs {b}", xlabel="h_b(x) mod 16", xticks=[0, 5, 10, 15],
-             yticks=[0, 5, 10, 15])
+    decorate(ax, title=phrase("{a} vs {b}", a=a, b=b), xlabel="h_b(x) mod 16",
+             xticks=[0, 5, 10, 15], yticks=[0, 5, 10, 15])
 decorate(axes[0], ylabel="h_a(x) mod 16")
 colorbar = fig.colorbar(image, ax=axes, shrink=0.8)
 decorate(colorbar.ax, ylabel="keys per cell (max 2x expected)")
@@ -204,10 +208,11 @@ guess_clash = predict("Of those 11,000 (ID, salt) pairs, how many hash exactly t
 # %%
 texts = Counter(key + salt for key in map(str, range(1_000)) for salt in map(str, range(11)))
 shared = sum(count for count in texts.values() if count > 1)
-print(f"pairs {sum(texts.values()):,}, different texts {len(texts):,}, pairs sharing their text {shared}")
+say("pairs {pairs:,}, different texts {texts:,}, pairs sharing their text {shared}",
+    pairs=sum(texts.values()), texts=len(texts), shared=shared)
 clash = [n_bit_hash_function(32, "10")("1"), n_bit_hash_function(32, "0")("11")]
-print(f"key '1' + salt '10' -> {clash[0]}")
-print(f"key '11' + salt '0' -> {clash[1]}")
+say("key '1' + salt '10' -> {hash}", hash=clash[0])
+say("key '11' + salt '0' -> {hash}", hash=clash[1])
 guess_clash.reveal(shared, label="Counted")
 
 # %% [markdown]

@@ -27,6 +27,7 @@ import numpy as np
 from bloomedu import SeenIds, deduplicate
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.steps.dedup import add_all
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.teaching.memory import allocated_bytes
 
@@ -43,7 +44,8 @@ show("01")
 rate, seconds, id_chars = 10_000, 86_400, 32
 ids_per_day = rate * seconds
 answer = ids_per_day * id_chars
-print(f"{ids_per_day:,} IDs x {id_chars} bytes = {answer:,} bytes = {answer / 1e9:.2f} GB")
+say("{ids:,} IDs x {id_chars} bytes = {total:,} bytes = {gb:.2f} GB", ids=ids_per_day,
+    id_chars=id_chars, total=answer, gb=answer / 1e9)
 
 # %%
 check.id_storage_bytes(answer, rate=10_000, seconds=86_400, id_chars=32)
@@ -63,7 +65,7 @@ stream = ids + ids[:duplicates]  # 980 genuine IDs, then 20 copies
 seen = SeenIds()
 deduplicate(stream, seen, key=lambda message_id: message_id)
 assert len(stream) == messages and len(seen) == answer
-print(f"{len(stream)} messages -> {len(seen)} IDs in the dict")
+say("{messages} messages -> {ids} IDs in the dict", messages=len(stream), ids=len(seen))
 
 # %%
 check.seen_ids_after(answer, messages=1000, duplicates=20)
@@ -82,7 +84,8 @@ stage, total = allocated_bytes(
     lambda: add_all(SeenIds(), (key.replace("-", "") for key in uuid4_strings(n, rng))))
 assert len(stage) == n and all(len(key) == 32 for key in stage.processed)
 answer = total / n
-print(f"{total:,} bytes for {n:,} IDs: {answer:.1f} bytes per ID, {answer / 32:.1f} x the characters")
+say("{total:,} bytes for {n:,} IDs: {per_id:.1f} bytes per ID, {times:.1f} x the characters",
+    total=total, n=n, per_id=answer, times=answer / 32)
 
 # %%
 check.bytes_per_id(answer, id_chars=32)

@@ -26,6 +26,7 @@ import math
 
 from bloomedu import HashedIds, click_stream, deduplicate
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 from bloomedu.core.hashing import murmur3_32, n_bit_hash_function
 from bloomedu.core.theory import collision_probability, expected_collisions
 
@@ -44,8 +45,8 @@ show("02")
 n, N = 36_000_000, 2**32
 answer = n - N * -math.expm1(n * math.log1p(-1 / N))
 assert math.isclose(answer, expected_collisions(n, N), rel_tol=1e-9)
-print(f"expected collisions {answer:,.0f}  (n²/2N = {n * n / (2 * N):,.0f}), "
-      f"{answer / n:.2%} of the hour's clicks")
+say("expected collisions {expected:,.0f}  (n²/2N = {birthday:,.0f}), "
+    "{share:.2%} of the hour's clicks", expected=answer, birthday=n * n / (2 * N), share=answer / n)
 
 # %%
 check.expected_collisions(answer, n=36_000_000, hash_bits=32)
@@ -64,8 +65,8 @@ while low < high:
     middle = (low + high) // 2
     low, high = (low, middle) if collision_probability(middle, N) >= 0.5 else (middle + 1, high)
 answer = low
-print(f"P(any collision) first reaches 1/2 at n = {answer:,}; "
-      f"sqrt(2N ln 2) = {math.sqrt(2 * N * math.log(2)):,.1f}, sqrt(N) = {math.sqrt(N):,.0f}")
+say("P(any collision) first reaches 1/2 at n = {n:,}; sqrt(2N ln 2) = {rule:,.1f}, "
+    "sqrt(N) = {root:,.0f}", n=answer, rule=math.sqrt(2 * N * math.log(2)), root=math.sqrt(N))
 
 # %%
 check.birthday_half(answer, hash_bits=24)
@@ -84,7 +85,8 @@ assert len(genuine) == 100_000
 stage = HashedIds(hash_function=n_bit_hash_function(22, "", murmur3_32))
 answer = len(genuine) - len(deduplicate(genuine, stage))
 mean = expected_collisions(len(genuine), 2**22)
-print(f"genuine clicks dropped {answer}; expected {mean:.1f} ± {math.sqrt(mean):.1f} (1 sd)")
+say("genuine clicks dropped {dropped}; expected {mean:.1f} ± {sd:.1f} (1 sd)", dropped=answer,
+    mean=mean, sd=math.sqrt(mean))
 
 # %%
 check.genuine_dropped(answer, genuine=100_000, hash_bits=22)

@@ -29,6 +29,7 @@ import numpy as np
 from bloomedu import BitVector
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 from bloomedu.core.theory import bit_vector_false_positive_rate
 
 SEED = 3
@@ -44,7 +45,8 @@ show("03")
 m, items = 2**8, 100
 answer = 1 - (1 - 1 / m) ** items
 assert math.isclose(answer, bit_vector_false_positive_rate(num_bits=m, n=items))
-print(f"p = 1 - (1 - 1/{m})**{items} = {answer:.4f}  (items/m = {items / m:.4f} overcounts)")
+say("p = 1 - (1 - 1/{m})**{items} = {p:.4f}  (items/m = {ratio:.4f} overcounts)", m=m, items=items,
+    p=answer, ratio=items / m)
 
 # %%
 check.bit_vector_fpp(answer, hash_bits=8, items=100)
@@ -62,10 +64,10 @@ items, fpp = 1000, 0.01
 answer = next(b for b in range(1, 33) if bit_vector_false_positive_rate(num_bits=2**b, n=items) <= fpp)
 fewest_bits = 1 / -math.expm1(math.log1p(-fpp) / items)
 assert answer == math.ceil(math.log2(fewest_bits))
-print(f"{'hash_bits':>9}  {'m':>7}  {'p':>7}")
+say("hash_bits        m        p")
 for b in (answer - 1, answer):
     print(f"{b:9d}  {2**b:7d}  {bit_vector_false_positive_rate(num_bits=2**b, n=items):7.4f}")
-print(f"fewest bits m = {fewest_bits:,.0f}, so hash_bits = {answer}")
+say("fewest bits m = {m:,.0f}, so hash_bits = {hash_bits}", m=fewest_bits, hash_bits=answer)
 
 # %%
 check.bit_vector_hash_bits(answer, items=1000, fpp=0.01)
@@ -85,8 +87,9 @@ vector = BitVector(hash_bits=8)
 for key in inserted:
     vector.add(key)
 answer = sum(key in vector for key in queries) / trials
-print(f"bits set {vector.bits.count()} of {vector.num_bits}; measured p = {answer:.4f}, "
-      f"formula {bit_vector_false_positive_rate(num_bits=vector.num_bits, n=items):.4f}")
+say("bits set {set_bits} of {m}; measured p = {p:.4f}, formula {formula:.4f}",
+    set_bits=vector.bits.count(), m=vector.num_bits, p=answer,
+    formula=bit_vector_false_positive_rate(num_bits=vector.num_bits, n=items))
 
 # %%
 check.measured_bit_vector_fpp(answer, hash_bits=8, items=40, trials=10_000)

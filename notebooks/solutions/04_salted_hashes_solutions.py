@@ -27,6 +27,7 @@ import numpy as np
 from bloomedu import SaltedBloomFilter, murmurhash2, n_bit_hash_function
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 
 SEED = 4
 show("04")
@@ -42,8 +43,10 @@ text, salt, hash_bits = "789", "nejakaJinaSul", 10
 full_hash = murmurhash2(text + salt)
 answer = full_hash % 2**hash_bits
 assert answer == n_bit_hash_function(hash_bits, salt)(text)
-print(f"murmurhash2({text + salt!r}) = {full_hash} = {full_hash:032b}b")
-print(f"lowest {hash_bits} bits: {full_hash % 2**hash_bits:0{hash_bits}b}b = {answer}")
+say("murmurhash2({text!r}) = {full_hash} = {full_hash:032b}b", text=text + salt,
+    full_hash=full_hash)
+say("lowest {hash_bits} bits: {low_bits}b = {answer}", hash_bits=hash_bits,
+    low_bits=format(full_hash % 2**hash_bits, f"0{hash_bits}b"), answer=answer)
 
 # %%
 check.salted_hash(answer, text='789', salt='nejakaJinaSul', hash_bits=10)
@@ -59,8 +62,8 @@ check.salted_hash(answer, text='789', salt='nejakaJinaSul', hash_bits=10)
 # %%
 m, k, n = 256, 3, 50
 answer = m * (1 - (1 - 1 / m) ** (k * n))
-print(f"expected bits set {answer:.2f} of {m} ({k * n} settings, "
-      f"{k * n - answer:.1f} of them on a bit already set)")
+say("expected bits set {expected:.2f} of {m} ({settings} settings, {on_set:.1f} of them on a bit "
+    "already set)", expected=answer, m=m, settings=k * n, on_set=k * n - answer)
 
 # %%
 check.expected_bits_set(answer, num_bits=256, num_hashes=3, n=50)
@@ -81,7 +84,8 @@ bloom = SaltedBloomFilter(num_hashes=3, hash_bits=8)
 for key in ids:
     bloom.add(key)
 assert bloom.bits.count() == answer
-print(f"distinct bits set by {len(ids)} IDs x {len(functions)} functions: {answer} of 256")
+say("distinct bits set by {ids} IDs x {functions} functions: {distinct} of 256", ids=len(ids),
+    functions=len(functions), distinct=answer)
 
 # %%
 check.measured_bits_set(answer, num_bits=256, num_hashes=3, n=50)
