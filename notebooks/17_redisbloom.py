@@ -52,6 +52,7 @@ import numpy as np
 
 from bloomedu import BloomFilter, click_stream
 from bloomedu.compat.redisbloom import RedisBloomFilter, info_reply
+from bloomedu.i18n import phrase, say
 from bloomedu.services.redis_server import RedisServer
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE, decorate, show
@@ -72,13 +73,15 @@ SEED = 17
 # %%
 server = RedisServer(module=True)
 r = server.client()
-print(f"a server of our own on 127.0.0.1 (its port and PID change every run): ping -> {r.ping()}")
-print("loaded modules:", sorted(m[b"name"].decode() for m in r.module_list()))
+say("a server of our own on 127.0.0.1 (its port and PID change every run): ping -> {pong}",
+    pong=r.ping())
+say("loaded modules: {names}", names=sorted(m[b"name"].decode() for m in r.module_list()))
 
 # %% tags=["nbval-ignore-output"]
 info = r.info("server")
 bloom = next(m for m in r.module_list() if m[b"name"] == b"bf")
-print(f"server {info.get('valkey_version') or info['redis_version']}, RedisBloom {bloom[b'ver']}")
+say("server {version}, RedisBloom {module_version}",
+    version=info.get("valkey_version") or info["redis_version"], module_version=bloom[b"ver"])
 
 # %% [markdown]
 # ## 1. `BF.RESERVE` sized from n and p
@@ -101,7 +104,7 @@ guess_extra = predict("For n = 100,000 click IDs, BF.RESERVE gives its first sub
 
 # %%
 n, p = 100_000, 0.001
-print(f"{'p':>9} {'from_capacity m':>15} {'k':>3} {'BF.RESERVE first m':>18} {'k':>3} {'extra bits':>10}")
+say("        p from_capacity m   k BF.RESERVE first m   k extra bits")
 extra = {}
 for error in (p, 1e-6):
     plain, link = BloomFilter.from_capacity(n, error), RedisBloomFilter(error, n).links[0]
@@ -110,9 +113,10 @@ for error in (p, 1e-6):
           f"{link.hashes:>3d} {extra[error]:>10,d}")
 ours, model = BloomFilter.from_capacity(n, p), RedisBloomFilter(p, n)
 first = model.links[0]
-print(f"n / ln 2 = {n / math.log(2):,.0f}; the first sub-filter at p = {p}: bpe = {first.bpe:.4f}, "
-      f"error {first.error}")
-print(f"NONSCALING sizes for p itself: {RedisBloomFilter(p, n, nonscaling=True).links[0].bits:,} bits")
+say("n / ln 2 = {n_over_ln2:,.0f}; the first sub-filter at p = {p}: bpe = {bpe:.4f}, error {error}",
+    n_over_ln2=n / math.log(2), p=p, bpe=first.bpe, error=first.error)
+say("NONSCALING sizes for p itself: {bits:,} bits",
+    bits=RedisBloomFilter(p, n, nonscaling=True).links[0].bits)
 
 # %%
 ratio = extra[1e-6] / extra[p]
@@ -140,8 +144,8 @@ guess_extra.reveal("grows" if ratio > 1.05 else "shrinks" if ratio < 0.95 else "
 # %%
 r.execute_command(*model.reserve_args("day"))
 server_info = info_reply(r.execute_command("BF.INFO", "day"))  # a dict, whatever redis-py returns
-print("BF.INFO day:   ", server_info)
-print("model.info():  ", model.info())
+say("BF.INFO day:    {info}", info=server_info)
+say("model.info():   {info}", info=model.info())
 assert server_info == model.info()
 
 # %% [markdown]
@@ -171,8 +175,9 @@ for start in range(0, len(ids), 1000):
     pipe.execute_command("BF.MADD", "clicks", *ids[start:start + 1000])
 server_answers = [int(a) for reply in pipe.execute() for a in reply]
 python_answers = chain.add_many(ids).astype(int).tolist()
-print(f"{len(ids):,} messages, {distinct:,} distinct IDs; BF.MADD answered 1 for "
-      f"{sum(server_answers):,}; the model agrees on every answer: {server_answers == python_answers}")
+say("{messages:,} messages, {distinct:,} distinct IDs; BF.MADD answered 1 for {added:,}; "
+    "the model agrees on every answer: {agree}", messages=len(ids), distinct=distinct,
+    added=sum(server_answers), agree=server_answers == python_answers)
 
 
 def scandump(key):
@@ -185,16 +190,17 @@ def scandump(key):
 
 
 dump = scandump("clicks")
-print(f"BF.SCANDUMP: {len(dump)} pieces, {sum(len(d) for _, d in dump):,} bytes; "
-      f"equal to the model's scandump(): {dump == chain.scandump()}")
-print(f"{'sub-filter':>10}  {'capacity':>8}  {'error':>9}  {'bits':>9}  {'k':>2}  {'items':>6}")
+say("BF.SCANDUMP: {pieces} pieces, {size:,} bytes; equal to the model's scandump(): {equal}",
+    pieces=len(dump), size=sum(len(d) for _, d in dump), equal=dump == chain.scandump())
+say("sub-filter  capacity      error       bits   k   items")
 for j, link in enumerate(chain.links):
     print(f"{j:10d}  {link.entries:8,d}  {link.error:9.6f}  {link.bits:9,d}  {link.hashes:2d}  {link.size:6,d}")
 
 # %%
 guess_added.reveal(sum(server_answers), label="BF.MADD answered 1")
-print(f"BF.INFO: {info_reply(r.execute_command('BF.INFO', 'clicks'))['Number of filters']} sub-filters, "
-      f"{sum(link.size for link in chain.links):,} items")
+say("BF.INFO: {filters} sub-filters, {items:,} items",
+    filters=info_reply(r.execute_command("BF.INFO", "clicks"))["Number of filters"],
+    items=sum(link.size for link in chain.links))
 
 # %% [markdown]
 # 29,474: 21 fewer than the distinct IDs. A new ID whose bits were all set already, a false
@@ -214,11 +220,12 @@ pipe = r.pipeline(transaction=False)
 for start in range(0, len(probes), 1000):
     pipe.execute_command("BF.MEXISTS", "from-python", *probes[start:start + 1000])
 loaded = np.array([bool(a) for reply in pipe.execute() for a in reply])
-print(f"BF.MEXISTS on the loaded key equals exists_many: {np.array_equal(loaded, chain.exists_many(probes))}")
+say("BF.MEXISTS on the loaded key equals exists_many: {equal}",
+    equal=np.array_equal(loaded, chain.exists_many(probes)))
 measured = loaded[10_000:].mean()
 bound = sum(link.error for link in chain.links)
-print(f"false positives among 20,000 fresh IDs: {measured:.5f}; the chain's bound "
-      f"p/2 + p/4 + p/8 + p/16 = {bound:.6f} < p = 0.001")
+say("false positives among 20,000 fresh IDs: {measured:.5f}; the chain's bound "
+    "p/2 + p/4 + p/8 + p/16 = {bound:.6f} < p = 0.001", measured=measured, bound=bound)
 
 # %% [markdown]
 # The chain, drawn: each sub-filter's bits and how full it is (left), and each one's share of
@@ -232,7 +239,8 @@ full = np.array([link.size / link.entries for link in chain.links])
 left.bar(index, bits / 1e3, color="lightgrey", edgecolor="black", label="bits")
 left.bar(index, bits * full / 1e3, color="tab:blue", label="share filled with items")
 for j, link in enumerate(chain.links):
-    left.annotate(f"{link.entries:,d} IDs\nk = {link.hashes}", (j, link.bits / 1e3),
+    left.annotate(phrase("{entries:,d} IDs\nk = {k}", entries=link.entries, k=link.hashes),
+                  (j, link.bits / 1e3),
                   ha="center", va="bottom", fontsize="small")
 decorate(left, xticks=index, xlabel="sub-filter, oldest (0) to newest", ylabel="thousands of bits",
          ylim=(0, bits.max() / 1e3 * 1.3), title="Each twice the last",
@@ -249,7 +257,7 @@ show("Left: four sub-filters of about 47, 104, 225 and 484 thousand bits, each m
      "the IDs of the one before, the first three full and the newest about a third full. Right: "
      "their errors halve from 0.0005 to 0.00006, their running sum climbs to 0.00094 under "
      "p = 0.001, and the measured rate, 0.0007, lies below it.")
-print(f"{'sub-filter':>10} {'error':>9} {'running sum':>11} {'full':>5}")
+say("sub-filter     error running sum  full")
 for j in index:
     print(f"{j:>10d} {errors[j]:9.6f} {errors[:j + 1].sum():11.6f} {full[j]:5.2f}")
 
@@ -334,4 +342,4 @@ check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=10
 # %%
 r.close()
 server.close()
-print(f"server stopped: {server.pid is None}")
+say("server stopped: {stopped}", stopped=server.pid is None)

@@ -56,6 +56,7 @@ import numpy as np
 
 from bloomedu import BloomFilter, click_stream
 from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs
+from bloomedu.i18n import phrase, say
 from bloomedu.services.redis_dedup import GROUP, SharedDeduplicator
 from bloomedu.services.redis_filter import RedisBackedFilter
 from bloomedu.services.redis_load import run_load
@@ -75,7 +76,7 @@ SEED = 18
 # %%
 server = RedisServer(module=True)
 r = server.client()
-print(f"a server, ping -> {r.ping()}")
+say("a server, ping -> {pong}", pong=r.ping())
 
 # %% [markdown]
 # ## 1. Three consumers on one stream
@@ -100,8 +101,9 @@ positions = link.positions_many(*hash_pairs([i.encode() for i in stream_ids]))
 bits, counts = np.unique(positions, return_counts=True)
 holders = dict(zip(bits.tolist(), counts.tolist()))
 alone = [min(holders[x] for x in set(row)) for row in positions.tolist()]
-print(f"{len(stream_clicks):,} messages, {len(stream_ids):,} distinct IDs; "
-      f"IDs that could be false positives: {sum(a > 1 for a in alone)}")
+say("{messages:,} messages, {distinct:,} distinct IDs; IDs that could be false positives: "
+    "{suspects}", messages=len(stream_clicks), distinct=len(stream_ids),
+    suspects=sum(a > 1 for a in alone))
 
 dedup = SharedDeduplicator.create(server.client(), "clicks", expected_items=3000, fpp=1e-7, mode="bf")
 
@@ -118,7 +120,8 @@ while held_by("victim") < 200:
     time.sleep(0.02)
 victim.send_signal(signal.SIGKILL)
 victim.wait()
-print(f"victim killed by signal {-victim.returncode}, holding {held_by('victim')} unacknowledged messages")
+say("victim killed by signal {signal}, holding {held} unacknowledged messages",
+    signal=-victim.returncode, held=held_by("victim"))
 
 # %%
 guess_fate = predict("The click IDs in the 200 messages the victim read: how many times does each "
@@ -131,11 +134,13 @@ reports = [json.loads(s.communicate(timeout=120)[0]) for s in survivors]
 passed = dedup.passed_ids()
 lost = len(set(stream_ids) - set(passed))
 times = sorted({passed.count(i) for i in {c.id for c in stream_clicks[:200]}})
-print(f"passed: {len(passed):,}, distinct among them: {len(set(passed)):,}, lost: {lost}, "
-      f"messages still pending: {dedup.client.xpending(dedup.stream, GROUP)['pending']}")
-print(f"the survivors processed {sum(x['processed'] for x in reports):,} messages, "
-      f"{sum(x['claimed'] for x in reports)} of them claimed from the dead consumer; "
-      f"the victim's IDs reached the output {times} time(s) each")
+say("passed: {passed:,}, distinct among them: {distinct:,}, lost: {lost}, "
+    "messages still pending: {pending}", passed=len(passed), distinct=len(set(passed)),
+    lost=lost, pending=dedup.client.xpending(dedup.stream, GROUP)["pending"])
+say("the survivors processed {processed:,} messages, {claimed} of them claimed from the dead "
+    "consumer; the victim's IDs reached the output {times} time(s) each",
+    processed=sum(x["processed"] for x in reports), claimed=sum(x["claimed"] for x in reports),
+    times=times)
 
 # %%
 guess_fate.reveal(["never", "once", "twice"][times[0]] if len(times) == 1 else "it varies")
@@ -175,20 +180,23 @@ bench = [f"bench-{i}" for i in range(30_000)]
 timings = {}
 started = time.perf_counter()
 BloomFilter.from_capacity(30_000, 0.001).add_many(bench)
-timings["bloomedu BloomFilter, add_many, in-process"] = (time.perf_counter() - started, len(bench))
+seconds = time.perf_counter() - started
+timings[phrase("bloomedu BloomFilter, add_many, in-process")] = (seconds, len(bench))
 r.execute_command("BF.RESERVE", "one-by-one", "0.001", 30_000)
 started = time.perf_counter()
 for key in bench[:1000]:
     r.execute_command("BF.ADD", "one-by-one", key)
-timings["BF.ADD, one command per key"] = (time.perf_counter() - started, 1000)
+seconds = time.perf_counter() - started
+timings[phrase("BF.ADD, one command per key")] = (seconds, 1000)
 r.execute_command("BF.RESERVE", "pipelined", "0.001", 30_000)
 started = time.perf_counter()
 pipe = r.pipeline(transaction=False)
 for start in range(0, len(bench), 1000):
     pipe.execute_command("BF.MADD", "pipelined", *bench[start:start + 1000])
 pipe.execute()
-timings["BF.MADD, 1,000 keys a command, pipelined"] = (time.perf_counter() - started, len(bench))
-print(f"{'path':48}  {'keys':>7}  {'keys/s':>10}")
+seconds = time.perf_counter() - started
+timings[phrase("BF.MADD, 1,000 keys a command, pipelined")] = (seconds, len(bench))
+say("path                                                 keys      keys/s")
 for path, (seconds, keys) in timings.items():
     print(f"{path:48}  {keys:7,d}  {keys / seconds:10,.0f}")
 
@@ -213,10 +221,10 @@ for clients in (1, 4):
     loads.append(run_load(server.url, r, "BF.MADD", f"load-{clients}", load_keys, clients))
     loads.append(run_load(server.url, r, "add_many", ours.name, load_keys, clients))
     assert ours.contains_many(load_keys).all()
-print(f"{len(loads)} runs of {len(load_keys):,} keys; every key added is found")
+say("{runs} runs of {keys:,} keys; every key added is found", runs=len(loads), keys=len(load_keys))
 
 # %% tags=["nbval-ignore-output"]
-print(f"{'path':10}  {'clients':>7}  {'keys/s':>9}  {'server CPU µs/key':>17}")
+say("path        clients     keys/s  server CPU µs/key")
 for load in loads:
     print(f"{load.path:10}  {load.clients:7d}  {load.keys_per_s:9,.0f}  {load.server_us_per_key:17.3f}")
 fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
@@ -249,13 +257,15 @@ show("Two panels against 1 and 4 client processes, for BF.MADD and for bloomedu'
 # %%
 layout = day_layout(n=864_000_000, p=0.001, nodes=3)
 whole = BloomFilter.from_capacity(864_000_000, 0.001)
-print(f"one filter for the day: m = {whole.num_bits:,} bits = {whole.nbytes / 2**30:.2f} GiB, "
-      f"k = {whole.num_hashes}")
-print(f"sharded over {layout.nodes} nodes: {layout.shards} shards of {layout.bits_per_shard:,} bits "
-      f"(each under 2^32 = {2**32:,}), k = {layout.num_hashes}")
-print(f"per node: {layout.keys_per_node} keys ({layout.bit_strings_per_node} string of bits and "
-      f"its shard's description), {layout.bytes_per_node:,} bytes = "
-      f"{layout.bytes_per_node / 2**20:.1f} MiB")
+say("one filter for the day: m = {m:,} bits = {gib:.2f} GiB, k = {k}",
+    m=whole.num_bits, gib=whole.nbytes / 2**30, k=whole.num_hashes)
+say("sharded over {nodes} nodes: {shards} shards of {bits:,} bits (each under 2^32 = {limit:,}), "
+    "k = {k}", nodes=layout.nodes, shards=layout.shards, bits=layout.bits_per_shard,
+    limit=2**32, k=layout.num_hashes)
+say("per node: {keys} keys ({strings} string of bits and its shard's description), "
+    "{size:,} bytes = {mib:.1f} MiB", keys=layout.keys_per_node,
+    strings=layout.bit_strings_per_node, size=layout.bytes_per_node,
+    mib=layout.bytes_per_node / 2**20)
 
 # %% [markdown]
 # Reserving the day for real would take 1.45 GiB of memory for a demonstration, so the lesson
@@ -272,7 +282,7 @@ rng = np.random.default_rng(SEED)
 day_ids, never = uuid4_strings(8640, rng), uuid4_strings(20_000, rng)
 scaled.add_many(day_ids)
 which = scaled.shard_of(day_ids)
-print(f"{'shard':>5}  {'first slot':>10}  {'IDs in it':>9}  shard == BloomFilter of them")
+say("shard  first slot  IDs in it  shard == BloomFilter of them")
 per_shard = []
 for j, shard in enumerate(scaled.shards):
     mine = [day_ids[i] for i in np.flatnonzero(which == j)]
@@ -280,25 +290,28 @@ for j, shard in enumerate(scaled.shards):
     alone.add_many(mine)
     per_shard.append(len(mine))
     print(f"{j:5d}  {int(scaled.starts[j]):10,d}  {len(mine):9,d}  {shard.to_filter() == alone}")
-print(f"every ID found: {bool(scaled.contains_many(day_ids).all())}; "
-      f"false positives among 20,000 never added: {scaled.contains_many(never).mean():.5f} (p = 0.001)")
+say("every ID found: {all_found}; false positives among 20,000 never added: {rate:.5f} "
+    "(p = 0.001)", all_found=bool(scaled.contains_many(day_ids).all()),
+    rate=scaled.contains_many(never).mean())
 fig, ax = plt.subplots(figsize=(5, 2.8))
 ax.bar(range(len(per_shard)), per_shard, color="tab:blue")
 ax.axhline(8640 / 3, color="black", linestyle=":", label="8,640 / 3")
 decorate(ax, xlabel="shard (one per primary node)", ylabel="IDs", xticks=range(len(per_shard)),
          title="keys per shard", legend=dict(loc="lower right"))
-show(f"Bar chart of the IDs in each of the three shards, {per_shard[0]:,}, {per_shard[1]:,} and "
-     f"{per_shard[2]:,}: all three bars end close to the dotted line at 8,640 / 3 = 2,880.")
+show(phrase("Bar chart of the IDs in each of the three shards, {first:,}, {second:,} and "
+            "{third:,}: all three bars end close to the dotted line at 8,640 / 3 = 2,880.",
+            first=per_shard[0], second=per_shard[1], third=per_shard[2]))
 
 # %%
 guess_fullest.reveal(max(per_shard))
 spread = math.sqrt(8640 * (1 / 3) * (2 / 3))
-print(f"IDs per shard: {per_shard}, expected {8640 / 3:,.0f} ± {spread:.1f}; "
-      f"furthest off: {max(abs(c - 8640 / 3) for c in per_shard) / spread:.2f} standard deviations")
+say("IDs per shard: {counts}, expected {expected:,.0f} ± {spread:.1f}; furthest off: "
+    "{furthest:.2f} standard deviations", counts=per_shard, expected=8640 / 3, spread=spread,
+    furthest=max(abs(c - 8640 / 3) for c in per_shard) / spread)
 for client in (dedup.client, r):
     client.close()
 server.close()
-print(f"server stopped: {server.pid is None}")
+say("server stopped: {stopped}", stopped=server.pid is None)
 
 # %% [markdown]
 # How many IDs a shard gets is a binomial count, n = 8,640 with probability about 1/3 (shard 0

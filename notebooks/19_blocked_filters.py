@@ -54,6 +54,7 @@ import numpy as np
 
 from bloomedu import BloomFilter
 from bloomedu.core.theory import false_positive_rate, num_bits_for
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import decorate, show
 from bloomedu.teaching.predict import predict
@@ -81,10 +82,10 @@ lines = -(-plain.num_bits // LINE_BITS)
 expected_lines = lines * -math.expm1(plain.num_hashes * math.log1p(-1 / lines))
 keys = np.random.default_rng(SEED).integers(0, 2 ** 63, 10_000).tolist()
 touched = [len({p // LINE_BITS for p in plain.bit_indices(key)}) for key in keys]
-print(f"m = {plain.num_bits:,} bits = {lines:,} lines, k = {plain.num_hashes}")
-print(f"lines touched per key: expected {expected_lines:.4f}, measured {np.mean(touched):.4f} "
-      f"over {len(keys):,} keys")
-print("positions of one key:", plain.bit_indices(keys[0]))
+say("m = {m:,} bits = {lines:,} lines, k = {k}", m=plain.num_bits, lines=lines, k=plain.num_hashes)
+say("lines touched per key: expected {expected:.4f}, measured {measured:.4f} over {keys:,} keys",
+    expected=expected_lines, measured=np.mean(touched), keys=len(keys))
+say("positions of one key: {positions}", positions=plain.bit_indices(keys[0]))
 
 # %%
 guess_lines.reveal(np.mean(touched))
@@ -111,12 +112,14 @@ guess_lines.reveal(np.mean(touched))
 # %%
 blocked = BlockedBloomFilter.from_capacity(1_000_000, 0.001)
 block, masks = blocked.block_and_masks(keys[0])
-print(f"{blocked.num_blocks:,} blocks of 256 bits = {blocked.num_bits:,} bits, k = {blocked.num_hashes}")
-print(f"key {keys[0]}: block {block:,}")
+say("{blocks:,} blocks of 256 bits = {m:,} bits, k = {k}",
+    blocks=blocked.num_blocks, m=blocked.num_bits, k=blocked.num_hashes)
+say("key {key}: block {block:,}", key=keys[0], block=block)
 for w, mask in enumerate(masks):
-    print(f"  word {w}: {mask:032b}")
+    say("  word {w}: {mask:032b}", w=w, mask=mask)
 positions = blocked.bit_indices(keys[0])
-print("positions:", positions, "-> lines", sorted({p // LINE_BITS for p in positions}))
+say("positions: {positions} -> lines {lines}",
+    positions=positions, lines=sorted({p // LINE_BITS for p in positions}))
 
 # %% [markdown]
 # Eight positions, one line. A block is half a line, and blocks start at multiples of 32 bytes
@@ -149,9 +152,10 @@ for key in strangers.tolist():
     stop = next((i for i, p in enumerate(probes) if not plain.bits[p]), len(probes) - 1)
     read.append(len({p // LINE_BITS for p in probes[:stop + 1]}))
 counts = np.bincount(read, minlength=4)
-print(f"fill ratio {plain.fill_ratio:.4f}; lines read per absent key: mean {np.mean(read):.4f}")
-print("lines read:  " + "  ".join(f"{j}: {counts[j]:,}" for j in range(1, 6)) +
-      f"  more: {counts[6:].sum():,}")
+say("fill ratio {fill:.4f}; lines read per absent key: mean {mean:.4f}",
+    fill=plain.fill_ratio, mean=np.mean(read))
+say("lines read:  {counts}  more: {more:,}",
+    counts="  ".join(f"{j}: {counts[j]:,}" for j in range(1, 6)), more=counts[6:].sum())
 
 # %%
 guess_absent.reveal(round(float(np.mean(read)), 2))
@@ -166,7 +170,7 @@ guess_absent.reveal(round(float(np.mean(read)), 2))
 rng = np.random.default_rng(SEED)
 inserted = rng.integers(0, 2 ** 63, 1_000_000, dtype=np.uint64)
 absent = rng.integers(2 ** 63, 2 ** 64 - 1, 1_000_000, dtype=np.uint64)
-print(f"{'filter':>20} {'insert ns/key':>14} {'query, present':>15} {'query, absent':>14}")
+say("              filter  insert ns/key  query, present  query, absent")
 for f in (BloomFilter.from_capacity(20_000_000, 0.001), BlockedBloomFilter.from_capacity(20_000_000, 0.001)):
     times = []
     for call, batch in ((f.add_many, inserted), (f.contains_many, inserted), (f.contains_many, absent)):
@@ -209,7 +213,7 @@ n = 50_000
 queries = np.random.default_rng(SEED + 1).integers(2 ** 63, 2 ** 64 - 1, 400_000, dtype=np.uint64)
 members = np.random.default_rng(SEED + 2).integers(0, 2 ** 63, n, dtype=np.uint64)
 rows = []
-print(f"{'bits/key':>8} {'plain k=8':>10} {'plain best k':>13} {'blocked':>9} {'measured':>9} {'z':>5} {'blocked/plain k=8':>18}")
+say("bits/key  plain k=8  plain best k   blocked  measured     z  blocked/plain k=8")
 for bits_per_key in (8, 10, 12, 14, 16, 18, 20, 24):
     f = BlockedBloomFilter(n * bits_per_key)
     f.add_many(members)
@@ -255,9 +259,10 @@ show("Log-scale false-positive rate against bits per key from 8 to 24: the split
 day = 864_000_000
 plain_bits = num_bits_for(n=day, p=0.001)
 blocked_bits = 256 * num_blocks_for(n=day, p=0.001)
-print(f"plain filter:   {plain_bits / day:.2f} bits a key, {plain_bits / 8 / 2 ** 30:.2f} GiB for the day")
-print(f"blocked filter: {blocked_bits / day:.2f} bits a key, {blocked_bits / 8 / 2 ** 30:.2f} GiB for the day "
-      f"({blocked_bits / plain_bits - 1:.1%} more)")
+say("plain filter:   {per_key:.2f} bits a key, {gib:.2f} GiB for the day",
+    per_key=plain_bits / day, gib=plain_bits / 8 / 2 ** 30)
+say("blocked filter: {per_key:.2f} bits a key, {gib:.2f} GiB for the day ({more:.1%} more)",
+    per_key=blocked_bits / day, gib=blocked_bits / 8 / 2 ** 30, more=blocked_bits / plain_bits - 1)
 
 # %% [markdown]
 # 17.5% more memory, for ten times fewer cache misses per insert. Parquet files, Impala,

@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from bloomedu.compat.redisbloom import RedisBloomFilter, hash_pairs
+from bloomedu.i18n import say
 from bloomedu.workloads.clicks import uuid4_strings
 
 SEED = 17
@@ -81,13 +82,17 @@ ids = uuid4_strings(200_000, np.random.default_rng(SEED))
 ordered = np.sort(link.positions_many(*hash_pairs([i.encode() for i in ids])), axis=1)
 distinct = 1 + (np.diff(ordered, axis=1) != 0).sum(axis=1)
 short = distinct < k
-print(f"m = {m:,} bits ({m // 64:,} words of 64), k = {k}; 2^64 mod m = {2**64 % m:,}")
-print(f"keys with fewer than k distinct positions: {int(short.sum())} of {len(ids):,} = "
-      f"{short.mean():.2e}; derived between {low:.2e} and {2 * low:.2e}")
-print(f"independent positions would give about {pairs:.2e}, with k - 1 = {k - 1} positions")
+say("m = {m:,} bits ({words:,} words of 64), k = {k}; 2^64 mod m = {wrap:,}",
+    m=m, words=m // 64, k=k, wrap=2**64 % m)
+say("keys with fewer than k distinct positions: {short} of {keys:,} = {share:.2e}; "
+    "derived between {low:.2e} and {high:.2e}",
+    short=int(short.sum()), keys=len(ids), share=short.mean(), low=low, high=2 * low)
+say("independent positions would give about {pairs:.2e}, with k - 1 = {fewer} positions",
+    pairs=pairs, fewer=k - 1)
 counts = np.bincount(distinct, minlength=k + 1)
-print("distinct positions: keys  " + ", ".join(f"{d}: {int(counts[d])}" for d in range(1, k) if counts[d]))
-print(f"fewest distinct positions among these keys: {int(distinct.min())} of {k}")
+say("distinct positions: keys  {counts}",
+    counts=", ".join(f"{d}: {int(counts[d])}" for d in range(1, k) if counts[d]))
+say("fewest distinct positions among these keys: {fewest} of {k}", fewest=int(distinct.min()), k=k)
 
 # %% [markdown]
 # The measured share falls inside the derived range, and below the share independent positions

@@ -33,6 +33,7 @@
 import numpy as np
 
 from bloomedu import BloomFilter
+from bloomedu.i18n import say
 from bloomedu.services.redis_cluster import RedisCluster
 from bloomedu.services.redis_filter import NotReplicated
 from bloomedu.services.redis_sharded import ShardedFilter, key_slot
@@ -57,8 +58,8 @@ rng = np.random.default_rng(SEED)
 day_ids, never = uuid4_strings(8640, rng), uuid4_strings(20_000, rng)
 scaled.add_many(day_ids)
 which = scaled.shard_of(day_ids)
-print(f"{len(cluster.servers)} nodes; {'node':>4}  {'slots':>13}  {'keys on it':>10}  "
-      f"{'IDs in its shard':>16}  shard == BloomFilter of them")
+say("{nodes} nodes; node          slots  keys on it  IDs in its shard  "
+    "shard == BloomFilter of them", nodes=len(cluster.servers))
 for j, (shard, (low, high)) in enumerate(zip(scaled.shards, cluster.slot_ranges)):
     node = cluster.primaries[j].client()
     mine = [day_ids[i] for i in np.flatnonzero(which == j)]
@@ -67,8 +68,9 @@ for j, (shard, (low, high)) in enumerate(zip(scaled.shards, cluster.slot_ranges)
     print(f"{'':8}{j:4d}  {low:5d}..{high:5d}  {node.dbsize():10d}  {len(mine):16,d}  "
           f"{shard.to_filter() == alone}")
     node.close()
-print(f"every ID found: {bool(scaled.contains_many(day_ids).all())}; "
-      f"false positives among 20,000 never added: {scaled.contains_many(never).mean():.5f} (p = 0.001)")
+say("every ID found: {all_found}; false positives among 20,000 never added: {rate:.5f} "
+    "(p = 0.001)", all_found=bool(scaled.contains_many(day_ids).all()),
+    rate=scaled.contains_many(never).mean())
 
 # %% [markdown]
 # The same counts as on lesson 18's one server: a key's slot, not the machine, decides its
@@ -86,8 +88,8 @@ restarted.kill()
 restarted.start()  # back from its append-only file
 cluster.wait_until_ok()
 found = int(scaled.contains_many(day_ids).sum())
-print(f"after a restart: {found:,} IDs found; shard 1 unchanged: "
-      f"{scaled.shards[1].to_filter() == BloomFilter.from_bytes(before_restart)}")
+say("after a restart: {found:,} IDs found; shard 1 unchanged: {unchanged}", found=found,
+    unchanged=scaled.shards[1].to_filter() == BloomFilter.from_bytes(before_restart))
 
 # %% [markdown]
 # All of them: the node read its append-only file back, every write in it, since each was
@@ -107,18 +109,20 @@ guess_write = predict("With node 0 down and its replica promoted, what happens t
 
 # %%
 victim, promoted = cluster.fail(key_slot(scaled.shards[0].meta_key.encode()))
-print(f"node 0 killed; its replica serves shard 0 now: {promoted in cluster.replicas_of(0)}")
+say("node 0 killed; its replica serves shard 0 now: {promoted}",
+    promoted=promoted in cluster.replicas_of(0))
 try:
     scaled.shards[0].add_many(["a click after the failover"])
     outcome = "stored"
 except NotReplicated as refused:
     outcome = "refused"
-    print(f"a write to shard 0 now: NotReplicated: {str(refused).split(': ', 1)[1]}")
+    say("a write to shard 0 now: NotReplicated: {reason}", reason=str(refused).split(": ", 1)[1])
 try:
     scaled.shards[0].contains_many(day_ids[:10])
-    print("a lookup in shard 0 now: answered")
+    say("a lookup in shard 0 now: answered")
 except NotReplicated as refused:
-    print(f"a lookup in shard 0 now: NotReplicated: {str(refused).split(': ', 2)[2][:62]}...")
+    say("a lookup in shard 0 now: NotReplicated: {reason}...",
+        reason=str(refused).split(": ", 2)[2][:62])
 
 # %%
 guess_write.reveal(outcome)
@@ -147,11 +151,11 @@ cluster.wait_until_ok()
 cluster.wait_for_replicas()
 late = uuid4_strings(1000, np.random.default_rng(SEED + 4))
 scaled.add_many(late)
-print(f"with the old primary back as a replica, every ID found: "
-      f"{bool(scaled.contains_many(day_ids + late).all())}")
+say("with the old primary back as a replica, every ID found: {all_found}",
+    all_found=bool(scaled.contains_many(day_ids + late).all()))
 cluster_client.close()
 cluster.close()
-print(f"cluster stopped: {all(s.pid is None for s in cluster.servers)}")
+say("cluster stopped: {stopped}", stopped=all(s.pid is None for s in cluster.servers))
 
 # %% [markdown]
 # ## What the filter promises

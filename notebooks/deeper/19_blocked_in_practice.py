@@ -28,6 +28,7 @@
 # store their filters in this very layout.
 
 # %%
+from bloomedu.i18n import say
 from bloomedu.teaching.predict import predict
 from bloomedu.variants import BlockedBloomFilter
 from bloomedu.variants.blocked import split_block_false_positive_rate
@@ -60,9 +61,11 @@ for key in ids.tolist():
 assert new.tolist() == one_by_one and bulk == loop
 genuine = int((~is_copy).sum())
 predicted = sum(split_block_false_positive_rate(num_blocks=bulk.num_blocks, n=k) for k in range(genuine))
-print(f"{ids.size:,} messages, {int(is_copy.sum())} second copies of double clicks")
-print(f"dropped: {int((~new & is_copy).sum())} copies, {int((~new & ~is_copy).sum())} genuine clicks "
-      f"(predicted {predicted:.1f}: the rate after j keys, summed over the genuine clicks)")
+say("{messages:,} messages, {copies} second copies of double clicks",
+    messages=ids.size, copies=int(is_copy.sum()))
+say("dropped: {copies} copies, {genuine} genuine clicks (predicted {predicted:.1f}: the rate after "
+    "j keys, summed over the genuine clicks)", copies=int((~new & is_copy).sum()),
+    genuine=int((~new & ~is_copy).sum()), predicted=predicted)
 
 # %%
 guess_dropped.reveal(int((~new & ~is_copy).sum()))

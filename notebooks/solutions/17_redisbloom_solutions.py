@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from bloomedu.compat.redisbloom import RedisBloomFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.workloads.clicks import uuid4_strings
 
@@ -46,7 +47,8 @@ error, capacity = 0.001, 1_000_000
 bpe = -math.log(error / 2) / 0.480453013918201
 answer = 64 * math.ceil(math.floor(capacity * bpe) / 64)
 assert answer == RedisBloomFilter(error, capacity).links[0].bits
-print(f"bpe = {bpe:.4f}; floor(n bpe) = {math.floor(capacity * bpe):,}; in 64-bit words: {answer:,} bits")
+say("bpe = {bpe:.4f}; floor(n bpe) = {floor:,}; in 64-bit words: {bits:,} bits",
+    bpe=bpe, floor=math.floor(capacity * bpe), bits=answer)
 
 # %%
 check.redisbloom_bits(answer, error=0.001, capacity=1_000_000)
@@ -62,7 +64,7 @@ held, answer = 0, 0
 while held < n:
     held += capacity * expansion ** answer
     answer += 1
-print(f"{answer} sub-filters hold {held:,} items")
+say("{filters} sub-filters hold {held:,} items", filters=answer, held=held)
 
 # %%
 check.redisbloom_filters(answer, capacity=1000, expansion=2, n=10_000)
@@ -79,8 +81,8 @@ assert len(set(ids)) == len(ids)
 chain = RedisBloomFilter(0.01, 1000)
 chain.add_many(ids[:10_000])
 answer = float(chain.exists_many(ids[10_000:]).mean())
-print(f"{chain.info()['Number of filters']} sub-filters; measured rate {answer:.5f} "
-      f"(the chain promises less than 0.01)")
+say("{filters} sub-filters; measured rate {rate:.5f} (the chain promises less than 0.01)",
+    filters=chain.info()["Number of filters"], rate=answer)
 
 # %%
 check.measured_chain_fpp(answer, capacity=1000, expansion=2, n=10_000, trials=100_000)

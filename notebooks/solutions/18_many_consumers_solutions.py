@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from bloomedu.i18n import say
 from bloomedu.services.redis_sharded import day_layout, key_slot
 from bloomedu.teaching.exercises import check, show
 from bloomedu.workloads.clicks import uuid4_strings
@@ -49,8 +50,9 @@ fewest = math.ceil(m / 2 ** 32)
 answer = nodes * math.ceil(fewest / nodes)
 per_shard = math.ceil(-math.ceil(n / answer) * math.log(p) / math.log(2) ** 2)
 assert per_shard <= 2 ** 32 and answer == day_layout(n=n, p=p, nodes=nodes).shards
-print(f"m = {m:,.0f} bits = {m / 2**32:.2f} strings of 2^32 bits: at least {fewest}, "
-      f"so {answer} shards of about {per_shard:,} bits")
+say("m = {m:,.0f} bits = {strings:.2f} strings of 2^32 bits: at least {fewest}, "
+    "so {shards} shards of about {per_shard:,} bits",
+    m=m, strings=m / 2**32, fewest=fewest, shards=answer, per_shard=per_shard)
 
 # %%
 check.shards_for_day(answer, n=864_000_000, p=0.0001, nodes=3)
@@ -67,8 +69,10 @@ check.shards_for_day(answer, n=864_000_000, p=0.0001, nodes=3)
 # %%
 round_trip, per_key, batch = 80e-6, 1e-6, 1000
 answer = batch / (round_trip + batch * per_key)
-print(f"{batch:,} keys every {(round_trip + batch * per_key) * 1e6:,.0f} µs: {answer:,.0f} keys/s "
-      f"(one key a round trip would give {1 / (round_trip + per_key):,.0f})")
+say("{batch:,} keys every {us:,.0f} µs: {rate:,.0f} keys/s "
+    "(one key a round trip would give {one_by_one:,.0f})",
+    batch=batch, us=(round_trip + batch * per_key) * 1e6, rate=answer,
+    one_by_one=1 / (round_trip + per_key))
 
 # %%
 check.batched_keys_per_s(answer, round_trip_us=80.0, server_us_per_key=1.0, batch=1000)
@@ -84,7 +88,8 @@ ids = uuid4_strings(9000, np.random.default_rng(SEED))
 slots = np.array([key_slot(i.encode()) for i in ids])
 answer = float(np.mean((slots >= 0) & (slots <= 5460)))
 expected = 5461 / 16384
-print(f"measured share {answer:.4f}; expected {expected:.4f} ± {math.sqrt(expected * (1 - expected) / 9000):.4f}")
+say("measured share {share:.4f}; expected {expected:.4f} ± {sd:.4f}",
+    share=answer, expected=expected, sd=math.sqrt(expected * (1 - expected) / 9000))
 
 # %%
 check.measured_shard_share(answer, n=9000, first_slot=0, last_slot=5460)

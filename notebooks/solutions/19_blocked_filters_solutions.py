@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from bloomedu import BloomFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.variants import BlockedBloomFilter
 from bloomedu.variants.blocked import split_block_false_positive_rate
@@ -50,7 +51,8 @@ answer = lines * (1 - (1 - 1 / lines) ** k)
 f = BloomFilter(m, k)
 keys = np.random.default_rng(SEED).integers(0, 2 ** 63, 5000).tolist()
 counted = np.mean([len({p // 512 for p in f.bit_indices(key)}) for key in keys])
-print(f"L = {lines:,} lines: expected {answer:.4f} lines a key, counted {counted:.4f} over 5,000 keys")
+say("L = {lines:,} lines: expected {expected:.4f} lines a key, counted {counted:.4f} "
+    "over 5,000 keys", lines=lines, expected=answer, counted=counted)
 
 # %%
 check.cache_lines_touched(answer, num_bits=14_377_588, num_hashes=10)
@@ -73,9 +75,10 @@ mean = n / blocks
 answer = sum(math.exp(j * math.log(mean) - mean - math.lgamma(j + 1)) * (1 - (31 / 32) ** j) ** 8
              for j in range(1, 200))
 assert math.isclose(answer, split_block_false_positive_rate(num_blocks=blocks, n=n), rel_tol=1e-9)
-print(f"Poisson average: {answer:.6f}")
-print(f"a block of exactly 20 keys: {(1 - (31 / 32) ** 20) ** 8:.6f}")
-print(f"a plain filter, k = 8, m = 256,000: {(1 - math.exp(-8 * n / (256 * blocks))) ** 8:.6f}")
+say("Poisson average: {rate:.6f}", rate=answer)
+say("a block of exactly 20 keys: {rate:.6f}", rate=(1 - (31 / 32) ** 20) ** 8)
+say("a plain filter, k = 8, m = 256,000: {rate:.6f}",
+    rate=(1 - math.exp(-8 * n / (256 * blocks))) ** 8)
 
 # %%
 check.split_block_fpp(answer, n=20_000, num_blocks=1000)
@@ -94,8 +97,8 @@ f.add_many(inserted)
 assert f.contains_many(inserted).all()  # no false negatives
 queries = rng.integers(2 ** 63, 2 ** 64 - 1, 100_000, dtype=np.uint64)
 answer = float(f.contains_many(queries).mean())
-print(f"measured {answer:.5f} against the Poisson average "
-      f"{split_block_false_positive_rate(num_blocks=f.num_blocks, n=20_000):.5f}")
+say("measured {measured:.5f} against the Poisson average {average:.5f}", measured=answer,
+    average=split_block_false_positive_rate(num_blocks=f.num_blocks, n=20_000))
 
 # %%
 check.measured_blocked_fpp(answer, num_bits=256_000, n=20_000, trials=100_000)
