@@ -315,9 +315,9 @@ check.measured_blocked_fpp(answer, num_bits=256_000, n=20_000, trials=100_000)
 # ## What comes next
 #
 # A Bloom filter spends about 1.44 times the bits of the information lower bound (lesson 07);
-# the next lesson, **20 · After Bloom: cuckoo, xor and binary fuse filters**, the last of part 3
-# and of the course, measures the filters that come closer to it. To see the whole day run,
-# type `make bench-day` in a terminal: it takes a few minutes and about 2 GiB.
+# the next lesson, **20 · After Bloom: cuckoo, xor and binary fuse filters**, measures the filters
+# that come closer to it, and lesson 21 ends the course inside Spark and PostgreSQL. To see the
+# whole day run, type `make bench-day` in a terminal: it takes a few minutes and about 2 GiB.
 #
 # *Where this lesson's code lives:* `bloomedu/variants/blocked.py` (the filter and its rate
 # formula), `bloomedu/variants/blocked_kernels.py` (its numpy kernels), `bloomedu/workloads/day.py` (the

@@ -21,7 +21,7 @@
 # %% [markdown]
 # # 20 · After Bloom: cuckoo, xor and binary fuse filters against the lower bound
 #
-# Lesson 19 (`19_blocked_filters.ipynb`) spent bits to save cache misses. This last lesson asks
+# Lesson 19 (`19_blocked_filters.ipynb`) spent bits to save cache misses. This lesson asks
 # how few bits a key *any* filter can spend, and measures three structures that come closer to
 # that floor than Bloom's.
 
