@@ -54,6 +54,7 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.core.hashing import hash128, hashed_batches
 from bloomedu.core.theory import false_positive_rate, lower_bound_bits_per_item
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.plots import decorate, new_axes, show
@@ -86,8 +87,8 @@ safe = safe_urls(n, seed=SEED)
 for url in malicious[:3] + safe[:3]:
     print(url)
 text_bytes = sum(map(len, malicious))
-print(f"{len(malicious):,} malicious URLs, {text_bytes / len(malicious):.1f} characters on average, "
-      f"{text_bytes / MIB:.1f} MiB of text")
+say("{urls:,} malicious URLs, {mean_length:.1f} characters on average, {text_mib:.1f} MiB of text",
+    urls=len(malicious), mean_length=text_bytes / len(malicious), text_mib=text_bytes / MIB)
 
 # %% [markdown]
 # They go in through the bulk path: each URL is hashed once (MurmurHash3, 128 bits) and its k
@@ -96,11 +97,12 @@ print(f"{len(malicious):,} malicious URLs, {text_bytes / len(malicious):.1f} cha
 # %% tags=["nbval-ignore-output"]
 started = time.perf_counter()
 bloom.add_many(malicious)
-print(f"inserting 1,000,000 URLs: {time.perf_counter() - started:.2f} s")
+say("inserting 1,000,000 URLs: {seconds:.2f} s", seconds=time.perf_counter() - started)
 
 # %%
-print(f"the URLs' text: {text_bytes / bloom.nbytes:.0f} times the filter's bytes")
-print(f"bits set: {bloom.bits_set():,} of {bloom.num_bits:,} = {bloom.bits_set() / bloom.num_bits:.4f}")
+say("the URLs' text: {times:.0f} times the filter's bytes", times=text_bytes / bloom.nbytes)
+say("bits set: {set_bits:,} of {m:,} = {fill:.4f}",
+    set_bits=bloom.bits_set(), m=bloom.num_bits, fill=bloom.bits_set() / bloom.num_bits)
 
 # %% [markdown]
 # About half of the bits are set, as lesson 07 found at the best k. Now the error rate, measured
@@ -111,11 +113,12 @@ print(f"bits set: {bloom.bits_set():,} of {bloom.num_bits:,} = {bloom.bits_set()
 false_positives = int(bloom.contains_many(safe).sum())
 rate = false_positives / len(safe)
 sd = math.sqrt(p * (1 - p) / len(safe))
-print(f"false positives: {false_positives:,} of {len(safe):,} safe URLs = {rate:.5f} = {rate:.3%}")
+say("false positives: {false_positives:,} of {safe:,} safe URLs = {rate:.5f} = {rate:.3%}",
+    false_positives=false_positives, safe=len(safe), rate=rate)
 classic = false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n)
-print(f"classic formula for this m and k: {classic:.5f}")
-print(f"distance from p = {p}: {(rate - p) / sd:+.2f} standard deviations")
-print(f"malicious URLs reported absent: {int((~bloom.contains_many(malicious)).sum())}")
+say("classic formula for this m and k: {classic:.5f}", classic=classic)
+say("distance from p = {p}: {sds:+.2f} standard deviations", p=p, sds=(rate - p) / sd)
+say("malicious URLs reported absent: {missed}", missed=int((~bloom.contains_many(malicious)).sum()))
 
 # %% [markdown]
 # $p \times 1{,}000{,}000 = 1{,}000$ false positives are expected, give or take
@@ -137,9 +140,11 @@ guess_near = predict("How many of the 1,000,000 near copies will the filter answ
 near = [url[:-1] + ("1" if url[-1] != "1" else "2") for url in malicious]
 assert not set(near) & set(malicious)  # none of them is blacklisted
 near_hits = int(bloom.contains_many(near).sum())
-print(f"near copies answered 'maybe': {near_hits:,} of {len(near):,} = {near_hits / len(near):.3%}")
-print(f"  e.g. {malicious[0]}\n    -> {near[0]}: bits {bloom.bit_indices(malicious[0])[:4]}... "
-      f"-> {bloom.bit_indices(near[0])[:4]}...")
+say("near copies answered 'maybe': {hits:,} of {copies:,} = {share:.3%}",
+    hits=near_hits, copies=len(near), share=near_hits / len(near))
+say("  e.g. {url}\n    -> {copy}: bits {url_bits}... -> {copy_bits}...", url=malicious[0],
+    copy=near[0], url_bits=bloom.bit_indices(malicious[0])[:4],
+    copy_bits=bloom.bit_indices(near[0])[:4])
 guess_near.reveal(near_hits)
 
 # %% [markdown]
@@ -161,8 +166,10 @@ guess_repeat = predict("That URL is looked up 1,000 more times: how many lookups
 
 # %%
 repeats = sum(flagged_url in bloom for _ in range(1000))
-print(f"'maybe' on {repeats} of 1,000 lookups; its bits: {bloom.bit_indices(flagged_url)}")
-print(f"1,000 different safe URLs, once each: {int(bloom.contains_many(safe[-1000:]).sum())} maybe")
+say("'maybe' on {repeats} of 1,000 lookups; its bits: {bits}", repeats=repeats,
+    bits=bloom.bit_indices(flagged_url))
+say("1,000 different safe URLs, once each: {hits} maybe",
+    hits=int(bloom.contains_many(safe[-1000:]).sum()))
 
 # %%
 guess_repeat.reveal(repeats)
@@ -195,10 +202,10 @@ hashes = np.concatenate([h1 for h1, _ in hashed_batches(malicious, None, chunk_k
 assert all(int(hashes[i]) == hash128(malicious[i])[0] for i in range(5))
 sorted_hashes = np.sort(hashes)
 floor_bytes = n * lower_bound_bits_per_item(p) / 8
-print(f"lower bound n log2(1/p): {floor_bytes:12,.0f} bytes")
-print(f"Bloom filter:            {bloom.nbytes:12,d} bytes = {bloom.nbytes / floor_bytes:.4f} x the "
-      f"bound (1/ln 2 = {1 / math.log(2):.4f})")
-print(f"sorted uint64 hashes:    {sorted_hashes.nbytes:12,d} bytes")
+say("lower bound n log2(1/p): {nbytes:12,.0f} bytes", nbytes=floor_bytes)
+say("Bloom filter:            {nbytes:12,d} bytes = {ratio:.4f} x the bound (1/ln 2 = {ideal:.4f})",
+    nbytes=bloom.nbytes, ratio=bloom.nbytes / floor_bytes, ideal=1 / math.log(2))
+say("sorted uint64 hashes:    {nbytes:12,d} bytes", nbytes=sorted_hashes.nbytes)
 
 # %% [markdown]
 # 8 bytes a URL against the filter's 1.8: the bare hashes, with nothing around them, already cost
@@ -216,11 +223,13 @@ guess_set = predict("How many times the filter's bytes does a Python set of the 
 hash_ints = hashes.tolist()  # one Python int per URL, as a set of hashes holds them
 _, string_table = allocated_bytes(lambda: set(malicious))
 _, int_table = allocated_bytes(lambda: set(hash_ints))
-rows = {"set of URL strings": string_table + sum(map(sys.getsizeof, malicious)),
-        "set of 64-bit hashes": int_table + sum(map(sys.getsizeof, hash_ints)),
-        "sorted uint64 hashes": sorted_hashes.nbytes, "Bloom filter, p = 0.001": bloom.nbytes,
-        "lower bound n log2(1/p)": floor_bytes}
-print(f"{'structure':26}  {'MiB':>8}  {'bytes/URL':>9}  {'x filter':>8}")
+string_set = string_table + sum(map(sys.getsizeof, malicious))
+rows = {phrase("set of URL strings"): string_set,
+        phrase("set of 64-bit hashes"): int_table + sum(map(sys.getsizeof, hash_ints)),
+        phrase("sorted uint64 hashes"): sorted_hashes.nbytes,
+        phrase("Bloom filter, p = 0.001"): bloom.nbytes,
+        phrase("lower bound n log2(1/p)"): floor_bytes}
+say("structure                        MiB  bytes/URL  x filter")
 for name, size in rows.items():
     print(f"{name:26}  {size / MIB:8.2f}  {size / n:9.2f}  {size / bloom.nbytes:8.2f}")
 sizes = list(rows.values())
@@ -231,7 +240,7 @@ decorate(ax, xscale="log", xlabel="bytes per URL (log scale)", title="One millio
 show("Horizontal bars of bytes per URL on a log scale for five ways to hold a million URLs: the "
      "two Python sets are longest by far, sorted 64-bit hashes take 8 bytes, the Bloom filter "
      "1.8 and the lower bound 1.25.")
-guess_set.reveal(rows["set of URL strings"] / bloom.nbytes, label="Measured on this machine")
+guess_set.reveal(string_set / bloom.nbytes, label="Measured on this machine")
 
 # %% [markdown]
 # The exact set costs tens of times the filter. The filter trades 0.1% of false alarms for that

@@ -51,6 +51,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from bloomedu import BloomFilter
+from bloomedu.i18n import phrase, say
 from bloomedu.services.blacklist import BlacklistCache
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.latency import DistantDatabase
@@ -94,11 +95,13 @@ built = time.perf_counter() - started
 lesson_09 = BloomFilter.from_capacity(n, p)
 lesson_09.add_many(malicious)
 assert cache.bloom == lesson_09
-print(f"rows in the database: {len(cache.database):,}; the filter: {cache.bloom!r}")
+say("rows in the database: {rows:,}; the filter: {bloom!r}", rows=len(cache.database),
+    bloom=cache.bloom)
 
 # %% tags=["nbval-ignore-output"]
-print(f"database + filter built in {built:.2f} s; SQLite file: {db_path.stat().st_size / MIB:.1f} MiB "
-      f"on disk, the filter {cache.bloom.nbytes / MIB:.2f} MiB in memory")
+say("database + filter built in {seconds:.2f} s; SQLite file: {file_mib:.1f} MiB on disk, "
+    "the filter {filter_mib:.2f} MiB in memory", seconds=built,
+    file_mib=db_path.stat().st_size / MIB, filter_mib=cache.bloom.nbytes / MIB)
 
 # %% [markdown]
 # ## 2. A sample of traffic
@@ -114,26 +117,30 @@ guess_queries = predict("Of the 100,000 visits, how many will the cache send on 
 visits, truly_malicious = traffic_mix(100_000, malicious, safe, malicious_share=0.01, seed=SEED)
 database = cache.database
 timings = {}
+one_by_one_alone = phrase("database alone, one query per URL")
+one_by_one_fronted = phrase("filter + database, one URL at a time")
 started = time.perf_counter()
 by_database = [database.contains(url) for url in visits]
-timings["database alone, one query per URL"] = time.perf_counter() - started
+timings[one_by_one_alone] = time.perf_counter() - started
 database_only_queries = database.queries
 started = time.perf_counter()
 by_cache = [cache.is_blacklisted(url) for url in visits]
-timings["filter + database, one URL at a time"] = time.perf_counter() - started
+timings[one_by_one_fronted] = time.perf_counter() - started
 
 assert by_cache == by_database == truly_malicious.tolist()
 stats = cache.stats
-print(f"visits:                              {stats.lookups:7,d}")
-print(f"  answered by the filter alone (no): {stats.filter_rejections:7,d}")
-print(f"  sent to the database (maybe):      {stats.database_queries:7,d}")
-print(f"    confirmed blacklisted:           {stats.blacklisted:7,d}")
-print(f"    false positives confirmed away:  {stats.false_positives:7,d}"
-      f"  (p x the {len(visits) - truly_malicious.sum():,} safe visits: "
-      f"{(len(visits) - truly_malicious.sum()) * p:.0f})")
-print(f"database queries: {database_only_queries:,} without the filter, {stats.database_queries:,} "
-      f"with it: {stats.queries_saved:,} saved = {stats.saved_share:.2%}")
-print(f"answers identical to the database's: {by_cache == by_database}")
+safe_visits = len(visits) - truly_malicious.sum()
+say("visits:                              {count:7,d}", count=stats.lookups)
+say("  answered by the filter alone (no): {count:7,d}", count=stats.filter_rejections)
+say("  sent to the database (maybe):      {count:7,d}", count=stats.database_queries)
+say("    confirmed blacklisted:           {count:7,d}", count=stats.blacklisted)
+say("    false positives confirmed away:  {count:7,d}  (p x the {safe_visits:,} safe visits: "
+    "{expected:.0f})", count=stats.false_positives, safe_visits=safe_visits,
+    expected=safe_visits * p)
+say("database queries: {without:,} without the filter, {with_filter:,} with it: {saved:,} saved "
+    "= {share:.2%}", without=database_only_queries, with_filter=stats.database_queries,
+    saved=stats.queries_saved, share=stats.saved_share)
+say("answers identical to the database's: {identical}", identical=by_cache == by_database)
 
 # %%
 guess_queries.reveal(stats.database_queries)
@@ -157,15 +164,16 @@ cache.reset_stats()
 statements_before = database.statements
 started = time.perf_counter()
 bulk_by_database = database.contains_many(visits)
-timings["database alone, one query for all"] = time.perf_counter() - started
+timings[phrase("database alone, one query for all")] = time.perf_counter() - started
 alone_statements = database.statements - statements_before
 started = time.perf_counter()
 bulk_by_cache = cache.is_blacklisted_many(visits)
-timings["filter + database, in bulk"] = time.perf_counter() - started
+timings[phrase("filter + database, in bulk")] = time.perf_counter() - started
 assert bulk_by_cache.tolist() == bulk_by_database.tolist() == by_database
-print(f"database alone, in bulk: {len(visits):,} URLs in {alone_statements} SQL statement")
-print(f"filter + database, in bulk: {cache.stats.database_queries:,} URLs in "
-      f"{cache.stats.sql_statements} SQL statement; answers identical: True")
+say("database alone, in bulk: {urls:,} URLs in {statements} SQL statement", urls=len(visits),
+    statements=alone_statements)
+say("filter + database, in bulk: {urls:,} URLs in {statements} SQL statement; answers identical: "
+    "True", urls=cache.stats.database_queries, statements=cache.stats.sql_statements)
 guess_bulk.reveal(alone_statements - cache.stats.sql_statements, label="Round trips saved")
 
 # %% [markdown]
@@ -175,7 +183,7 @@ guess_bulk.reveal(alone_statements - cache.stats.sql_statements, label="Round tr
 # section 3 measures.
 
 # %% tags=["nbval-ignore-output"]
-print(f"{'how':38}  {'total (s)':>9}  {'µs per visit':>12}")
+say("how                                     total (s)  µs per visit")
 for how, seconds in timings.items():
     print(f"{how:38}  {seconds:9.3f}  {seconds / len(visits) * 1e6:12.2f}")
 
@@ -207,11 +215,14 @@ fronted = [url in cache.bloom and far.contains(url) for url in sample]
 seconds_fronted = time.perf_counter() - started
 trips_fronted = far.statements - trips_alone
 assert alone == fronted == truly_malicious[:1000].tolist()
-print(f"round trips for 1,000 visits: {trips_alone:,} without the filter, {trips_fronted} with it")
+say("round trips for 1,000 visits: {alone:,} without the filter, {fronted} with it",
+    alone=trips_alone, fronted=trips_fronted)
 
 # %% tags=["nbval-ignore-output"]
-print(f"database alone:        {seconds_alone:6.3f} s ({trips_alone} x 1 ms of waiting)")
-print(f"filter, then database: {seconds_fronted:6.3f} s ({trips_fronted} x 1 ms of waiting)")
+say("database alone:        {seconds:6.3f} s ({trips} x 1 ms of waiting)", seconds=seconds_alone,
+    trips=trips_alone)
+say("filter, then database: {seconds:6.3f} s ({trips} x 1 ms of waiting)",
+    seconds=seconds_fronted, trips=trips_fronted)
 
 # %% [markdown]
 # The database alone takes at least a second, 1,000 round trips of 1 ms; with the filter in front
@@ -224,13 +235,14 @@ print(f"filter, then database: {seconds_fronted:6.3f} s ({trips_fronted} x 1 ms 
 # 17 minutes).
 
 # %%
-trips = {"database alone": len(visits), "filter + database": stats.database_queries}
+alone, fronted = phrase("database alone"), phrase("filter + database")
+trips = {alone: len(visits), fronted: stats.database_queries}
 latencies = [0.0, 1e-5, 1e-4, 1e-3, 1e-2]
-print(f"{'latency':>9}  {'waiting, database alone':>24}  {'waiting, filter + database':>27}")
+say("  latency   waiting, database alone   waiting, filter + database")
 for latency in latencies:
-    print(f"{latency * 1e3:6.2f} ms  {trips['database alone'] * latency:22.2f} s  "
-          f"{trips['filter + database'] * latency:25.2f} s")
-print(f"round trips without the filter / with it: {trips['database alone'] / trips['filter + database']:.1f}")
+    say("{ms:6.2f} ms  {alone:22.2f} s  {fronted:25.2f} s", ms=latency * 1e3,
+        alone=trips[alone] * latency, fronted=trips[fronted] * latency)
+say("round trips without the filter / with it: {ratio:.1f}", ratio=trips[alone] / trips[fronted])
 
 # %% [markdown]
 # 1,103 round trips of 1 ms: 1.1 s of waiting, against 100 s for the database alone. Waiting is
@@ -239,16 +251,15 @@ print(f"round trips without the filter / with it: {trips['database alone'] / tri
 # what each strategy would take on this machine:
 
 # %% tags=["nbval-ignore-output"]
-local = {"database alone": timings["database alone, one query per URL"],
-         "filter + database": timings["filter + database, one URL at a time"]}
-print(f"{'latency':>9}  {'database alone':>14}  {'filter + database':>17}  {'saving':>7}")
+local = {alone: timings[one_by_one_alone], fronted: timings[one_by_one_fronted]}
+say("  latency  database alone  filter + database   saving")
 totals = {how: [] for how in local}
 for latency in latencies:
     for how in local:
         totals[how].append(local[how] + trips[how] * latency)
-    print(f"{latency * 1e3:6.2f} ms  {totals['database alone'][-1]:12.2f} s  "
-          f"{totals['filter + database'][-1]:15.2f} s  "
-          f"{totals['database alone'][-1] / totals['filter + database'][-1]:6.1f}x")
+    say("{ms:6.2f} ms  {alone:12.2f} s  {fronted:15.2f} s  {saving:6.1f}x", ms=latency * 1e3,
+        alone=totals[alone][-1], fronted=totals[fronted][-1],
+        saving=totals[alone][-1] / totals[fronted][-1])
 ax = new_axes()
 for how, marker in zip(totals, "os"):
     ax.loglog([latency * 1e3 for latency in latencies[1:]], totals[how][1:], marker + "-", label=how)
@@ -273,7 +284,7 @@ show("Time for 100,000 visits, one at a time, against the latency of one round t
 far.close()
 cache.close()
 folder.cleanup()
-print(f"database file still there: {db_path.exists()}")
+say("database file still there: {exists}", exists=db_path.exists())
 
 # %% [markdown]
 # ## Recap

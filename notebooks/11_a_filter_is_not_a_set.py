@@ -46,6 +46,7 @@
 # %%
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import decorate, new_axes, show
 from bloomedu.teaching.predict import predict
@@ -57,7 +58,8 @@ malicious = malicious_urls(n, seed=SEED)
 safe = safe_urls(n, seed=SEED)
 bloom = BloomFilter.from_capacity(n, p)  # lesson 09's filter, the same bits
 bloom.add_many(malicious)
-print(f"{bloom!r} holding {n:,} malicious URLs; {len(safe):,} safe URLs never inserted")
+say("{bloom!r} holding {n:,} malicious URLs; {safe:,} safe URLs never inserted", bloom=bloom, n=n,
+    safe=len(safe))
 
 # %% [markdown]
 # ## 1. Merging the filters of two shards
@@ -77,9 +79,9 @@ shard_a.add_many(malicious[:half])
 shard_b = BloomFilter.from_capacity(n, p)
 shard_b.add_many(malicious[half:])
 merged = shard_a | shard_b
-print(f"bits set: shard A {shard_a.bits_set():,}, shard B {shard_b.bits_set():,}, "
-      f"A | B {merged.bits_set():,}, the filter of all {bloom.bits_set():,}")
-print(f"A | B equals the filter of all {n:,} URLs: {merged == bloom}")
+say("bits set: shard A {a:,}, shard B {b:,}, A | B {union:,}, the filter of all {all:,}",
+    a=shard_a.bits_set(), b=shard_b.bits_set(), union=merged.bits_set(), all=bloom.bits_set())
+say("A | B equals the filter of all {n:,} URLs: {equal}", n=n, equal=merged == bloom)
 
 # %%
 guess_merge.reveal(merged.bits_set())
@@ -111,15 +113,19 @@ filter_shared.add_many(shared)
 both = filter_a & filter_b
 only_a = malicious[:400_000]  # in A, not in B
 claimed_only_a = int(both.contains_many(only_a).sum())
-print(f"A & B equals the filter of the shared URLs: {both == filter_shared}")
-print(f"bits set: A & B {both.bits_set():,}, filter of the shared URLs {filter_shared.bits_set():,} "
-      f"({both.bits_set() - filter_shared.bits_set():,} more in A & B)")
-print(f"shared URLs found by A & B: {int(both.contains_many(shared).sum()):,} of {len(shared):,}")
-print(f"{'claimed':28} {'by A & B':>14} {'by the shared URLs filter':>26}")
-for label, urls in [("URLs only in A (400,000)", only_a), ("safe URLs (400,000)", safe[:400_000])]:
+say("A & B equals the filter of the shared URLs: {equal}", equal=both == filter_shared)
+say("bits set: A & B {both:,}, filter of the shared URLs {shared:,} ({more:,} more in A & B)",
+    both=both.bits_set(), shared=filter_shared.bits_set(),
+    more=both.bits_set() - filter_shared.bits_set())
+say("shared URLs found by A & B: {found:,} of {shared:,}",
+    found=int(both.contains_many(shared).sum()), shared=len(shared))
+say("claimed                            by A & B  by the shared URLs filter")
+for label, urls in [(phrase("URLs only in A (400,000)"), only_a),
+                    (phrase("safe URLs (400,000)"), safe[:400_000])]:
     print(f"{label:28} {int(both.contains_many(urls).sum()):14,d} "
           f"{int(filter_shared.contains_many(urls).sum()):26,d}")
-print(f"B's own false-positive rate, from its bits: {filter_b.current_false_positive_rate():.5f}")
+say("B's own false-positive rate, from its bits: {rate:.5f}",
+    rate=filter_b.current_false_positive_rate())
 
 # %%
 guess_and.reveal(claimed_only_a)
@@ -139,7 +145,7 @@ guess_and.reveal(claimed_only_a)
 # from 0 to 400,000 URLs that A does not hold:
 
 # %%
-print(f"{'URLs only in B':>14} {'A & B on URLs only in A':>24} {'B’s rate, fill^k':>17} {'A & B = shared filter':>22}")
+say("URLs only in B  A & B on URLs only in A  B’s rate, fill^k  A & B = shared filter")
 sweep = []
 for extra in (0, 100_000, 200_000, 300_000, 400_000):
     filter_b_ = BloomFilter.from_capacity(600_000, 0.01)
@@ -149,7 +155,7 @@ for extra in (0, 100_000, 200_000, 300_000, 400_000):
                   filter_b_.current_false_positive_rate()))
     print(f"{extra:14,d} {sweep[-1][1]:24.5f} {sweep[-1][2]:17.5f} {str(both_ == filter_shared):>22}")
 shared_rate = float(filter_shared.contains_many(only_a).mean())
-print(f"the filter of the shared URLs claims {shared_rate:.5f} of the URLs only in A")
+say("the filter of the shared URLs claims {rate:.5f} of the URLs only in A", rate=shared_rate)
 
 ax = new_axes()
 ax.plot([e for e, _, _ in sweep], [r for _, r, _ in sweep], "o", color="black",
@@ -176,24 +182,28 @@ show("On a log scale, the share of URLs only in A that A & B claims, against the
 
 # %%
 data = bloom.to_bytes()
-print(f"to_bytes: {len(data):,} bytes = {len(data) - bloom.nbytes} header bytes + the bits; "
-      f"read back equal: {BloomFilter.from_bytes(data) == bloom}")
-print(f"URLs inside, estimated from the bits set: {bloom.approximate_count():,.0f} (inserted {n:,})")
-print(f"rate predicted from the bits set, fill^k: {bloom.current_false_positive_rate():.5f}")
+say("to_bytes: {nbytes:,} bytes = {header} header bytes + the bits; read back equal: {equal}",
+    nbytes=len(data), header=len(data) - bloom.nbytes, equal=BloomFilter.from_bytes(data) == bloom)
+say("URLs inside, estimated from the bits set: {estimate:,.0f} (inserted {n:,})",
+    estimate=bloom.approximate_count(), n=n)
+say("rate predicted from the bits set, fill^k: {rate:.5f}",
+    rate=bloom.current_false_positive_rate())
 
 # %% [markdown]
 # A set can list its members, hand one back, and count them exactly. A filter keeps only bits:
 
 # %%
-for what, attempt in [("list its URLs", lambda: list(bloom)), ("count them", lambda: len(bloom))]:
+for what, attempt in [(phrase("list its URLs"), lambda: list(bloom)),
+                      (phrase("count them"), lambda: len(bloom))]:
     try:
         attempt()
     except TypeError as error:
-        print(f"{what}: TypeError: {error}")
+        say("{what}: TypeError: {error}", what=what, error=error)
 estimate = bloom.approximate_count()
-print(f"estimate the count from the bits: {estimate:,.0f}, off by {estimate - n:+,.0f}")
-print(f"find its members by testing candidates: of {len(safe):,} safe URLs, "
-      f"{int(bloom.contains_many(safe).sum())} pass")
+say("estimate the count from the bits: {estimate:,.0f}, off by {off:+,.0f}", estimate=estimate,
+    off=estimate - n)
+say("find its members by testing candidates: of {safe:,} safe URLs, {passed} pass",
+    safe=len(safe), passed=int(bloom.contains_many(safe).sum()))
 
 # %% [markdown]
 # The count is an estimate, close but not exact (and a URL added twice counts once). The only way
@@ -210,7 +220,7 @@ for attempt in (lambda: BloomFilter.from_bytes(data[:-1]),
         attempt()
     except (ValueError, TypeError) as error:
         print(f"{type(error).__name__}: {error}")
-print(f"bits set afterwards: {bloom.bits_set():,} (unchanged)")
+say("bits set afterwards: {set_bits:,} (unchanged)", set_bits=bloom.bits_set())
 
 # %% [markdown]
 # ## 4. Someone who knows the hash
@@ -229,10 +239,11 @@ attackers_copy = BloomFilter.from_capacity(len(listed), p)  # built from the pub
 attackers_copy.add_many(listed)
 candidates = [f"https://promo-{i}.deals.example/" for i in range(1_000_000)]
 crafted = [url for url, hit in zip(candidates, attackers_copy.contains_many(candidates)) if hit]
-print(f"the attacker's copy equals the service's filter: {attackers_copy == public}")
-print(f"candidates tried offline: {len(candidates):,}; crafted false positives kept: {len(crafted):,}")
-print(f"crafted URLs the service's filter sends to the database: "
-      f"{int(public.contains_many(crafted).sum()):,} of {len(crafted):,}")
+say("the attacker's copy equals the service's filter: {equal}", equal=attackers_copy == public)
+say("candidates tried offline: {tried:,}; crafted false positives kept: {kept:,}",
+    tried=len(candidates), kept=len(crafted))
+say("crafted URLs the service's filter sends to the database: {sent:,} of {crafted:,}",
+    sent=int(public.contains_many(crafted).sum()), crafted=len(crafted))
 
 # %% [markdown]
 # Every one of them, every time (lesson 09: a false positive is one on every lookup). The defence
@@ -250,9 +261,11 @@ keyed = KeyedBloomFilter.from_capacity(len(listed), p, SECRET)
 keyed.add_many(listed)
 assert keyed.contains_many(listed).all()  # it still holds every listed URL
 keyed_claims = int(keyed.contains_many(crafted).sum())
-print(f"crafted URLs the keyed filter sends to the database: {keyed_claims:,} of {len(crafted):,} "
-      f"(p x {len(crafted):,} = {p * len(crafted):.1f} expected)")
-print(f"ordinary safe URLs, keyed filter: {float(keyed.contains_many(safe[:200_000]).mean()):.5f}")
+say("crafted URLs the keyed filter sends to the database: {sent:,} of {crafted:,} "
+    "(p x {crafted:,} = {expected:.1f} expected)", sent=keyed_claims, crafted=len(crafted),
+    expected=p * len(crafted))
+say("ordinary safe URLs, keyed filter: {rate:.5f}",
+    rate=float(keyed.contains_many(safe[:200_000]).mean()))
 
 # %%
 guess_keyed.reveal(keyed_claims)

@@ -55,6 +55,7 @@ from bloomedu import BloomFilter
 from bloomedu.compat import GuavaBloomFilter
 from bloomedu.compat.guava import guava_num_bits, guava_num_hashes, java_round
 from bloomedu.core.theory import false_positive_rate
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import draw_bit_groups, show
 from bloomedu.teaching.predict import predict
@@ -83,9 +84,12 @@ n, p = 10, 0.1
 m_by_hand = int(-n * math.log(p) / (math.log(2) * math.log(2)))   # int() truncates like (long)
 k_by_hand = max(1, java_round(m_by_hand / n * math.log(2)))
 bit_size_by_hand = 64 * math.ceil(m_by_hand / 64)
-print(f"-n ln p / (ln 2)^2 = {-n * math.log(p) / math.log(2) ** 2:.4f}  ->  m = {m_by_hand}")
-print(f"m / n * ln 2       = {m_by_hand / n * math.log(2):.4f}   ->  k = {k_by_hand}")
-print(f"words of 64 bits   = {math.ceil(m_by_hand / 64)}        ->  bitSize = {bit_size_by_hand}")
+say("-n ln p / (ln 2)^2 = {bits:.4f}  ->  m = {m}", bits=-n * math.log(p) / math.log(2) ** 2,
+    m=m_by_hand)
+say("m / n * ln 2       = {hashes:.4f}   ->  k = {k}", hashes=m_by_hand / n * math.log(2),
+    k=k_by_hand)
+say("words of 64 bits   = {words}        ->  bitSize = {bit_size}", words=math.ceil(m_by_hand / 64),
+    bit_size=bit_size_by_hand)
 
 guava = GuavaBloomFilter.create(n, p)
 assert (guava_num_bits(n=n, p=p), guava_num_hashes(num_bits=m_by_hand, n=n)) == (m_by_hand, k_by_hand)
@@ -114,7 +118,7 @@ guess_bits = predict("How many distinct bits do the 12 positions set?", None)
 
 # %%
 words = ["città", "naïve", "日本", "😀"]
-print(f"{'string':8} {'UTF-8 bytes':>11}  {'put()':>5}  bit positions")
+say("string   UTF-8 bytes  put()  bit positions")
 for word in words:
     positions = guava.bit_indices(word)
     print(f"{word:8} {len(word.encode()):11d}  {str(guava.put(word)):>5}  {positions}")
@@ -126,15 +130,18 @@ for label, positions in groups.items():
     for i in set(positions):
         owners.setdefault(i, []).append(label)
 shared = {i: names for i, names in sorted(owners.items()) if len(names) > 1}
-print(f"positions at or beyond m = {m_by_hand}: {beyond}; bits set: {guava.bit_count()} of {guava.bit_size}")
-print("bits shared by two strings: "
-      + "; ".join(f"{i} ({' and '.join(names)})" for i, names in shared.items()))
+say("positions at or beyond m = {m}: {beyond}; bits set: {set_bits} of {bit_size}", m=m_by_hand,
+    beyond=beyond, set_bits=guava.bit_count(), bit_size=guava.bit_size)
+say("bits shared by two strings: {shared}",
+    shared="; ".join(f"{i} ({phrase(' and ').join(names)})" for i, names in shared.items()))
 
 # %%
-groups["shared by two strings"] = list(shared)
+groups[phrase("shared by two strings")] = list(shared)
 draw_bit_groups(guava.bits, groups, width=16,
-                title=f"Guava, n = 10, p = 0.1: m = {m_by_hand} but bitSize = {guava.bit_size}",
-                outlined={f"beyond m = {m_by_hand}": range(m_by_hand, guava.bit_size)})  # the padding
+                title=phrase("Guava, n = 10, p = 0.1: m = {m} but bitSize = {bit_size}",
+                             m=m_by_hand, bit_size=guava.bit_size),
+                outlined={phrase("beyond m = {m}", m=m_by_hand):  # the padding
+                          range(m_by_hand, guava.bit_size)})
 show("Guava's 64 bits for n = 10, p = 0.1 as four rows of 16: the bits of città, naïve, the kanji "
      "and the emoji in four colours, bits 0 and 6 set by both naïve and the kanji, and the 17 "
      "padding bits 47 to 63 outlined in red, two of them set (51 and 58).")
@@ -142,7 +149,8 @@ show("Guava's 64 bits for n = 10, p = 0.1 as four rows of 16: the bits of città
 # %%
 guess_padding.reveal(len(beyond), label="Counted")
 guess_bits.reveal(guava.bit_count(), label="Counted")
-print(f"on average, 12 positions x 17 / 64 = {12 * 17 / 64:.1f} land in the padding")
+say("on average, 12 positions x 17 / 64 = {expected:.1f} land in the padding",
+    expected=12 * 17 / 64)
 
 # %% [markdown]
 # The padding bits are used like any other: on average $12 \times 17/64 \approx 3.2$ of the
@@ -159,10 +167,11 @@ print(f"on average, 12 positions x 17 / 64 = {12 * 17 / 64:.1f} land in the padd
 # %%
 stream = guava.to_bytes()
 java = RECORDED["filters"][0]   # the same four puts, recorded by running Guava 31.1
-print(f"writeTo: {stream.hex()}  ({len(stream)} bytes)")
-print(f"  strategy ordinal {stream[0]} (MURMUR128_MITZ_64), k = {stream[1]}, "
-      f"words = {int.from_bytes(stream[2:6], 'big')}, word 0 = 0x{stream[6:14].hex()}")
-print(f"Guava:   {java['write_to_hex']}")
+say("writeTo: {hex}  ({nbytes} bytes)", hex=stream.hex(), nbytes=len(stream))
+say("  strategy ordinal {ordinal} (MURMUR128_MITZ_64), k = {k}, words = {words}, "
+    "word 0 = 0x{word0}", ordinal=stream[0], k=stream[1], words=int.from_bytes(stream[2:6], "big"),
+    word0=stream[6:14].hex())
+say("Guava:   {hex}", hex=java["write_to_hex"])
 assert stream.hex() == java["write_to_hex"]
 
 # %% [markdown]
@@ -173,10 +182,11 @@ assert stream.hex() == java["write_to_hex"]
 # %%
 probes = [f"d-{i}" for i in range(100)]
 reported = [probe for probe in probes if guava.might_contain(probe)]
-print(f"expected_fpp():              {guava.expected_fpp()!r:22}  Guava: {java['expected_fpp']!r}")
-print(f"approximate_element_count(): {guava.approximate_element_count()!r:22}  "
-      f"Guava: {java['approximate_element_count']!r}")
-print(f"probes d-0 .. d-99 reported present: {reported}")
+say("expected_fpp():              {ours!r:22}  Guava: {guava!r}", ours=guava.expected_fpp(),
+    guava=java["expected_fpp"])
+say("approximate_element_count(): {ours!r:22}  Guava: {guava!r}",
+    ours=guava.approximate_element_count(), guava=java["approximate_element_count"])
+say("probes d-0 .. d-99 reported present: {reported}", reported=reported)
 assert guava.expected_fpp() == java["expected_fpp"]
 assert reported == [p_ for p_ in java["probes_reported_present"] if p_ in probes]
 
@@ -197,11 +207,12 @@ for word in words:
     h1, h2 = mmh3.hash64(word.encode("utf-8"), 0, signed=False)
     for i in range(guava.num_hash_functions):
         modulo_m.bits.set(((h1 + i * h2) % 2 ** 64 & (2 ** 63 - 1)) % m_by_hand)
-print(f"modulo bitSize (Guava): {guava.to_bytes().hex()}")
-print(f"modulo m (not Guava):   {modulo_m.to_bytes().hex()}")
-print(f"classic rate at n = 10, k = 3: over m = {m_by_hand} bits "
-      f"{false_positive_rate(num_bits=m_by_hand, num_hashes=3, n=10):.3f}, over bitSize = "
-      f"{guava.bit_size} bits {false_positive_rate(num_bits=guava.bit_size, num_hashes=3, n=10):.3f}")
+say("modulo bitSize (Guava): {hex}", hex=guava.to_bytes().hex())
+say("modulo m (not Guava):   {hex}", hex=modulo_m.to_bytes().hex())
+say("classic rate at n = 10, k = 3: over m = {m} bits {rate_m:.3f}, over bitSize = {bit_size} bits "
+    "{rate_bit_size:.3f}", m=m_by_hand,
+    rate_m=false_positive_rate(num_bits=m_by_hand, num_hashes=3, n=10), bit_size=guava.bit_size,
+    rate_bit_size=false_positive_rate(num_bits=guava.bit_size, num_hashes=3, n=10))
 
 # %% [markdown]
 # ## 3. Java's bytes in Python, Python's bytes in Java
@@ -219,7 +230,7 @@ def inserted_strings(vector):
     return [vector["inserted_pattern"].format(i=i) for i in range(vector["inserted_count"])]
 
 
-print(f"{'n':>5} {'p':>7} {'strings':>8} {'bytes':>6} {'same bytes':>10} {'read back, all found':>21}")
+say("    n       p  strings  bytes same bytes  read back, all found")
 for vector in RECORDED["filters"]:
     strings = inserted_strings(vector)
     ours = GuavaBloomFilter.create(vector["expected_insertions"], vector["fpp"])
@@ -236,12 +247,12 @@ for vector in RECORDED["filters"]:
 # with a message that says which:
 
 # %%
-for label, bad in [("cut short", stream[:-1]), ("padded", stream + b"\0"),
-                   ("strategy 7", b"\x07" + stream[1:])]:
+for label, bad in [(phrase("cut short"), stream[:-1]), (phrase("padded"), stream + b"\0"),
+                   (phrase("strategy 7"), b"\x07" + stream[1:])]:
     try:
         GuavaBloomFilter.from_bytes(bad)
     except ValueError as error:
-        print(f"{label:10}: ValueError: {error}")
+        say("{label:10}: ValueError: {error}", label=label, error=error)
 
 # %% [markdown]
 # ## 4. The article's million URLs, as Guava stores them
@@ -253,11 +264,12 @@ for label, bad in [("cut short", stream[:-1]), ("padded", stream + b"\0"),
 # %%
 million = GuavaBloomFilter.create(1_000_000, 0.001)
 lesson_09 = BloomFilter.from_capacity(1_000_000, 0.001)
-print(f"Guava:     m = {guava_num_bits(n=1_000_000, p=0.001):,} (truncated), bitSize = {million.bit_size:,}, "
-      f"k = {million.num_hash_functions}")
-print(f"lesson 09: m = {lesson_09.num_bits:,} (rounded up), k = {lesson_09.num_hashes}")
-print(f"writeTo size: {len(million.to_bytes()):,} bytes (under 2,000,000: "
-      f"{len(million.to_bytes()) < 2_000_000})")
+say("Guava:     m = {m:,} (truncated), bitSize = {bit_size:,}, k = {k}",
+    m=guava_num_bits(n=1_000_000, p=0.001), bit_size=million.bit_size,
+    k=million.num_hash_functions)
+say("lesson 09: m = {m:,} (rounded up), k = {k}", m=lesson_09.num_bits, k=lesson_09.num_hashes)
+say("writeTo size: {nbytes:,} bytes (under 2,000,000: {under})", nbytes=len(million.to_bytes()),
+    under=len(million.to_bytes()) < 2_000_000)
 
 # %% [markdown]
 # One bit fewer by truncation, then 13 more to fill the last 64-bit word: twelve more bits in all,
@@ -276,19 +288,20 @@ lesson_09.add_many(malicious)
 claimed_guava = million.might_contain_many(safe)
 claimed_09 = lesson_09.contains_many(safe)
 rate = float(claimed_guava.mean())
-print(f"generate 1,200,000 URLs, fill two filters, ask 200,000 twice: "
-      f"{time.perf_counter() - started:.1f} s")
+say("generate 1,200,000 URLs, fill two filters, ask 200,000 twice: {seconds:.1f} s",
+    seconds=time.perf_counter() - started)
 
 # %%
 sd = math.sqrt(0.001 * 0.999 / len(safe))
-print(f"false-positive rate on 200,000 safe URLs: {rate:.5f} "
-      f"({(rate - 0.001) / sd:+.2f} standard deviations from p = 0.001)")
-print(f"expected_fpp() from the bits set:        {million.expected_fpp():.5f}")
-print(f"approximate_element_count():             {million.approximate_element_count():,}")
-print(f"malicious URLs reported absent (first 100,000 checked): "
-      f"{int((~million.might_contain_many(malicious[:100_000])).sum())}")
-print(f"safe URLs claimed: by Guava {int(claimed_guava.sum())}, by lesson 09's filter "
-      f"{int(claimed_09.sum())}, by both {int((claimed_guava & claimed_09).sum())}")
+say("false-positive rate on 200,000 safe URLs: {rate:.5f} ({sds:+.2f} standard deviations from "
+    "p = 0.001)", rate=rate, sds=(rate - 0.001) / sd)
+say("expected_fpp() from the bits set:        {expected:.5f}", expected=million.expected_fpp())
+say("approximate_element_count():             {count:,}", count=million.approximate_element_count())
+say("malicious URLs reported absent (first 100,000 checked): {missed}",
+    missed=int((~million.might_contain_many(malicious[:100_000])).sum()))
+say("safe URLs claimed: by Guava {guava}, by lesson 09's filter {lesson_09}, by both {both}",
+    guava=int(claimed_guava.sum()), lesson_09=int(claimed_09.sum()),
+    both=int((claimed_guava & claimed_09).sum()))
 guess_both.reveal(int((claimed_guava & claimed_09).sum()), label="Counted")
 
 # %% [markdown]

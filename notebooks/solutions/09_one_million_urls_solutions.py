@@ -25,6 +25,7 @@
 import math
 
 from bloomedu import BloomFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.core.theory import (exact_false_positive_rate, false_positive_rate,
                                   optimal_num_hashes)
@@ -46,11 +47,13 @@ n, budget = 1_000_000, 1_048_576
 bits = 8 * budget
 answer = math.exp(-(bits / n) * math.log(2) ** 2)
 whole_k = optimal_num_hashes(num_bits=bits, n=n)
-print(f"m = {bits:,} bits, m/n = {bits / n:.3f}, best k = {bits / n * math.log(2):.2f} -> {whole_k}")
-print(f"p = e^(-(m/n)(ln 2)^2) = {answer:.5f}, about 1 in {1 / answer:.0f}; at the whole k = {whole_k}: "
-      f"{false_positive_rate(num_bits=bits, num_hashes=whole_k, n=n):.5f}")
-print(f"lesson 08's 1,797,200 bytes reach 0.001: {answer / 0.001:.0f} times fewer errors for "
-      f"{1_797_200 / budget:.2f} times the bytes")
+say("m = {m:,} bits, m/n = {bits_per_url:.3f}, best k = {best_k:.2f} -> {whole_k}",
+    m=bits, bits_per_url=bits / n, best_k=bits / n * math.log(2), whole_k=whole_k)
+say("p = e^(-(m/n)(ln 2)^2) = {p:.5f}, about 1 in {one_in:.0f}; at the whole k = {whole_k}: "
+    "{p_whole_k:.5f}", p=answer, one_in=1 / answer, whole_k=whole_k,
+    p_whole_k=false_positive_rate(num_bits=bits, num_hashes=whole_k, n=n))
+say("lesson 08's 1,797,200 bytes reach 0.001: {fewer:.0f} times fewer errors for "
+    "{more:.2f} times the bytes", fewer=answer / 0.001, more=1_797_200 / budget)
 
 # %%
 check.rate_in_budget(answer, n=1_000_000, nbytes=1_048_576)
@@ -66,8 +69,8 @@ check.rate_in_budget(answer, n=1_000_000, nbytes=1_048_576)
 # %%
 urls, lookups, p = 250_000, 2, 0.001
 answer = p * urls
-print(f"p x {urls:,} = {answer:,.0f} URLs flagged on every lookup (a coin per lookup would give "
-      f"{p ** lookups * urls:.2f})")
+say("p x {urls:,} = {flagged:,.0f} URLs flagged on every lookup (a coin per lookup would give "
+    "{coin:.2f})", urls=urls, flagged=answer, coin=p ** lookups * urls)
 
 # %% [markdown]
 # A real filter says the same: a million malicious URLs in, 250,000 safe URLs looked up twice.
@@ -77,8 +80,8 @@ bloom = BloomFilter.from_capacity(1_000_000, p)
 bloom.add_many(malicious_urls(1_000_000, seed=SEED))
 asked = safe_urls(urls, seed=SEED)
 first, second = bloom.contains_many(asked), bloom.contains_many(asked)
-print(f"flagged on the first lookup: {int(first.sum())}, on the second: {int(second.sum())}, "
-      f"on both: {int((first & second).sum())}")
+say("flagged on the first lookup: {first}, on the second: {second}, on both: {both}",
+    first=int(first.sum()), second=int(second.sum()), both=int((first & second).sum()))
 assert (first == second).all()
 
 # %%
@@ -98,9 +101,10 @@ inserted = malicious_urls(n, seed=SEED)
 bloom.add_many(inserted)
 queries = safe_urls(trials, seed=SEED)
 answer = int(bloom.contains_many(queries).sum()) / trials
-print(f"false positives: {answer * trials:,.0f} of {trials:,} = {answer:.5f}; exact rate "
-      f"{exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n):.5f}")
-print(f"malicious URLs reported absent: {int((~bloom.contains_many(inserted)).sum())}")
+exact = exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n)
+say("false positives: {false_positives:,.0f} of {trials:,} = {rate:.5f}; exact rate {exact:.5f}",
+    false_positives=answer * trials, trials=trials, rate=answer, exact=exact)
+say("malicious URLs reported absent: {missed}", missed=int((~bloom.contains_many(inserted)).sum()))
 
 # %%
 check.measured_fpp(answer, num_bits=14_377_588, num_hashes=10, n=1_000_000, trials=1_000_000)

@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from bloomedu import BloomFilter
+from bloomedu.i18n import say
 from bloomedu.core.theory import exact_false_positive_rate
 from bloomedu.services.blacklist import BlacklistCache
 from bloomedu.teaching.exercises import check, show
@@ -45,8 +46,10 @@ show("10")
 visits, blacklisted, p, latency_ms = 100_000, 1000, 0.001, 2
 round_trips = blacklisted + p * (visits - blacklisted)
 answer = round_trips * latency_ms / 1000
-print(f"{blacklisted:,} + {p} x {visits - blacklisted:,} = {round_trips:,.0f} round trips x "
-      f"{latency_ms} ms = {answer:.3f} s (the database alone: {visits * latency_ms / 1000:.0f} s)")
+say("{blacklisted:,} + {p} x {safe:,} = {round_trips:,.0f} round trips x {latency_ms} ms = "
+    "{seconds:.3f} s (the database alone: {alone_seconds:.0f} s)", blacklisted=blacklisted, p=p,
+    safe=visits - blacklisted, round_trips=round_trips, latency_ms=latency_ms, seconds=answer,
+    alone_seconds=visits * latency_ms / 1000)
 
 # %%
 check.waiting_seconds(answer, visits=100_000, blacklisted=1000, p=0.001, latency_ms=2)
@@ -62,8 +65,9 @@ check.waiting_seconds(answer, visits=100_000, blacklisted=1000, p=0.001, latency
 # %%
 safe, blacklisted, p = 1_000_000, 5000, 0.001
 answer = blacklisted + p * safe
-print(f"{blacklisted:,} blacklisted + {p} x {safe:,} safe = {answer:,.0f} database lookups "
-      f"({answer / (safe + blacklisted):.2%} of all lookups)")
+say("{blacklisted:,} blacklisted + {p} x {safe:,} safe = {lookups:,.0f} database lookups "
+    "({share:.2%} of all lookups)", blacklisted=blacklisted, p=p, safe=safe, lookups=answer,
+    share=answer / (safe + blacklisted))
 
 # %%
 check.database_lookups(answer, safe=1_000_000, blacklisted=5000, p=0.001)
@@ -86,9 +90,10 @@ assert not found.any()  # every answer is the database's: none of them is blackl
 answer = stats.database_queries / stats.lookups
 assert (bloom.num_bits, bloom.num_hashes) == (BloomFilter.from_capacity(n, p).num_bits,
                                               BloomFilter.from_capacity(n, p).num_hashes)
-print(f"{stats.database_queries:,} of {stats.lookups:,} lookups reached the database: {answer:.5f}; "
-      f"exact rate for m = {bloom.num_bits:,}, k = {bloom.num_hashes}: "
-      f"{exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n):.5f}")
+say("{queries:,} of {lookups:,} lookups reached the database: {share:.5f}; exact rate for "
+    "m = {m:,}, k = {k}: {exact:.5f}", queries=stats.database_queries, lookups=stats.lookups,
+    share=answer, m=bloom.num_bits, k=bloom.num_hashes,
+    exact=exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=bloom.num_hashes, n=n))
 
 # %%
 check.database_share(answer, n=100_000, p=0.01, trials=100_000)

@@ -29,6 +29,7 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.core.keyed import KeyedBloomFilter
 from bloomedu.core.theory import estimate_count, exact_false_positive_rate, false_positive_rate
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.workloads.urls import malicious_urls, safe_urls
 
@@ -49,7 +50,7 @@ show("11")
 m, k, x = 958_506, 7, 300_000
 answer = -m / k * math.log(1 - x / m)
 assert math.isclose(answer, estimate_count(num_bits=m, num_hashes=k, bits_set=x))
-print(f"n = -(m/k) ln(1 - X/m) = {answer:,.0f} keys (X/k would say {x / k:,.0f})")
+say("n = -(m/k) ln(1 - X/m) = {n:,.0f} keys (X/k would say {naive:,.0f})", n=answer, naive=x / k)
 
 # %% [markdown]
 # The estimate on a real filter of that size, filled with 51,404 URLs:
@@ -57,7 +58,8 @@ print(f"n = -(m/k) ln(1 - X/m) = {answer:,.0f} keys (X/k would say {x / k:,.0f})
 # %%
 bloom = BloomFilter(m, k)
 bloom.add_many(malicious_urls(51_404, seed=SEED))
-print(f"bits set: {bloom.bits_set():,}; estimated keys: {bloom.approximate_count():,.0f}")
+say("bits set: {set_bits:,}; estimated keys: {estimate:,.0f}", set_bits=bloom.bits_set(),
+    estimate=bloom.approximate_count())
 
 # %%
 check.estimated_count(answer, num_bits=958_506, num_hashes=7, bits_set=300_000)
@@ -74,8 +76,9 @@ n, p, n_b = 100_000, 0.01, 50_000
 sized = BloomFilter.from_capacity(n, p)
 m, k = sized.num_bits, sized.num_hashes
 answer = false_positive_rate(num_bits=m, num_hashes=k, n=n_b)
-print(f"m = {m:,}, k = {k}: B's rate with {n_b:,} URLs = (1 - e^(-k n_b / m))^k = {answer:.6f} "
-      f"(exact {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n_b):.6f})")
+say("m = {m:,}, k = {k}: B's rate with {n_b:,} URLs = (1 - e^(-k n_b / m))^k = {rate:.6f} "
+    "(exact {exact:.6f})", m=m, k=k, n_b=n_b, rate=answer,
+    exact=exact_false_positive_rate(num_bits=m, num_hashes=k, n=n_b))
 
 # %% [markdown]
 # Measured: A holds 100,000 URLs, B 50,000 of which 10,000 are also in A.
@@ -88,7 +91,7 @@ filter_a.add_many(list_a)
 filter_b.add_many(list_b)
 only_a = urls[:90_000]
 claimed = float((filter_a & filter_b).contains_many(only_a).mean())
-print(f"A & B claims {claimed:.6f} of the {len(only_a):,} URLs only in A")
+say("A & B claims {share:.6f} of the {urls:,} URLs only in A", share=claimed, urls=len(only_a))
 
 # %%
 check.and_claim_rate(answer, n=100_000, p=0.01, n_b=50_000, shared=10_000)
@@ -111,8 +114,8 @@ keyed = KeyedBloomFilter.from_capacity(n, p, secret)
 keyed.add_many(listed)
 assert keyed.contains_many(listed).all()
 answer = float(keyed.contains_many(crafted).mean())
-print(f"{len(crafted):,} crafted URLs: the public filter claims all of them, the keyed filter "
-      f"{answer:.4f} of them")
+say("{crafted:,} crafted URLs: the public filter claims all of them, the keyed filter "
+    "{share:.4f} of them", crafted=len(crafted), share=answer)
 
 # %%
 check.measured_keyed_rate(answer, n=10_000, p=0.01, candidates=200_000)

@@ -26,6 +26,7 @@ import math
 
 from bloomedu.compat import GuavaBloomFilter
 from bloomedu.core.theory import exact_false_positive_rate
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.workloads.urls import malicious_urls, safe_urls
 
@@ -43,7 +44,8 @@ n, p = 1_000_000, 0.01
 m = int(-n * math.log(p) / (math.log(2) * math.log(2)))
 answer = 64 * math.ceil(m / 64)
 assert answer == GuavaBloomFilter.create(n, p).bit_size
-print(f"m = {m:,} bits, in {answer // 64:,} words of 64: bitSize = {answer:,} ({answer // 8:,} bytes)")
+say("m = {m:,} bits, in {words:,} words of 64: bitSize = {bit_size:,} ({nbytes:,} bytes)", m=m,
+    words=answer // 64, bit_size=answer, nbytes=answer // 8)
 
 # %%
 check.guava_bit_size(answer, n=1_000_000, p=0.01)
@@ -60,14 +62,15 @@ check.guava_bit_size(answer, n=1_000_000, p=0.01)
 guava = GuavaBloomFilter.create(10, 0.1)
 size, k, strings = guava.bit_size, guava.num_hash_functions, 8
 answer = size * (1 - (1 - 1 / size) ** (k * strings))
-print(f"bitSize = {size}, k = {k}: {k * strings} positions, {answer:.2f} bits expected set")
+say("bitSize = {bit_size}, k = {k}: {positions} positions, {expected:.2f} bits expected set",
+    bit_size=size, k=k, positions=k * strings, expected=answer)
 
 # %% [markdown]
 # One real draw of eight strings lands near it (a single filter strays by a bit or two):
 
 # %%
 guava.put_many([f"string-{i}" for i in range(strings)])
-print(f"bits set by string-0 .. string-7: {guava.bit_count()}")
+say("bits set by string-0 .. string-7: {set_bits}", set_bits=guava.bit_count())
 
 # %%
 check.guava_bits_set(answer, n=10, p=0.1, strings=8)
@@ -81,14 +84,16 @@ check.guava_bits_set(answer, n=10, p=0.1, strings=8)
 # %%
 n, trials = 100_000, 100_000
 million_style = GuavaBloomFilter.create(n, 0.01)
-print(f"bitSize = {million_style.bit_size:,}, k = {million_style.num_hash_functions}")
+say("bitSize = {bit_size:,}, k = {k}", bit_size=million_style.bit_size,
+    k=million_style.num_hash_functions)
 inserted = malicious_urls(n, seed=SEED)
 million_style.put_many(inserted)
 assert million_style.might_contain_many(inserted).all()
 answer = float(million_style.might_contain_many(safe_urls(trials, seed=SEED)).mean())
 exact = exact_false_positive_rate(num_bits=million_style.bit_size,
                                   num_hashes=million_style.num_hash_functions, n=n)
-print(f"measured rate {answer:.5f}; exact rate for this bitSize and k: {exact:.5f}")
+say("measured rate {rate:.5f}; exact rate for this bitSize and k: {exact:.5f}", rate=answer,
+    exact=exact)
 
 # %%
 check.measured_fpp(answer, num_bits=958_528, num_hashes=7, n=100_000, trials=100_000)
