@@ -49,7 +49,7 @@ import numpy as np
 from bloomedu import SeenIds, click_stream, deduplicate, score
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.steps.dedup import add_all
-from bloomedu.i18n import phrase, say
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.memory import allocated_bytes
 from bloomedu.teaching.plots import draw_bytes_per_item, show
@@ -191,7 +191,7 @@ say("  in GiB (2**30 bytes)  {gib:16.2f}", gib=article_bytes / 2**30)
 guess_bytes = predict("How many bytes does Python spend on each ID it keeps in a SeenIds, the "
                       "36-character string included?", None)
 guess_slimmer = predict("At n = 200,000, which table takes fewer bytes per ID: the dict alone or "
-                        "the set alone?", None, choices=(phrase("the dict"), phrase("the set")))
+                        "the set alone?", None, choices=("the dict", "the set"))
 
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000]
@@ -207,7 +207,7 @@ say("       n   SeenIds+IDs    B/ID        dict   B/ID         set   B/ID")
 for n, t, d, s in zip(sizes, with_ids, dict_only, set_only):
     print(f"{n:8d}  {t:12d}  {t / n:6.1f}  {d:10d}  {d / n:5.1f}  {s:10d}  {s / n:5.1f}")
 guess_bytes.reveal(round(with_ids[-1] / sizes[-1], 1))
-guess_slimmer.reveal(phrase("the dict") if dict_only[-1] < set_only[-1] else phrase("the set"))
+guess_slimmer.reveal("the dict" if dict_only[-1] < set_only[-1] else "the set")
 
 # %%
 measured = {"SeenIds, IDs included": with_ids, "the dict alone": dict_only, "a set alone": set_only}

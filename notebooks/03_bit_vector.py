@@ -278,7 +278,7 @@ for n in sizes:
 # %%
 guess_same = predict("Which drops more genuine clicks of the 10,000: the set of 16-bit hashes or "
                      "the 16-bit vector?", None,
-                     choices=(phrase("the set"), phrase("the vector"), phrase("the same")))
+                     choices=("the set", "the vector", "the same"))
 
 # %%
 stream = click_stream(10_000, seed=SEED)
@@ -295,8 +295,8 @@ say("bits set at the end: {set_bits:,} (one per message kept) = {fill:.1%} of {m
     set_bits=bits_stage.bits.count(), fill=bits_stage.bits.count() / bits_stage.num_bits,
     m=bits_stage.num_bits)
 assert kept_set == kept_bits
-guess_same.reveal(phrase("the same") if kept_set == kept_bits else
-                  phrase("the set") if len(kept_set) < len(kept_bits) else phrase("the vector"))
+guess_same.reveal("the same" if kept_set == kept_bits else
+                  "the set" if len(kept_set) < len(kept_bits) else "the vector")
 
 # %% [markdown]
 # The same messages, the same 702 genuine clicks lost. A set of b-bit hashes and a $2^b$-bit
