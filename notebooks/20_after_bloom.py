@@ -109,17 +109,18 @@ def measure(name, f, added, bits):
     return rate
 
 
-say("        filter  target p   k bits a key  measured p  log2(1/p)")
 # name: what the plot knows the structure by; shown: the same in the reader's language
-for name, shown, kind, exponents in [
-        ("Bloom filter", phrase("Bloom filter"), BloomFilter, (4, 8, 12, 16)),
-        ("blocked filter", phrase("blocked filter"), BlockedBloomFilter, (4, 8, 12))]:
+plain_filters = [("Bloom filter", phrase("Bloom filter"), BloomFilter, (4, 8, 12, 16)),
+                 ("blocked filter", phrase("blocked filter"), BlockedBloomFilter, (4, 8, 12))]
+width = max(len(shown) for _, shown, _, _ in plain_filters)  # the first column's
+say("        filter  target p   k bits a key  measured p  log2(1/p)")
+for name, shown, kind, exponents in plain_filters:
     for e in exponents:
         f = build(f"{shown}, p = 2^-{e}", lambda: filled(kind.from_capacity(n, 2.0 ** -e)))
         rate = measure(name, f, keys, f.num_bits / n)
-        say("{filter:>14} {target:>9.6f} {k:>3} {bits_a_key:>10.3f} {rate:>11.6f} {bound:>10.3f}",
-            filter=shown, target=2.0 ** -e, k=f.num_hashes, bits_a_key=f.num_bits / n, rate=rate,
-            bound=lower_bound_bits(2.0 ** -e))
+        say("{filter:>{width}} {target:>9.6f} {k:>3} {bits_a_key:>10.3f} {rate:>11.6f} "
+            "{bound:>10.3f}", filter=shown, width=width, target=2.0 ** -e, k=f.num_hashes,
+            bits_a_key=f.num_bits / n, rate=rate, bound=lower_bound_bits(2.0 ** -e))
 say("no false negative in either filter")
 
 # %% [markdown]
@@ -303,12 +304,13 @@ guess_cross.reveal(round(crossing, 5), label="Computed")
 # compares these filters with other libraries):
 
 # %% tags=["nbval-ignore-output"]
+width = 1 + max(map(len, filters))  # the first column's
 say("                    filter  build s  query ns/key")
 for label, f in filters.items():
     start = time.perf_counter()
     f.contains_many(absent)
-    say("{filter:>26} {build_s:>8.2f} {query_ns:>13.0f}", filter=label, build_s=build_seconds[label],
-        query_ns=(time.perf_counter() - start) / n * 1e9)
+    say("{filter:>{width}} {build_s:>8.2f} {query_ns:>13.0f}", filter=label, width=width,
+        build_s=build_seconds[label], query_ns=(time.perf_counter() - start) / n * 1e9)
 
 # %% [markdown]
 # | | add later | delete | bits a key at $p \approx 2^{-8}$ | memory a query reads |
