@@ -51,6 +51,7 @@ import time
 import numpy as np
 
 from bloomedu import BinaryFuseFilter, BloomFilter, CuckooFilter, XorFilter
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import show
 from bloomedu.teaching.predict import predict
@@ -108,15 +109,19 @@ def measure(name, f, added, bits):
     return rate
 
 
-print(f"{'filter':>14} {'target p':>9} {'k':>3} {'bits a key':>10} {'measured p':>11} {'log2(1/p)':>10}")
-for name, kind, exponents in [("Bloom filter", BloomFilter, (4, 8, 12, 16)),
-                              ("blocked filter", BlockedBloomFilter, (4, 8, 12))]:
+# name: what the plot knows the structure by; shown: the same in the reader's language
+plain_filters = [("Bloom filter", phrase("Bloom filter"), BloomFilter, (4, 8, 12, 16)),
+                 ("blocked filter", phrase("blocked filter"), BlockedBloomFilter, (4, 8, 12))]
+width = max(len(shown) for _, shown, _, _ in plain_filters)  # the first column's
+say("        filter  target p   k bits a key  measured p  log2(1/p)")
+for name, shown, kind, exponents in plain_filters:
     for e in exponents:
-        f = build(f"{name}, p = 2^-{e}", lambda: filled(kind.from_capacity(n, 2.0 ** -e)))
+        f = build(f"{shown}, p = 2^-{e}", lambda: filled(kind.from_capacity(n, 2.0 ** -e)))
         rate = measure(name, f, keys, f.num_bits / n)
-        print(f"{name:>14} {2.0 ** -e:>9.6f} {f.num_hashes:>3} {f.num_bits / n:>10.3f} {rate:>11.6f} "
-              f"{lower_bound_bits(2.0 ** -e):>10.3f}")
-print("no false negative in either filter")
+        say("{filter:>{width}} {target:>9.6f} {k:>3} {bits_a_key:>10.3f} {rate:>11.6f} "
+            "{bound:>10.3f}", filter=shown, width=width, target=2.0 ** -e, k=f.num_hashes,
+            bits_a_key=f.num_bits / n, rate=rate, bound=lower_bound_bits(2.0 ** -e))
+say("no false negative in either filter")
 
 # %% [markdown]
 # At $p = 2^{-8}$ the bound is 8 bits a key; the Bloom filter spends 11.54, the blocked filter
@@ -140,17 +145,20 @@ print("no false negative in either filter")
 # table for `capacity` keys at a load of 0.9 (b = 4).
 
 # %%
-cuckoo = build("cuckoo filter", lambda: filled(CuckooFilter(n, fingerprint_bits=12, bucket_size=4)))
+cuckoo = build(phrase("cuckoo filter"),
+               lambda: filled(CuckooFilter(n, fingerprint_bits=12, bucket_size=4)))
 fingerprint, i1, i2 = cuckoo.buckets(int(keys[0]))
-print(f"key {keys[0]}: fingerprint {fingerprint}, buckets {i1:,} and {i2:,} of {cuckoo.num_buckets:,}")
+say("key {key}: fingerprint {fingerprint}, buckets {first:,} and {second:,} of {buckets:,}",
+    key=keys[0], fingerprint=fingerprint, first=i1, second=i2, buckets=cuckoo.num_buckets)
 load = cuckoo.load_factor
 rate = measure("cuckoo filter", cuckoo, keys, cuckoo.num_bits / n)
 formula = cuckoo_false_positive_rate(12, 4, load)
 sigma = math.sqrt(formula * (1 - formula) / n)
-print(f"load {load:.4f}: {cuckoo.num_bits / n:.3f} bits a key packed "
-      f"({8 * cuckoo.nbytes / n:.3f} in bloomedu's 16-bit words)")
-print(f"measured p = {rate:.6f}; formula at this load {formula:.6f} ({(rate - formula) / sigma:+.1f} sigma); "
-      f"bound 2b/2^f = {cuckoo_rate_bound(12, 4):.6f}; no false negative")
+say("load {load:.4f}: {packed:.3f} bits a key packed ({stored:.3f} in bloomedu's 16-bit words)",
+    load=load, packed=cuckoo.num_bits / n, stored=8 * cuckoo.nbytes / n)
+say("measured p = {rate:.6f}; formula at this load {formula:.6f} ({sigmas:+.1f} sigma); "
+    "bound 2b/2^f = {bound:.6f}; no false negative",
+    rate=rate, formula=formula, sigmas=(rate - formula) / sigma, bound=cuckoo_rate_bound(12, 4))
 
 # %% [markdown]
 # The rate follows the formula, below the bound. The plot below counts the packed 13.33 bits a
@@ -171,17 +179,18 @@ guess_load = predict("At what load factor (the fraction of slots in use) does th
 more = rng.integers(0, 2 ** 63, 100_000, dtype=np.uint64)
 taken = cuckoo.add_until_full(more)
 full_load = cuckoo.load_factor
-print(f"{taken:,} more keys fit; the next did not, at load {full_load:.4f}")
+say("{taken:,} more keys fit; the next did not, at load {load:.4f}", taken=taken, load=full_load)
 before = cuckoo.to_bytes()
 try:
     cuckoo.add(int(more[taken]))
 except CuckooFilterFull as error:
-    print("CuckooFilterFull:", error)
+    print(f"{type(error).__name__}: {error}")
 assert cuckoo.to_bytes() == before  # every move undone: the filter is as it was, byte for byte
 in_cuckoo = np.concatenate([keys, more[:taken]])
 rate = measure("cuckoo filter", cuckoo, in_cuckoo, cuckoo.num_bits / in_cuckoo.size)
-print(f"at that load: measured p = {rate:.6f}, formula {cuckoo_false_positive_rate(12, 4, full_load):.6f}, "
-      f"{cuckoo.num_bits / in_cuckoo.size:.3f} bits a key packed")
+say("at that load: measured p = {rate:.6f}, formula {formula:.6f}, {packed:.3f} bits a key packed",
+    rate=rate, formula=cuckoo_false_positive_rate(12, 4, full_load),
+    packed=cuckoo.num_bits / in_cuckoo.size)
 guess_load.reveal(round(full_load, 4))
 
 # %% [markdown]
@@ -204,8 +213,9 @@ guess_lost = predict("Delete 100,000 keys never added from this full filter: wil
 deleted = sum(cuckoo.delete(int(key)) for key in absent[:100_000])
 lost = int(np.count_nonzero(~cuckoo.contains_many(in_cuckoo)))
 expected = 100_000 * cuckoo_false_positive_rate(12, 4, full_load)
-print(f"{deleted} of the 100,000 deletes found a fingerprint to remove; {lost} added keys are now "
-      f"reported absent ({expected:.1f} expected: 100,000 times the rate)")
+say("{deleted} of the 100,000 deletes found a fingerprint to remove; {lost} added keys are now "
+    "reported absent ({expected:.1f} expected: 100,000 times the rate)",
+    deleted=deleted, lost=lost, expected=expected)
 guess_lost.reveal("yes" if lost else "no")
 
 # %% [markdown]
@@ -238,14 +248,18 @@ guess_lost.reveal("yes" if lost else "no")
 # (2022) puts a key's slots in three neighbouring segments, which peel with about 1.125 n slots.
 
 # %%
-for name, kind in [("xor filter", XorFilter), ("binary fuse filter", BinaryFuseFilter)]:
-    f = build(name, lambda: kind(keys, fingerprint_bits=8))
+for name, shown, kind in [("xor filter", phrase("xor filter"), XorFilter),
+                          ("binary fuse filter", phrase("binary fuse filter"), BinaryFuseFilter)]:
+    f = build(shown, lambda: kind(keys, fingerprint_bits=8))
     rate = measure(name, f, keys, f.bits_per_key)
     sigma = math.sqrt(2 ** -8 * (1 - 2 ** -8) / n)
-    print(f"{name:>18}: {f.num_slots:,} slots, {f.bits_per_key:.3f} bits a key = {f.bits_per_key / 8:.4f} x 8; "
-          f"measured p = {rate:.6f} against 2^-8 = {2 ** -8:.6f} ({(rate - 2 ** -8) / sigma:+.1f} sigma); "
-          "no false negative")
-print(f"binary fuse segments: {f.segment_count + 2} of {f.segment_length:,} slots")
+    say("{filter:>18}: {slots:,} slots, {bits_a_key:.3f} bits a key = {ratio:.4f} x 8; "
+        "measured p = {rate:.6f} against 2^-8 = {target:.6f} ({sigmas:+.1f} sigma); "
+        "no false negative",
+        filter=shown, slots=f.num_slots, bits_a_key=f.bits_per_key, ratio=f.bits_per_key / 8,
+        rate=rate, target=2 ** -8, sigmas=(rate - 2 ** -8) / sigma)
+say("binary fuse segments: {segments} of {length:,} slots",
+    segments=f.segment_count + 2, length=f.segment_length)
 
 # %% [markdown]
 # As the formulas say: $1.23 \times 8 = 9.84$ bits a key (the 1,230,033 slots are $1.23\,n$
@@ -265,13 +279,15 @@ guess_cross = predict("Below which rate p does a cuckoo filter (b = 4, load 0.9)
 # %%
 crossing = cuckoo_beats_bloom_below(4, 0.9)
 draw_bits_per_key(curves(bucket_size=4, load=0.9), measured)
-show("Bits a key against the false-positive rate, rates falling to the right on a log scale: "
-     "the lower bound log2(1/p) lowest, binary fuse and xor just above it, Bloom at 1.44 times "
-     f"the bound, blocked above Bloom, and the cuckoo line crossing Bloom's near p = {crossing:.4f}.")
-print(f"The cuckoo filter (b = 4) beats the Bloom filter below p = {crossing:.5f} at load 0.9, "
-      f"below p = {cuckoo_beats_bloom_below(4, 0.95):.5f} at load 0.95")
-print(f"Near p = 2^-8 a cuckoo filter needs f = 11: {11 / 0.9:.2f} bits a key at load 0.9, "
-      f"for p = {cuckoo_false_positive_rate(11, 4, 0.9):.5f}")
+show(phrase("Bits a key against the false-positive rate, rates falling to the right on a log "
+            "scale: the lower bound log2(1/p) lowest, binary fuse and xor just above it, Bloom at "
+            "1.44 times the bound, blocked above Bloom, and the cuckoo line crossing Bloom's near "
+            "p = {crossing:.4f}.", crossing=crossing))
+say("The cuckoo filter (b = 4) beats the Bloom filter below p = {at_load_90:.5f} at load 0.9, "
+    "below p = {at_load_95:.5f} at load 0.95",
+    at_load_90=crossing, at_load_95=cuckoo_beats_bloom_below(4, 0.95))
+say("Near p = 2^-8 a cuckoo filter needs f = 11: {bits_a_key:.2f} bits a key at load 0.9, "
+    "for p = {rate:.5f}", bits_a_key=11 / 0.9, rate=cuckoo_false_positive_rate(11, 4, 0.9))
 guess_cross.reveal(round(crossing, 5), label="Computed")
 
 # %% [markdown]
@@ -288,11 +304,13 @@ guess_cross.reveal(round(crossing, 5), label="Computed")
 # compares these filters with other libraries):
 
 # %% tags=["nbval-ignore-output"]
-print(f"{'filter':>26} {'build s':>8} {'query ns/key':>13}")
+width = 1 + max(map(len, filters))  # the first column's
+say("                    filter  build s  query ns/key")
 for label, f in filters.items():
     start = time.perf_counter()
     f.contains_many(absent)
-    print(f"{label:>26} {build_seconds[label]:>8.2f} {(time.perf_counter() - start) / n * 1e9:>13.0f}")
+    say("{filter:>{width}} {build_s:>8.2f} {query_ns:>13.0f}", filter=label, width=width,
+        build_s=build_seconds[label], query_ns=(time.perf_counter() - start) / n * 1e9)
 
 # %% [markdown]
 # | | add later | delete | bits a key at $p \approx 2^{-8}$ | memory a query reads |

@@ -63,6 +63,7 @@ from bloomedu.compat.spark import (SparkBloomFilter, dataframe_sizing, reachable
                                    spark_bit_indices_many, spark_num_bits, spark_num_hashes)
 from bloomedu.compat.spark_murmur import spark_hash_bytes_many
 from bloomedu.core import theory
+from bloomedu.i18n import say
 from bloomedu.services import postgres_server, spark_session
 from bloomedu.teaching.engines import quiet_spark, require_engines, without_ids
 from bloomedu.teaching.exercises import check
@@ -98,8 +99,9 @@ clicks = spark.createDataFrame([(u, int(i % 1000)) for u, i in zip(uuids, ids)],
                                "id string, campaign int").repartition(2)
 java_filter = clicks._jdf.stat().bloomFilter("id", 200_000, 0.01)
 spark_bytes = spark_session.filter_bytes(local.jvm, java_filter)  # writeTo, into bytes
-print(f"{len(uuids):,} messages, {int(is_copy.sum()):,} of them copies; Spark wrote "
-      f"{len(spark_bytes):,} bytes, header {spark_bytes[:16].hex(' ', 4)}")
+say("{messages:,} messages, {copies:,} of them copies; Spark wrote {size:,} bytes, header {header}",
+    messages=len(uuids), copies=int(is_copy.sum()), size=len(spark_bytes),
+    header=spark_bytes[:16].hex(" ", 4))
 
 # %% [markdown]
 # The header is four big-endian 32-bit fields: the format's version (2, Spark ≥ 4.1), k, a seed
@@ -117,8 +119,9 @@ ours.put_many(uuids)
 theirs = SparkBloomFilter.from_bytes(spark_bytes)
 ours_bits = np.unpackbits(np.frombuffer(ours.to_bytes()[16:], dtype=np.uint8))
 theirs_bits = np.unpackbits(np.frombuffer(spark_bytes[16:], dtype=np.uint8))
-print(f"m = {theirs.bit_size:,} bits, k = {theirs.num_hash_functions}; bits set: Spark "
-      f"{int(theirs_bits.sum()):,}, bloomedu {int(ours_bits.sum()):,}")
+say("m = {m:,} bits, k = {k}; bits set: Spark {spark_set:,}, bloomedu {bloomedu_set:,}",
+    m=theirs.bit_size, k=theirs.num_hash_functions, spark_set=int(theirs_bits.sum()),
+    bloomedu_set=int(ours_bits.sum()))
 guess_bits.reveal(int((ours_bits != theirs_bits).sum()), label="Bits that differ")
 assert ours.to_bytes() == spark_bytes
 
@@ -132,9 +135,10 @@ fresh = uuid_ids(next(day_chunks(2000, seed=SEED + 1))[0])
 probes = uuids[:2000] + fresh
 from_python = spark_session.read_in_jvm(local.jvm, ours.to_bytes())  # readFrom
 spark_says = [bool(from_python.mightContainString(u)) for u in probes]
-print(f"Spark's answers equal bloomedu's: {spark_says == ours.might_contain_many(probes).tolist()}; "
-      f"yes to all 2,000 of the day's IDs: {all(spark_says[:2000])}, to "
-      f"{sum(spark_says[2000:])} of the 2,000 fresh ones")
+say("Spark's answers equal bloomedu's: {equal}; yes to all 2,000 of the day's IDs: {all_yes}, "
+    "to {fresh_yes} of the 2,000 fresh ones",
+    equal=spark_says == ours.might_contain_many(probes).tolist(), all_yes=all(spark_says[:2000]),
+    fresh_yes=sum(spark_says[2000:]))
 
 # %% [markdown]
 # ## 2. Version 1 and the 2³¹-bit ceiling
@@ -156,23 +160,25 @@ n, p = 864_000_000, 0.01
 k = spark_num_hashes(num_bits=spark_num_bits(n=n, p=p), n=n)
 m = 64 * -(-spark_num_bits(n=n, p=p) // 64)  # whole 64-bit words
 v1_bits = reachable_bits(m, version=1)
-print(f"m = {m:,} bits ({m / 8 / 2**30:.2f} GiB), k = {k}; version 1 reaches {v1_bits:,} of them "
-      f"({v1_bits / m:.1%})")
+say("m = {m:,} bits ({gib:.2f} GiB), k = {k}; version 1 reaches {reached:,} of them ({share:.1%})",
+    m=m, gib=m / 8 / 2**30, k=k, reached=v1_bits, share=v1_bits / m)
 keys = [u.encode() for u in uuids]  # the section's 200,000 IDs, hashed as putString does
 h1 = spark_hash_bytes_many(keys, 0)
 h2 = spark_hash_bytes_many(keys, h1)
 for version in (1, 2):
     positions = spark_bit_indices_many(h1, h2, k, m, version)
-    print(f"version {version}: of their {positions.size:,} positions, the largest is "
-          f"{int(positions.max()):,}, and {(positions >= 2**31).mean():.1%} lie at 2^31 or beyond")
+    say("version {version}: of their {positions:,} positions, the largest is {largest:,}, "
+        "and {beyond:.1%} lie at 2^31 or beyond", version=version, positions=positions.size,
+        largest=int(positions.max()), beyond=(positions >= 2**31).mean())
 v1_rate = theory.false_positive_rate(num_bits=v1_bits, num_hashes=k, n=n)
 v2_rate = theory.false_positive_rate(num_bits=m, num_hashes=k, n=n)
-print(f"once the day is in: version 2 (all m bits) {v2_rate:.4f}")
+say("once the day is in: version 2 (all m bits) {rate:.4f}", rate=v2_rate)
 guess_v1.reveal(round(v1_rate, 4), label="Computed, version 1 (2^31 bits)")
 capped = SparkBloomFilter.from_bytes(
     spark_session.dataframe_bloom_filter(clicks, "id", 864_000_000, 0.01))
-print(f"stat.bloomFilter(\"id\", 864_000_000, 0.01): m = {capped.bit_size:,} bits, "
-      f"k = {capped.num_hash_functions}; dataframe_sizing: (n, m) = {dataframe_sizing(864_000_000, 0.01)}")
+say('stat.bloomFilter("id", 864_000_000, 0.01): m = {m:,} bits, k = {k}; '
+    "dataframe_sizing: (n, m) = {sizing}", m=capped.bit_size, k=capped.num_hash_functions,
+    sizing=dataframe_sizing(864_000_000, 0.01))
 
 # %% [markdown]
 # A filter that promises 1% answers "maybe" to about two IDs in three, and nothing warns: the
@@ -201,7 +207,7 @@ decorate(ax, xscale="log", yscale="log", xlabel="IDs n, each filter sized for it
 show("Two curves of the false-positive rate against n for Spark filters sized at 1%: version 2 "
      "stays at 0.01 everywhere; version 1 leaves it once n passes about 224 million, where m "
      "reaches 2^31 bits, and climbs to about 0.65 at the article's 864 million IDs.")
-print(f"{'n':>13} {'version 1':>10} {'version 2':>10}")
+say("            n  version 1  version 2")
 for size in (100_000_000, 224_000_000, 300_000_000, 864_000_000, 1_000_000_000, 2_000_000_000):
     print(f"{size:>13,} {rate(size, 1):>10.4f} {rate(size, 2):>10.4f}")
 
@@ -248,7 +254,7 @@ def plan_lines(query):
 italy = ("SELECT count(*) FROM clicks c JOIN campaigns m ON c.campaign = m.campaign "
          "WHERE m.country = 'IT'")
 print(*plan_lines(italy), sep="\n")
-print(f"clicks on Italy's campaigns: {spark.sql(italy).first()[0]:,}")
+say("clicks on Italy's campaigns: {clicks:,}", clicks=spark.sql(italy).first()[0])
 
 # %% [markdown]
 # **Predict:** join every campaign instead, with no `WHERE` on the small side.
@@ -260,7 +266,10 @@ guess_join = predict("Without WHERE m.country = 'IT', does Spark still put a Blo
 # %%
 every = "SELECT count(*) FROM clicks c JOIN campaigns m ON c.campaign = m.campaign"
 lines = plan_lines(every)
-print(*lines or ["(no Bloom filter in the plan)"], sep="\n")
+if lines:
+    print(*lines, sep="\n")
+else:
+    say("(no Bloom filter in the plan)")
 guess_join.reveal("yes" if lines else "no")
 
 # %% [markdown]
@@ -311,11 +320,12 @@ for column, value in enumerate(row):
     bits = [c_mod(generator.rand(), 80) for _ in range(2)]      # C's %, on the next draws
     for bit in bits:
         words[bit // 16] |= 1 << (bit % 16)
-    print(f"column {column} = {value!r:>9}: hash {hashed:>10}, bits {bits}")
+    say("column {column} = {value!r:>9}: hash {hashed:>10}, bits {bits}",
+        column=column, value=value, hashed=hashed, bits=bits)
 page = bytes.fromhex(server.sql("SELECT encode(get_raw_page('clicks_bloom', 1), 'hex')")[0][0])
 (block, line), on_page = read_tuples(page, num_words=5)[0]
-print(f"by hand {tuple(words)}; signature() {index.signature(row)}; the page, row ({block}, {line}): "
-      f"{on_page}")
+say("by hand {by_hand}; signature() {signature}; the page, row ({block}, {line}): {on_page}",
+    by_hand=tuple(words), signature=index.signature(row), block=block, line=line, on_page=on_page)
 assert tuple(words) == index.signature(row) == on_page
 
 # %% [markdown]
@@ -340,8 +350,8 @@ plan = explain("campaign = 5000 AND country = 'XX'")
 print(*plan, sep="\n")
 removed = int(re.search(r"Rows Removed by Index Recheck: (\d+)", "\n".join(plan))[1])
 ours = index.candidates(rows, {0: 5000, 1: "XX"})
-print(f"expected {100_000 * (1 - (1 - 1 / 80) ** 8) ** 4:.1f}; bloomedu's candidates: {len(ours)}, "
-      f"rows {ours}")
+say("expected {expected:.1f}; bloomedu's candidates: {count}, rows {rows}",
+    expected=100_000 * (1 - (1 - 1 / 80) ** 8) ** 4, count=len(ours), rows=ours)
 guess_recheck.reveal(removed, label="Rows Removed by Index Recheck")
 assert len(ours) == removed
 
@@ -357,11 +367,13 @@ guess_plan = predict("For WHERE country = 'IT' alone, does the planner use the b
 
 # %%
 for where in ("country = 'IT'", "campaign = 7"):
-    print(f"WHERE {where}:", *explain(where), sep="\n  ")
+    say("WHERE {condition}:", condition=where)
+    print(*(f"  {line}" for line in explain(where)), sep="\n")
 guess_plan.reveal("bloom index" if "clicks_bloom" in "".join(explain("country = 'IT'")) else "whole table")
 server.close()
 local.stop()
-print(f"PostgreSQL stopped: {server.pid is None}; Spark stopped: {local.session is None}")
+say("PostgreSQL stopped: {postgres_stopped}; Spark stopped: {spark_stopped}",
+    postgres_stopped=server.pid is None, spark_stopped=local.session is None)
 
 # %% [markdown]
 # About 5,000 rows hold Italy: fetching them through any index costs more than reading the table

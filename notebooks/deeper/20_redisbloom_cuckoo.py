@@ -32,6 +32,7 @@
 import numpy as np
 
 from bloomedu.compat.redisbloom import RedisCuckooFilter, info_reply
+from bloomedu.i18n import say
 from bloomedu.services.redis_server import RedisServer
 from bloomedu.teaching.predict import predict
 from bloomedu.workloads.clicks import uuid4_strings
@@ -75,14 +76,18 @@ for item in added:
     model.add(item)
 model_deletes = [model.delete(item) for item in gone]
 assert model_deletes == server_deletes and model.info() == server_info and model.scandump() == server_dump
-print("CF.INFO, server and model:", server_info)
-print(f"CF.DEL found a fingerprint for {sum(server_deletes[:300])} of the 300 IDs added and "
-      f"{sum(server_deletes[300:])} of the 300 never added, on both")
-print(f"CF.SCANDUMP: {len(server_dump)} chunks, {sum(len(d) for _, d in server_dump):,} bytes, equal")
+say("CF.INFO, server and model: {info}", info=server_info)
+say("CF.DEL found a fingerprint for {found_added} of the 300 IDs added and {found_never_added} of "
+    "the 300 never added, on both",
+    found_added=sum(server_deletes[:300]), found_never_added=sum(server_deletes[300:]))
+say("CF.SCANDUMP: {chunks} chunks, {size:,} bytes, equal",
+    chunks=len(server_dump), size=sum(len(d) for _, d in server_dump))
 guess_found.reveal(sum(server_deletes[300:]))
 fresh = uuid4_strings(20_000, np.random.default_rng(SEED + 1))
-print(f"rate on 20,000 fresh IDs: {model.exists_many(fresh).mean():.4f}; at most 2b/255 = {4 / 255:.4f} "
-      f"in each of its {server_info['Number of filters']} sub-filters")
+say("rate on 20,000 fresh IDs: {rate:.4f}; at most 2b/255 = {bound:.4f} in each of its "
+    "{sub_filters} sub-filters",
+    rate=model.exists_many(fresh).mean(), bound=4 / 255,
+    sub_filters=server_info["Number of filters"])
 
 # %% [markdown]
 # Every answer and byte agree, through evictions, growth and the compaction after deletes

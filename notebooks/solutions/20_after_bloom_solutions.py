@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from bloomedu import CuckooFilter, XorFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.variants.space import cuckoo_false_positive_rate, cuckoo_rate_bound
 
@@ -45,9 +46,13 @@ show("20")
 p, b = 0.001, 4
 exact = math.log2(2 * b / p)
 answer = math.ceil(exact)
-print(f"log2(2b/p) = {exact:.3f}, so f = {answer}")
+say("log2(2b/p) = {exact:.3f}, so f = {f}", exact=exact, f=answer)
 for f in (answer - 1, answer):
-    print(f"f = {f}: bound 2b/2^f = {cuckoo_rate_bound(f, b):.6f} ({'under' if cuckoo_rate_bound(f, b) <= p else 'over'} p)")
+    bound = cuckoo_rate_bound(f, b)
+    if bound <= p:
+        say("f = {f}: bound 2b/2^f = {bound:.6f} (under p)", f=f, bound=bound)
+    else:
+        say("f = {f}: bound 2b/2^f = {bound:.6f} (over p)", f=f, bound=bound)
 
 # %% [markdown]
 # A filter with 13-bit fingerprints, filled until its first insert fails, stays under p:
@@ -57,8 +62,9 @@ rng = np.random.default_rng(SEED)
 full = CuckooFilter(50_000, fingerprint_bits=answer, bucket_size=b)
 added = full.add_until_full(rng.integers(0, 2 ** 63, 60_000, dtype=np.uint64))
 rate = float(full.contains_many(rng.integers(2 ** 63, 2 ** 64 - 1, 400_000, dtype=np.uint64)).mean())
-print(f"{added:,} keys, load {full.load_factor:.4f}: measured p = {rate:.6f}, "
-      f"formula {cuckoo_false_positive_rate(answer, b, full.load_factor):.6f}, target {p}")
+say("{added:,} keys, load {load:.4f}: measured p = {rate:.6f}, formula {formula:.6f}, target {p}",
+    added=added, load=full.load_factor, rate=rate,
+    formula=cuckoo_false_positive_rate(answer, b, full.load_factor), p=p)
 
 # %%
 check.cuckoo_fingerprint_bits(answer, fpp=0.001, bucket_size=4)
@@ -74,8 +80,9 @@ check.cuckoo_fingerprint_bits(answer, fpp=0.001, bucket_size=4)
 # %%
 deletes, f, b, load = 50_000, 12, 4, 0.9
 answer = deletes * cuckoo_false_positive_rate(f, b, load)
-print(f"50,000 x {cuckoo_false_positive_rate(f, b, load):.6f} = {answer:.1f} keys lost "
-      f"(the bound 2b/2^f would say {deletes * cuckoo_rate_bound(f, b):.1f})")
+say("50,000 x {rate:.6f} = {lost:.1f} keys lost (the bound 2b/2^f would say {at_bound:.1f})",
+    rate=cuckoo_false_positive_rate(f, b, load), lost=answer,
+    at_bound=deletes * cuckoo_rate_bound(f, b))
 
 # %% [markdown]
 # Measured: a filter for 100,000 keys holding them at a load of 0.9, then 50,000 deletes of keys
@@ -87,8 +94,9 @@ inserted = rng.integers(0, 2 ** 63, 100_000, dtype=np.uint64)
 cuckoo.add_many(inserted)
 removed = sum(cuckoo.delete(int(key)) for key in rng.integers(2 ** 63, 2 ** 64 - 1, deletes, dtype=np.uint64))
 lost = int(np.count_nonzero(~cuckoo.contains_many(inserted)))
-print(f"load {100_000 / cuckoo.num_slots:.4f}: {removed} deletes removed a fingerprint, {lost} added keys lost; "
-      f"expected {answer:.1f} +- {math.sqrt(answer):.1f}")
+say("load {load:.4f}: {removed} deletes removed a fingerprint, {lost} added keys lost; "
+    "expected {expected:.1f} +- {sd:.1f}", load=100_000 / cuckoo.num_slots, removed=removed,
+    lost=lost, expected=answer, sd=math.sqrt(answer))
 
 # %%
 check.keys_lost_to_deletes(answer, deletes=50_000, fingerprint_bits=12, bucket_size=4, load=0.9)
@@ -106,7 +114,8 @@ keys = rng.integers(0, 2 ** 63, 100_000, dtype=np.uint64)
 xor = XorFilter(keys, 8)
 assert xor.contains_many(keys).all()  # no false negatives
 answer = float(xor.contains_many(rng.integers(2 ** 63, 2 ** 64 - 1, 100_000, dtype=np.uint64)).mean())
-print(f"{xor.bits_per_key:.3f} bits a key; measured {answer:.5f} against 2^-8 = {2 ** -8:.5f}")
+say("{bits_a_key:.3f} bits a key; measured {rate:.5f} against 2^-8 = {target:.5f}",
+    bits_a_key=xor.bits_per_key, rate=answer, target=2 ** -8)
 
 # %%
 check.measured_xor_fpp(answer, n=100_000, trials=100_000, fingerprint_bits=8)

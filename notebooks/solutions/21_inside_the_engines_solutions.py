@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from bloomedu.compat.spark import SparkBloomFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.workloads.clicks import uuid4_strings
 
@@ -47,7 +48,8 @@ bits = math.floor(-n * math.log(p) / math.log(2) ** 2)
 words = math.ceil(bits / 64)
 answer = 4 * 4 + 8 * words
 assert answer == len(SparkBloomFilter(n, p).to_bytes())
-print(f"floor(-n ln p / (ln 2)^2) = {bits:,} bits -> {words:,} words; 16 + 8 x {words:,} = {answer:,} bytes")
+say("floor(-n ln p / (ln 2)^2) = {bits:,} bits -> {words:,} words; 16 + 8 x {words:,} = {size:,} bytes",
+    bits=bits, words=words, size=answer)
 
 # %%
 check.spark_filter_bytes(answer, n=1_000_000, p=0.02, version=2)
@@ -63,7 +65,8 @@ check.spark_filter_bytes(answer, n=1_000_000, p=0.02, version=2)
 rows, length, set_bits, asked = 1_000_000, 80, 4 * 2, 1 * 2
 one_bit = 1 - (1 - 1 / length) ** set_bits
 answer = rows * one_bit ** asked
-print(f"a bit is set with probability {one_bit:.4f}; {rows:,} x {one_bit:.4f}^{asked} = {answer:,.0f} rows")
+say("a bit is set with probability {one_bit:.4f}; {rows:,} x {one_bit:.4f}^{asked} = {rechecked:,.0f} rows",
+    one_bit=one_bit, rows=rows, asked=asked, rechecked=answer)
 
 # %%
 check.bloom_index_rechecks(answer, rows=1_000_000, length=80, columns=4, bits=2, query_columns=1)
@@ -80,7 +83,8 @@ assert len(set(ids)) == len(ids)
 spark_filter = SparkBloomFilter(100_000, 0.03)
 spark_filter.put_many(ids[:100_000])
 answer = float(spark_filter.might_contain_many(ids[100_000:]).mean())
-print(f"m = {spark_filter.bit_size:,} bits, k = {spark_filter.num_hash_functions}; measured rate {answer:.5f}")
+say("m = {m:,} bits, k = {k}; measured rate {rate:.5f}",
+    m=spark_filter.bit_size, k=spark_filter.num_hash_functions, rate=answer)
 
 # %%
 check.measured_spark_fpp(answer, n=100_000, p=0.03, trials=100_000)
