@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import math
+import re
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -668,6 +669,87 @@ def test_show_prints_a_lessons_questions(capsys):
     assert [line[:14] for line in lines] == ["07.1 (compute)", "07.2 (predict)", "07.3 (measure)"]
     with pytest.raises(ValueError, match="lesson must be one of 01"):
         show("6")
+
+
+@pytest.fixture
+def reader_language():
+    """set_language for a test, and the library's default state (English) again after it."""
+    from bloomedu import i18n
+    i18n._current.clear()
+    yield i18n.set_language
+    i18n._current.clear()
+
+
+def test_show_prints_the_questions_in_the_readers_language(capsys, reader_language):
+    reader_language("it")
+    show("07")
+    assert capsys.readouterr().out.splitlines() == [
+        "07.1 (calcola): Qual è il miglior numero intero di funzioni di hash k per m = 12,000 bit "
+        "e n = 1,000 chiavi?",
+        "07.2 (prevedi): Che tasso di falsi positivi ti aspetti con m = 12,000, n = 1,000 e k = 8?",
+        "07.3 (misura): Riempi BloomFilter(10_000, 7) con 1,000 chiavi casuali e misura il suo "
+        "tasso di falsi positivi su 100,000 chiavi nuove."]
+    show("04")  # a repr field and quotes
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "04.1 (calcola): Che cosa dà la costruzione dell'articolo per '789' con una funzione di "
+        "hash a 10 bit con salt 'nejakaJinaSul'?")
+    reader_language("en")
+    show("07")
+    assert capsys.readouterr().out.splitlines() == [
+        "07.1 (compute): What is the best whole number of hash functions k for m = 12,000 bits "
+        "and n = 1,000 keys?",
+        "07.2 (predict): What false-positive rate do you expect with m = 12,000, n = 1,000 and k = 8?",
+        "07.3 (measure): Fill BloomFilter(10_000, 7) with 1,000 random keys and measure its "
+        "false-positive rate on 100,000 new keys."]
+
+
+def test_the_lesson_cell_stays_english_in_italian(reader_language):
+    exercise = EXERCISES["07"][0]
+    english = exercise.cell()
+    reader_language("it")
+    assert exercise.cell() == english
+    assert english.startswith("# Exercise 07.1 (compute): What is the best whole number")
+
+
+def _italian_catalog() -> dict:
+    from tools import po
+    from tools.i18n_catalog import catalog_path
+    path = catalog_path("it")
+    return {entry.msgid: entry for entry in po.loads(path.read_text(encoding="utf-8"), str(path))}
+
+
+_FIELD = re.compile(r"\{[^{}]*\}")
+
+
+def test_every_question_and_kind_has_an_italian_entry_with_the_same_fields():
+    from bloomedu.teaching.exercises._feedback import KINDS
+    catalog = _italian_catalog()
+    assert {e.kind for e in ALL} == set(KINDS)
+    for message in [*KINDS, *(e.question for e in ALL)]:
+        entry = catalog.get(message)
+        assert entry is not None and entry.done, message
+        assert sorted(_FIELD.findall(entry.msgstr)) == sorted(_FIELD.findall(message)), message
+
+
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations" / "it"
+
+
+@pytest.mark.parametrize("number", sorted(EXERCISES))
+def test_show_in_italian_poses_what_the_italian_lesson_poses(capsys, reader_language, number):
+    """The Italian solution notebook's show() prints each question as the Italian lesson words it."""
+    from tools import po
+    (path,) = TRANSLATIONS.glob(f"{number}_*.po")
+    markdown = [_words(entry.msgstr) for entry in po.loads(path.read_text(encoding="utf-8"), str(path))]
+    reader_language("it")
+    show(number)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(EXERCISES[number])
+    for exercise, line in zip(EXERCISES[number], lines):
+        name, rest = line.split(" ", 1)
+        kind, question = rest.split("): ", 1)
+        assert name == exercise.name and question != exercise.text, line
+        posed = f"**{name} {kind}).** {question}"
+        assert any(posed in text for text in markdown), (exercise.name, posed)
 
 
 def test_exercise_cell_spells_parameters_as_python():

@@ -61,7 +61,7 @@ for _exercise in (hashing_steps.EXERCISES + filter_steps.EXERCISES + article2_st
 
 
 def show(lesson: str) -> None:
-    """Print a lesson's exercises, one line each.
+    """Print a lesson's exercises, one line each, in the current language (:mod:`bloomedu.i18n`).
 
     >>> show("09")  # doctest: +ELLIPSIS
     09.1 (compute): The blacklist of 1,000,000 URLs must fit in 1 MiB (1,048,576 bytes). ...
@@ -71,4 +71,4 @@ def show(lesson: str) -> None:
     if lesson not in EXERCISES:
         raise ValueError(f"lesson must be one of {', '.join(EXERCISES)}, got {lesson!r}")
     for exercise in EXERCISES[lesson]:
-        print(f"{exercise.name} ({exercise.kind}): {exercise.text}")
+        print(exercise.line())

@@ -20,8 +20,8 @@ from typing import Callable
 from ...core.checks import MAX_HASHES, MAX_NUM_BITS, is_number, whole_number
 from ...i18n import N_, gettext as _
 
-__all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "checker", "CHECKERS",
-           "as_number", "bits_set_moments", "hash_count"]
+__all__ = ["Mistake", "Verdict", "judge", "judge_measured", "Exercise", "KINDS", "checker",
+           "CHECKERS", "as_number", "bits_set_moments", "hash_count"]
 
 CHECKERS: dict[str, Callable] = {}
 
@@ -302,9 +302,16 @@ def judge_measured(answer, expected: float, sd: float, what: str, *, trials: int
     return False
 
 
+KINDS = (N_("compute"), N_("predict"), N_("measure"))  # an exercise's kind, in a lesson's order
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One exercise of a lesson: its question, its checker and the parameters it is set with.
+
+    The question is an English template, marked ``N_(...)`` where it is written so that the
+    catalog holds it: :meth:`line` shows it in the reader's language, while :meth:`cell`, the
+    code the English lesson poses it with, stays English.
 
     >>> ex = Exercise("07", 1, "compute", "Best k for m = {num_bits:,}, n = {n:,}?", "optimal_k",
     ...               {"num_bits": 10_000, "n": 1000})
@@ -312,6 +319,8 @@ class Exercise:
     # Exercise 07.1 (compute): Best k for m = 10,000, n = 1,000?
     answer = None  # replace None with your answer
     check.optimal_k(answer, num_bits=10_000, n=1000)
+    >>> ex.line()
+    '07.1 (compute): Best k for m = 10,000, n = 1,000?'
     """
 
     lesson: str
@@ -328,11 +337,26 @@ class Exercise:
 
     @property
     def text(self) -> str:
-        """The question with its parameters filled in."""
+        """The question with its parameters filled in, in English (the lessons' code and markdown)."""
         return self.question.format(**self.params)
 
+    def line(self) -> str:
+        """The line :func:`~bloomedu.teaching.exercises.show` prints, "lesson.number (kind):
+        question", in the current language (:mod:`bloomedu.i18n`), the parameters filled in as
+        in English.
+
+        >>> from bloomedu.i18n import set_language
+        >>> ex = Exercise("07", 1, "compute", "What is the best whole number of hash functions "
+        ...               "k for m = {num_bits:,} bits and n = {n:,} keys?", "optimal_k",
+        ...               {"num_bits": 12_000, "n": 1000})
+        >>> set_language("it"); print(ex.line()); set_language("en")  # doctest: +NORMALIZE_WHITESPACE
+        07.1 (calcola): Qual è il miglior numero intero di funzioni di hash k per m = 12,000 bit
+        e n = 1,000 chiavi?
+        """
+        return f"{self.name} ({_(self.kind)}): {_(self.question).format(**self.params)}"
+
     def cell(self) -> str:
-        """The code of the lesson cell that poses this exercise, unanswered."""
+        """The code of the lesson cell that poses this exercise, unanswered (English)."""
         args = "".join(f", {key}={_literal(value)}" for key, value in self.params.items())
         comment = textwrap.wrap(f"Exercise {self.name} ({self.kind}): {self.text}", 96,
                                 initial_indent="# ", subsequent_indent="# ")

@@ -14,7 +14,7 @@ import math
 
 from ...core.checks import probability, real_number, whole_number
 from ...variants.space import cuckoo_false_positive_rate
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["cuckoo_fingerprint_bits", "keys_lost_to_deletes", "measured_xor_fpp", "EXERCISES"]
@@ -107,16 +107,19 @@ def measured_xor_fpp(answer, n: int = 100_000, trials: int = 100_000, fingerprin
 
 
 EXERCISES = [
-    Exercise("20", 1, "compute", "What is the fewest whole number of fingerprint bits f that keeps "
-             "a cuckoo filter with buckets of b = {bucket_size} under p = {fpp} even when every "
-             "slot is full (the bound $2b/2^f$)?", "cuckoo_fingerprint_bits",
-             {"fpp": 0.001, "bucket_size": 4}),
-    Exercise("20", 2, "predict", "A CuckooFilter with {fingerprint_bits}-bit fingerprints and "
-             "buckets of {bucket_size} holds its keys at a load of {load}. You delete {deletes:,} "
-             "keys that were never added. How many of the keys that were added do you expect to "
-             "lose?", "keys_lost_to_deletes",
+    Exercise("20", 1, "compute",
+             N_("What is the fewest whole number of fingerprint bits f that keeps a cuckoo filter "
+                "with buckets of b = {bucket_size} under p = {fpp} even when every slot is full "
+                "(the bound $2b/2^f$)?"),
+             "cuckoo_fingerprint_bits", {"fpp": 0.001, "bucket_size": 4}),
+    Exercise("20", 2, "predict",
+             N_("A CuckooFilter with {fingerprint_bits}-bit fingerprints and buckets of "
+                "{bucket_size} holds its keys at a load of {load}. You delete {deletes:,} keys "
+                "that were never added. How many of the keys that were added do you expect to lose?"),
+             "keys_lost_to_deletes",
              {"deletes": 50_000, "fingerprint_bits": 12, "bucket_size": 4, "load": 0.9}),
-    Exercise("20", 3, "measure", "Build XorFilter(keys, {fingerprint_bits}) from {n:,} random keys "
-             "and measure its false-positive rate on {trials:,} keys never added.",
+    Exercise("20", 3, "measure",
+             N_("Build XorFilter(keys, {fingerprint_bits}) from {n:,} random keys and measure its "
+                "false-positive rate on {trials:,} keys never added."),
              "measured_xor_fpp", {"n": 100_000, "trials": 100_000, "fingerprint_bits": 8}),
 ]

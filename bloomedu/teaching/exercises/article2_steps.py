@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ...core import theory
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
                         judge, judge_measured)
 
@@ -238,36 +238,48 @@ def measured_keyed_rate(answer, *, n: int = 10_000, p: float = 0.01, candidates:
 
 
 EXERCISES = [
-    Exercise("09", 1, "compute", "The blacklist of {n:,} URLs must fit in 1 MiB ({nbytes:,} "
-             "bytes). What is the lowest false-positive rate a Bloom filter reaches in it, with the "
-             "best k?", "rate_in_budget", {"n": 1_000_000, "nbytes": 1_048_576}),
-    Exercise("09", 2, "predict", "{urls:,} safe URLs are each looked up {lookups} times in a filter "
-             "of rate {p} holding 1,000,000 malicious URLs. How many of them are answered 'maybe' "
-             "every time?", "flagged_every_time", {"urls": 250_000, "lookups": 2, "p": 0.001}),
-    Exercise("09", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, 0.001) (m = {num_bits:,}, "
-             "k = {num_hashes}) with {n:,} URLs and measure its rate on {trials:,} new URLs.",
-             "measured_fpp", {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
+    Exercise("09", 1, "compute",
+             N_("The blacklist of {n:,} URLs must fit in 1 MiB ({nbytes:,} bytes). What is the "
+                "lowest false-positive rate a Bloom filter reaches in it, with the best k?"),
+             "rate_in_budget", {"n": 1_000_000, "nbytes": 1_048_576}),
+    Exercise("09", 2, "predict",
+             N_("{urls:,} safe URLs are each looked up {lookups} times in a filter of rate {p} "
+                "holding 1,000,000 malicious URLs. How many of them are answered 'maybe' every "
+                "time?"),
+             "flagged_every_time", {"urls": 250_000, "lookups": 2, "p": 0.001}),
+    Exercise("09", 3, "measure",
+             N_("Fill BloomFilter.from_capacity({n:_}, 0.001) (m = {num_bits:,}, k = {num_hashes}) "
+                "with {n:,} URLs and measure its rate on {trials:,} new URLs."),
+             "measured_fpp",
+             {"num_bits": 14_377_588, "num_hashes": 10, "n": 1_000_000,
                               "trials": 1_000_000}),
-    Exercise("10", 1, "compute", "The database is {latency_ms} ms away. How many seconds do "
-             "{visits:,} visits, {blacklisted:,} of them to blacklisted URLs, spend waiting for it "
-             "behind a filter of rate {p}?", "waiting_seconds",
+    Exercise("10", 1, "compute",
+             N_("The database is {latency_ms} ms away. How many seconds do {visits:,} visits, "
+                "{blacklisted:,} of them to blacklisted URLs, spend waiting for it behind a filter "
+                "of rate {p}?"),
+             "waiting_seconds",
              {"visits": 100_000, "blacklisted": 1_000, "p": 0.001, "latency_ms": 2}),
-    Exercise("10", 2, "predict", "{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up "
-             "through a filter of rate {p}: how many lookups reach the database?",
+    Exercise("10", 2, "predict",
+             N_("{safe:,} safe and {blacklisted:,} blacklisted URLs are looked up through a filter "
+                "of rate {p}: how many lookups reach the database?"),
              "database_lookups", {"safe": 1_000_000, "blacklisted": 5_000, "p": 0.001}),
-    Exercise("10", 3, "measure", "Build a BlacklistCache of {n:,} malicious URLs at fpp = {p} and "
-             "look up {trials:,} safe URLs: what share of them reaches the database?",
+    Exercise("10", 3, "measure",
+             N_("Build a BlacklistCache of {n:,} malicious URLs at fpp = {p} and look up "
+                "{trials:,} safe URLs: what share of them reaches the database?"),
              "database_share", {"n": 100_000, "p": 0.01, "trials": 100_000}),
-    Exercise("11", 1, "compute", "A filter of m = {num_bits:,} bits and k = {num_hashes} hash "
-             "functions has {bits_set:,} bits set. About how many keys went into it?",
+    Exercise("11", 1, "compute",
+             N_("A filter of m = {num_bits:,} bits and k = {num_hashes} hash functions has "
+                "{bits_set:,} bits set. About how many keys went into it?"),
              "estimated_count", {"num_bits": 958_506, "num_hashes": 7, "bits_set": 300_000}),
-    Exercise("11", 2, "predict", "A and B are both BloomFilter.from_capacity({n:_}, {p}); A holds "
-             "{n:,} URLs and B {n_b:,}, {shared:,} of them also in A. At what rate does A & B claim "
-             "a URL that is in A but not in B?", "and_claim_rate",
-             {"n": 100_000, "p": 0.01, "n_b": 50_000, "shared": 10_000}),
-    Exercise("11", 3, "measure", "Craft the false positives of a public BloomFilter.from_capacity("
-             "{n:_}, {p}) of {n:,} malicious URLs from {candidates:,} candidate URLs, then measure "
-             "the share of them that KeyedBloomFilter.from_capacity({n:_}, {p}, secret) of the "
-             "same URLs claims.", "measured_keyed_rate",
-             {"n": 10_000, "p": 0.01, "candidates": 200_000}),
+    Exercise("11", 2, "predict",
+             N_("A and B are both BloomFilter.from_capacity({n:_}, {p}); A holds {n:,} URLs and B "
+                "{n_b:,}, {shared:,} of them also in A. At what rate does A & B claim a URL that "
+                "is in A but not in B?"),
+             "and_claim_rate", {"n": 100_000, "p": 0.01, "n_b": 50_000, "shared": 10_000}),
+    Exercise("11", 3, "measure",
+             N_("Craft the false positives of a public BloomFilter.from_capacity({n:_}, {p}) of "
+                "{n:,} malicious URLs from {candidates:,} candidate URLs, then measure the share "
+                "of them that KeyedBloomFilter.from_capacity({n:_}, {p}, secret) of the same URLs "
+                "claims."),
+             "measured_keyed_rate", {"n": 10_000, "p": 0.01, "candidates": 200_000}),
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import Exercise, Mistake, checker, fmt, judge, judge_measured
 
 __all__ = ["cache_lines_touched", "split_block_fpp", "measured_blocked_fpp", "EXERCISES"]
@@ -98,14 +98,17 @@ def measured_blocked_fpp(answer, *, num_bits: int = 256_000, n: int = 20_000,
 
 
 EXERCISES = [
-    Exercise("19", 1, "compute", "On average, how many distinct 64-byte cache lines do the k = "
-             "{num_hashes} positions of one key touch in BloomFilter.from_capacity(1_000_000, "
-             "0.001), m = {num_bits:,} bits?", "cache_lines_touched",
-             {"num_bits": 14_377_588, "num_hashes": 10}),
-    Exercise("19", 2, "predict", "What false-positive rate do you expect from a split-block "
-             "filter of {num_blocks:,} blocks (256 bits each) after n = {n:,} keys?",
+    Exercise("19", 1, "compute",
+             N_("On average, how many distinct 64-byte cache lines do the k = {num_hashes} "
+                "positions of one key touch in BloomFilter.from_capacity(1_000_000, 0.001), m = "
+                "{num_bits:,} bits?"),
+             "cache_lines_touched", {"num_bits": 14_377_588, "num_hashes": 10}),
+    Exercise("19", 2, "predict",
+             N_("What false-positive rate do you expect from a split-block filter of "
+                "{num_blocks:,} blocks (256 bits each) after n = {n:,} keys?"),
              "split_block_fpp", {"n": 20_000, "num_blocks": 1_000}),
-    Exercise("19", 3, "measure", "Fill BlockedBloomFilter({num_bits:_}) with {n:,} random keys "
-             "and measure its false-positive rate on {trials:,} keys never inserted.",
+    Exercise("19", 3, "measure",
+             N_("Fill BlockedBloomFilter({num_bits:_}) with {n:,} random keys and measure its "
+                "false-positive rate on {trials:,} keys never inserted."),
              "measured_blocked_fpp", {"num_bits": 256_000, "n": 20_000, "trials": 100_000}),
 ]

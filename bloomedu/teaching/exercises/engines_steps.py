@@ -14,7 +14,7 @@ import math
 
 from ...core import theory
 from ...core.checks import MAX_NUM_BITS, one_of, probability, whole_number
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["spark_sizing", "EXERCISES"]
@@ -126,15 +126,18 @@ def measured_spark_fpp(answer, *, n: int = 100_000, p: float = 0.03, trials: int
 
 
 EXERCISES = [
-    Exercise("21", 1, "compute", "How many bytes does Spark's writeTo write for a version-{version} "
-             "BloomFilter.create({n:_}, {p})?", "spark_filter_bytes",
-             {"n": 1_000_000, "p": 0.02, "version": 2}),
-    Exercise("21", 2, "predict", "A bloom index of length={length} with {bits} bits for each of its "
-             "{columns} columns holds {rows:,} rows. A query names {query_columns} column(s), with a "
-             "value no row holds: how many rows, on average, does the index hand to the recheck?",
+    Exercise("21", 1, "compute",
+             N_("How many bytes does Spark's writeTo write for a version-{version} "
+                "BloomFilter.create({n:_}, {p})?"),
+             "spark_filter_bytes", {"n": 1_000_000, "p": 0.02, "version": 2}),
+    Exercise("21", 2, "predict",
+             N_("A bloom index of length={length} with {bits} bits for each of its {columns} "
+                "columns holds {rows:,} rows. A query names {query_columns} column(s), with a "
+                "value no row holds: how many rows, on average, does the index hand to the recheck?"),
              "bloom_index_rechecks",
              {"rows": 1_000_000, "length": 80, "columns": 4, "bits": 2, "query_columns": 1}),
-    Exercise("21", 3, "measure", "Put {n:,} distinct IDs into SparkBloomFilter({n:_}, {p}) and "
-             "measure the fraction of {trials:,} other IDs it claims to hold.", "measured_spark_fpp",
-             {"n": 100_000, "p": 0.03, "trials": 100_000}),
+    Exercise("21", 3, "measure",
+             N_("Put {n:,} distinct IDs into SparkBloomFilter({n:_}, {p}) and measure the fraction "
+                "of {trials:,} other IDs it claims to hold."),
+             "measured_spark_fpp", {"n": 100_000, "p": 0.03, "trials": 100_000}),
 ]

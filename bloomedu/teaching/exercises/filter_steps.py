@@ -12,7 +12,7 @@ from ...core.checks import MAX_NUM_BITS, whole_number
 from ...core.hashing import fmix64
 from ...core.hashing import key_hashes
 from ..clickday import expected_drops
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import (LN2, Exercise, Mistake, as_number, bits_for, checker, classic_rate, fmt,
                         hash_count, judge, judge_measured)
 
@@ -287,39 +287,53 @@ def measured_sized_fpp(answer, *, n: int = 200_000, p: float = 0.005, trials: in
 
 
 EXERCISES = [
-    Exercise("05", 1, "compute", "How many bytes of bits does the article's BloomFilter("
-             "{num_hashes}, {hash_bits}) hold?", "article_filter_bytes",
-             {"num_hashes": 3, "hash_bits": 20}),
-    Exercise("05", 2, "predict", "What false-positive rate do you expect from the article's "
-             "BloomFilter({num_hashes}, {hash_bits}) after {n} IDs?", "article_filter_fpp",
-             {"num_hashes": 3, "hash_bits": 8, "n": 20}),
-    Exercise("05", 3, "measure", "Add {n} random IDs to SaltedBloomFilter({num_hashes}, 8) and "
-             "test {trials:,} new IDs: what fraction does it claim to contain?", "measured_fpp",
-             {"num_bits": 256, "num_hashes": 3, "n": 20, "trials": 100_000}),
-    Exercise("06", 1, "compute", "Which bit is position i = {i} (counted from 0) of the key "
-             "{key!r} in BloomFilter({num_bits:_}, {num_hashes})? Compute it by hand with "
-             "hash128 and fmix64.", "double_hash_position",
-             {"key": "789", "num_bits": 1000, "num_hashes": 3, "i": 2}),
-    Exercise("06", 2, "predict", "If a key's {num_hashes} positions in {num_bits} bits were "
-             "independent uniform draws, what share of keys would have fewer than {num_hashes} "
-             "distinct positions?", "coinciding_positions", {"num_bits": 64, "num_hashes": 4}),
-    Exercise("06", 3, "measure", "Measure that share on {trials:,} random keys in "
-             "BloomFilter({num_bits}, {num_hashes}): the keys whose positions are not all "
-             "distinct.", "measured_coinciding_positions",
-             {"num_bits": 64, "num_hashes": 4, "trials": 100_000}),
-    Exercise("07", 1, "compute", "What is the best whole number of hash functions k for m = {num_bits:,} "
-             "bits and n = {n:,} keys?", "optimal_k", {"num_bits": 12_000, "n": 1000}),
-    Exercise("07", 2, "predict", "What false-positive rate do you expect with m = {num_bits:,}, "
-             "n = {n:,} and k = {num_hashes}?", "fpp", {"num_bits": 12_000, "num_hashes": 8, "n": 1000}),
-    Exercise("07", 3, "measure", "Fill BloomFilter({num_bits:_}, {num_hashes}) with {n:,} random "
-             "keys and measure its false-positive rate on {trials:,} new keys.", "measured_fpp",
-             {"num_bits": 10_000, "num_hashes": 7, "n": 1000, "trials": 100_000}),
-    Exercise("08", 1, "compute", "How many bits m does a filter sized for n = {n:,} items at "
-             "p = {p} need?", "sized_num_bits", {"n": 50_000, "p": 0.02}),
-    Exercise("08", 2, "predict", "A filter sized for n = {n:,} at p = {p} reaches that rate only "
-             "when its n-th key goes in. Deduplicating n distinct clicks with it, what share of "
-             "them does it drop?", "day_share_dropped", {"n": 1_000_000, "p": 0.01}),
-    Exercise("08", 3, "measure", "Fill BloomFilter.from_capacity({n:_}, {p}) with {n:,} random "
-             "keys and measure its false-positive rate on {trials:,} keys never inserted.",
+    Exercise("05", 1, "compute",
+             N_("How many bytes of bits does the article's BloomFilter({num_hashes}, {hash_bits}) "
+                "hold?"),
+             "article_filter_bytes", {"num_hashes": 3, "hash_bits": 20}),
+    Exercise("05", 2, "predict",
+             N_("What false-positive rate do you expect from the article's "
+                "BloomFilter({num_hashes}, {hash_bits}) after {n} IDs?"),
+             "article_filter_fpp", {"num_hashes": 3, "hash_bits": 8, "n": 20}),
+    Exercise("05", 3, "measure",
+             N_("Add {n} random IDs to SaltedBloomFilter({num_hashes}, 8) and test {trials:,} new "
+                "IDs: what fraction does it claim to contain?"),
+             "measured_fpp", {"num_bits": 256, "num_hashes": 3, "n": 20, "trials": 100_000}),
+    Exercise("06", 1, "compute",
+             N_("Which bit is position i = {i} (counted from 0) of the key {key!r} in "
+                "BloomFilter({num_bits:_}, {num_hashes})? Compute it by hand with hash128 and "
+                "fmix64."),
+             "double_hash_position", {"key": "789", "num_bits": 1000, "num_hashes": 3, "i": 2}),
+    Exercise("06", 2, "predict",
+             N_("If a key's {num_hashes} positions in {num_bits} bits were independent uniform "
+                "draws, what share of keys would have fewer than {num_hashes} distinct positions?"),
+             "coinciding_positions", {"num_bits": 64, "num_hashes": 4}),
+    Exercise("06", 3, "measure",
+             N_("Measure that share on {trials:,} random keys in BloomFilter({num_bits}, "
+                "{num_hashes}): the keys whose positions are not all distinct."),
+             "measured_coinciding_positions", {"num_bits": 64, "num_hashes": 4, "trials": 100_000}),
+    Exercise("07", 1, "compute",
+             N_("What is the best whole number of hash functions k for m = {num_bits:,} bits and n "
+                "= {n:,} keys?"),
+             "optimal_k", {"num_bits": 12_000, "n": 1000}),
+    Exercise("07", 2, "predict",
+             N_("What false-positive rate do you expect with m = {num_bits:,}, n = {n:,} and k = "
+                "{num_hashes}?"),
+             "fpp", {"num_bits": 12_000, "num_hashes": 8, "n": 1000}),
+    Exercise("07", 3, "measure",
+             N_("Fill BloomFilter({num_bits:_}, {num_hashes}) with {n:,} random keys and measure "
+                "its false-positive rate on {trials:,} new keys."),
+             "measured_fpp", {"num_bits": 10_000, "num_hashes": 7, "n": 1000, "trials": 100_000}),
+    Exercise("08", 1, "compute",
+             N_("How many bits m does a filter sized for n = {n:,} items at p = {p} need?"),
+             "sized_num_bits", {"n": 50_000, "p": 0.02}),
+    Exercise("08", 2, "predict",
+             N_("A filter sized for n = {n:,} at p = {p} reaches that rate only when its n-th key "
+                "goes in. Deduplicating n distinct clicks with it, what share of them does it "
+                "drop?"),
+             "day_share_dropped", {"n": 1_000_000, "p": 0.01}),
+    Exercise("08", 3, "measure",
+             N_("Fill BloomFilter.from_capacity({n:_}, {p}) with {n:,} random keys and measure its "
+                "false-positive rate on {trials:,} keys never inserted."),
              "measured_sized_fpp", {"n": 200_000, "p": 0.005, "trials": 1_000_000}),
 ]

@@ -9,7 +9,7 @@ import math
 
 from ...core import theory
 from ...core.hashing import murmur3_32, murmurhash2
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import (Exercise, Mistake, as_number, bits_set_moments, checker, fmt,
                         hash_count, judge, judge_measured)
 
@@ -257,42 +257,56 @@ def measured_bits_set(answer, *, num_bits: int = 256, num_hashes: int = 3, n: in
 
 
 EXERCISES = [
-    Exercise("01", 1, "compute", "The business drops the dashes from its IDs, leaving {id_chars} "
-             "hex characters of one byte each. How many bytes do the raw IDs of one day take, at "
-             "{rate:,} messages a second for {seconds:,} seconds?",
+    Exercise("01", 1, "compute",
+             N_("The business drops the dashes from its IDs, leaving {id_chars} hex characters of "
+                "one byte each. How many bytes do the raw IDs of one day take, at {rate:,} "
+                "messages a second for {seconds:,} seconds?"),
              "id_storage_bytes", {"rate": 10_000, "seconds": 86_400, "id_chars": 32}),
-    Exercise("01", 2, "predict", "A stream of {messages:,} messages holds {duplicates} double-click "
-             "copies. How many IDs will the dict hold at the end?", "seen_ids_after",
-             {"messages": 1000, "duplicates": 20}),
-    Exercise("01", 3, "measure", "With bloomedu.teaching.memory.allocated_bytes, measure the bytes Python "
-             "spends per ID kept in a SeenIds of 100,000 fresh {id_chars}-character IDs (UUIDs "
-             "without their dashes), the ID strings included.",
+    Exercise("01", 2, "predict",
+             N_("A stream of {messages:,} messages holds {duplicates} double-click copies. How "
+                "many IDs will the dict hold at the end?"),
+             "seen_ids_after", {"messages": 1000, "duplicates": 20}),
+    Exercise("01", 3, "measure",
+             N_("With bloomedu.teaching.memory.allocated_bytes, measure the bytes Python spends "
+                "per ID kept in a SeenIds of 100,000 fresh {id_chars}-character IDs (UUIDs without "
+                "their dashes), the ID strings included."),
              "bytes_per_id", {"id_chars": 32}),
-    Exercise("02", 1, "compute", "One hour of clicks brings {n:,} IDs. How many of them are "
-             "expected to hit a {hash_bits}-bit hash value already taken?", "expected_collisions",
-             {"n": 36_000_000, "hash_bits": 32}),
-    Exercise("02", 2, "predict", "After how many IDs is a collision of a {hash_bits}-bit hash more "
-             "likely than not?", "birthday_half", {"hash_bits": 24}),
-    Exercise("02", 3, "measure", "Deduplicate {genuine:,} genuine clicks (the first {genuine:,} "
-             "messages of a click stream that are not double clicks) with a HashedIds that keeps "
-             "{hash_bits}-bit MurmurHash3 hashes: how many genuine clicks were dropped?",
+    Exercise("02", 1, "compute",
+             N_("One hour of clicks brings {n:,} IDs. How many of them are expected to hit a "
+                "{hash_bits}-bit hash value already taken?"),
+             "expected_collisions", {"n": 36_000_000, "hash_bits": 32}),
+    Exercise("02", 2, "predict",
+             N_("After how many IDs is a collision of a {hash_bits}-bit hash more likely than "
+                "not?"),
+             "birthday_half", {"hash_bits": 24}),
+    Exercise("02", 3, "measure",
+             N_("Deduplicate {genuine:,} genuine clicks (the first {genuine:,} messages of a click "
+                "stream that are not double clicks) with a HashedIds that keeps {hash_bits}-bit "
+                "MurmurHash3 hashes: how many genuine clicks were dropped?"),
              "genuine_dropped", {"genuine": 100_000, "hash_bits": 22}),
-    Exercise("03", 1, "compute", "What is the false-positive rate of a vector of $2^{hash_bits}$ "
-             "bits after {items} IDs?", "bit_vector_fpp", {"hash_bits": 8, "items": 100}),
-    Exercise("03", 2, "predict", "How many hash bits (hash_bits) must the vector use so that "
-             "{items:,} IDs give a false-positive rate of at most {fpp}?", "bit_vector_hash_bits",
-             {"items": 1000, "fpp": 0.01}),
-    Exercise("03", 3, "measure", "Insert {items} random IDs into BitVector(hash_bits={hash_bits}) "
-             "and test {trials:,} new IDs: what fraction does it claim to have seen?",
+    Exercise("03", 1, "compute",
+             N_("What is the false-positive rate of a vector of $2^{hash_bits}$ bits after {items} "
+                "IDs?"),
+             "bit_vector_fpp", {"hash_bits": 8, "items": 100}),
+    Exercise("03", 2, "predict",
+             N_("How many hash bits (hash_bits) must the vector use so that {items:,} IDs give a "
+                "false-positive rate of at most {fpp}?"),
+             "bit_vector_hash_bits", {"items": 1000, "fpp": 0.01}),
+    Exercise("03", 3, "measure",
+             N_("Insert {items} random IDs into BitVector(hash_bits={hash_bits}) and test "
+                "{trials:,} new IDs: what fraction does it claim to have seen?"),
              "measured_bit_vector_fpp", {"hash_bits": 8, "items": 40, "trials": 10_000}),
-    Exercise("04", 1, "compute", "What does the article's construction give for {text!r} with a "
-             "{hash_bits}-bit hash function salted with {salt!r}?", "salted_hash",
-             {"text": "789", "salt": "nejakaJinaSul", "hash_bits": 10}),
-    Exercise("04", 2, "predict", "{num_hashes} hash functions of 8 bits, salted \"0\", \"1\" and "
-             "\"2\", each set one bit of the same {num_bits} bits for every key. If they behave "
-             "as independent, how many bits do you expect to be set after {n} keys?",
+    Exercise("04", 1, "compute",
+             N_("What does the article's construction give for {text!r} with a {hash_bits}-bit "
+                "hash function salted with {salt!r}?"),
+             "salted_hash", {"text": "789", "salt": "nejakaJinaSul", "hash_bits": 10}),
+    Exercise("04", 2, "predict",
+             N_("{num_hashes} hash functions of 8 bits, salted \"0\", \"1\" and \"2\", each set "
+                "one bit of the same {num_bits} bits for every key. If they behave as independent, "
+                "how many bits do you expect to be set after {n} keys?"),
              "expected_bits_set", {"num_bits": 256, "num_hashes": 3, "n": 50}),
-    Exercise("04", 3, "measure", "Set those bits for {n} random IDs ({num_hashes} functions salted "
-             "\"0\" to \"2\", 8 bits, one vector of {num_bits} bits) and count the distinct "
-             "bits set.", "measured_bits_set", {"num_bits": 256, "num_hashes": 3, "n": 50}),
+    Exercise("04", 3, "measure",
+             N_("Set those bits for {n} random IDs ({num_hashes} functions salted \"0\" to \"2\", "
+                "8 bits, one vector of {num_bits} bits) and count the distinct bits set."),
+             "measured_bits_set", {"num_bits": 256, "num_hashes": 3, "n": 50}),
 ]

@@ -14,7 +14,7 @@ import math
 
 from ...core import theory
 from ...core.checks import MAX_NUM_BITS, whole_number
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES", "chain_loads"]
@@ -195,24 +195,33 @@ def measured_shard_share(answer, n: int = 9000, first_slot: int = 0, last_slot: 
 
 
 EXERCISES = [
-    Exercise("17", 1, "compute", "How many bits does BF.RESERVE key {error} {capacity:_} give its "
-             "first sub-filter?", "redisbloom_bits", {"error": 0.001, "capacity": 1_000_000}),
-    Exercise("17", 2, "predict", "BF.RESERVE key 0.01 {capacity:_} (expansion {expansion}) receives "
-             "{n:,} distinct IDs. How many sub-filters does BF.INFO report?", "redisbloom_filters",
-             {"capacity": 1000, "expansion": 2, "n": 10_000}),
-    Exercise("17", 3, "measure", "Add {n:,} distinct IDs to RedisBloomFilter(0.01, {capacity:_}) and "
-             "measure the fraction of {trials:,} other IDs it claims to hold.", "measured_chain_fpp",
+    Exercise("17", 1, "compute",
+             N_("How many bits does BF.RESERVE key {error} {capacity:_} give its first "
+                "sub-filter?"),
+             "redisbloom_bits", {"error": 0.001, "capacity": 1_000_000}),
+    Exercise("17", 2, "predict",
+             N_("BF.RESERVE key 0.01 {capacity:_} (expansion {expansion}) receives {n:,} distinct "
+                "IDs. How many sub-filters does BF.INFO report?"),
+             "redisbloom_filters", {"capacity": 1000, "expansion": 2, "n": 10_000}),
+    Exercise("17", 3, "measure",
+             N_("Add {n:,} distinct IDs to RedisBloomFilter(0.01, {capacity:_}) and measure the "
+                "fraction of {trials:,} other IDs it claims to hold."),
+             "measured_chain_fpp",
              {"capacity": 1000, "expansion": 2, "n": 10_000, "trials": 100_000}),
-    Exercise("18", 1, "compute", "How many shards does day_layout(n={n:_}, p={p}, nodes={nodes}) "
-             "make: the fewest, a multiple of the nodes, whose filters each fit one Redis "
-             "string of $2^{{32}}$ bits?", "shards_for_day", {"n": 864_000_000, "p": 0.0001, "nodes": 3}),
-    Exercise("18", 2, "predict", "One client sends BF.MADD commands of {batch:,} keys, one at a "
-             "time, each waiting for its reply. A round trip costs {round_trip_us:g} µs and the "
-             "server spends {server_us_per_key:g} µs per key. How many keys per second does it "
-             "reach?", "batched_keys_per_s",
+    Exercise("18", 1, "compute",
+             N_("How many shards does day_layout(n={n:_}, p={p}, nodes={nodes}) make: the fewest, "
+                "a multiple of the nodes, whose filters each fit one Redis string of $2^{{32}}$ "
+                "bits?"),
+             "shards_for_day", {"n": 864_000_000, "p": 0.0001, "nodes": 3}),
+    Exercise("18", 2, "predict",
+             N_("One client sends BF.MADD commands of {batch:,} keys, one at a time, each waiting "
+                "for its reply. A round trip costs {round_trip_us:g} µs and the server spends "
+                "{server_us_per_key:g} µs per key. How many keys per second does it reach?"),
+             "batched_keys_per_s",
              {"round_trip_us": 80.0, "server_us_per_key": 1.0, "batch": 1000}),
-    Exercise("18", 3, "measure", "Draw {n:,} IDs with uuid4_strings and measure the fraction "
-             "whose Redis Cluster slot (key_slot of the ID's UTF-8 bytes) is in "
-             "{first_slot}..{last_slot}, shard 0's range.", "measured_shard_share",
-             {"n": 9000, "first_slot": 0, "last_slot": 5460}),
+    Exercise("18", 3, "measure",
+             N_("Draw {n:,} IDs with uuid4_strings and measure the fraction whose Redis Cluster "
+                "slot (key_slot of the ID's UTF-8 bytes) is in {first_slot}..{last_slot}, shard "
+                "0's range."),
+             "measured_shard_share", {"n": 9000, "first_slot": 0, "last_slot": 5460}),
 ]

@@ -12,7 +12,7 @@ import math
 from ...core import theory
 from ...compat.bip37 import bip37_filter_bytes, bip37_num_hash_funcs, bitcoinj_sizing
 from ...compat.guava import guava_num_bits, guava_num_hashes
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import (LN2, Exercise, Mistake, bits_for, bits_set_moments, checker, classic_rate,
                         fmt, hash_count, judge, judge_measured)
 
@@ -189,33 +189,43 @@ def fill_ratio(answer, *, num_bits: int = 20_000, num_hashes: int = 3, n: int = 
 
 
 EXERCISES = [
-    Exercise("12", 1, "compute", "How many bits does Guava allocate (its bitSize) for {n:,} "
-             "expected insertions at fpp = {p}?", "guava_bit_size", {"n": 1_000_000, "p": 0.01}),
-    Exercise("12", 2, "predict", "Guava's create({n}, {p}) holds {strings} different strings. How "
-             "many of its bits do you expect to be set?", "guava_bits_set",
-             {"n": 10, "p": 0.1, "strings": 8}),
-    Exercise("12", 3, "measure", "Put {n:,} malicious URLs into GuavaBloomFilter.create({n:_}, "
-             "0.01) (bitSize = {num_bits:,}, k = {num_hashes}) and measure its rate on {trials:,} "
-             "safe URLs.", "measured_fpp",
+    Exercise("12", 1, "compute",
+             N_("How many bits does Guava allocate (its bitSize) for {n:,} expected insertions at "
+                "fpp = {p}?"),
+             "guava_bit_size", {"n": 1_000_000, "p": 0.01}),
+    Exercise("12", 2, "predict",
+             N_("Guava's create({n}, {p}) holds {strings} different strings. How many of its bits "
+                "do you expect to be set?"),
+             "guava_bits_set", {"n": 10, "p": 0.1, "strings": 8}),
+    Exercise("12", 3, "measure",
+             N_("Put {n:,} malicious URLs into GuavaBloomFilter.create({n:_}, 0.01) (bitSize = "
+                "{num_bits:,}, k = {num_hashes}) and measure its rate on {trials:,} safe URLs."),
+             "measured_fpp",
              {"num_bits": 958_528, "num_hashes": 7, "n": 100_000, "trials": 100_000}),
-    Exercise("13", 1, "compute", "A light wallet built on bitcoinj sizes its BIP37 filter for {n} "
-             "elements at rate {p}. How many hash functions does its filterload carry?",
+    Exercise("13", 1, "compute",
+             N_("A light wallet built on bitcoinj sizes its BIP37 filter for {n} elements at rate "
+                "{p}. How many hash functions does its filterload carry?"),
              "bip37_hashes", {"n": 40, "p": 0.1}),
-    Exercise("13", 2, "predict", "A bitcoinj wallet sizes its BIP37 filter for {n:,} elements at "
-             "rate {p}, within the 36,000 bytes a node accepts. What false-positive rate does the "
-             "filter it sends really have?", "bip37_fpp", {"n": 100_000, "p": 0.0001}),
-    Exercise("13", 3, "measure", "Build that filter (Bip37Filter.sized(*bitcoinj_sizing(n_elements="
-             "{n:_}, fp_rate={p}))), insert {n:,} random 20-byte items and measure the fraction of "
-             "{trials:,} other random 20-byte items it matches.", "measured_bip37_fpp",
-             {"n": 100_000, "p": 0.0001, "trials": 100_000}),
-    Exercise("14", 1, "compute", "What fraction of its m = {num_bits:,} bits does a filter with k = {num_hashes} "
-             "hash functions have set after n = {n:,} keys?", "fill_ratio",
-             {"num_bits": 20_000, "num_hashes": 3, "n": 2_500}),
-    Exercise("14", 2, "predict", "Set the explorer to m = {num_bits:,} bits and n = {n:,} keys with the "
-             "curve over k: at which whole k does the curve of the formulas bottom out?",
+    Exercise("13", 2, "predict",
+             N_("A bitcoinj wallet sizes its BIP37 filter for {n:,} elements at rate {p}, within "
+                "the 36,000 bytes a node accepts. What false-positive rate does the filter it "
+                "sends really have?"),
+             "bip37_fpp", {"n": 100_000, "p": 0.0001}),
+    Exercise("13", 3, "measure",
+             N_("Build that filter (Bip37Filter.sized(*bitcoinj_sizing(n_elements={n:_}, "
+                "fp_rate={p}))), insert {n:,} random 20-byte items and measure the fraction of "
+                "{trials:,} other random 20-byte items it matches."),
+             "measured_bip37_fpp", {"n": 100_000, "p": 0.0001, "trials": 100_000}),
+    Exercise("14", 1, "compute",
+             N_("What fraction of its m = {num_bits:,} bits does a filter with k = {num_hashes} "
+                "hash functions have set after n = {n:,} keys?"),
+             "fill_ratio", {"num_bits": 20_000, "num_hashes": 3, "n": 2_500}),
+    Exercise("14", 2, "predict",
+             N_("Set the explorer to m = {num_bits:,} bits and n = {n:,} keys with the curve over "
+                "k: at which whole k does the curve of the formulas bottom out?"),
              "optimal_k", {"num_bits": 8_000, "n": 1_000}),
-    Exercise("14", 3, "measure", "With URL keys, measure the false-positive rate of "
-             "BloomFilter({num_bits:_}, {num_hashes}) holding {n:,} URLs on {trials:,} URLs never "
-             "inserted.", "measured_fpp",
-             {"num_bits": 8_000, "num_hashes": 3, "n": 1_000, "trials": 20_000}),
+    Exercise("14", 3, "measure",
+             N_("With URL keys, measure the false-positive rate of BloomFilter({num_bits:_}, "
+                "{num_hashes}) holding {n:,} URLs on {trials:,} URLs never inserted."),
+             "measured_fpp", {"num_bits": 8_000, "num_hashes": 3, "n": 1_000, "trials": 20_000}),
 ]

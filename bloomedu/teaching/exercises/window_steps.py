@@ -17,7 +17,7 @@ import math
 from ...core.checks import MAX_HASHES, whole_number
 from ...core.theory import LN2, exact_false_positive_rate, measured_rate_std, num_bits_for, size_for
 from ...variants import theory as vt
-from ...i18n import gettext as _
+from ...i18n import N_, gettext as _
 from ._feedback import Exercise, Mistake, checker, judge, judge_measured
 
 __all__ = ["EXERCISES"]
@@ -184,29 +184,37 @@ def measured_scalable_fpp(answer, *, initial_capacity: int = 100, n: int = 10_00
 
 
 EXERCISES = [
-    Exercise("15", 1, "compute", "How many bytes does a rotating filter of {generations} "
-             "generations need to remember at least the last {window:,} keys at a "
-             "false-positive rate of {fpp} over all its generations?", "rotating_filter_bytes",
-             {"window": 36_000_000, "fpp": 0.001, "generations": 8}),
-    Exercise("15", 2, "predict", "What fraction of its {num_cells:,} cells will a stable "
-             "filter with K = {num_hashes}, Max = {max_value} and P = {decrements} hold at 0 "
-             "once it is stable?", "stable_zero_fraction",
+    Exercise("15", 1, "compute",
+             N_("How many bytes does a rotating filter of {generations} generations need to "
+                "remember at least the last {window:,} keys at a false-positive rate of {fpp} over "
+                "all its generations?"),
+             "rotating_filter_bytes", {"window": 36_000_000, "fpp": 0.001, "generations": 8}),
+    Exercise("15", 2, "predict",
+             N_("What fraction of its {num_cells:,} cells will a stable filter with K = "
+                "{num_hashes}, Max = {max_value} and P = {decrements} hold at 0 once it is "
+                "stable?"),
+             "stable_zero_fraction",
              {"num_cells": 1_000_000, "num_hashes": 4, "max_value": 3, "decrements": 60}),
-    Exercise("15", 3, "measure", "Fill AgePartitionedBloomFilter({num_hashes}, {extra_slices}, "
-             "{generation_size}) with 30 generations of keys and query {trials:,} keys never "
-             "inserted: what fraction does it report present?", "measured_apbf_fpp",
+    Exercise("15", 3, "measure",
+             N_("Fill AgePartitionedBloomFilter({num_hashes}, {extra_slices}, {generation_size}) "
+                "with 30 generations of keys and query {trials:,} keys never inserted: what "
+                "fraction does it report present?"),
+             "measured_apbf_fpp",
              {"num_hashes": 6, "extra_slices": 4, "generation_size": 1000, "trials": 100_000}),
-    Exercise("16", 1, "compute", "A scalable filter's first sub-filter errs with $p_0 = {first_fpp}$ "
-             "and each new one with r = {tightening} times the rate of the one before. "
-             "Bounding the compound rate by the sum of the sub-filters' "
-             "rates, below what rate does it stay however far it grows?", "scalable_bound",
-             {"first_fpp": 0.02, "tightening": 0.8}),
-    Exercise("16", 2, "predict", "CountingBloomFilter({num_cells:_}, {num_hashes}) receives "
-             "{n:,} distinct keys. How many of its 4-bit counters do you expect to be stuck at "
-             "their largest value, 15?", "saturated_counters",
-             {"num_cells": 100_000, "num_hashes": 7, "n": 100_000}),
-    Exercise("16", 3, "measure", "Add {n:,} distinct keys to ScalableBloomFilter({initial_capacity}, "
-             "{fpp}) and measure the fraction of {trials:,} keys never added that it reports "
-             "present.", "measured_scalable_fpp",
+    Exercise("16", 1, "compute",
+             N_("A scalable filter's first sub-filter errs with $p_0 = {first_fpp}$ and each new "
+                "one with r = {tightening} times the rate of the one before. Bounding the compound "
+                "rate by the sum of the sub-filters' rates, below what rate does it stay however "
+                "far it grows?"),
+             "scalable_bound", {"first_fpp": 0.02, "tightening": 0.8}),
+    Exercise("16", 2, "predict",
+             N_("CountingBloomFilter({num_cells:_}, {num_hashes}) receives {n:,} distinct keys. "
+                "How many of its 4-bit counters do you expect to be stuck at their largest value, "
+                "15?"),
+             "saturated_counters", {"num_cells": 100_000, "num_hashes": 7, "n": 100_000}),
+    Exercise("16", 3, "measure",
+             N_("Add {n:,} distinct keys to ScalableBloomFilter({initial_capacity}, {fpp}) and "
+                "measure the fraction of {trials:,} keys never added that it reports present."),
+             "measured_scalable_fpp",
              {"initial_capacity": 1000, "fpp": 0.001, "n": 50_000, "trials": 100_000}),
 ]
