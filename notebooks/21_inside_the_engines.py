@@ -37,8 +37,8 @@
 # - You will be able to compute a row's signature in a PostgreSQL bloom index and read in
 #   `EXPLAIN ANALYZE` when the planner uses the index and how many rows it rechecks.
 #
-# **Prerequisites:** lessons 08 (Sizing a filter: m and k from n and p), 12 (Guava's filter, bit
-# for bit) and 18 (Many consumers: the day on a cluster).
+# **Prerequisites:** lessons 08 (Sizing a filter: m and k from n and p), 12 (Guava, bit for bit)
+# and 18 (Many consumers: one stream, one server, one cluster).
 #
 # **Time:** about 60 minutes (teaching 40, exercises 20).
 #
@@ -50,7 +50,6 @@
 # %%
 # %matplotlib inline
 import re
-import tempfile
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -233,7 +232,7 @@ for size in (100_000_000, 224_000_000, 300_000_000, 864_000_000, 1_000_000_000, 
 # default) and the large side is a big scan: the lesson lowers the 10 GB threshold to 1 KB.
 
 # %%
-folder = tempfile.mkdtemp(prefix="bloomedu-spark-")
+folder = local.folder  # the session's own folder: local.stop() at the end removes it
 countries = np.random.default_rng(SEED).choice(["IT", "DE", "FR", "ES", "NL"], 1000).tolist()
 spark.createDataFrame(list(enumerate(countries)), "campaign int, country string") \
     .write.parquet(f"{folder}/campaigns")
