@@ -15,8 +15,8 @@ from bloomedu.teaching.experiments import format_table
 from bloomedu.teaching.exercises import check, judge, judge_measured
 from bloomedu.teaching.predict import predict
 from tools import po
-from bloomedu.teaching.experiments import _HEADERS as TABLE_HEADERS
-from tools.i18n_catalog import (LESSON_TWINS, WORD, catalog_path, english_prints, lesson_messages,
+from tools.i18n_catalog import (catalog_path, english_prints, lesson_messages, looked_up_in_code,
+                                looked_up_in_lessons,
                                 lesson_twins, messages_in, package_messages)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -401,113 +401,33 @@ def test_the_exercises_own_explanations_in_italian(capsys, italian):
                              "m = -n ln p / (ln 2)^2, arrotondato per eccesso a un bit intero."]
 
 
-def test_update_keeps_the_lessons_entries_and_drops_what_is_gone(tmp_path):
+def test_update_keeps_what_the_package_and_lessons_use_and_drops_what_is_gone(tmp_path):
     from tools.i18n_catalog import compile_catalog, update
     package = tmp_path / "bloomedu"
     package.mkdir()
     (package / "m.py").write_text("from bloomedu.i18n import _\nprint(_('Right.'))\nprint(_('New one'))\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "05_x.py").write_text(
+        '# %%\nguess = predict("How many?", None)\nsay("{n:,} left", n=3)\n')
     po_path = catalog_path("it", package)
     po_path.parent.mkdir(parents=True)
     po_path.write_text(po.dumps([
         po.Entry("Right.", "Corretto!", references=["bloomedu/m.py:2"]),
-        po.Entry("How many?", "Quanti?", references=["notebooks/05_bloom_filter.py:143"]),
+        po.Entry("How many?", "Quanti?", references=["notebooks/05_x.py:9"]),
+        po.Entry("{n:,} left", "ne restano {n:,}", references=["notebooks/05_x.py:1"]),
+        po.Entry("A question no lesson asks now", "Sparita", references=["notebooks/05_x.py:4"]),
         po.Entry("Gone from the code", "Sparito", references=["bloomedu/m.py:9"])]), encoding="utf-8")
     update("it", package)
     entries = {e.msgid: e for e in po.loads(po_path.read_text(encoding="utf-8"))}
-    assert sorted(entries) == ["How many?", "New one", "Right."]
+    assert sorted(entries) == ["How many?", "New one", "Right.", "{n:,} left"]
     assert (entries["Right."].msgstr, entries["New one"].msgstr, entries["How many?"].msgstr) == (
         "Corretto!", "", "Quanti?")
+    assert entries["How many?"].references == ["notebooks/05_x.py:2"]  # where it is now
+    assert entries["{n:,} left"].references == ["notebooks/05_x.py:3"]
     assert po_path.with_suffix(".mo").read_bytes() == compile_catalog("it", package).read_bytes()
 
 
 # --- what the lessons' code hands the library ---------------------------------------------------
-
-# helpers whose title / xlabel / ylabel / reference_label go through the catalog (via decorate)
-DRAWN_WORDS = {"decorate", "draw_bits", "draw_bit_groups", "draw_bytes_per_item",
-               "draw_measured_vs_theory", "draw_rate_sweep", "plot_fill"}
-
-
-def _called(node) -> str:
-    return node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-
-
-def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], list[str]]:
-    """({literal: places}, [f-string places]) for the text a lesson's code hands the library to
-    look up: predict's question, reveal's label, the drawing helpers' title and axes, show's
-    figure sentence (as show normalises it), and plot labels in a cell whose legend decorate
-    draws (the cell calls decorate and never .legend, which would redraw it untranslated)."""
-    from bloomedu.teaching.plots import MIN_ALT_WORDS
-    literals: dict[str, list[str]] = {}
-    formatted: list[str] = []
-    offset = 0
-    for cell in re.split(r"(?m)^(?=# %%)", source):
-        tree = ast.parse(cell)
-        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        legend_by_decorate = (any(_called(c) == "decorate" for c in calls)
-                              and not any(_called(c) == "legend" for c in calls))
-        for call in calls:
-            called, values = _called(call), []
-            if called == "predict" and call.args:
-                values.append(call.args[0])
-            for keyword in call.keywords:  # predict's choices, shown (and accepted) translated
-                if called == "predict" and keyword.arg == "choices" and isinstance(
-                        keyword.value, (ast.Tuple, ast.List)):
-                    values += keyword.value.elts
-            if called == "show" and call.args:
-                values.append(call.args[0])
-            columns = call.args[1:2] + [k.value for k in call.keywords if k.arg == "columns"]
-            if called == "format_table" and columns and isinstance(columns[0], (ast.List, ast.Tuple)):
-                values += [item for item in columns[0].elts  # the headers it shows, in words
-                           if isinstance(item, ast.Constant) and isinstance(item.value, str)
-                           and WORD.search(TABLE_HEADERS.get(item.value, item.value))]
-            if called == "draw_bytes_per_item" and len(call.args) > 3:  # its reference_label
-                values.append(call.args[3])
-            if called == "draw_bit_groups" and len(call.args) > 1 and isinstance(call.args[1], ast.Dict):
-                values += call.args[1].keys  # the groups' names, in its legend
-            outlined = [k.value for k in call.keywords if k.arg == "outlined"]
-            if called == "draw_bit_groups" and outlined and isinstance(outlined[0], ast.Dict):
-                values += outlined[0].keys  # outlined={name: indices}: named in its legend too
-            for keyword in call.keywords:
-                if called == "decorate" and keyword.arg == "legend":  # legend=dict(title=...)
-                    options = keyword.value
-                    if isinstance(options, ast.Call) and _called(options) == "dict":
-                        values += [k.value for k in options.keywords if k.arg == "title"]
-                    elif isinstance(options, ast.Dict):
-                        values += [v for k, v in zip(options.keys, options.values)
-                                   if isinstance(k, ast.Constant) and k.value == "title"]
-                if ((called == "reveal" and keyword.arg == "label")
-                        or (called in DRAWN_WORDS
-                            and keyword.arg in ("title", "xlabel", "ylabel", "reference_label"))
-                        or (keyword.arg == "label" and called != "reveal" and legend_by_decorate)):
-                    values.append(keyword.value)
-            for value in values:
-                place = f"{name}:{offset + value.lineno}"
-                if isinstance(value, ast.JoinedStr):
-                    formatted.append(place)
-                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    text = TABLE_HEADERS.get(value.value, value.value) if called == "format_table" \
-                        else value.value
-                    if called == "show":  # exercises.show("05") names a lesson, not a figure
-                        if len(text.split()) < MIN_ALT_WORDS:
-                            continue
-                        text = " ".join(text.split())
-                    literals.setdefault(text, []).append(place)
-        offset += cell.count("\n")
-    return literals, formatted
-
-
-def lessons_code_text() -> tuple[dict[str, list[str]], list[str]]:
-    literals: dict[str, list[str]] = {}
-    formatted: list[str] = []
-    for pattern in LESSON_TWINS:
-        for path in sorted(ROOT.glob(pattern)):
-            found, fstrings = looked_up_in_code(path.read_text(encoding="utf-8"),
-                                                path.relative_to(ROOT).as_posix())
-            for text, places in found.items():
-                literals.setdefault(text, []).extend(places)
-            formatted += fstrings
-    return literals, formatted
-
 
 def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
     source = ('# %%\nguess = predict("How many?", None)\nguess.reveal(3, label="Counted")\n'
@@ -551,6 +471,10 @@ def test_the_print_scan_finds_english_wherever_print_shows_it():
     assert english_prints(source, "l.py") == ["l.py:1", "l.py:2", "l.py:3", "l.py:4", "l.py:5"]
 
 
+def _called(node) -> str:
+    return node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+
+
 def test_the_lessons_hand_say_and_phrase_only_literals_a_catalog_can_find():
     found = []
     for path in lesson_twins():
@@ -562,7 +486,7 @@ def test_the_lessons_hand_say_and_phrase_only_literals_a_catalog_can_find():
 
 
 def test_every_text_the_lessons_code_hands_the_library_has_an_italian_entry(italian):
-    literals, formatted = lessons_code_text()
+    literals, formatted = looked_up_in_lessons()
     assert len(literals) > 150 and formatted  # the scan reads the lessons at all
     entries = {entry.msgid: entry for entry in catalog()}
     missing = {text: places for text, places in literals.items()

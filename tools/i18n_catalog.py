@@ -13,12 +13,11 @@ lesson's line.  ``python -m tools.i18n_catalog prints`` lists each ``print(...)`
 that still shows English words (an f-string no catalog can translate): the Italian edition would
 print them in English.
 
-The library also looks up other text a lesson's code passes it (a ``predict`` question, a
-``reveal`` label, ``decorate``'s title and axes, ``show``'s sentence, ``format_table``'s
-columns), so that the Italian notebooks, whose code cells are the English ones, show it in
-Italian.  Such an entry is added by hand with a reference to its place in the lessons
-(``#: notebooks/05_bloom_filter.py:143``); ``update`` keeps every entry whose references are all
-in ``notebooks/``, since no scan of the package finds them.
+The library also looks up other text a lesson's code passes it (a ``predict`` question and its
+choices, a ``reveal`` label, ``decorate``'s title and axes, ``show``'s sentence,
+``format_table``'s columns), so that the Italian notebooks, whose code cells are the English
+ones, show it in Italian; :func:`looked_up_in_code` finds those literals and ``update`` brings
+them into the catalog too, with their places in the lessons.
 
 >>> import ast
 >>> [m for m, _ in messages_in(ast.parse('print(_("Right."))\\nx = gettext("Hi {name}")'), "f.py")]
@@ -39,7 +38,9 @@ from . import po
 from .lesson_catalogs import merged
 
 __all__ = ["ROOT", "PACKAGE", "LESSON_TWINS", "WORD", "catalog_path", "messages_in", "package_messages",
-           "lesson_twins", "lesson_messages", "shown_strings", "english_prints", "update",
+           "lesson_twins", "lesson_messages", "looked_up_in_code", "looked_up_in_lessons",
+           "all_messages",
+           "shown_strings", "english_prints", "update",
            "compile_catalog", "stat"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +134,104 @@ def english_prints(source: str, name: str) -> list[str]:
     return sorted(found, key=lambda place: int(place.rsplit(":", 1)[1]))
 
 
+# helpers whose title / xlabel / ylabel / reference_label go through the catalog (via decorate)
+DRAWN_WORDS = {"decorate", "draw_bits", "draw_bit_groups", "draw_bytes_per_item",
+               "draw_measured_vs_theory", "draw_rate_sweep", "plot_fill"}
+
+
+def _called(node) -> str:
+    return node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+
+
+def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], list[str]]:
+    """({literal: places}, [f-string places]) for the text a lesson's code hands the library to
+    look up: predict's question, reveal's label, the drawing helpers' title and axes, show's
+    figure sentence (as show normalises it), and plot labels in a cell whose legend decorate
+    draws (the cell calls decorate and never .legend, which would redraw it untranslated)."""
+    from bloomedu.teaching.experiments import _HEADERS as TABLE_HEADERS
+    from bloomedu.teaching.plots import MIN_ALT_WORDS
+    literals: dict[str, list[str]] = {}
+    formatted: list[str] = []
+    offset = 0
+    for cell in re.split(r"(?m)^(?=# %%)", source):
+        tree = ast.parse(cell)
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        legend_by_decorate = (any(_called(c) == "decorate" for c in calls)
+                              and not any(_called(c) == "legend" for c in calls))
+        for call in calls:
+            called, values = _called(call), []
+            if called == "predict" and call.args:
+                values.append(call.args[0])
+            for keyword in call.keywords:  # predict's choices, shown (and accepted) translated
+                if called == "predict" and keyword.arg == "choices" and isinstance(
+                        keyword.value, (ast.Tuple, ast.List)):
+                    values += keyword.value.elts
+            if called == "show" and call.args:
+                values.append(call.args[0])
+            columns = call.args[1:2] + [k.value for k in call.keywords if k.arg == "columns"]
+            if called == "format_table" and columns and isinstance(columns[0], (ast.List, ast.Tuple)):
+                values += [item for item in columns[0].elts  # the headers it shows, in words
+                           if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                           and WORD.search(TABLE_HEADERS.get(item.value, item.value))]
+            if called == "draw_bytes_per_item" and len(call.args) > 3:  # its reference_label
+                values.append(call.args[3])
+            if called == "draw_bit_groups" and len(call.args) > 1 and isinstance(call.args[1], ast.Dict):
+                values += call.args[1].keys  # the groups' names, in its legend
+            outlined = [k.value for k in call.keywords if k.arg == "outlined"]
+            if called == "draw_bit_groups" and outlined and isinstance(outlined[0], ast.Dict):
+                values += outlined[0].keys  # outlined={name: indices}: named in its legend too
+            for keyword in call.keywords:
+                if called == "decorate" and keyword.arg == "legend":  # legend=dict(title=...)
+                    options = keyword.value
+                    if isinstance(options, ast.Call) and _called(options) == "dict":
+                        values += [k.value for k in options.keywords if k.arg == "title"]
+                    elif isinstance(options, ast.Dict):
+                        values += [v for k, v in zip(options.keys, options.values)
+                                   if isinstance(k, ast.Constant) and k.value == "title"]
+                if ((called == "reveal" and keyword.arg == "label")
+                        or (called in DRAWN_WORDS
+                            and keyword.arg in ("title", "xlabel", "ylabel", "reference_label"))
+                        or (keyword.arg == "label" and called != "reveal" and legend_by_decorate)):
+                    values.append(keyword.value)
+            for value in values:
+                place = f"{name}:{offset + value.lineno}"
+                if isinstance(value, ast.JoinedStr):
+                    formatted.append(place)
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    text = TABLE_HEADERS.get(value.value, value.value) if called == "format_table" \
+                        else value.value
+                    if called == "show":  # exercises.show("05") names a lesson, not a figure
+                        if len(text.split()) < MIN_ALT_WORDS:
+                            continue
+                        text = " ".join(text.split())
+                    literals.setdefault(text, []).append(place)
+        offset += cell.count("\n")
+    return literals, formatted
+
+
+def looked_up_in_lessons(root: Path = ROOT) -> tuple[dict[str, list[str]], list[str]]:
+    """:func:`looked_up_in_code` over every lesson twin: ({literal: places}, [f-string places])."""
+    literals: dict[str, list[str]] = {}
+    formatted: list[str] = []
+    for path in lesson_twins(root):
+        found, fstrings = looked_up_in_code(path.read_text(encoding="utf-8"),
+                                            path.relative_to(root).as_posix())
+        for text, places in found.items():
+            literals.setdefault(text, []).extend(places)
+        formatted += fstrings
+    return literals, formatted
+
+
+def all_messages(package: Path = PACKAGE) -> dict[str, list[str]]:
+    """{message: its places}: what the package marks, what the lessons say(), and what their code
+    hands the library to look up (:func:`looked_up_in_lessons`), in that order."""
+    messages = package_messages(package)
+    for found in (lesson_messages(package.parent), looked_up_in_lessons(package.parent)[0]):
+        for message, places in found.items():
+            messages.setdefault(message, []).extend(places)
+    return messages
+
+
 def compile_catalog(language: str = "it", package: Path = PACKAGE) -> Path:
     """Write the ``.mo`` of the ``.po``; returns its path."""
     source = catalog_path(language, package)
@@ -145,16 +244,12 @@ def update(language: str = "it", package: Path = PACKAGE) -> Path:
     """Bring the ``.po`` in step with the package's messages and compile it; returns its path."""
     path = catalog_path(language, package)
     old = po.loads(path.read_text(encoding="utf-8"), str(path)) if path.exists() else []
-    messages = package_messages(package)
-    for message, places in lesson_messages(package.parent).items():
-        messages.setdefault(message, []).extend(places)
+    messages = all_messages(package)
     entries = merged(list(messages), old)
     for entry in entries:
         entry.references = messages[entry.msgid]
         if "{" in entry.msgid:
             entry.notes = ["keep every {field} as it is; they may move"]
-    entries += [entry for entry in old if entry.msgid not in messages and entry.references
-                and all(ref.startswith("notebooks/") for ref in entry.references)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(po.dumps(entries, language), encoding="utf-8")
     compile_catalog(language, package)
@@ -166,8 +261,7 @@ def stat(language: str = "it", package: Path = PACKAGE) -> tuple[int, int, int]:
     path = catalog_path(language, package)
     found = {e.msgid: e for e in po.loads(path.read_text(encoding="utf-8"), str(path))} \
         if path.exists() else {}
-    messages = package_messages(package)
-    messages.update(lesson_messages(package.parent))
+    messages = all_messages(package)
     done = sum(1 for m in messages if m in found and found[m].done)
     fuzzy = sum(1 for m in messages if m in found and found[m].fuzzy)
     return done, fuzzy, len(messages) - done - fuzzy
