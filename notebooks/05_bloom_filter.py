@@ -50,6 +50,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu import SaltedBloomFilter, click_stream, n_bit_hash_function
+from bloomedu.i18n import phrase, say
 from bloomedu.core.theory import LN2, false_positive_rate
 from bloomedu.teaching.classroom import draw_key_bits, fill_curve, find_false_positive, plot_fill
 from bloomedu.teaching.exercises import check
@@ -75,8 +76,9 @@ for message in messages:
         bloom.add(message["id"])
         print(message)
 for key in ["123", "456", "789"]:
-    print(f"{key}: bits {bloom.bit_indices(key)}")
-print(f"{bloom!r}: {bloom.bits.count()} of {bloom.num_bits} bits set, {bloom.nbytes} bytes")
+    say("{key}: bits {positions}", key=key, positions=bloom.bit_indices(key))
+say("{filter!r}: {set_bits} of {m} bits set, {nbytes} bytes",
+    filter=bloom, set_bits=bloom.bits.count(), m=bloom.num_bits, nbytes=bloom.nbytes)
 
 # %% [markdown]
 # The same class written out by hand, with a Python list standing in for the bits. It agrees
@@ -104,7 +106,8 @@ for click in click_stream(500, seed=SEED):
     library.add(click.id)
 assert all(a == b for a, b in answers)
 assert library.bits.to_bools().tolist() == by_hand.bit_list
-print(f"{len(answers)} answers agree; {sum(a for a, _ in answers)} clicks reported as seen before")
+say("{answers} answers agree; {seen} clicks reported as seen before",
+    answers=len(answers), seen=sum(a for a, _ in answers))
 
 # %% [markdown]
 # ## Property 1: "not present" is always right
@@ -121,8 +124,10 @@ for hash_bits in (14, 9):
     for key in inserted:
         bloom.add(key)
     missing = sum(key not in bloom for key in inserted)
-    print(f"SaltedBloomFilter(3, {hash_bits:2d}): {len(inserted)} inserted, {missing} reported absent, "
-          f"bits set {bloom.bits.count() / bloom.num_bits:.4f}")
+    say("SaltedBloomFilter(3, {hash_bits:2d}): {n} inserted, {missing} reported absent, "
+        "bits set {fill:.4f}",
+        hash_bits=hash_bits, n=len(inserted), missing=missing,
+        fill=bloom.bits.count() / bloom.num_bits)
 
 # %% [markdown]
 # ## Property 2: "present" may be wrong
@@ -137,7 +142,8 @@ bloom = SaltedBloomFilter(3, 8)
 ids = [click.id for click in click_stream(30, double_click_rate=0.0, seed=SEED)]
 for key in ids:
     bloom.add(key)
-print(f"after {len(ids)} IDs, {bloom.bits.count()} of {bloom.num_bits} bits are set")
+say("after {n} IDs, {set_bits} of {m} bits are set",
+    n=len(ids), set_bits=bloom.bits.count(), m=bloom.num_bits)
 
 # %%
 guess_tries = predict("How many fresh IDs will find_false_positive try before the filter claims "
@@ -147,8 +153,8 @@ guess_tries = predict("How many fresh IDs will find_false_positive try before th
 impostor = find_false_positive(bloom, ids, seed=SEED + 1)
 print(impostor)
 set_share = bloom.bits.count() / bloom.num_bits
-print(f"chance for one fresh ID: ({bloom.bits.count()}/256)^3 = {set_share ** 3:.4f}, "
-      f"about 1 in {1 / set_share ** 3:.0f}")
+say("chance for one fresh ID: ({set_bits}/256)^3 = {chance:.4f}, about 1 in {one_in:.0f}",
+    set_bits=bloom.bits.count(), chance=set_share ** 3, one_in=1 / set_share ** 3)
 guess_tries.reveal(impostor.tries, label="Tried")
 
 # %% [markdown]
@@ -173,10 +179,11 @@ show("The article's 256-bit filter after 30 IDs, 32 bits a row: 79 set bits in d
 
 # %%
 curve = fill_curve(SaltedBloomFilter(3, 8), uuid4_strings(200, np.random.default_rng(SEED)), points=8)
-print("  n  bits set  1 - e^(-kn/m)  (bits set)^k")
+say("  n  bits set  1 - e^(-kn/m)  (bits set)^k")
 for n_keys, measured, theory in zip(curve.n, curve.measured, curve.theory):
     print(f"{n_keys:3d}  {measured:8.4f}  {theory:13.4f}  {measured ** curve.num_hashes:12.4f}")
-print(f"half the bits set, in theory, at n = (m/k) ln 2 = {256 / curve.num_hashes * LN2:.1f}")
+say("half the bits set, in theory, at n = (m/k) ln 2 = {n_half:.1f}",
+    n_half=256 / curve.num_hashes * LN2)
 plot_fill(curve, title="The article's BloomFilter(3, 8) filling up")
 show("Share of the 256 bits set against n, from 0 to 200 IDs: the measured points follow the "
      "curve 1 - e^(-kn/m), rising steeply at first, passing one half near n = 59 and "
@@ -233,13 +240,14 @@ for k in ks:
                         false_positive_rate(num_bits=m, num_hashes=k, n=n)))
     timings.append((k, add_time / n, query_time))
 
-print(f"m = {m}, n = {n}, {num_queries} queries; the formula is lowest at k = "
-      f"{optimal_num_hashes(num_bits=m, n=n)} (m/n ln 2 = {m / n * LN2:.2f})")
-print(" k  measured p  (1-e^(-kn/m))^k  one sd  (meas-theory)/sd")
+say("m = {m}, n = {n}, {queries} queries; the formula is lowest at k = {best_k} "
+    "(m/n ln 2 = {k_star:.2f})",
+    m=m, n=n, queries=num_queries, best_k=optimal_num_hashes(num_bits=m, n=n), k_star=m / n * LN2)
+say(" k  measured p  (1-e^(-kn/m))^k  one sd  (meas-theory)/sd")
 for k, measured, theory in salted_rows:
     sd = (theory * (1 - theory) / num_queries) ** 0.5
     print(f"{k:2d}  {measured:10.4f}  {theory:15.4f}  {sd:6.4f}  {(measured - theory) / sd:+16.2f}")
-print(f"lowest measured: k = {min(salted_rows, key=lambda row: row[1])[0]}")
+say("lowest measured: k = {k}", k=min(salted_rows, key=lambda row: row[1])[0])
 rate = dict((k, measured) for k, measured, _ in salted_rows)
 guess_more.reveal("more" if rate[12] > rate[6] else "fewer")
 
@@ -250,7 +258,7 @@ left.plot(k_grid, [false_positive_rate(num_bits=m, num_hashes=k, n=n) for k in k
           label=r"$(1 - e^{-kn/m})^k$")
 left.plot(ks, [r[1] for r in salted_rows], "o", label="measured")
 decorate(left, xlabel="k, hash functions", ylabel="false-positive rate p", yscale="log",
-         xticks=k_grid[::2], title=f"m = 2**{hash_bits}, n = {n}")
+         xticks=k_grid[::2], title=phrase("m = 2**{hash_bits}, n = {n}", hash_bits=hash_bits, n=n))
 right.plot(ks, [t[1] * 1e6 for t in timings], "o-", label="add")
 right.plot(ks, [t[2] * 1e6 for t in timings], "s-", label="query (inserted key)")
 decorate(right, xlabel="k, hash functions", ylabel="µs per key", xticks=k_grid[::2],
@@ -292,7 +300,7 @@ for hash_bits_here in range(10, 18):
     theory = false_positive_rate(num_bits=2**hash_bits_here, num_hashes=3, n=n)
     bits_rows.append((hash_bits_here, bloom.num_bits, bloom.nbytes, false_positive_share(bloom), theory))
 
-print("hash_bits       m  nbytes  measured p  (1-e^(-kn/m))^k  theory: previous row / this")
+say("hash_bits       m  nbytes  measured p  (1-e^(-kn/m))^k  theory: previous row / this")
 for row, previous in zip(bits_rows, [None] + bits_rows):
     ratio = f"{previous[4] / row[4]:27.2f}" if previous else ""
     print(f"{row[0]:9d}  {row[1]:6d}  {row[2]:6d}  {row[3]:10.4f}  {row[4]:15.4f}  {ratio}")
@@ -302,9 +310,10 @@ guess_doubling.reveal(round(p15 / p16, 2), label="The formula's factor")
 # %%
 fig, ax = plt.subplots(figsize=FIGSIZE)
 ax.plot([r[2] for r in bits_rows], [r[4] for r in bits_rows], label=r"$(1 - e^{-kn/m})^k$")
-ax.plot([r[2] for r in bits_rows], [r[3] for r in bits_rows], "o", label=f"measured, {num_queries} queries")
+ax.plot([r[2] for r in bits_rows], [r[3] for r in bits_rows], "o",
+        label=phrase("measured, {queries} queries", queries=num_queries))
 decorate(ax, xscale="log", yscale="log", xlabel="nbytes = 2**hash_bits / 8",
-         ylabel="false-positive rate p", title=f"k = 3, n = {n}: space buys accuracy")
+         ylabel="false-positive rate p", title=phrase("k = 3, n = {n}: space buys accuracy", n=n))
 show("False-positive rate against the filter's bytes, both on log axes, from 128 to 16,384 "
      "bytes: the measured points follow the curve down from nearly 1 to about 0.0001, and the "
      "curve steepens as the filter gets sparse, towards a fall of eight times per doubling.")
@@ -339,13 +348,15 @@ def remove_by_clearing(key):
 removed, victim = next((a, b) for a, b in itertools.permutations(ids, 2)
                        if set(bloom.bit_indices(a)) & set(bloom.bit_indices(b)))
 shared = sorted(set(bloom.bit_indices(removed)) & set(bloom.bit_indices(victim)))
-print(f"removed {removed}: bits {bloom.bit_indices(removed)}")
-print(f"victim  {victim}: bits {bloom.bit_indices(victim)}  shared {shared}")
-print(f"before clearing: victim in filter = {victim in bloom}")
+say("removed {key}: bits {positions}", key=removed, positions=bloom.bit_indices(removed))
+say("victim  {key}: bits {positions}  shared {shared}",
+    key=victim, positions=bloom.bit_indices(victim), shared=shared)
+say("before clearing: victim in filter = {victim_in}", victim_in=victim in bloom)
 remove_by_clearing(removed)
-print(f"after clearing:  victim in filter = {victim in bloom}, removed in filter = {removed in bloom}")
+say("after clearing:  victim in filter = {victim_in}, removed in filter = {removed_in}",
+    victim_in=victim in bloom, removed_in=removed in bloom)
 lost = [key for key in ids if key not in bloom]
-print(f"inserted IDs now reported absent: {len(lost)} of {len(ids)}")
+say("inserted IDs now reported absent: {lost} of {n}", lost=len(lost), n=len(ids))
 bloom.bits = original
 
 # %% [markdown]

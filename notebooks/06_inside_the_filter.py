@@ -51,6 +51,7 @@ import matplotlib.pyplot as plt
 from bloomedu import BloomFilter
 from bloomedu.core.filter import bit_position
 from bloomedu.core.hashing import fmix64, hash128
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.classroom import bit_setters, find_false_positive
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import GROUP_COLORS, draw_bit_groups, show
@@ -87,7 +88,7 @@ for message in messages:
 h1, h2 = hash128("123")
 by_hand = [fmix64((h1 + i * h2) % 2**64) % 1000 for i in range(3)]
 assert by_hand == general.bit_indices("123")
-print(f"'123': h1 = {h1}, h2 = {h2} -> bits {by_hand}")
+say("'123': h1 = {h1}, h2 = {h2} -> bits {positions}", h1=h1, h2=h2, positions=by_hand)
 
 # %%
 print(inspect.getsource(bit_position))
@@ -120,18 +121,19 @@ WALK_SEED = 46  # picked so that the three items set nine different bits: no bit
 small = BloomFilter(num_bits=32, num_hashes=3)
 items = dict(zip("ABC", malicious_urls(3, seed=WALK_SEED)))
 snapshots = []
-print(f"{'item':4}  {'positions':>12}  url")
+say("item     positions  url")
 for name, url in items.items():
     small.add(url)
     snapshots.append((name, small.bit_indices(url), small.bits.copy()))
     print(f"{name:4}  {str(small.bit_indices(url)):>12}  {url}")
-print(f"bits set after three items: {small.bits_set()} of {small.num_bits}")
+say("bits set after three items: {set_bits} of {m}", set_bits=small.bits_set(), m=small.num_bits)
 
 # %%
 fig, axes = plt.subplots(3, 1, figsize=(7.0, 4.2))
 for ax, color, (name, positions, bits) in zip(axes, GROUP_COLORS, snapshots):
-    draw_bit_groups(bits, {f"{name} sets": positions}, ax=ax, colors=[color],
-                    title=f"after adding {name}: bits {positions}")
+    draw_bit_groups(bits, {phrase("{item} sets", item=name): positions}, ax=ax, colors=[color],
+                    title=phrase("after adding {item}: bits {positions}", item=name,
+                                 positions=positions))
 show("Three rows of 32 bit cells, one after each add: A sets bits 15, 17 and 26, B adds 14, 28 "
      "and 30, C adds 13, 19 and 31, so nine different bits are set and 23 are still 0.")
 
@@ -149,9 +151,10 @@ guess_lenders = predict("The first safe URL that fools this filter: how many of 
 candidates = safe_urls(5000, seed=WALK_SEED)
 absent = next(url for url in candidates if url not in small)
 tried, fooled = next((i + 1, url) for i, url in enumerate(candidates) if url in small)
-queries = {"present (A)": items["A"], "absent": absent, "false positive": fooled}
+queries = {phrase("present (A)"): items["A"], phrase("absent"): absent,
+           phrase("false positive"): fooled}
 name_of = {url: name for name, url in items.items()}
-print(f"{'query':15}  {'positions':>12}  {'bits':>9}  {'in filter':9}  {'really added':12}  set by")
+say("query               positions       bits  in filter  really added  set by")
 for label, url in queries.items():
     positions = small.bit_indices(url)
     values = [int(small.bits[i]) for i in positions]
@@ -164,8 +167,8 @@ for label, url in queries.items():
     assert owners == by_library  # the "set by" column agrees with bloomedu.teaching.classroom
 found = find_false_positive(small, list(items.values()), keys=candidates)
 assert (found.key, found.tries) == (fooled, tried)  # the hand-made search agrees too
-print(f"found after {tried} tries; chance for one safe URL: (9/32)^3 = {(9 / 32) ** 3:.4f}, "
-      f"about 1 in {(32 / 9) ** 3:.0f}")
+say("found after {tries} tries; chance for one safe URL: (9/32)^3 = {chance:.4f}, "
+    "about 1 in {one_in:.0f}", tries=tried, chance=(9 / 32) ** 3, one_in=(32 / 9) ** 3)
 lenders = {name for name, positions, _ in snapshots if set(positions) & set(small.bit_indices(fooled))}
 guess_lenders.reveal(("one", "two", "three")[len(lenders) - 1])
 
@@ -175,8 +178,9 @@ for ax, (label, url) in zip(axes, queries.items()):
     positions = small.bit_indices(url)
     groups = {"query, bit set": [i for i in positions if small.bits[i]],
               "query, bit clear": [i for i in positions if not small.bits[i]]}
-    draw_bit_groups(small.bits, groups, ax=ax, colors=["#59a14f", "#e15759"],
-                    title=f"{label}: {'maybe in' if url in small else 'certainly not in'}")
+    title = (phrase("{query}: maybe in", query=label) if url in small
+             else phrase("{query}: certainly not in", query=label))
+    draw_bit_groups(small.bits, groups, ax=ax, colors=["#59a14f", "#e15759"], title=title)
 show("Three rows of 32 bit cells with the query's three bits marked: A finds all three set; the "
      "absent URL finds bits 21 and 23 clear, so it was never added; the false positive finds "
      "bits 13, 14 and 17 all set, one by each of C, B and A.")
@@ -199,11 +203,11 @@ guess_share = predict("In 32 bits with k = 3, what share of keys have fewer than
 # %%
 coinciding = sum(len(set(small.bit_indices(url))) < small.num_hashes for url in candidates)
 chance = 1 - (1 - 1 / small.num_bits) * (1 - 2 / small.num_bits)
-print(f"safe URLs with coinciding positions: {coinciding} of {len(candidates)} = "
-      f"{coinciding / len(candidates):.4f}")
-print(f"by chance: 1 - (1 - 1/32)(1 - 2/32) = {chance:.4f}")
-print(f"in the first section's 1,000 bits: 1 - (1 - 1/1000)(1 - 2/1000) = "
-      f"{1 - (1 - 1 / 1000) * (1 - 2 / 1000):.4f}")
+say("safe URLs with coinciding positions: {coinciding} of {urls} = {share:.4f}",
+    coinciding=coinciding, urls=len(candidates), share=coinciding / len(candidates))
+say("by chance: 1 - (1 - 1/32)(1 - 2/32) = {chance:.4f}", chance=chance)
+say("in the first section's 1,000 bits: 1 - (1 - 1/1000)(1 - 2/1000) = {chance:.4f}",
+    chance=1 - (1 - 1 / 1000) * (1 - 2 / 1000))
 guess_share.reveal(coinciding / len(candidates))
 
 # %% [markdown]
@@ -235,11 +239,12 @@ guess_claimed = predict("Twelve of the 32 bits are set. How many of 'grape', 'ki
 
 # %%
 claimed = 0
+verdict_words = {"absent": phrase("absent"), "false positive": phrase("false positive")}
 for name in ["grape", "kiwi", "lemon", "lime", "mango", "melon", "peach", "plum"]:
     view = toy_view(fruits, name)
     claimed += view.verdict == "false positive"
-    print(f"{name:6} {str(view.positions):13} {view.verdict}")
-print(f"chance for one key never added: (12/32)^3 = {(12 / 32) ** 3:.3f}")
+    print(f"{name:6} {str(view.positions):13} {verdict_words[view.verdict]}")
+say("chance for one key never added: (12/32)^3 = {chance:.3f}", chance=(12 / 32) ** 3)
 view = toy_view(fruits, "melon")
 print(view.text())
 guess_claimed.reveal(claimed, label="Claimed")

@@ -53,6 +53,7 @@ from bloomedu import BloomFilter
 from bloomedu.core.theory import (LN2, bits_per_item, exact_false_positive_rate,
                                   false_positive_rate, lower_bound_bits_per_item,
                                   measured_rate_std, optimal_num_hashes)
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.experiments import (format_table, measure_false_positive_rate, sweep,
                                            wilson_interval)
@@ -97,7 +98,7 @@ guess_fill = predict("A filter has 10 bits per key and uses the k that gives it 
 # A numerical check of the symmetry and of the peak:
 
 # %%
-print("    q  ln q · ln(1 − q)  k for m/n = 8  p = (1 − q)^k")
+say("    q  ln q · ln(1 − q)  k for m/n = 8  p = (1 − q)^k")
 for q in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
     product = math.log(q) * math.log(1 - q)
     print(f"{q:5.1f}  {product:16.4f}  {-8 * math.log(q):13.2f}  {math.exp(-8 * product):13.5f}")
@@ -108,15 +109,15 @@ for q in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
 
 # %%
 best_k = optimal_num_hashes(num_bits=10_000, n=1000)
-print(f"m/n = 10: best k = 10 ln 2 = {10 * LN2:.2f}, so k = {best_k}; "
-      f"p = 2^(-{10 * LN2:.2f}) = {2 ** (-10 * LN2):.5f}")
+say("m/n = 10: best k = 10 ln 2 = {k_star:.2f}, so k = {best_k}; p = 2^(-{k_star:.2f}) = {p:.5f}",
+    k_star=10 * LN2, best_k=best_k, p=2 ** (-10 * LN2))
 rate_at_best = false_positive_rate(num_bits=10_000, num_hashes=best_k, n=1000)
-print(f"at the whole k = {best_k}: (1 - e^(-kn/m))^k = {rate_at_best:.5f}")
+say("at the whole k = {best_k}: (1 - e^(-kn/m))^k = {rate:.5f}", best_k=best_k, rate=rate_at_best)
 filled = BloomFilter(num_bits=10_000, num_hashes=best_k)
 filled.add_many(np.random.default_rng(SEED).integers(0, 2**64, size=1000, dtype=np.uint64))
 fill = filled.bits_set() / filled.num_bits
-print(f"a real BloomFilter(10_000, {best_k}) after 1,000 random keys: {filled.bits_set():,} bits set "
-      f"= {fill:.4f}")
+say("a real BloomFilter(10_000, {best_k}) after 1,000 random keys: {set_bits:,} bits set "
+    "= {fill:.4f}", best_k=best_k, set_bits=filled.bits_set(), fill=fill)
 guess_fill.reveal(fill, label="Measured")
 
 # %% [markdown]
@@ -146,9 +147,11 @@ m, k, n = 2**16, 4, 8192
 p_measured = measure_false_positive_rate(num_bits=m, num_hashes=k, num_items=n, num_queries=QUERIES,
                                          seed=SEED)
 low, high = wilson_interval(round(p_measured * QUERIES), QUERIES)
-print(f"m={m} k={k} n={n}, {QUERIES:,} queries: measured {p_measured:.5f}, 95% interval "
-      f"[{low:.5f}, {high:.5f}]; classic {false_positive_rate(num_bits=m, num_hashes=k, n=n):.5f}, "
-      f"exact {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):.5f}")
+say("m={m} k={k} n={n}, {queries:,} queries: measured {measured:.5f}, 95% interval "
+    "[{low:.5f}, {high:.5f}]; classic {classic:.5f}, exact {exact:.5f}",
+    m=m, k=k, n=n, queries=QUERIES, measured=p_measured, low=low, high=high,
+    classic=false_positive_rate(num_bits=m, num_hashes=k, n=n),
+    exact=exact_false_positive_rate(num_bits=m, num_hashes=k, n=n))
 
 # %% [markdown]
 # The formula's 0.02397 lies inside this interval, near its top. A 95% interval misses the
@@ -173,12 +176,15 @@ print(format_table(by_k, ["num_hashes", "false_positives", "rate", "low", "high"
                    float_format=".5f"))
 best_measured = min(by_k, key=lambda r: r.rate)
 best_exact = min(by_k, key=lambda r: r.exact)
-print(f"(m/n) ln 2 = {m_b / n_b * LN2:.2f}; lowest exact rate at k = {best_exact.num_hashes}; "
-      f"lowest measured rate at k = {best_measured.num_hashes}")
+say("(m/n) ln 2 = {k_star:.2f}; lowest exact rate at k = {exact_k}; "
+    "lowest measured rate at k = {measured_k}",
+    k_star=m_b / n_b * LN2, exact_k=best_exact.num_hashes, measured_k=best_measured.num_hashes)
 for k_here in (4, 6, 8, 12):
     row = by_k[k_here - 1]
-    print(f"k = {k_here:2d}: {row.exact / best_exact.exact:.3f} x the rate at k = 7 (exact), "
-          f"{row.rate / best_measured.rate:.3f} x (measured)")
+    say("k = {k:2d}: {exact_ratio:.3f} x the rate at k = 7 (exact), "
+        "{measured_ratio:.3f} x (measured)",
+        k=k_here, exact_ratio=row.exact / best_exact.exact,
+        measured_ratio=row.rate / best_measured.rate)
 guess_valley.reveal(round(by_k[11].rate / by_k[6].rate, 3))
 
 # %%
@@ -192,7 +198,7 @@ bottom.errorbar(ks_near, [r.rate for r in near],
                 yerr=[[r.rate - r.low for r in near], [r.high - r.rate for r in near]],
                 fmt="o", color="black", capsize=3, label="measured, 95% interval")
 bottom.plot([best_measured.num_hashes], [best_measured.rate], "*", color="#f28e2b",
-            markersize=16, label=f"lowest measured, k = {best_measured.num_hashes}")
+            markersize=16, label=phrase("lowest measured, k = {k}", k=best_measured.num_hashes))
 decorate(bottom, xlabel="k", ylabel="false-positive rate p", xticks=ks_near,
          title="The bottom, on a linear scale", legend=dict(loc="upper center", fontsize=7))
 decorate(whole, xticks=range(1, 13), legend=dict(fontsize=7))
@@ -232,14 +238,18 @@ falls = {bits: exact_false_positive_rate(num_bits=bits, num_hashes=4, n=1000)
                / exact_false_positive_rate(num_bits=2 * bits, num_hashes=4, n=1000)
          for bits in (10_000, 20_000, 40_000)}
 for bits, factor in falls.items():
-    print(f"m = {bits:,} -> {2 * bits:,}: the exact rate falls {factor:.1f} times")
+    say("m = {m:,} -> {doubled:,}: the exact rate falls {factor:.1f} times",
+        m=bits, doubled=2 * bits, factor=factor)
 outside = [r for r in by_m if not r.low <= r.exact <= r.high]
-print(f"exact rate inside the 95% interval: {len(by_m) - len(outside)} of {len(by_m)} rows")
+say("exact rate inside the 95% interval: {inside} of {rows} rows",
+    inside=len(by_m) - len(outside), rows=len(by_m))
 for r in outside:
     queries_sd = math.sqrt(r.exact * (1 - r.exact) / QUERIES)
     both_sd = measured_rate_std(num_bits=r.num_bits, num_hashes=4, n=1000, num_queries=QUERIES)
-    print(f"  m = {r.num_bits:,}: {(r.rate - r.exact) / queries_sd:+.1f} sd of the queries' luck, "
-          f"{(r.rate - r.exact) / both_sd:+.1f} sd with the filter's own luck too")
+    say("  m = {m:,}: {queries_sds:+.1f} sd of the queries' luck, "
+        "{both_sds:+.1f} sd with the filter's own luck too",
+        m=r.num_bits, queries_sds=(r.rate - r.exact) / queries_sd,
+        both_sds=(r.rate - r.exact) / both_sd)
 guess_double.reveal(round(falls[10_000], 1), label="Exact")
 
 # %%
@@ -266,8 +276,8 @@ show("The false-positive rate on a log scale against m from 2,000 to 40,000 bits
 # %%
 rows_so_far = by_k + by_m
 inside_so_far = sum(r.low <= r.exact <= r.high for r in rows_so_far)
-print(f"exact rate inside the 95% interval: {inside_so_far} of {len(rows_so_far)} rows "
-      f"({inside_so_far / len(rows_so_far):.0%})")
+say("exact rate inside the 95% interval: {inside} of {rows} rows ({share:.0%})",
+    inside=inside_so_far, rows=len(rows_so_far), share=inside_so_far / len(rows_so_far))
 
 # %% [markdown]
 # ## 5. The space story

@@ -57,6 +57,7 @@ from bloomedu import BloomFilter, deduplicate
 from bloomedu.cli import main as bloomedu_command
 from bloomedu.core.theory import (false_positive_rate, measured_rate_std, num_bits_for,
                                   optimal_num_hashes)
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.clickday import IDS_PER_DAY, dropped_messages, expected_drops
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.experiments import double_hash_positions
@@ -86,14 +87,14 @@ MIB = 2**20
 n, p = 1_000_000, 0.001
 m = math.ceil(-n * math.log(p) / math.log(2) ** 2)
 k = round(m / n * math.log(2))
-print(f"n = {n:,} items, p = {p}")
-print(f"m = {m:,} bits = {m / n:.3f} bits per item")
-print(f"k = (m/n) ln 2 = {m / n * math.log(2):.3f} -> {k} hash functions")
+say("n = {n:,} items, p = {p}", n=n, p=p)
+say("m = {m:,} bits = {bits_per_item:.3f} bits per item", m=m, bits_per_item=m / n)
+say("k = (m/n) ln 2 = {k_star:.3f} -> {k} hash functions", k_star=m / n * math.log(2), k=k)
 bloom = BloomFilter.from_capacity(n, p)
 assert (m, k) == (num_bits_for(n=n, p=p), optimal_num_hashes(num_bits=m, n=n))
 assert (m, k) == (bloom.num_bits, bloom.num_hashes)
-print(f"{bloom!r}: {bloom.nbytes:,} bytes of bits = {bloom.nbytes / MIB:.3f} MiB "
-      f"= {bloom.nbytes / 1e6:.3f} MB")
+say("{filter!r}: {nbytes:,} bytes of bits = {mib:.3f} MiB = {mb:.3f} MB",
+    filter=bloom, nbytes=bloom.nbytes, mib=bloom.nbytes / MIB, mb=bloom.nbytes / 1e6)
 
 # %% [markdown]
 # 1,797,200 bytes (the bits are stored in whole 64-bit words): 1.714 MiB, 1.797 MB,
@@ -106,8 +107,9 @@ print(f"{bloom!r}: {bloom.nbytes:,} bytes of bits = {bloom.nbytes / MIB:.3f} MiB
 # The article notes that the less we want to be wrong, the more space we pay. How much more:
 
 # %%
-print(f"ln 10 / (ln 2)^2 = {math.log(10) / math.log(2) ** 2:.3f} bits per item per factor of 10")
-print(f"{'p':>8}  {'bits/item':>9}  {'k':>3}  {'MiB for 1M items':>16}  {'x the p = 0.001 filter':>22}")
+say("ln 10 / (ln 2)^2 = {bits:.3f} bits per item per factor of 10",
+    bits=math.log(10) / math.log(2) ** 2)
+say("       p  bits/item    k  MiB for 1M items  x the p = 0.001 filter")
 for target in [0.1, 0.01, 0.001, 0.0001, 0.00001]:
     bits = num_bits_for(n=n, p=target)
     print(f"{target:8.5f}  {bits / n:9.3f}  {optimal_num_hashes(num_bits=bits, n=n):3d}  {bits / 8 / MIB:16.3f}"
@@ -158,10 +160,12 @@ claimed = int(big.contains_many(big_queries).sum())
 big_theory = false_positive_rate(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000)
 big_sd = measured_rate_std(num_bits=big.num_bits, num_hashes=big.num_hashes, n=1_000_000,
                            num_queries=1_000_000)
-print(f"{big!r}: {big.nbytes:,d} bytes, {missing} false negatives")
+say("{filter!r}: {nbytes:,d} bytes, {missing} false negatives",
+    filter=big, nbytes=big.nbytes, missing=missing)
 z = (claimed / 1e6 - big_theory) / big_sd
-print(f"measured p {claimed / 1e6:.5f}, (1-e^(-kn/m))^k {big_theory:.5f}, (meas-theory)/sd {z:+.2f}; "
-      f"a |z| that large comes once in {1 / math.erfc(abs(z) / math.sqrt(2)):,.0f} measurements")
+say("measured p {measured:.5f}, (1-e^(-kn/m))^k {theory:.5f}, (meas-theory)/sd {z:+.2f}; "
+    "a |z| that large comes once in {once_in:,.0f} measurements",
+    measured=claimed / 1e6, theory=big_theory, z=z, once_in=1 / math.erfc(abs(z) / math.sqrt(2)))
 
 # %% [markdown]
 # 2.83 standard deviations is far out: about once in 200 measurements. Is the filter unlucky
@@ -172,8 +176,9 @@ print(f"measured p {claimed / 1e6:.5f}, (1-e^(-kn/m))^k {big_theory:.5f}, (meas-
 others = np.random.default_rng(SEED + 1).integers(0, 2**64, size=1_000_000, dtype=np.uint64)
 assert not np.isin(others, big_inserted).any()
 other_p = float(big.contains_many(others).mean())
-print(f"this filter's (bits set / m)^k: {big.current_false_positive_rate():.5f}")
-print(f"another million fresh keys: {other_p:.5f}, (meas-theory)/sd {(other_p - big_theory) / big_sd:+.2f}")
+say("this filter's (bits set / m)^k: {rate:.5f}", rate=big.current_false_positive_rate())
+say("another million fresh keys: {measured:.5f}, (meas-theory)/sd {z:+.2f}",
+    measured=other_p, z=(other_p - big_theory) / big_sd)
 
 # %% [markdown]
 # The filter's fill gives its rate exactly as the formula expects; a measurement is one draw
@@ -195,9 +200,11 @@ assert not np.isin(more, others).any()
 big.add_many(more)
 doubled_p = float(big.contains_many(others).mean())  # others: fresh, never inserted
 doubled_theory = false_positive_rate(num_bits=big.num_bits, num_hashes=big.num_hashes, n=2_000_000)
-print(f"bits set: {big.bits_set() / big.num_bits:.3f} of m, against about half at n = 1,000,000")
-print(f"n = 2,000,000: measured p {doubled_p:.4f}, (1-e^(-kn/m))^k {doubled_theory:.4f}: "
-      f"{doubled_p / big_theory:.1f} times the planned rate")
+say("bits set: {fill:.3f} of m, against about half at n = 1,000,000",
+    fill=big.bits_set() / big.num_bits)
+say("n = 2,000,000: measured p {measured:.4f}, (1-e^(-kn/m))^k {theory:.4f}: "
+    "{times:.1f} times the planned rate",
+    measured=doubled_p, theory=doubled_theory, times=doubled_p / big_theory)
 guess_double.reveal(doubled_p, label="Measured")
 
 # %% [markdown]
@@ -228,20 +235,22 @@ guess_day = predict("How many genuine clicks does the filter sized for the day a
 
 # %%
 sized_bits = num_bits_for(n=IDS_PER_DAY, p=0.001)  # computed, not allocated: 1.55 GB
-designs = {"article: 3 hashes, 2**32 bits": (2**32, 3),
-           "sized for the day at 0.1%": (sized_bits, optimal_num_hashes(num_bits=sized_bits, n=IDS_PER_DAY))}
-print(f"{'design':30} {'m bits':>15} {'k':>3} {'memory':>10} {'p at midnight':>13} "
-      f"{'genuine clicks dropped':>22} {'share':>7}")
+article, sized = phrase("article: 3 hashes, 2**32 bits"), phrase("sized for the day at 0.1%")
+designs = {article: (2**32, 3),
+           sized: (sized_bits, optimal_num_hashes(num_bits=sized_bits, n=IDS_PER_DAY))}
+say("design                                  m bits   k     memory p at midnight "
+    "genuine clicks dropped   share")
 for name, (bits, k) in designs.items():
     lost = expected_drops(num_bits=bits, num_hashes=k, n=IDS_PER_DAY)
-    print(f"{name:30} {bits:15,d} {k:3d} {bits / 8 / 2**30:6.2f} GiB "
-          f"{false_positive_rate(num_bits=bits, num_hashes=k, n=IDS_PER_DAY):13.5f} "
-          f"{lost:22,.0f} {lost / IDS_PER_DAY:7.3%}")
+    say("{design:30} {m:15,d} {k:3d} {gib:6.2f} GiB {p:13.5f} {lost:22,.0f} {share:7.3%}",
+        design=name, m=bits, k=k, gib=bits / 8 / 2**30,
+        p=false_positive_rate(num_bits=bits, num_hashes=k, n=IDS_PER_DAY),
+        lost=lost, share=lost / IDS_PER_DAY)
 lost_02 = expected_drops(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY)  # one hash, 2**32 values: lesson 02's set
-print(f"{'lesson 02: set of 32-bit hashes':30} {'':15} {'':3} {4 * IDS_PER_DAY / 2**30:6.2f} GiB "
-      f"{false_positive_rate(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY):13.5f} {lost_02:22,.0f} "
-      f"{lost_02 / IDS_PER_DAY:7.3%}")
-sized_k = designs["sized for the day at 0.1%"][1]
+say("lesson 02: set of 32-bit hashes {gib:26.2f} GiB {p:13.5f} {lost:22,.0f} {share:7.3%}",
+    gib=4 * IDS_PER_DAY / 2**30, p=false_positive_rate(num_bits=2**32, num_hashes=1, n=IDS_PER_DAY),
+    lost=lost_02, share=lost_02 / IDS_PER_DAY)
+sized_k = designs[sized][1]
 guess_day.reveal(round(expected_drops(num_bits=sized_bits, num_hashes=sized_k, n=IDS_PER_DAY)),
                  label="Expected")
 
@@ -271,9 +280,8 @@ for name, (bits, k) in scaled.items():
     kept = deduplicate([{"id": key} for key in day_ids[:3000]], BloomFilter(bits, k),
                        key=lambda message: message["id"])
     assert [m["id"] for m in kept] == [key for key, gone in zip(day_ids[:3000], drops[name]) if not gone]
-print(f"{len(day_ids):,} IDs, 1/{SCALE:,} of the day")
-print(f"{'design':30} {'m bits':>9} {'k':>3} {'dropped':>8} {'expected':>9} {'sd':>6} "
-      f"{'x 4,096':>12}")
+say("{ids:,} IDs, 1/{scale:,} of the day", ids=len(day_ids), scale=SCALE)
+say("design                            m bits   k  dropped  expected     sd      x 4,096")
 for name, (bits, k) in scaled.items():
     expected = expected_drops(num_bits=bits, num_hashes=k, n=len(day_ids))
     lost = int(drops[name].sum())
@@ -286,7 +294,7 @@ for name, (bits, k) in scaled.items():
 
 # %%
 slices = np.array_split(np.arange(len(day_ids)), 16)
-print("hours        article  sized for the day")
+say("hours        article  sized for the day")
 for number, part in enumerate(slices):
     print(f"{24 * number / 16:4.1f}-{24 * (number + 1) / 16:4.1f}  "
           + "  ".join(f"{float(drops[name][part].mean()):{width}.5f}"
@@ -294,14 +302,14 @@ for number, part in enumerate(slices):
 fig, ax = plt.subplots(figsize=FIGSIZE)
 hours = np.linspace(0, 24, 200)
 for (name, (bits, k)), color, short in zip(scaled.items(), ["#f28e2b", "#1f4e79"],
-                                          ["article", "sized for the day"]):
+                                          [phrase("article"), phrase("sized for the day")]):
     ax.plot(hours, [false_positive_rate(num_bits=bits, num_hashes=k, n=len(day_ids) * h / 24)
                     for h in hours],
-            color=color, label=rf"{short}: $(1 - e^{{-ki/m}})^k$")
+            color=color, label=phrase("{design}: $(1 - e^{{-ki/m}})^k$", design=short))
     measured = [float(drops[name][part].mean()) for part in slices]
     middles = [24 * (number + 0.5) / 16 for number in range(16)]
     ax.plot([h for h, r in zip(middles, measured) if r > 0], [r for r in measured if r > 0],
-            "o", color=color, label=f"{short}: measured (slices with a loss)")
+            "o", color=color, label=phrase("{design}: measured (slices with a loss)", design=short))
 decorate(ax, xlabel="hour of the day", ylabel="share of genuine clicks dropped", yscale="log",
          ylim=(1e-6, 0.3), xticks=range(0, 25, 4),
          title="A day of clicks: the rate grows as the filter fills",

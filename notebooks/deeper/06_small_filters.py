@@ -48,6 +48,7 @@ from bloomedu import BloomFilter, SaltedBloomFilter
 from bloomedu.compat.guava import GuavaBloomFilter
 from bloomedu.core.filter import bit_position
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, measured_rate_std
+from bloomedu.i18n import say
 from bloomedu.teaching.experiments import (double_hash_positions, format_table,
                                            measure_false_positive_rate,
                                            measure_plain_double_hashing_rate)
@@ -94,9 +95,9 @@ for size, k_small, n_small, queries in points:
                        "plain": plain, "plain/exact": plain / exact})
 print(format_table(small_rows, ["m", "k", "n", "queries", "classic", "exact", "std",
                                 "BloomFilter", "z", "plain", "plain/exact"], float_format=".3g"))
-print(f"BloomFilter: largest |z| = {max(abs(r['z']) for r in small_rows):.2f}; plain double "
-      f"hashing / exact from {min(r['plain/exact'] for r in small_rows):.2f} to "
-      f"{max(r['plain/exact'] for r in small_rows):.2f}")
+say("BloomFilter: largest |z| = {z:.2f}; plain double hashing / exact from {low:.2f} to {high:.2f}",
+    z=max(abs(r["z"]) for r in small_rows), low=min(r["plain/exact"] for r in small_rows),
+    high=max(r["plain/exact"] for r in small_rows))
 
 # %%
 labels = [f"m={r['m']}\nk={r['k']} n={r['n']}" for r in small_rows]
@@ -161,10 +162,11 @@ print(f"f = {fill:.4f}")
 print(format_table([c for c in classes if c["d"] < k_w], ["j", "share", "d", "f^d",
                                                           "share*f^d"], float_format=".3e"))
 few = sum(c["share*f^d"] for c in classes if c["d"] < k_w)
-print(f"keys with d < k: {sum(c['share'] for c in classes if c['d'] < k_w):.5f}")
+say("keys with d < k: {share:.5f}", share=sum(c["share"] for c in classes if c["d"] < k_w))
 plain_1024 = next(r for r in small_rows if r["m"] == m_w)
-print(f"from keys with d < k: {few:.3e}; exact rate {plain_1024['exact']:.3e}; "
-      f"plain measured {plain_1024['plain']:.3e} ({few / plain_1024['plain']:.0%} of it)")
+say("from keys with d < k: {few:.3e}; exact rate {exact:.3e}; plain measured {plain:.3e} "
+    "({share:.0%} of it)",
+    few=few, exact=plain_1024["exact"], plain=plain_1024["plain"], share=few / plain_1024["plain"])
 
 # %% [markdown]
 # The keys with fewer than k positions are fewer than one in a hundred, yet they alone account for
@@ -193,7 +195,7 @@ def distinct_counts(positions):
 shares = {"plain": distinct_counts(double_hash_positions(keys, num_bits=m_w, num_hashes=k_w, mix=False)),
           "mixed": distinct_counts(double_hash_positions(keys, num_bits=m_w, num_hashes=k_w, mix=True)),
           "independent": distinct_counts(rng.integers(m_w, size=(len(keys), k_w)))}
-print(" d       plain       mixed  independent")
+say(" d       plain       mixed  independent")
 for d in range(1, k_w + 1):
     print(f"{d:2d}  {shares['plain'][d - 1]:10.5f}  {shares['mixed'][d - 1]:10.5f}  "
           f"{shares['independent'][d - 1]:11.5f}")
@@ -225,7 +227,7 @@ m = 2**hash_bits
 ids = uuid4_strings(n + num_queries, np.random.default_rng(5))  # lesson 05's seed
 inserted, queries = ids[:n], ids[n:]
 assert not set(inserted) & set(queries)
-print(" k  salted p  general p  (1-e^(-kn/m))^k  salted z  general z")
+say(" k  salted p  general p  (1-e^(-kn/m))^k  salted z  general z")
 for k in [1, 2, 4, 6, 8, 12]:
     salted = SaltedBloomFilter(k, hash_bits)
     for key in inserted:

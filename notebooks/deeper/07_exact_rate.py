@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
+from bloomedu.i18n import say
 from bloomedu.teaching.experiments import format_table
 from bloomedu.teaching.plots import decorate, new_axes, show
 
@@ -62,9 +63,11 @@ tiny_m, tiny_n, tiny_k = 16, 2, 2
 placements = np.array(list(itertools.product(range(tiny_m), repeat=tiny_k * tiny_n)))
 bits_set = np.array([len(set(row)) for row in placements])
 by_enumeration = float(np.mean((bits_set / tiny_m) ** tiny_k))
-print(f"by enumeration  {by_enumeration:.6f}")
-print(f"library exact   {exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n):.6f}")
-print(f"classic         {false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n):.6f}")
+say("by enumeration  {rate:.6f}", rate=by_enumeration)
+say("library exact   {rate:.6f}",
+    rate=exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n))
+say("classic         {rate:.6f}",
+    rate=false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n))
 assert abs(by_enumeration
            - exact_false_positive_rate(num_bits=tiny_m, num_hashes=tiny_k, n=tiny_n)) < 1e-12
 
@@ -98,11 +101,13 @@ def set_bits_distribution(m, draws):
 m, n, k = 1024, 128, 6
 chances = set_bits_distribution(m, k * n)
 by_chain = float(np.sum(chances * (np.arange(m + 1) / m) ** k))
-print(f"P(X = x) sums to {chances.sum():.12f}; mean of X {np.sum(chances * np.arange(m + 1)):.2f} "
-      f"(m(1 - (1 - 1/m)^kn) = {m * (1 - (1 - 1 / m) ** (k * n)):.2f})")
-print(f"exact rate by the chain {by_chain:.8f}")
-print(f"library exact           {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):.8f}")
-print(f"classic                 {false_positive_rate(num_bits=m, num_hashes=k, n=n):.8f}")
+say("P(X = x) sums to {total:.12f}; mean of X {mean:.2f} (m(1 - (1 - 1/m)^kn) = {expected:.2f})",
+    total=chances.sum(), mean=np.sum(chances * np.arange(m + 1)),
+    expected=m * (1 - (1 - 1 / m) ** (k * n)))
+say("exact rate by the chain {rate:.8f}", rate=by_chain)
+say("library exact           {rate:.8f}",
+    rate=exact_false_positive_rate(num_bits=m, num_hashes=k, n=n))
+say("classic                 {rate:.8f}", rate=false_positive_rate(num_bits=m, num_hashes=k, n=n))
 assert abs(by_chain - exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)) < 1e-12
 
 # %% [markdown]
@@ -115,7 +120,8 @@ assert abs(by_chain - exact_false_positive_rate(num_bits=m, num_hashes=k, n=n)) 
 # %% tags=["nbval-ignore-output"]
 start = time.perf_counter()
 big_exact = exact_false_positive_rate(num_bits=100_000, num_hashes=10, n=100_000)
-print(f"exact rate, m=1e5, n=1e5, k=10: {big_exact:.10f} in {time.perf_counter() - start:.4f} s")
+say("exact rate, m=1e5, n=1e5, k=10: {rate:.10f} in {seconds:.4f} s",
+    rate=big_exact, seconds=time.perf_counter() - start)
 
 # %% [markdown]
 # ## Where the classic formula is off

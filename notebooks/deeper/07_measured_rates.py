@@ -36,6 +36,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bloomedu.core.theory import measured_rate_std
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.experiments import format_table, sweep, wilson_interval
 from bloomedu.teaching.plots import decorate, draw_rate_sweep, new_axes, show
 
@@ -63,7 +64,7 @@ QUERIES = 20_000
 # by side:
 
 # %%
-print("      x        q       x/q   textbook 95%             Wilson 95%")
+say("      x        q       x/q   textbook 95%             Wilson 95%")
 for x, q in [(8_102, 1_000_000), (443, 20_000), (2, 20_000), (0, 20_000)]:
     rate = x / q
     half = 1.959964 * math.sqrt(rate * (1 - rate) / q)
@@ -85,8 +86,8 @@ n_grid = sorted({int(round(x)) for x in np.geomspace(2**16 / 64, 2**16 / 2, 10)}
 by_n = sweep(num_bits=2**16, num_hashes=4, num_items=n_grid, num_queries=QUERIES, seed=SEED)
 print(format_table(by_n, ["num_items", "false_positives", "rate", "low", "high", "classic",
                           "exact"]))
-print(f"exact rate inside the 95% interval: {sum(r.low <= r.exact <= r.high for r in by_n)} of "
-      f"{len(by_n)} rows")
+say("exact rate inside the 95% interval: {inside} of {rows} rows",
+    inside=sum(r.low <= r.exact <= r.high for r in by_n), rows=len(by_n))
 
 # %%
 draw_rate_sweep([r.num_items for r in by_n], by_n, xlabel="n, items inserted (m = 2^16, k = 4)",
@@ -120,17 +121,20 @@ start = time.perf_counter()
 grid = [row for m in (2**14, 2**16, 2**18)
         for row in sweep(num_bits=m, num_hashes=range(1, 9), num_items=n_values(m),
                          num_queries=QUERIES, seed=SEED)]
-print(f"{len(grid)} filters, {sum(r.num_queries for r in grid):,d} queries "
-      f"in {time.perf_counter() - start:.2f} s")
+say("{filters} filters, {queries:,d} queries in {seconds:.2f} s",
+    filters=len(grid), queries=sum(r.num_queries for r in grid),
+    seconds=time.perf_counter() - start)
 
 # %%
-print(f"{len(grid)} filters, the first five:")
+say("{filters} filters, the first five:", filters=len(grid))
 print(format_table(grid[:5]))
 inside = sum(r.low <= r.exact <= r.high for r in grid)
-print(f"exact rate inside the Wilson 95% interval: {inside} of {len(grid)} ({inside / len(grid):.1%})")
+say("exact rate inside the Wilson 95% interval: {inside} of {rows} ({share:.1%})",
+    inside=inside, rows=len(grid), share=inside / len(grid))
 at_most = sum(math.comb(len(grid), i) * 0.95**i * 0.05 ** (len(grid) - i) for i in range(inside + 1))
-print(f"chance that {len(grid)} honest 95% intervals hold the truth {inside} times or fewer: "
-      f"{at_most:.5f}, about 1 in {1 / at_most:,.0f}")
+say("chance that {rows} honest 95% intervals hold the truth {inside} times or fewer: "
+    "{chance:.5f}, about 1 in {one_in:,.0f}",
+    rows=len(grid), inside=inside, chance=at_most, one_in=1 / at_most)
 
 # %% [markdown]
 # A 95% interval should hold the truth in 95% of the rows, 228 of 240; here it holds it in 216.
@@ -156,12 +160,15 @@ error = np.array([r.rate - r.exact for r in grid])
 with np.errstate(divide="ignore", invalid="ignore"):
     z_queries = np.where(queries_sd > 0, error / queries_sd, 0.0)
 z = error / both_sd
-for label, scores in [("the queries' luck only", z_queries), ("both kinds of luck", z)]:
-    print(f"{label:23}: |z| <= 1.96 in {int((abs(scores) <= 1.96).sum())} of {len(grid)} rows, "
-          f"sd of z {scores.std():.2f}, |z| > 2 in {int((abs(scores) > 2).sum())}, "
-          f"|z| > 3 in {int((abs(scores) > 3).sum())}")
-print(f"the filter's luck makes the sd up to {(both_sd / np.where(queries_sd > 0, queries_sd, np.inf)).max():.2f} "
-      f"times larger (median {np.median(both_sd[queries_sd > 0] / queries_sd[queries_sd > 0]):.3f})")
+for luck, scores in [(phrase("the queries' luck only"), z_queries),
+                     (phrase("both kinds of luck"), z)]:
+    say("{luck:23}: |z| <= 1.96 in {within} of {rows} rows, sd of z {sd:.2f}, "
+        "|z| > 2 in {over_2}, |z| > 3 in {over_3}",
+        luck=luck, within=int((abs(scores) <= 1.96).sum()), rows=len(grid), sd=scores.std(),
+        over_2=int((abs(scores) > 2).sum()), over_3=int((abs(scores) > 3).sum()))
+say("the filter's luck makes the sd up to {largest:.2f} times larger (median {median:.3f})",
+    largest=(both_sd / np.where(queries_sd > 0, queries_sd, np.inf)).max(),
+    median=np.median(both_sd[queries_sd > 0] / queries_sd[queries_sd > 0]))
 
 # %% [markdown]
 # Counted in the queries' luck alone, the errors spread with a standard deviation of 1.14
@@ -198,12 +205,14 @@ def poisson_tail(count, mean):
 for row, score in zip(grid, z):
     if abs(score) > 3:
         expected = row.exact * row.num_queries
-        print(f"m={row.num_bits} k={row.num_hashes} n={row.num_items}: {row.false_positives} "
-              f"false positive(s) where {expected:.2f} were expected (z = {score:+.1f}); "
-              f"chance of at least {row.false_positives}: {poisson_tail(row.false_positives, expected):.3f}")
+        say("m={m} k={k} n={n}: {fp} false positive(s) where {expected:.2f} were expected "
+            "(z = {z:+.1f}); chance of at least {fp}: {chance:.3f}",
+            m=row.num_bits, k=row.num_hashes, n=row.num_items, fp=row.false_positives,
+            expected=expected, z=score, chance=poisson_tail(row.false_positives, expected))
 tiny = [r for r in grid if r.exact * r.num_queries < 1]
-print(f"rows expecting fewer than one false positive: {len(tiny)}, "
-      f"{sum(r.low <= r.exact <= r.high for r in tiny)} of them inside their Wilson interval")
+say("rows expecting fewer than one false positive: {rows}, "
+    "{inside} of them inside their Wilson interval",
+    rows=len(tiny), inside=sum(r.low <= r.exact <= r.high for r in tiny))
 
 # %% [markdown]
 # When only a few hundredths of a false positive are expected, a single one is already several

@@ -29,6 +29,7 @@ import numpy as np
 from bloomedu import SaltedBloomFilter
 from bloomedu.workloads.clicks import uuid4_strings
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
 
 SEED = 5
@@ -43,7 +44,8 @@ show("05")
 # %%
 num_hashes, hash_bits = 3, 20
 answer = 2**hash_bits // 8
-print(f"2**{hash_bits} = {2**hash_bits:,} bits = {answer:,} bytes = {answer / 2**10:.0f} KiB")
+say("2**{hash_bits} = {m:,} bits = {nbytes:,} bytes = {kib:.0f} KiB",
+    hash_bits=hash_bits, m=2**hash_bits, nbytes=answer, kib=answer / 2**10)
 
 # %%
 check.article_filter_bytes(answer, num_hashes=3, hash_bits=20)
@@ -60,7 +62,8 @@ m, k, n = 2**8, 3, 20
 fill = 1 - math.exp(-k * n / m)
 answer = fill**k
 assert math.isclose(answer, false_positive_rate(num_bits=m, num_hashes=k, n=n))
-print(f"fraction of bits set {fill:.4f}, to the power {k}: p = {answer:.5f} (about 1 in {1 / answer:.0f})")
+say("fraction of bits set {fill:.4f}, to the power {k}: p = {p:.5f} (about 1 in {one_in:.0f})",
+    fill=fill, k=k, p=answer, one_in=1 / answer)
 
 # %%
 check.article_filter_fpp(answer, num_hashes=3, hash_bits=8, n=20)
@@ -81,9 +84,11 @@ bloom = SaltedBloomFilter(num_hashes=3, hash_bits=8)
 for key in inserted:
     bloom.add(key)
 answer = sum(key in bloom for key in queries) / trials
-print(f"bits set {bloom.bits.count()} of {bloom.num_bits}; measured p = {answer:.5f}; "
-      f"(bits set/m)^k = {(bloom.bits.count() / bloom.num_bits) ** 3:.5f}; "
-      f"exact expectation {exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=3, n=n):.5f}")
+say("bits set {set_bits} of {m}; measured p = {measured:.5f}; (bits set/m)^k = {fill_rate:.5f}; "
+    "exact expectation {exact:.5f}",
+    set_bits=bloom.bits.count(), m=bloom.num_bits, measured=answer,
+    fill_rate=(bloom.bits.count() / bloom.num_bits) ** 3,
+    exact=exact_false_positive_rate(num_bits=bloom.num_bits, num_hashes=3, n=n))
 
 # %%
 check.measured_fpp(answer, num_bits=256, num_hashes=3, n=20, trials=100_000)

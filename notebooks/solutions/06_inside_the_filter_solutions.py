@@ -29,6 +29,7 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.core.hashing import fmix64, hash128
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 
 SEED = 6
 show("06")
@@ -46,9 +47,10 @@ h1, h2 = hash128(key)
 value = (h1 + i * h2) % 2**64
 answer = fmix64(value) % m
 print(f"h1 = {h1}, h2 = {h2}")
-print(f"(h1 + {i}*h2) mod 2^64 = {value}; fmix64 of it mod {m} = {answer}")
+say("(h1 + {i}*h2) mod 2^64 = {value}; fmix64 of it mod {m} = {position}",
+    i=i, value=value, m=m, position=answer)
 assert answer == BloomFilter(m, k).bit_indices(key)[i]  # the library agrees
-print(f"all {k} positions: {BloomFilter(m, k).bit_indices(key)}")
+say("all {k} positions: {positions}", k=k, positions=BloomFilter(m, k).bit_indices(key))
 
 # %%
 check.double_hash_position(answer, key='789', num_bits=1000, num_hashes=3, i=2)
@@ -65,8 +67,9 @@ check.double_hash_position(answer, key='789', num_bits=1000, num_hashes=3, i=2)
 m, k = 64, 4
 all_distinct = math.prod(1 - j / m for j in range(k))
 answer = predicted = 1 - all_distinct
-print(f"P(all {k} distinct) = (63/64)(62/64)(61/64) = {all_distinct:.5f}; the rest: {answer:.5f}")
-print(f"(adding up the 6 pairs' chances, 6/64 = {6 / 64:.5f}, counts some keys twice)")
+say("P(all {k} distinct) = (63/64)(62/64)(61/64) = {all_distinct:.5f}; the rest: {rest:.5f}",
+    k=k, all_distinct=all_distinct, rest=answer)
+say("(adding up the 6 pairs' chances, 6/64 = {pairs:.5f}, counts some keys twice)", pairs=6 / 64)
 
 # %%
 check.coinciding_positions(answer, num_bits=64, num_hashes=4)
@@ -85,8 +88,9 @@ positions = np.sort(np.array([bloom.bit_indices(int(key)) for key in keys]), axi
 coinciding = (np.diff(positions, axis=1) == 0).any(axis=1)
 answer = float(coinciding.mean())
 sd = math.sqrt(predicted * (1 - predicted) / trials)
-print(f"{int(coinciding.sum()):,} of {trials:,} keys have fewer than 4 distinct positions: {answer:.5f} "
-      f"(06.2 predicts {predicted:.5f}, give or take {sd:.5f})")
+say("{coinciding:,} of {trials:,} keys have fewer than 4 distinct positions: {share:.5f} "
+    "(06.2 predicts {predicted:.5f}, give or take {sd:.5f})",
+    coinciding=int(coinciding.sum()), trials=trials, share=answer, predicted=predicted, sd=sd)
 
 # %%
 check.measured_coinciding_positions(answer, num_bits=64, num_hashes=4, trials=100_000)

@@ -28,6 +28,7 @@ import numpy as np
 
 from bloomedu import BloomFilter
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 from bloomedu.teaching.experiments import measure_false_positive_rate
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate, optimal_num_hashes
 
@@ -45,10 +46,11 @@ m, n = 12_000, 1000
 best_real = m / n * math.log(2)
 neighbours = [math.floor(best_real), math.ceil(best_real)]
 for k in neighbours:
-    print(f"k = {k}: classic rate {false_positive_rate(num_bits=m, num_hashes=k, n=n):.6f}")
+    say("k = {k}: classic rate {rate:.6f}",
+        k=k, rate=false_positive_rate(num_bits=m, num_hashes=k, n=n))
 answer = min(neighbours, key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
 assert answer == optimal_num_hashes(num_bits=m, n=n)
-print(f"(m/n) ln 2 = {best_real:.3f} -> k = {answer}")
+say("(m/n) ln 2 = {k_star:.3f} -> k = {k}", k_star=best_real, k=answer)
 
 # %%
 check.optimal_k(answer, num_bits=12_000, n=1000)
@@ -64,8 +66,8 @@ check.optimal_k(answer, num_bits=12_000, n=1000)
 m, n, k = 12_000, 1000, 8
 fill = 1 - math.exp(-k * n / m)
 answer = fill**k
-print(f"bits set: {fill:.4f}; classic rate {answer:.6f}; "
-      f"exact rate {exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):.6f}")
+say("bits set: {fill:.4f}; classic rate {classic:.6f}; exact rate {exact:.6f}",
+    fill=fill, classic=answer, exact=exact_false_positive_rate(num_bits=m, num_hashes=k, n=n))
 
 # %%
 check.fpp(answer, num_bits=12_000, num_hashes=8, n=1000)
@@ -88,8 +90,9 @@ assert bloom.contains_many(inserted).all()  # no false negatives
 answer = int(np.count_nonzero(bloom.contains_many(queries))) / trials
 one_call = measure_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, num_items=n,
                                        num_queries=trials, seed=SEED)
-print(f"measured by hand {answer:.5f}; measure_false_positive_rate {one_call:.5f}; "
-      f"exact {exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n):.5f}")
+say("measured by hand {by_hand:.5f}; measure_false_positive_rate {one_call:.5f}; exact {exact:.5f}",
+    by_hand=answer, one_call=one_call,
+    exact=exact_false_positive_rate(num_bits=num_bits, num_hashes=num_hashes, n=n))
 
 # %%
 check.measured_fpp(answer, num_bits=10_000, num_hashes=7, n=1000, trials=100_000)

@@ -29,6 +29,7 @@ import numpy as np
 from bloomedu import BloomFilter
 from bloomedu.core.theory import num_bits_for, optimal_num_hashes
 from bloomedu.teaching.exercises import check, show
+from bloomedu.i18n import say
 
 SEED = 8
 show("08")
@@ -43,8 +44,9 @@ show("08")
 n, p = 50_000, 0.02
 exact = -n * math.log(p) / math.log(2) ** 2
 answer = math.ceil(exact)
-print(f"-n ln p / (ln 2)^2 = {exact:,.2f} -> m = {answer:,} bits = {answer / n:.2f} bits per item, "
-      f"k = {optimal_num_hashes(num_bits=answer, n=n)}")
+say("-n ln p / (ln 2)^2 = {exact:,.2f} -> m = {m:,} bits = {bits_per_item:.2f} bits per item, "
+    "k = {k}",
+    exact=exact, m=answer, bits_per_item=answer / n, k=optimal_num_hashes(num_bits=answer, n=n))
 assert answer == num_bits_for(n=n, p=p) == BloomFilter.from_capacity(n, p).num_bits
 
 # %%
@@ -64,8 +66,10 @@ m = num_bits_for(n=n, p=p)
 k = optimal_num_hashes(num_bits=m, n=n)
 i = np.arange(n, dtype=float)
 answer = float(np.mean((1 - np.exp(-k * i / m)) ** k))
-print(f"m = {m:,}, k = {k}: mean rate over the clicks {answer:.3e} = {answer / p:.3f} of p; "
-      f"rate at the last click {(1 - math.exp(-k * (n - 1) / m)) ** k:.3e}")
+say("m = {m:,}, k = {k}: mean rate over the clicks {mean_rate:.3e} = {share_of_p:.3f} of p; "
+    "rate at the last click {last_rate:.3e}",
+    m=m, k=k, mean_rate=answer, share_of_p=answer / p,
+    last_rate=(1 - math.exp(-k * (n - 1) / m)) ** k)
 
 # %%
 check.day_share_dropped(answer, n=1_000_000, p=0.01)
@@ -83,7 +87,8 @@ assert np.unique(keys).size == keys.size  # distinct: no query was inserted
 bloom = BloomFilter.from_capacity(n, p)
 bloom.add_many(keys[:n])
 answer = float(bloom.contains_many(keys[n:]).mean())
-print(f"{bloom!r}: measured rate {answer:.5f} on {trials:,} keys never inserted (asked for {p})")
+say("{filter!r}: measured rate {measured:.5f} on {trials:,} keys never inserted (asked for {p})",
+    filter=bloom, measured=answer, trials=trials, p=p)
 
 # %%
 check.measured_sized_fpp(answer, n=200_000, p=0.005, trials=1_000_000)
