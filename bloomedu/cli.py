@@ -43,7 +43,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .core import theory
-from .i18n import check_language
+from .i18n import _, check_language
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
 __all__ = ["SizeReport", "size_report", "memory", "human_bytes", "main"]
@@ -110,23 +110,25 @@ class SizeReport:
         return theory.lower_bound_bits_per_item(p) if 0 < p < 1 else None
 
     def lines(self) -> list[str]:
-        """The report, one fixed-format line per figure."""
+        """The report, one fixed-format line per figure, in the reader's language
+        (:mod:`bloomedu.i18n`): the labels in a column as wide as the longest needs."""
         bound, exact = self.lower_bound_bits_per_item, self.exact_fpp
         rows = [
-            ("items (n)", f"{self.items:,}"),
-            ("bits (m)", f"{self.num_bits:,}"),
-            ("hash functions (k)", f"{self.num_hashes}"),
-            ("memory", memory(self.nbytes)),
-            ("bits per item (m/n)", f"{self.bits_per_item:.2f}"),
-            ("false-positive rate", f"{self.fpp:.6g} (classic (1 - e^(-kn/m))^k)"),
-            ("exact rate", f"{exact:.6g} (kn independent uniform positions)"),
-            ("lower bound", f"{bound:.2f} bits per item (log2(1/p)); this filter uses "
-                            f"{self.bits_per_item / bound:.2f} times that"
-             if bound else "not defined: the rate rounds to 0 or 1"),
+            (_("items (n)"), f"{self.items:,}"),
+            (_("bits (m)"), f"{self.num_bits:,}"),
+            (_("hash functions (k)"), f"{self.num_hashes}"),
+            (_("memory"), memory(self.nbytes)),
+            (_("bits per item (m/n)"), f"{self.bits_per_item:.2f}"),
+            (_("false-positive rate"), _("{fpp:.6g} (classic (1 - e^(-kn/m))^k)").format(fpp=self.fpp)),
+            (_("exact rate"), _("{exact:.6g} (kn independent uniform positions)").format(exact=exact)),
+            (_("lower bound"), _("{bound:.2f} bits per item (log2(1/p)); this filter uses {times:.2f} "
+                                 "times that").format(bound=bound, times=self.bits_per_item / bound)
+             if bound else _("not defined: the rate rounds to 0 or 1")),
         ]
         if self.target_fpp is not None:
-            rows.insert(1, ("target rate (p)", f"{self.target_fpp:.6g}"))
-        return [f"{label:<22}{value}" for label, value in rows]
+            rows.insert(1, (_("target rate (p)"), f"{self.target_fpp:.6g}"))
+        width = max(22, max(len(label) for label, _value in rows) + 2)
+        return [f"{label:<{width}}{value}" for label, value in rows]
 
 
 def memory(nbytes: int) -> str:

@@ -173,6 +173,16 @@ def test_format_table_heads_its_columns_in_italian_as_wide_as_they_need(italian)
         == ["m  rate", "8   0.5"]
 
 
+def test_the_size_report_in_italian_keeps_its_values_in_one_column(capsys, italian):
+    from bloomedu.cli import main
+    assert main(["size", "--items", "1000000", "--fpp", "0.001"]) == 0
+    report = lines(capsys)
+    assert report[0].split() == ["elementi", "(n)", "1,000,000"]
+    assert report[-1].startswith("limite inferiore") and "questo filtro ne usa 1.44 volte" in report[-1]
+    columns = {re.search(r"\S {2,}(?=\S)", line).end() for line in report}
+    assert len(columns) == 1, report  # every value starts in the same column
+
+
 def test_predict_and_reveal_in_italian(capsys, italian):
     guess = predict("How many?", None)
     assert lines(capsys) == ["Prevedi: How many?",
