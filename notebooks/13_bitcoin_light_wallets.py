@@ -54,6 +54,7 @@ from bloomedu.compat import Bip37Filter
 from bloomedu.compat.bip37 import bitcoinj_sizing
 from bloomedu.core.hashing import murmur3_32
 from bloomedu.core.theory import false_positive_rate
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import decorate, new_axes, show
 from bloomedu.teaching.predict import predict
@@ -102,8 +103,7 @@ CORE = recorded("bip37")  # Bitcoin Core's BIP37 unit-test vectors, shipped insi
 # %%
 wallet_size = 20
 p_values = [0.0001, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5]
-print(f"{'p':>7} {'bytes':>5} {'m':>4} {'(m/n) ln 2':>10} {'k wallet':>8} {'k Core':>6} "
-      f"{'rate of the wallet’s filter':>27}")
+say("      p bytes    m (m/n) ln 2 k wallet k Core rate of the wallet’s filter")
 for p_ in p_values:
     nbytes, k_wallet = bitcoinj_sizing(n_elements=wallet_size, fp_rate=p_)
     core_ = Bip37Filter(wallet_size, p_)
@@ -122,25 +122,29 @@ for p_ in p_values:
 # %%
 guess_node = predict("A wallet sends Core's k = 0 filter (3 bytes, no hash function). What does a "
                      "node do with it?", None,
-                     choices=("refuses it", "accepts it, relays nothing",
-                              "accepts it, relays everything"))
+                     choices=(phrase("refuses it"), phrase("accepts it, relays nothing"),
+                              phrase("accepts it, relays everything")))
 
 # %%
 rng = np.random.default_rng(SEED)
 sent = Bip37Filter(wallet_size, 0.5, tweak=int(rng.integers(2 ** 32)))   # Core's k = 0
 received = Bip37Filter.deserialize(sent.serialize())                      # what the node reads
 strangers = [rng.bytes(20) for _ in range(1000)]
-print(f"payload {sent.serialize().hex()}: within the limits: {received.is_within_size_constraints()}")
-print(f"of 1,000 random addresses, it matches {int(received.contains_many(strangers).sum()):,}")
+say("payload {payload}: within the limits: {within}", payload=sent.serialize().hex(),
+    within=received.is_within_size_constraints())
+say("of 1,000 random addresses, it matches {matched:,}",
+    matched=int(received.contains_many(strangers).sum()))
 too_big = Bip37Filter.sized(36_001, 1)
 try:
     Bip37Filter.deserialize(too_big.serialize())
 except ValueError as error:
-    print(f"a filter of 36,001 bytes: ValueError: {error}")
+    say("a filter of 36,001 bytes: ValueError: {error}", error=error)
 
 # %%
-guess_node.reveal("accepts it, relays everything" if received.is_within_size_constraints()
-                  and received.contains_many(strangers).all() else "accepts it, relays nothing")
+relays_everything = (received.is_within_size_constraints()
+                     and received.contains_many(strangers).all())
+guess_node.reveal(phrase("accepts it, relays everything") if relays_everything
+                  else phrase("accepts it, relays nothing"))
 
 # %% [markdown]
 # It is within both limits (3 bytes, 0 hash functions), so the node takes it, and a filter with no
@@ -167,9 +171,10 @@ small = Bip37Filter.sized(*bitcoinj_sizing(n_elements=len(addresses), fp_rate=0.
 for address in addresses:
     small.insert(address)
 payload = small.serialize()
-print(f"filterload payload: {payload.hex()}  ({len(payload)} bytes)")
-print(f"  length {payload[0]} | filter {payload[1:4].hex()} | k {payload[4:8].hex()} "
-      f"= {small.n_hash_funcs} | tweak {payload[8:12].hex()} = {small.tweak} | flags {payload[12]:02x}")
+say("filterload payload: {payload}  ({size} bytes)", payload=payload.hex(), size=len(payload))
+say("  length {length} | filter {bits} | k {k_bytes} = {k} | tweak {tweak_bytes} = {tweak} "
+    "| flags {flags:02x}", length=payload[0], bits=payload[1:4].hex(), k_bytes=payload[4:8].hex(),
+    k=small.n_hash_funcs, tweak_bytes=payload[8:12].hex(), tweak=small.tweak, flags=payload[12])
 
 # %% [markdown]
 # By hand: seed i is $i \cdot \mathtt{0xFBA4C795} + \text{tweak}$ modulo $2^{32}$, and each position
@@ -180,7 +185,7 @@ print(f"  length {payload[0]} | filter {payload[1:4].hex()} | k {payload[4:8].he
 # %%
 by_hand = [murmur3_32(addresses[0], (i * 0xFBA4C795 + small.tweak) % 2 ** 32) % small.num_bits
            for i in range(small.n_hash_funcs)]
-print(f"positions of the first address: {by_hand}")
+say("positions of the first address: {positions}", positions=by_hand)
 assert by_hand == small.bit_indices(addresses[0])
 node_side = Bip37Filter.deserialize(payload)
 assert node_side == small and all(node_side.contains(a) for a in addresses)
@@ -189,8 +194,8 @@ vector = CORE["serialized_filter_vectors"][0]
 core = Bip37Filter(vector["nElements"], vector["fpRate"], vector["nTweak"], vector["nFlags"])
 for item in vector["inserted_hex"]:
     core.insert(bytes.fromhex(item))
-print(f"ours:         {core.serialize().hex()}")
-print(f"Bitcoin Core: {vector['expected_serialized_hex']}")
+say("ours:         {payload}", payload=core.serialize().hex())
+say("Bitcoin Core: {payload}", payload=vector["expected_serialized_hex"])
 assert core.serialize().hex() == vector["expected_serialized_hex"]
 
 # %% [markdown]
@@ -228,7 +233,7 @@ for p_ in p_values:
     rows.append((p_, f.n_hash_funcs, decoys, theory * len(others), from_payload * len(others),
                  wallet_size / (wallet_size + decoys)))
 
-print(f"{'p':>7} {'k':>2} {'decoys':>7} {'expected':>9} {'from payload':>12} {'matches that are the wallet’s':>30}")
+say("      p  k  decoys  expected from payload  matches that are the wallet’s")
 for p_, k_, decoys, expected, estimated, share in rows:
     print(f"{p_:7.4f} {k_:2d} {decoys:7d} {expected:9.1f} {estimated:12.1f} {share:30.2%}")
 
@@ -291,7 +296,8 @@ for p_ in observed:
         left[p_].append(int(candidates[: len(others)].sum()))
         assert candidates[len(others):].all()   # the wallet's addresses always survive
 
-print(f"{'filters seen':>12} " + " ".join(f"{f'decoys left, p = {p_}':>22}" for p_ in observed))
+say("filters seen {columns}",
+    columns=" ".join(f"{phrase('decoys left, p = {p}', p=p_):>22}" for p_ in observed))
 for seen in range(4):
     print(f"{seen + 1:12d} " + " ".join(f"{left[p_][seen]:22d}" for p_ in observed))
 
@@ -301,7 +307,7 @@ guess_left.reveal(left[0.05][1])
 # %%
 ax = new_axes()
 for p_ in observed:
-    ax.plot(range(1, 5), np.maximum(left[p_], 0.5), "o-", label=f"p = {p_}")
+    ax.plot(range(1, 5), np.maximum(left[p_], 0.5), "o-", label=phrase("p = {p}", p=p_))
 decorate(ax, yscale="log", xlabel="filters seen by the node", xticks=[1, 2, 3, 4],
          ylabel="decoys left (0 drawn at 0.5)", title="Each filter the node sees strips decoys")
 show("Decoys left, on a log scale, after the node has seen 1 to 4 filters of the same wallet: "

@@ -53,6 +53,7 @@ import math
 import numpy as np
 
 from bloomedu.core.theory import optimal_num_hashes
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.explorer import explore, explorer, make_keys
 from bloomedu.teaching.plots import show
@@ -107,8 +108,8 @@ show("The false-positive rate against k from 1 to 12 at m = 10,000 bits and n = 
 
 # %%
 best_rate = min(result.curve_exact)
-print("exact rate / the best:", "  ".join(f"k={k}: {e / best_rate:.2f}"
-                                          for k, e in zip(result.curve_x, result.curve_exact)))
+ratios = [f"k={k}: {e / best_rate:.2f}" for k, e in zip(result.curve_x, result.curve_exact)]
+say("exact rate / the best: {ratios}", ratios="  ".join(ratios))
 
 # %% [markdown]
 # As in lesson 07, the bottom is flat: k = 6 and k = 8 err only 3% more than k = 7, so a k
@@ -119,13 +120,15 @@ print("exact rate / the best:", "  ".join(f"k={k}: {e / best_rate:.2f}"
 # all twelve filters hold the same 1,000 keys and answer the same queries.
 
 # %%
-print(f"(m/n) ln 2 = {10_000 / 1000 * math.log(2):.2f}  ->  "
-      f"optimal k = {optimal_num_hashes(num_bits=10_000, n=1000)}")
-print(f"k = 4: p = {result.curve_exact[3]:.5f};  k = 7: p = {result.curve_exact[6]:.5f}; "
-      f"ratio {result.curve_exact[3] / result.curve_exact[6]:.2f}")
+say("(m/n) ln 2 = {ln2_bits_per_key:.2f}  ->  optimal k = {best_k}",
+    ln2_bits_per_key=10_000 / 1000 * math.log(2),
+    best_k=optimal_num_hashes(num_bits=10_000, n=1000))
+say("k = 4: p = {p4:.5f};  k = 7: p = {p7:.5f}; ratio {ratio:.2f}",
+    p4=result.curve_exact[3], p7=result.curve_exact[6],
+    ratio=result.curve_exact[3] / result.curve_exact[6])
 z = [(got - exact) / sd for got, exact, sd in
      zip(result.curve_measured, result.curve_exact, result.curve_errors())]
-print("measured - exact, in standard deviations:", " ".join(f"{v:+.1f}" for v in z))
+say("measured - exact, in standard deviations: {z}", z=" ".join(f"{v:+.1f}" for v in z))
 guess_spread.reveal(sum(abs(v) > 1 for v in z), label="Beyond one standard deviation")
 
 # %% [markdown]
@@ -141,7 +144,8 @@ guess_spread.reveal(sum(abs(v) > 1 for v in z), label="Beyond one standard devia
 # %%
 guess_keys = predict("At n = 1,000, do URL keys give a higher rate than the integer keys above "
                      "(0.01325), a lower one, or the same within the noise?", None,
-                     choices=("higher", "lower", "the same within the noise"))
+                     choices=(phrase("higher"), phrase("lower"),
+                              phrase("the same within the noise")))
 
 # %%
 by_n = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="url", over="n", seed=SEED)
@@ -149,14 +153,18 @@ print(by_n.curve_table())
 print()
 difference = by_n.measured - result.measured
 noise = math.sqrt(2) * by_n.standard_error  # the spread of a difference of two such rates
-for label, got in [("uint64 keys", result.measured), ("URL keys", by_n.measured)]:
-    print(f"at n = 1000, {label:11}: {got:.5f}, {(got - by_n.exact) / by_n.standard_error:+.1f} standard "
-          f"deviations from the exact {by_n.exact:.5f}")
-print(f"their difference {difference:+.5f}, its standard deviation {noise:.5f}")
+rates = {phrase("uint64 keys"): result.measured, phrase("URL keys"): by_n.measured}
+width = max(map(len, rates))  # the labels in a column, in either language
+for label, got in rates.items():
+    say("at n = 1000, {keys}: {rate:.5f}, {z:+.1f} standard deviations "
+        "from the exact {exact:.5f}",
+        keys=label.ljust(width), rate=got, z=(got - by_n.exact) / by_n.standard_error, exact=by_n.exact)
+say("their difference {difference:+.5f}, its standard deviation {noise:.5f}",
+    difference=difference, noise=noise)
 
 # %%
-guess_keys.reveal("the same within the noise" if abs(difference) <= 2 * noise
-                  else "higher" if difference > 0 else "lower")
+guess_keys.reveal(phrase("the same within the noise") if abs(difference) <= 2 * noise
+                  else phrase("higher") if difference > 0 else phrase("lower"))
 
 # %% [markdown]
 # A good hash makes both kinds of key look uniformly random to the filter, so both rates land
@@ -190,12 +198,13 @@ guess_last = predict("At 50 bits a key, the curve over k asks each filter 20,000
 # %%
 wide = explore(num_bits=50_000, num_hashes=8, n=1000, key_type="uint64", over="k", seed=SEED)
 print(wide.summary())
-print(f"expected false positives among 20,000: {wide.exact * wide.num_queries:.4f}")
+say("expected false positives among 20,000: {expected:.4f}", expected=wide.exact * wide.num_queries)
 best = wide.curve_exact[wide.curve_x.index(wide.optimal_k)]
-print(f"at the optimal k = {wide.optimal_k}: exact rate {best:.2e}, one false positive in "
-      f"{1 / best:.2e} queries")
-print(f"exact rate at k = 3: {wide.curve_exact[wide.curve_x.index(3)]:.2e}, at k = 4: "
-      f"{wide.curve_exact[wide.curve_x.index(4)]:.2e}")
+say("at the optimal k = {best_k}: exact rate {rate:.2e}, "
+    "one false positive in {queries:.2e} queries",
+    best_k=wide.optimal_k, rate=best, queries=1 / best)
+say("exact rate at k = 3: {rate3:.2e}, at k = 4: {rate4:.2e}",
+    rate3=wide.curve_exact[wide.curve_x.index(3)], rate4=wide.curve_exact[wide.curve_x.index(4)])
 wide.plot()
 show("The rate against k at 50 bits a key (m = 50,000, n = 1,000), on a log scale: measured points "
      "only at k = 1 to 3, every later k an open triangle at the bound 0.00019, while the formula "

@@ -51,6 +51,7 @@ import numpy as np
 from bloomedu import (AgePartitionedBloomFilter, BloomFilter, RotatingBloomFilter,
                       StableBloomFilter)
 from bloomedu.core.theory import num_bits_for, size_for
+from bloomedu.i18n import phrase, say
 from bloomedu.steps.expiry import BYTES_PER_ENTRY, ExpiringIds, deduplicate_windowed
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE, decorate, show
@@ -79,7 +80,7 @@ day = windowed_click_stream(24, rate=10_000, time_scale=10_000, seed=SEED)
 W = int(day.per_hour)  # one hour, in messages of this stream
 kinds = {name: int((day.kinds == kind).sum()) for name, kind in
          [("first", FIRST), ("double", DOUBLE), ("repeat", REPEAT)]}
-print(f"messages in the day {len(day):>8,d}   one hour = W = {W:,d} messages")
+say("messages in the day {messages:>8,d}   one hour = W = {W:,d} messages", messages=len(day), W=W)
 for name, count in kinds.items():
     print(f"  {name:<7} {count:>8,d}")
 
@@ -132,7 +133,7 @@ def paper_rate(k, l):
 
 for k, l in [(4, 3), (10, 7)]:
     assert math.isclose(paper_rate(k, l), vt.apbf_false_positive_rate(k, l))
-    print(f"k = {k:2d}, l = {l}: paper's rate {paper_rate(k, l):.6f}")
+    say("k = {k:2d}, l = {l}: paper's rate {rate:.6f}", k=k, l=l, rate=paper_rate(k, l))
 
 # %% [markdown]
 # These are the paper's table values. How good its linear fills are, moment by moment: *Going
@@ -167,30 +168,32 @@ pairs = [(k, l) for k in range(4, 21) for l in range(1, 121)
          if vt.apbf_false_positive_rate(k, l) <= P_TARGET]
 best_k, best_l = min(pairs, key=lambda kl: kl[0] * (kl[0] + kl[1]) / (kl[1] * math.log(2)))
 gen_fpp = vt.generation_fpp(P_TARGET, GENERATIONS)
-print(f"age-partitioned: best (k, l) = ({best_k}, {best_l}), paper's rate "
-      f"{vt.apbf_false_positive_rate(best_k, best_l):.6f}")
-print(f"rotating: each of {GENERATIONS} generations at p_gen = {gen_fpp:.3e}, "
-      f"k = {size_for(n=W // (GENERATIONS - 1), p=gen_fpp)[1]}")
+say("age-partitioned: best (k, l) = ({k}, {l}), paper's rate {rate:.6f}",
+    k=best_k, l=best_l, rate=vt.apbf_false_positive_rate(best_k, best_l))
+say("rotating: each of {generations} generations at p_gen = {p_gen:.3e}, k = {k}",
+    generations=GENERATIONS, p_gen=gen_fpp, k=size_for(n=W // (GENERATIONS - 1), p=gen_fpp)[1])
 
 
 def make_schemes(window):
-    """The four windowed deduplicators, each sized for ``window`` keys at p = 0.1%."""
+    """The four windowed deduplicators by name, each sized for ``window`` keys at p = 0.1%."""
     rotating = RotatingBloomFilter(capacity=window // (GENERATIONS - 1), fpp=P_TARGET,
                                    generations=GENERATIONS)
     cells = rotating.nbytes * 8 // 2  # 2-bit cells in the rotating filter's memory
     decrements = vt.stable_decrements_for(num_cells=cells, num_hashes=4, max_value=3, fpp=P_TARGET)
     return {
-        "exact dict, 1 h expiry": ExpiringIds(window=3600),
-        "rotating, 4 generations": rotating,
-        f"age-partitioned ({best_k}, {best_l})": AgePartitionedBloomFilter(best_k, best_l,
-                                                                          window // best_l),
-        "stable, d = 2": StableBloomFilter(cells, 4, 2, decrements, seed=SEED),
+        phrase("exact dict, 1 h expiry"): ExpiringIds(window=3600),
+        phrase("rotating, 4 generations"): rotating,
+        phrase("age-partitioned ({k}, {l})", k=best_k, l=best_l):
+            AgePartitionedBloomFilter(best_k, best_l, window // best_l),
+        phrase("stable, d = 2"): StableBloomFilter(cells, 4, 2, decrements, seed=SEED),
     }
 
 
-stable = make_schemes(W)["stable, d = 2"]
-print(f"stable: m = {stable.num_cells:,d} cells, P = {stable.decrements}, stable point z = "
-      f"{vt.stable_zero_fraction(num_cells=stable.num_cells, num_hashes=4, max_value=3, decrements=stable.decrements):.4f}")
+stable = make_schemes(W)[phrase("stable, d = 2")]
+say("stable: m = {cells:,d} cells, P = {decrements}, stable point z = {z:.4f}",
+    cells=stable.num_cells, decrements=stable.decrements,
+    z=vt.stable_zero_fraction(num_cells=stable.num_cells, num_hashes=4, max_value=3,
+                              decrements=stable.decrements))
 
 # %% [markdown]
 # Scaled up to the article's real hour, 36,000,000 messages: the dict at 44 bytes a key, the
@@ -201,33 +204,32 @@ print(f"stable: m = {stable.num_cells:,d} cells, P = {stable.decrements}, stable
 guess_memory = predict("Four generations forget a third of the hour at a time; sixteen would "
                        "forget a fifteenth, but each of the 16 must err with about p/16. For the "
                        "article's hour, will 16 generations need more memory than 4, or less?",
-                       None, choices=("more", "less"))
+                       None, choices=(phrase("more"), phrase("less")))
 
 # %%
 HOUR = 10_000 * 3600
 full_day = 10_000 * 86_400
 rot_m, rot_k = size_for(n=HOUR // (GENERATIONS - 1), p=gen_fpp)
 rot16_m, rot16_k = size_for(n=HOUR // 15, p=vt.generation_fpp(P_TARGET, 16))
-sizing = [  # (scheme, bytes, k)
-    ("the article's day of IDs (36 bytes each)", 36 * full_day, None),
-    ("plain Bloom filter for the day, p = 0.1%", num_bits_for(n=full_day, p=P_TARGET) / 8,
-     size_for(n=full_day, p=P_TARGET)[1]),
-    ("exact dict, 1 h expiry (36 + 8 bytes a key)", HOUR * BYTES_PER_ENTRY, None),
-    ("rotating, 4 generations of 20 min", GENERATIONS * rot_m / 8, rot_k),
-    ("rotating, 16 generations of 4 min", 16 * rot16_m / 8, rot16_k),
-    (f"age-partitioned ({best_k}, {best_l})",
-     (best_k + best_l) * vt.apbf_slice_bits(best_k, HOUR // best_l) / 8, best_k),
+sizing = [  # (scheme, bytes, k, whether it forgets)
+    (phrase("the article's day of IDs (36 bytes each)"), 36 * full_day, None, False),
+    (phrase("plain Bloom filter for the day, p = 0.1%"), num_bits_for(n=full_day, p=P_TARGET) / 8,
+     size_for(n=full_day, p=P_TARGET)[1], False),
+    (phrase("exact dict, 1 h expiry (36 + 8 bytes a key)"), HOUR * BYTES_PER_ENTRY, None, True),
+    (phrase("rotating, 4 generations of 20 min"), GENERATIONS * rot_m / 8, rot_k, True),
+    (phrase("rotating, 16 generations of 4 min"), 16 * rot16_m / 8, rot16_k, True),
+    (phrase("age-partitioned ({k}, {l})", k=best_k, l=best_l),
+     (best_k + best_l) * vt.apbf_slice_bits(best_k, HOUR // best_l) / 8, best_k, True),
 ]
-title = "the article's one-hour window at p = 0.1%"
-print(f"{title:<46} {'bytes':>15} {'GB':>7} {'bits/key of W':>13} {'k':>3}")
-for name, nbytes, k in sizing:  # bits per key of the window, for the schemes that forget
-    per_key = f"{8 * nbytes / HOUR:.1f}" if "day" not in name else ""
+say("the article's one-hour window at p = 0.1%                bytes      GB bits/key of W   k")
+for name, nbytes, k, forgets in sizing:  # bits per key of the window, for the schemes that forget
+    per_key = f"{8 * nbytes / HOUR:.1f}" if forgets else ""
     print(f"{name:<46} {nbytes:>15,.0f} {nbytes / 1e9:7.3f} {per_key:>13} {k or '':>3}")
 memory_ratio = sizing[2][1] / sizing[3][1]
-print(f"the exact dict needs {memory_ratio:.1f} times the 4 generations' memory")
+say("the exact dict needs {ratio:.1f} times the 4 generations' memory", ratio=memory_ratio)
 
 # %%
-guess_memory.reveal("less" if sizing[4][1] < sizing[3][1] else "more")
+guess_memory.reveal(phrase("less") if sizing[4][1] < sizing[3][1] else phrase("more"))
 
 # %% [markdown]
 # Less: the bits a key costs are $\frac{G}{G-1} \cdot \frac{\ln(G/p)}{(\ln 2)^2}$, and $G/(G-1)$
@@ -258,8 +260,9 @@ def found_by_age(scheme, ages, block=48, hours=3):
 
 
 ages = np.arange(0, 3 * W // 2 + 1, W // 40)
+rotating_name, apbf_name = list(make_schemes(W))[1:3]
 remembered = {name: found_by_age(make_schemes(W)[name], ages)
-              for name in ("rotating, 4 generations", f"age-partitioned ({best_k}, {best_l})")}
+              for name in (rotating_name, apbf_name)}
 apbf = AgePartitionedBloomFilter(best_k, best_l, W // best_l)
 apbf.add_many(np.arange(30 * W, dtype=np.uint64))  # many generations, then just before a shift
 apbf.add_many(np.arange(apbf.generation_size - apbf.count, dtype=np.uint64) + np.uint64(2 ** 40))
@@ -279,12 +282,13 @@ show("Left: the rotating filter finds every key up to 60 minutes old, then loses
      "and almost none after 63. Right: the age-partitioned filter's slices fill from "
      "about 0.05 in the newest to one half by the fifteenth, a little above the paper's straight "
      "line, and stay at one half after.")
-print(f"{'age, min':>8} " + " ".join(f"{a / W * 60:>5.1f}" for a in ages[38:56:2]))
-for name, share in remembered.items():
-    print(f"{name[:8]:>8} " + " ".join(f"{s:5.3f}" for s in share[38:56:2]))
-print(f"{'slice':>8} " + " ".join(f"{i:>5d}" for i in (0, 4, 9, 14, 30, 88)))
-print(f"{'measured':>8} " + " ".join(f"{apbf.fills()[i]:5.3f}" for i in (0, 4, 9, 14, 30, 88)))
-print(f"{'paper':>8} " + " ".join(f"{paper_fills[i]:5.3f}" for i in (0, 4, 9, 14, 30, 88)))
+shown, slices = slice(38, 56, 2), (0, 4, 9, 14, 30, 88)
+say("age, min {minutes}", minutes=" ".join(f"{a / W * 60:>5.1f}" for a in ages[shown]))
+say("rotating {found}", found=" ".join(f"{s:5.3f}" for s in remembered[rotating_name][shown]))
+say("age-part {found}", found=" ".join(f"{s:5.3f}" for s in remembered[apbf_name][shown]))
+say("   slice {slices}", slices=" ".join(f"{i:>5d}" for i in slices))
+say("measured {fills}", fills=" ".join(f"{apbf.fills()[i]:5.3f}" for i in slices))
+say("   paper {fills}", fills=" ".join(f"{paper_fills[i]:5.3f}" for i in slices))
 
 # %% [markdown]
 # The rotating filter keeps every key for the hour, then, depending on where in its generation
@@ -308,25 +312,28 @@ guess_plain = predict("The plain filter is sized for the day's 86,542 messages a
                       "positives?", None)
 
 # %%
+forgetters = (phrase("rotating"), phrase("age-partitioned"), phrase("stable"))
 guess_fewest = predict("Which of the three forgetting filters will drop the fewest first clicks?",
-                       None, choices=("rotating", "age-partitioned", "stable"))
+                       None, choices=forgetters)
 
 # %%
 schemes = make_schemes(W)
-schemes["plain filter for the day"] = BloomFilter.from_capacity(len(day), P_TARGET)
+plain = phrase("plain filter for the day")
+schemes[plain] = BloomFilter.from_capacity(len(day), P_TARGET)
 runs = {name: deduplicate_windowed(day, stage, batch=512) for name, stage in schemes.items()}
 scores = {name: score_windowed(day, run.kept) for name, run in runs.items()}
-print(f"{'scheme':<28} {'doubles caught':>15} {'firsts dropped':>15} {'rate':>8} "
-      f"{'repeats dropped':>16} {'memory, bytes':>14}")
+say("scheme                        doubles caught  firsts dropped     rate  repeats dropped  "
+    "memory, bytes")
 for name, s in scores.items():
-    print(f"{name:<28} {s.doubles_dropped:>7,d} of {s.doubles:<5,d} {s.firsts_dropped:>15,d} "
-          f"{s.firsts_dropped / s.firsts:8.5f} {s.repeats_dropped:>8,d} of {s.repeats:<5,d} "
-          f"{int(runs[name].nbytes[-1]):>14,d}")
-forgetting = {name.split(",")[0].split(" (")[0]: scores[name].firsts_dropped
-              for name in scores if name.startswith(("rotating", "age", "stable"))}
+    say("{scheme:<28} {doubles_dropped:>7,d} of {doubles:<5,d} {firsts_dropped:>15,d} "
+        "{firsts_rate:8.5f} {repeats_dropped:>8,d} of {repeats:<5,d} {memory:>14,d}",
+        scheme=name, doubles_dropped=s.doubles_dropped, doubles=s.doubles,
+        firsts_dropped=s.firsts_dropped, firsts_rate=s.firsts_dropped / s.firsts,
+        repeats_dropped=s.repeats_dropped, repeats=s.repeats, memory=int(runs[name].nbytes[-1]))
+forgetting = dict(zip(forgetters, (scores[name].firsts_dropped for name in list(scores)[1:4])))
 
 # %%
-guess_plain.reveal(scores["plain filter for the day"].firsts_dropped)
+guess_plain.reveal(scores[plain].firsts_dropped)
 guess_fewest.reveal(min(forgetting, key=forgetting.get))
 
 # %% [markdown]

@@ -52,6 +52,7 @@ import numpy as np
 from bloomedu import (CountingBloomFilter, RotatingBloomFilter, ScalableBloomFilter,
                       StableBloomFilter)
 from bloomedu.core.theory import exact_false_positive_rate, measured_rate_std
+from bloomedu.i18n import phrase, say
 from bloomedu.teaching.exercises import check
 from bloomedu.teaching.plots import FIGSIZE, decorate, show
 from bloomedu.teaching.predict import predict
@@ -80,8 +81,9 @@ W, P_TARGET = 3600, 0.001
 cells = RotatingBloomFilter(capacity=W // 3, fpp=P_TARGET, generations=4).nbytes * 8 // 2
 decrements = vt.stable_decrements_for(num_cells=cells, num_hashes=4, max_value=3, fpp=P_TARGET)
 stable_shape = dict(num_cells=cells, num_hashes=4, max_value=3, decrements=decrements)
-print(f"stable filter: m = {cells:,d} cells of 2 bits, K = 4, Max = 3, P = {decrements}, "
-      f"stable rate {vt.stable_false_positive_rate(**stable_shape):.5f}")
+say("stable filter: m = {cells:,d} cells of 2 bits, K = 4, Max = 3, P = {decrements}, "
+    "stable rate {rate:.5f}", cells=cells, decrements=decrements,
+    rate=vt.stable_false_positive_rate(**stable_shape))
 
 # %% [markdown]
 # The measurement: first 36,000 keys to bring the filter to its stable point, then keys in
@@ -106,7 +108,7 @@ for start in range(0, keys.size - block, block):
         if first >= 0 and tried[gap] < 8_000:
             lost[gap] += int((~probe.contains_many(keys[first:first + block])).sum())
             tried[gap] += block
-print(f"{'gap, inserts':>12} {'gap, minutes':>12} {'measured':>9} {'formula':>8} {'z':>5}")
+say("gap, inserts gap, minutes  measured  formula     z")
 for gap in gaps:
     formula = np.mean([vt.stable_false_negative_rate(**stable_shape, gap=gap + j)
                        for j in range(0, block, 8)])
@@ -158,8 +160,7 @@ guess_saturated = predict("CountingBloomFilter(100_000, 8) receives 100,000 keys
                           "will be stuck at 15?", None)
 
 # %%
-print(f"{'m':>9} {'n':>7} {'k':>2} {'kn/m':>5} {'P(X >= 15)':>10} {'expected':>9} {'saturated':>9} "
-      f"{'Fan bound':>9}")
+say("        m       n  k  kn/m P(X >= 15)  expected saturated Fan bound")
 saturated = {}
 for m, n, k in [(1_000_000, 100_000, 7), (100_000, 100_000, 8), (200_000, 120_000, 10)]:
     counting = CountingBloomFilter(m, k)
@@ -169,8 +170,9 @@ for m, n, k in [(1_000_000, 100_000, 7), (100_000, 100_000, 8), (200_000, 120_00
     print(f"{m:>9,d} {n:>7,d} {k:>2d} {k * n / m:>5.2f} {tail:>10.3e} {m * tail:>9.1f} "
           f"{saturated[m, n, k]:>9,d} {vt.counter_overflow_bound(num_cells=m, num_hashes=k, n=n):>9.2e}")
 overloaded = 100_000 * vt.counter_tail(num_cells=100_000, num_hashes=8, n=100_000, value=15)
-print(f"overloaded filter: expected {overloaded:,.1f} ± {math.sqrt(overloaded):.1f} (a count's "
-      f"Poisson spread), measured {saturated[100_000, 100_000, 8]:,d}")
+say("overloaded filter: expected {expected:,.1f} ± {spread:.1f} (a count's Poisson spread), "
+    "measured {measured:,d}", expected=overloaded, spread=math.sqrt(overloaded),
+    measured=saturated[100_000, 100_000, 8])
 
 # %%
 guess_saturated.reveal(saturated[100_000, 100_000, 8])
@@ -194,7 +196,7 @@ counting.add_many(inserted)
 try:
     counting.remove("never-added")
 except ValueError as error:
-    print(f"ValueError: {error}")
+    say("ValueError: {error}", error=error)
 
 # %% [markdown]
 # But a key never added whose counters are all non-zero, a false positive, looks exactly like an
@@ -209,7 +211,8 @@ guess_removal = predict("The filter removes one false positive (a key never adde
 impostor = next(f"other-{i}" for i in range(10_000) if f"other-{i}" in counting)
 counting.remove(impostor)
 lost_keys = [key for key in inserted if key not in counting]
-print(f"removed {impostor!r} (never added); inserted keys now reported absent: {lost_keys}")
+say("removed {impostor!r} (never added); inserted keys now reported absent: {lost_keys}",
+    impostor=impostor, lost_keys=lost_keys)
 
 # %%
 guess_removal.reveal(len(lost_keys))
@@ -241,10 +244,13 @@ guess_grow = predict("Grown a thousandfold from 100 keys, what false-positive ra
 
 # %%
 queries = np.arange(2 ** 62, 2 ** 62 + 200_000, dtype=np.uint64)
-choices = {"ours: s = 2, r = 0.9, p0 = p(1-r)": lambda: ScalableBloomFilter(100, 0.01),
-           "pybloom-live: s = 4, p0 = 0.9 p": lambda: ScalableBloomFilter(
+ours = phrase("ours: s = 2, r = 0.9, p0 = p(1-r)")
+theirs = phrase("pybloom-live: s = 4, p0 = 0.9 p")
+choices = {ours: lambda: ScalableBloomFilter(100, 0.01),
+           theirs: lambda: ScalableBloomFilter(
                100, 0.01, growth=4, tightening=0.9, first_fpp=0.009)}
-print(f"{'choice':<34} {'n':>7} {'subs':>4} {'measured':>9} {'formula':>8} {'z':>5} {'limit':>6}")
+width = max(map(len, choices)) + 1  # a column for the choices' names, in either language
+say("{choice}       n subs  measured  formula     z  limit", choice=phrase("choice").ljust(width))
 sizes = [int(round(x)) for x in np.logspace(2.5, 5, 11)]  # 316 to 100,000 keys
 measured, formulas, limits = {}, {}, {}
 for label, make in choices.items():
@@ -261,19 +267,20 @@ for label, make in choices.items():
         measured[label, n] = float(grown.contains_many(queries).mean())
         limits[label] = grown.bound
         if n in (1_000, 10_000, 100_000):
-            print(f"{label:<34} {n:>7,d} {len(grown.tables):>4d} {measured[label, n]:>9.5f} "
+            print(f"{label:<{width}} {n:>7,d} {len(grown.tables):>4d} {measured[label, n]:>9.5f} "
                   f"{formula:>8.5f} {(measured[label, n] - formula) / spread:>+5.1f} "
                   f"{grown.bound:>6.3f}")
-    print(f"{'':<34} first sub-filter: {grown.tables[0].num_bits:,d} bits, k = "
-          f"{grown.tables[0].num_hashes}")
+    say("{indent} first sub-filter: {bits:,d} bits, k = {k}", indent=" " * width,
+        bits=grown.tables[0].num_bits, k=grown.tables[0].num_hashes)
 
 # %%
-guess_grow.reveal(measured["pybloom-live: s = 4, p0 = 0.9 p", 100_000])
+guess_grow.reveal(measured[theirs, 100_000])
 
 # %%
 ax = plt.subplots(figsize=FIGSIZE)[1]
 for (label, color) in zip(choices, ("tab:blue", "tab:orange")):
-    ax.plot(sizes, [formulas[label, n] for n in sizes], color=color, label=f"{label}, formula")
+    ax.plot(sizes, [formulas[label, n] for n in sizes], color=color,
+            label=phrase("{choice}, formula", choice=label))
     ax.plot(sizes, [measured[label, n] for n in sizes], "o", color=color, label="measured")
     ax.axhline(limits[label], color=color, linestyle=":")
 ax.axhline(0.01, color="black", linestyle="--", label="target p = 1%")

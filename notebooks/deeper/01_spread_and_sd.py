@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from bloomedu.i18n import phrase, say
 from bloomedu.kernels.murmur import murmur3_128_uint64
 from bloomedu.teaching.plots import decorate, new_axes, show
 from bloomedu.teaching.predict import predict
@@ -58,9 +59,10 @@ keys = rng.integers(0, 2**63, size=(runs, q), dtype=np.uint64)
 h1, _ = murmur3_128_uint64(keys.ravel())
 hits = ((h1 & np.uint64(15)) == 0).reshape(runs, q)
 shares = hits.mean(axis=1)  # one measured share per run
-print(f"theory p = {p:.4f}; the first five runs: " + ", ".join(f"{s:.4f}" for s in shares[:5]))
-print(f"mean of the {runs} runs {shares.mean():.4f}; smallest {shares.min():.4f}, "
-      f"largest {shares.max():.4f}")
+say("theory p = {p:.4f}; the first five runs: {first_five}", p=p,
+    first_five=", ".join(f"{s:.4f}" for s in shares[:5]))
+say("mean of the {runs} runs {mean:.4f}; smallest {smallest:.4f}, largest {largest:.4f}",
+    runs=runs, mean=shares.mean(), smallest=shares.min(), largest=shares.max())
 
 # %% [markdown]
 # No run can measure exactly 0.0625, which would be 62.5 hits in 1,000 keys: the runs scatter
@@ -87,11 +89,11 @@ print(f"mean of the {runs} runs {shares.mean():.4f}; smallest {shares.min():.4f}
 # %%
 sd_theory = math.sqrt(p * (1 - p) / q)
 counts = hits.sum(axis=1)
-print(f"sd of the 500 shares, measured   {shares.std():8.5f}")
-print(f"sqrt(p (1 - p) / q)              {sd_theory:8.5f}")
-print(f"sd of the 500 counts, measured   {counts.std():8.2f}")
-print(f"sqrt(q p (1 - p))                {math.sqrt(q * p * (1 - p)):8.2f}")
-print(f"sqrt(expected count {q * p:.1f})        {math.sqrt(q * p):8.2f}")
+say("sd of the 500 shares, measured   {sd:8.5f}", sd=shares.std())
+say("sqrt(p (1 - p) / q)              {sd:8.5f}", sd=sd_theory)
+say("sd of the 500 counts, measured   {sd:8.2f}", sd=counts.std())
+say("sqrt(q p (1 - p))                {sd:8.2f}", sd=math.sqrt(q * p * (1 - p)))
+say("sqrt(expected count {expected:.1f})        {sd:8.2f}", expected=q * p, sd=math.sqrt(q * p))
 
 # %% [markdown]
 # The sd shrinks with the square root of q: four times as many keys halve it. That is why the
@@ -112,13 +114,14 @@ guess_within = predict("What share of the 500 runs lies within 2 sd of the theor
 # %%
 z = (shares - p) / sd_theory
 for limit in (1, 2, 3):
-    print(f"|z| <= {limit}: {np.mean(np.abs(z) <= limit):.3f} of the runs")
-print(f"largest |z| of the {runs} runs: {np.abs(z).max():.2f}")
+    say("|z| <= {limit}: {share:.3f} of the runs", limit=limit, share=np.mean(np.abs(z) <= limit))
+say("largest |z| of the {runs} runs: {largest:.2f}", runs=runs, largest=np.abs(z).max())
 guess_within.reveal(round(float(np.mean(np.abs(z) <= 2)), 3))
 
 # %%
 ax = new_axes()
-ax.hist(z, bins=np.arange(-4, 4.01, 0.5), color="#1f4e79", alpha=0.8, label=f"{runs} runs")
+ax.hist(z, bins=np.arange(-4, 4.01, 0.5), color="#1f4e79", alpha=0.8,
+        label=phrase("{runs} runs", runs=runs))
 grid = np.linspace(-4, 4, 200)
 ax.plot(grid, runs * 0.5 * np.exp(-grid**2 / 2) / math.sqrt(2 * math.pi), color="#f28e2b",
         label="bell curve (normal), scaled to 500 runs")
@@ -154,8 +157,10 @@ show("Histogram of the z-scores of 500 measured shares, from about -3 to +3: a b
 # %%
 low, high = shares - 2 * sd_theory, shares + 2 * sd_theory
 contains = (low <= p) & (p <= high)
-print(f"first run: {shares[0]:.4f} ± {2 * sd_theory:.4f} = [{low[0]:.4f}, {high[0]:.4f}]")
-print(f"intervals that contain p = 1/16: {contains.sum()} of {runs} ({contains.mean():.1%})")
+say("first run: {share:.4f} ± {half_width:.4f} = [{low:.4f}, {high:.4f}]",
+    share=shares[0], half_width=2 * sd_theory, low=low[0], high=high[0])
+say("intervals that contain p = 1/16: {contained} of {runs} ({share:.1%})",
+    contained=contains.sum(), runs=runs, share=contains.mean())
 
 # %% [markdown]
 # Here the sd came from the theory's p. A measurement with no theory to lean on uses its own

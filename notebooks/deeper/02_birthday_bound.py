@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from bloomedu.i18n import phrase, say
 from bloomedu.kernels.murmur import murmur3_128_uint64
 from bloomedu.core.hashing import murmur3_32
 from bloomedu.core.theory import collision_probability, expected_collisions
@@ -72,8 +73,7 @@ SEED = 2
 # a 24-bit one. The three forms side by side, and the library's:
 
 # %%
-print(f"{'b':>3} {'n':>9}  {'exact E[C]':>11}  {'n^2/(2N)':>10}  {'P(any), product':>15}  "
-      f"{'1 - e^(-n^2/2N)':>15}")
+say("  b         n   exact E[C]    n^2/(2N)  P(any), product  1 - e^(-n^2/2N)")
 for bits, n in [(16, 300), (24, 5_000), (32, 100_000), (32, 4_000_000)]:
     N = 2**bits
     exact = n - N * (1 - (1 - 1 / N) ** n)
@@ -87,8 +87,8 @@ for bits in (16, 24, 32):
     while low < high:
         middle = (low + high) // 2
         low, high = (low, middle) if collision_probability(middle, N) >= 0.5 else (middle + 1, high)
-    print(f"{bits}-bit hash: P(any) reaches 1/2 at n = {low:,}; sqrt(2 N ln 2) = "
-          f"{math.sqrt(2 * N * math.log(2)):,.1f}")
+    say("{bits}-bit hash: P(any) reaches 1/2 at n = {n:,}; sqrt(2 N ln 2) = {approx:,.1f}",
+        bits=bits, n=low, approx=math.sqrt(2 * N * math.log(2)))
 
 # %% [markdown]
 # ## When the first collision comes
@@ -103,7 +103,8 @@ first_chunk = (key.decode() for key in uuid4_bytes(500_000, np.random.default_rn
 collision = find_collision(murmur3_32, keys=first_chunk)
 print(collision)
 assert murmur3_32(collision.first) == murmur3_32(collision.second) == collision.value
-print(f"P(any collision) by {collision.tries:,} IDs: {collision_probability(collision.tries, 2**32):.3f}")
+say("P(any collision) by {tries:,} IDs: {p:.3f}", tries=collision.tries,
+    p=collision_probability(collision.tries, 2**32))
 
 # %% [markdown]
 # The first repeat came after the even-odds point of 77,164 IDs, where the chance of a collision
@@ -129,13 +130,15 @@ for stream, row in enumerate(values):
     first_repeat[stream] = int(np.argmax(seen_before)) + 1  # IDs drawn up to the first repeat
 assert all(len(set(row[:count - 1].tolist())) == count - 1 for row, count in zip(values[:50], first_repeat[:50]))
 none_among = np.array([1 - collision_probability(n, N16) for n in range(1, LONGEST + 1)])
-print(f"first repeat after {first_repeat.mean():.1f} IDs on average over {STREAMS:,} streams "
-      f"(sd of that mean {first_repeat.std() / math.sqrt(STREAMS):.1f})")
-print(f"theory: 1 + sum of P(none among n) = {1 + none_among.sum():.1f}; sqrt(pi N / 2) = "
-      f"{math.sqrt(math.pi * N16 / 2):.1f}")
+say("first repeat after {mean:.1f} IDs on average over {streams:,} streams "
+    "(sd of that mean {sd:.1f})", mean=first_repeat.mean(), streams=STREAMS,
+    sd=first_repeat.std() / math.sqrt(STREAMS))
+say("theory: 1 + sum of P(none among n) = {exact:.1f}; sqrt(pi N / 2) = {approx:.1f}",
+    exact=1 + none_among.sum(), approx=math.sqrt(math.pi * N16 / 2))
 for n in (100, 200, 302, 400, 600, 1000):
-    print(f"  first repeat within {n:4d} IDs: {np.mean(first_repeat <= n):.3f} of the streams, "
-          f"theory P(any among {n}) = {collision_probability(n, N16):.3f}")
+    say("  first repeat within {n:4d} IDs: {share:.3f} of the streams, "
+        "theory P(any among {n}) = {p:.3f}", n=n, share=np.mean(first_repeat <= n),
+        p=collision_probability(n, N16))
 
 # %%
 ax = new_axes()
@@ -143,7 +146,8 @@ ns = np.arange(1, 1001)
 ax.plot(ns, [collision_probability(n, N16) for n in ns], color="#1f4e79",
         label="theory: P(a collision among n)")
 ax.plot(np.sort(first_repeat), np.arange(1, STREAMS + 1) / STREAMS, color="#f28e2b",
-        drawstyle="steps-post", label=f"{STREAMS:,} streams: share whose first repeat is within n")
+        drawstyle="steps-post",
+        label=phrase("{streams:,} streams: share whose first repeat is within n", streams=STREAMS))
 ax.axhline(0.5, color="0.6", linestyle=":", linewidth=1)
 decorate(ax, xlabel="n, IDs", ylabel="share", xlim=(0, 1000),
          title="When the first collision of a 16-bit hash comes")

@@ -36,6 +36,7 @@ from functools import partial
 import numpy as np
 
 from bloomedu import murmur3_32, murmurhash2
+from bloomedu.i18n import phrase, say
 
 # %% [markdown]
 # ## The chi-square test, in half a page
@@ -59,11 +60,13 @@ from bloomedu import murmur3_32, murmurhash2
 
 # %%
 rng = np.random.default_rng(4)
-for label, odds in [("fair die", [1 / 6] * 6), ("loaded die", [0.16] * 5 + [0.20])]:
+dice = {phrase("fair die"): [1 / 6] * 6, phrase("loaded die"): [0.16] * 5 + [0.20]}
+width = max(map(len, dice))  # the dice's names in a column, in either language
+for label, odds in dice.items():
     counts = np.bincount(rng.choice(6, size=6000, p=odds), minlength=6)
     chi2 = float(((counts - 1000) ** 2 / 1000).sum())
-    print(f"{label:10}  counts {counts.tolist()}  chi-square {chi2:6.1f}  "
-          f"z {(chi2 - 5) / 10 ** 0.5:+6.2f}")
+    say("{die}  counts {counts}  chi-square {chi2:6.1f}  z {z:+6.2f}",
+        die=label.ljust(width), counts=counts.tolist(), chi2=chi2, z=(chi2 - 5) / 10 ** 0.5)
 
 # %% [markdown]
 # The fair die lands within a standard deviation of 5; the loaded one, whose counts look only a
@@ -123,13 +126,17 @@ def independence(keys, pairs=pairs):
 
 keys = [str(i) for i in range(65_536)]
 results = independence(keys)
-print(f"{len(keys)} keys, expected {len(keys) / 256:.0f} per cell, chi-square df 255 (sd {510**0.5:.1f})")
-print(f"{'pair':40s} {'chi-square':>10s} {'z':>9s} {'agree':>7s} {'z':>7s} {'corr':>8s} {'z':>7s}")
+say("{keys} keys, expected {per_cell:.0f} per cell, chi-square df 255 (sd {sd:.1f})",
+    keys=len(keys), per_cell=len(keys) / 256, sd=510**0.5)
+say("pair                                     chi-square         z   agree       z     corr"
+    "       z")
 for (a, b), r in results.items():
-    print(f"{a + ' vs ' + b:40s} {r['chi2']:10.1f} {r['chi2_z']:+9.2f} {r['agree']:7.4f} "
-          f"{r['agree_z']:+7.2f} {r['corr']:+8.4f} {r['corr_z']:+7.2f}")
+    pair = phrase("{a} vs {b}", a=a, b=b)
+    print(f"{pair:40s} {r['chi2']:10.1f} {r['chi2_z']:+9.2f} {r['agree']:7.4f} {r['agree_z']:+7.2f}"
+          f" {r['corr']:+8.4f} {r['corr_z']:+7.2f}")
 counts = results["salt '0'", "salt '0'"]["counts"]
-print(f"control: cells at 0: {int((counts == 0).sum())} of 256, diagonal total {int(np.trace(counts))}")
+say("control: cells at 0: {empty} of 256, diagonal total {diagonal}",
+    empty=int((counts == 0).sum()), diagonal=int(np.trace(counts)))
 
 # %% [markdown]
 # The control leaves 240 of the 256 cells empty and piles all 65,536 keys on the diagonal; its
@@ -148,8 +155,9 @@ print(f"control: cells at 0: {int((counts == 0).sum())} of 256, diagonal total {
 # %%
 beyond = math.erfc(2.7 / math.sqrt(2))  # P(|z| > 2.7) for one normal z-score
 none_or_one = (1 - beyond) ** 9 + 9 * beyond * (1 - beyond) ** 8
-print(f"P(|z| > 2.7) = {beyond:.5f}, about 1 in {1 / beyond:.0f}")
-print(f"P(two or more of nine beyond 2.7) = {1 - none_or_one:.5f}, about 1 in {1 / (1 - none_or_one):,.0f}")
+say("P(|z| > 2.7) = {p:.5f}, about 1 in {one_in:.0f}", p=beyond, one_in=1 / beyond)
+say("P(two or more of nine beyond 2.7) = {p:.5f}, about 1 in {one_in:,.0f}",
+    p=1 - none_or_one, one_in=1 / (1 - none_or_one))
 
 # %% [markdown]
 # About one table in 600: unusual enough to look again, not enough to convict, and the nine
@@ -159,9 +167,10 @@ print(f"P(two or more of nine beyond 2.7) = {1 - none_or_one:.5f}, about 1 in {1
 
 # %%
 fresh = independence([str(i) for i in range(65_536, 131_072)], pairs[:3])
-print(f"{'pair':40s} {'chi2 z':>7s} {'agree z':>8s} {'corr z':>7s}")
+say("pair                                      chi2 z  agree z  corr z")
 for (a, b), r in fresh.items():
-    print(f"{a + ' vs ' + b:40s} {r['chi2_z']:+7.2f} {r['agree_z']:+8.2f} {r['corr_z']:+7.2f}")
+    pair = phrase("{a} vs {b}", a=a, b=b)
+    print(f"{pair:40s} {r['chi2_z']:+7.2f} {r['agree_z']:+8.2f} {r['corr_z']:+7.2f}")
 
 # %% [markdown]
 # On fresh keys the two near-misses shrink back towards 0 ($-1.82$ and $-0.32$), and none of the
@@ -181,9 +190,10 @@ for batch in range(BATCHES):
         scores[a, b, which].append(batch_results[a, b][which])
 for (a, b, which), values in scores.items():
     values = np.array(values)
-    print(f"{a} vs {b}, {which}: mean {values.mean():+.2f} (sd of the mean "
-          f"{1 / math.sqrt(BATCHES):.2f}), spread {values.std(ddof=1):.2f}, "
-          f"largest |z| {abs(values).max():.2f} over {BATCHES} batches")
+    say("{a} vs {b}, {which}: mean {mean:+.2f} (sd of the mean {sd:.2f}), spread {spread:.2f}, "
+        "largest |z| {largest:.2f} over {batches} batches", a=a, b=b, which=which,
+        mean=values.mean(), sd=1 / math.sqrt(BATCHES), spread=values.std(ddof=1),
+        largest=abs(values).max(), batches=BATCHES)
 
 # %% [markdown]
 # The salted pair's correlation averages within about a standard deviation of 0, with the spread
@@ -203,8 +213,8 @@ for (a, b, which), values in scores.items():
 import mmh3  # noqa: E402 - only this section calls it directly
 
 assert murmur3_32("123", seed=1) == mmh3.hash("123", 1, signed=False)
-kinds = {"short decimal IDs": "{}", "the same, 18 characters": "click-{:012d}"}
-print(f"{'keys':24} {'agree, 4 bits':>13} {'z':>6}   z for the low 1, 2, 3 and 8 bits")
+kinds = {phrase("short decimal IDs"): "{}", phrase("the same, 18 characters"): "click-{:012d}"}
+say("keys                     agree, 4 bits      z   z for the low 1, 2, 3 and 8 bits")
 for label, form in kinds.items():
     zero, one = [], []
     for start in range(0, 2_000_000, 250_000):

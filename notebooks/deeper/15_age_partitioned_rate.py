@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from bloomedu import AgePartitionedBloomFilter
+from bloomedu.i18n import say
 from bloomedu.variants import theory as vt
 
 SEED = 15
@@ -71,8 +72,9 @@ k, l, g = 10, 7, 1000  # k hashes, l extra slices, generations of g keys
 
 # %%
 exact = vt.apbf_expected_fills(k, l, g)
-print(f"k = {k}, l = {l}, g = {g:,}: slices of m = {vt.apbf_slice_bits(k, g):,} bits")
-print(f"{'slice':>5} {'generations':>11} {'fill, exact':>11} {'paper (i+1)/2k':>14}")
+say("k = {k}, l = {l}, g = {g:,}: slices of m = {m:,} bits", k=k, l=l, g=g,
+    m=vt.apbf_slice_bits(k, g))
+say("slice generations fill, exact paper (i+1)/2k")
 for i, r in enumerate(exact):
     paper = (i + 1) / (2 * k) if i < k else 0.5
     print(f"{i:5d} {min(i + 1, k):11d} {r:11.4f} {paper:14.4f}")
@@ -96,14 +98,15 @@ f = AgePartitionedBloomFilter(k, l, g)
 f.add_many(rng.integers(0, 2 ** 62, 30 * g, dtype=np.uint64))
 fresh = rng.integers(2 ** 62, 2 ** 63, 1_000_000, dtype=np.uint64)
 paper = vt.apbf_false_positive_rate(k, l)
-print(f"{'keys in the generation':>22} {'measured':>9} {'from its fills':>14} {'expected':>9} {'paper':>9}")
+say("keys in the generation  measured from its fills  expected     paper")
 for more in (1, g // 2 - 1, g - g // 2):  # the shift, then to half the generation, then to g
     f.add_many(rng.integers(0, 2 ** 62, more, dtype=np.uint64))
     measured = float(f.contains_many(fresh).mean())
     print(f"{f.count:22,d} {measured:9.6f} {f.false_positive_rate():14.6f} "
           f"{vt.apbf_expected_false_positive_rate(k, l, g, f.count):9.6f} {paper:9.6f}")
 average = vt.apbf_average_false_positive_rate(k, l, g)
-print(f"averaged over a generation: {average:.6f}, {average / paper:.2f} times the paper's")
+say("averaged over a generation: {average:.6f}, {times:.2f} times the paper's",
+    average=average, times=average / paper)
 
 # %% [markdown]
 # Each measured rate is within one and a half binomial standard deviations of a million queries

@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from bloomedu.i18n import say
 from bloomedu.variants import CountingBloomFilter
 from bloomedu.variants import theory as vt
 
@@ -70,7 +71,8 @@ SEED = 16
 # %%
 for j in (4, 8, 16):
     factor = (math.e * math.log(2) / j) ** j
-    print(f"counters of {int(math.log2(j))} bits overflow at j = {j:2d}: (e ln 2 / j)^j = {factor:.3g}")
+    say("counters of {bits} bits overflow at j = {j:2d}: (e ln 2 / j)^j = {factor:.3g}",
+        bits=int(math.log2(j)), j=j, factor=factor)
 
 # %% [markdown]
 # ## How loose the bound is
@@ -83,8 +85,8 @@ for j in (4, 8, 16):
 
 # %%
 m, n, k = 14_377_588, 1_000_000, 10
-print(f"nk/m = {n * k / m:.4f} (ln 2 = {math.log(2):.4f})")
-print(f"{'j':>3} {'m P(X >= j), exact':>19} {'m C(nk, j) / m^j':>17} {'Fan bound':>10} {'bound / exact':>13}")
+say("nk/m = {load:.4f} (ln 2 = {ln2:.4f})", load=n * k / m, ln2=math.log(2))
+say("  j  m P(X >= j), exact  m C(nk, j) / m^j  Fan bound bound / exact")
 for j in (4, 8, 16):
     exact = m * vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=j)
     sets = m * math.exp(math.lgamma(n * k + 1) - math.lgamma(j + 1) - math.lgamma(n * k - j + 1)
@@ -112,9 +114,9 @@ for m, n, k in [(143_776, 10_000, 10), (100_000, 100_000, 8)]:
     f.add_many(np.random.default_rng(SEED).integers(0, 2 ** 63, n, dtype=np.uint64))
     histogram = f.counters.histogram()
     at_least = histogram[::-1].cumsum()[::-1]
-    print(f"m = {m:,}, n = {n:,}, k = {k}: nk/m = {n * k / m:.2f}, largest count "
-          f"{int(np.flatnonzero(histogram).max())}")
-    print(f"  {'j':>3} {'counters >= j':>13} {'m P(X >= j)':>12} {'Fan bound':>10}")
+    say("m = {m:,}, n = {n:,}, k = {k}: nk/m = {load:.2f}, largest count {largest}",
+        m=m, n=n, k=k, load=n * k / m, largest=int(np.flatnonzero(histogram).max()))
+    say("    j counters >= j  m P(X >= j)  Fan bound")
     for j in (4, 8, 16, 24):
         expected = m * vt.counter_tail(num_cells=m, num_hashes=k, n=n, value=j)
         print(f"  {j:3d} {int(at_least[j]):13,d} {expected:12.4g} "

@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from bloomedu.i18n import say
 from bloomedu.variants import StableBloomFilter
 from bloomedu.variants import theory as vt
 
@@ -78,15 +79,17 @@ f.add_many(keys)
 stable_shape = dict(num_cells=m, num_hashes=K, max_value=MAX, decrements=P)
 deng = vt.stable_zero_fraction(**stable_shape)
 chain = vt.stable_zero_fraction_after(**stable_shape, inserts=10 ** 7)
-print(f"zero fraction: Deng and Rafiei {deng:.6f}, the chain's limit {chain:.6f}, "
-      f"measured after {keys.size:,} inserts {f.zero_fraction():.6f}")
-print(f"false-positive rate: Deng and Rafiei {vt.stable_false_positive_rate(**stable_shape):.6f}, "
-      f"the chain's {(1 - chain) ** K:.6f}")
+say("zero fraction: Deng and Rafiei {deng:.6f}, the chain's limit {chain:.6f}, "
+    "measured after {inserts:,} inserts {measured:.6f}", deng=deng, chain=chain,
+    inserts=keys.size, measured=f.zero_fraction())
+say("false-positive rate: Deng and Rafiei {deng:.6f}, the chain's {chain:.6f}",
+    deng=vt.stable_false_positive_rate(**stable_shape), chain=(1 - chain) ** K)
 spread = math.sqrt(deng * (1 - deng) / m)
-print(f"one filter's zero fraction varies by about sqrt(z(1 - z)/m) = {spread:.6f}")
+say("one filter's zero fraction varies by about sqrt(z(1 - z)/m) = {spread:.6f}", spread=spread)
 lesson = vt.stable_zero_fraction(num_cells=41_472, num_hashes=K, max_value=MAX, decrements=P)
-print(f"lesson 16's m = 41,472: Deng and Rafiei's zero fraction {lesson:.6f}; "
-      f"m / (P + K) = {41_472 / (P + K):,.0f} inserts, against {m / (P + K):,.0f} here")
+say("lesson 16's m = 41,472: Deng and Rafiei's zero fraction {lesson:.6f}; "
+    "m / (P + K) = {lesson_scale:,.0f} inserts, against {scale:,.0f} here", lesson=lesson,
+    lesson_scale=41_472 / (P + K), scale=m / (P + K))
 
 # %% [markdown]
 # The two formulas differ in the fifth decimal, far less than one filter's own spread, and the
@@ -101,7 +104,7 @@ print(f"lesson 16's m = 41,472: Deng and Rafiei's zero fraction {lesson:.6f}; "
 # %%
 g = StableBloomFilter(m, K, 2, P, seed=SEED + 1)
 done = 0
-print(f"{'inserts':>8} {'chain':>9} {'measured':>9} {'chain - limit':>14}")
+say(" inserts     chain  measured  chain - limit")
 for t in (0, 2_500, 5_000, 10_000, 20_000, 40_000):
     g.add_many(keys[done:t])
     done = t
@@ -130,8 +133,8 @@ for t in (0, 2_500, 5_000, 10_000, 20_000, 40_000):
 # %%
 for gap in (0, 100, 1_000, 5_000, 20_000):
     lost = vt.stable_false_negative_rate(**stable_shape, gap=gap)
-    print(f"gap {gap:6,d}: P(false negative) = {lost:.4f}")
-print(f"the stable point's 1 - (1 - z)^K = {1 - (1 - chain) ** K:.4f}")
+    say("gap {gap:6,d}: P(false negative) = {lost:.4f}", gap=gap, lost=lost)
+say("the stable point's 1 - (1 - z)^K = {rate:.4f}", rate=1 - (1 - chain) ** K)
 
 # %% [markdown]
 # Back to lesson 16 (*Deleting and growing*).

@@ -29,6 +29,7 @@ import numpy as np
 from bloomedu.compat import Bip37Filter
 from bloomedu.compat.bip37 import bitcoinj_sizing
 from bloomedu.core.theory import exact_false_positive_rate, false_positive_rate
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 
 SEED = 130
@@ -49,9 +50,9 @@ nbytes = min(wanted_bits, 36_000 * 8) // 8
 m = 8 * nbytes
 answer = max(1, min(int(m / n * math.log(2)), 50))
 assert bitcoinj_sizing(n_elements=n, fp_rate=p) == (nbytes, answer)
-print(f"{wanted_bits} bits asked -> {nbytes} bytes = {m} bits; {m} / {n} x ln 2 = "
-      f"{m / n * math.log(2):.3f} -> k = {answer} (Bitcoin Core's constructor: "
-      f"{Bip37Filter(n, p).n_hash_funcs})")
+say("{wanted_bits} bits asked -> {nbytes} bytes = {m} bits; {m} / {n} x ln 2 = {k_real:.3f} "
+    "-> k = {k} (Bitcoin Core's constructor: {core_k})", wanted_bits=wanted_bits, nbytes=nbytes,
+    m=m, n=n, k_real=m / n * math.log(2), k=answer, core_k=Bip37Filter(n, p).n_hash_funcs)
 
 # %%
 check.bip37_hashes(answer, n=40, p=0.1)
@@ -71,9 +72,11 @@ k = max(1, min(int(m / n * math.log(2)), 50))
 answer = (1 - math.exp(-k * n / m)) ** k
 assert bitcoinj_sizing(n_elements=n, fp_rate=p) == (nbytes, k)
 assert math.isclose(answer, false_positive_rate(num_bits=m, num_hashes=k, n=n))
-print(f"asked: {wanted_bits:,} bits; capped: {nbytes:,} bytes = {m:,} bits; "
-      f"{m / n:.2f} bits per element -> k = {k}")
-print(f"rate: {answer:.4f}, about {answer / p:,.0f} times the {p} asked for")
+say("asked: {wanted_bits:,} bits; capped: {nbytes:,} bytes = {m:,} bits; "
+    "{bits_per_element:.2f} bits per element -> k = {k}", wanted_bits=wanted_bits, nbytes=nbytes,
+    m=m, bits_per_element=m / n, k=k)
+say("rate: {rate:.4f}, about {times:,.0f} times the {p} asked for",
+    rate=answer, times=answer / p, p=p)
 
 # %% [markdown]
 # The size on the way, then the rate:
@@ -102,9 +105,10 @@ for item in items[:n]:
     wallet.insert(item)
 assert wallet.contains_many(items[:1000]).all()
 answer = float(wallet.contains_many(items[n:]).mean())
-print(f"measured rate {answer:.4f}; exact expectation "
-      f"{exact_false_positive_rate(num_bits=wallet.num_bits, num_hashes=wallet.n_hash_funcs, n=n):.4f}; "
-      f"bits set {wallet.bit_count() / wallet.num_bits:.4f} of m")
+say("measured rate {rate:.4f}; exact expectation {exact:.4f}; bits set {fill:.4f} of m",
+    rate=answer,
+    exact=exact_false_positive_rate(num_bits=wallet.num_bits, num_hashes=wallet.n_hash_funcs, n=n),
+    fill=wallet.bit_count() / wallet.num_bits)
 
 # %%
 check.measured_bip37_fpp(answer, n=100_000, p=0.0001, trials=100_000)

@@ -25,6 +25,7 @@
 import math
 
 from bloomedu import BloomFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.teaching.explorer import explore, make_keys
 from bloomedu.core.theory import (bit_vector_false_positive_rate, exact_false_positive_rate,
@@ -44,14 +45,16 @@ show("14")
 m, k, n = 20_000, 3, 2500
 answer = 1 - math.exp(-k * n / m)
 exact = bit_vector_false_positive_rate(num_bits=m, n=k * n)  # 1 - (1 - 1/m)^(kn), without the e^x shortcut
-print(f"kn/m = {k * n / m:.4f}; fill 1 - e^(-kn/m) = {answer:.5f}; 1 - (1 - 1/m)^(kn) = {exact:.5f}")
+say("kn/m = {load:.4f}; fill 1 - e^(-kn/m) = {fill:.5f}; 1 - (1 - 1/m)^(kn) = {exact:.5f}",
+    load=k * n / m, fill=answer, exact=exact)
 
 # %% [markdown]
 # The explorer measures the fill of a real filter beside that expectation:
 
 # %%
 e = explore(num_bits=m, num_hashes=k, n=n, num_queries=1000, seed=SEED)
-print(f"measured fill {e.fill_ratio:.4f}, expected {e.expected_fill_ratio:.4f}")
+say("measured fill {fill:.4f}, expected {expected:.4f}", fill=e.fill_ratio,
+    expected=e.expected_fill_ratio)
 
 # %%
 check.fill_ratio(answer, num_bits=20_000, num_hashes=3, n=2500)
@@ -67,15 +70,15 @@ check.fill_ratio(answer, num_bits=20_000, num_hashes=3, n=2500)
 # %%
 m, n = 8000, 1000
 best_real = m / n * math.log(2)
-print(f"(m/n) ln 2 = {best_real:.3f}")
-print(f"{'k':>2} {'classic':>9} {'exact':>9}")
+say("(m/n) ln 2 = {best_real:.3f}", best_real=best_real)
+say(" k   classic     exact")
 for k in range(4, 8):
     print(f"{k:>2} {false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f} "
           f"{exact_false_positive_rate(num_bits=m, num_hashes=k, n=n):>9.6f}")
 answer = min((math.floor(best_real), math.ceil(best_real)),
              key=lambda k: false_positive_rate(num_bits=m, num_hashes=k, n=n))
 assert answer == optimal_num_hashes(num_bits=m, n=n)
-print(f"the curve bottoms out at k = {answer}")
+say("the curve bottoms out at k = {k}", k=answer)
 
 # %%
 check.optimal_k(answer, num_bits=8000, n=1000)
@@ -99,8 +102,9 @@ bloom.add_many(urls)
 assert bloom.contains_many(urls).all()  # no false negatives
 by_hand = int(bloom.contains_many(make_keys("url", trials, seed=SEED, inserted=False)).sum())
 assert by_hand == e.false_positives
-print(f"{e.false_positives} of {trials} absent URLs answered 'maybe': measured {answer:.5f}; "
-      f"exact {e.exact:.5f} (one standard deviation {e.standard_error:.5f})")
+say("{false_positives} of {trials} absent URLs answered 'maybe': measured {rate:.5f}; "
+    "exact {exact:.5f} (one standard deviation {sd:.5f})", false_positives=e.false_positives,
+    trials=trials, rate=answer, exact=e.exact, sd=e.standard_error)
 
 # %%
 check.measured_fpp(answer, num_bits=8000, num_hashes=3, n=1000, trials=20_000)

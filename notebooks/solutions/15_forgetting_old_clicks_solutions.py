@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from bloomedu import AgePartitionedBloomFilter, RotatingBloomFilter
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.variants import theory as vt
 
@@ -47,8 +48,10 @@ p_gen = 1 - (1 - p) ** (1 / g)
 bits = g * math.ceil(-math.ceil(n) * math.log(p_gen) / math.log(2) ** 2)
 answer = bits / 8
 library = RotatingBloomFilter(capacity=math.ceil(n), fpp=p, generations=g)
-print(f"n = {n:,.0f} keys a generation, p_gen = {p_gen:.6e}, m = {bits // g:,d} bits each")
-print(f"{answer:,.0f} bytes = {answer / 1e6:.1f} MB (the library's generation: m = {library.num_bits:,d})")
+say("n = {n:,.0f} keys a generation, p_gen = {p_gen:.6e}, m = {m:,d} bits each",
+    n=n, p_gen=p_gen, m=bits // g)
+say("{nbytes:,.0f} bytes = {megabytes:.1f} MB (the library's generation: m = {library_m:,d})",
+    nbytes=answer, megabytes=answer / 1e6, library_m=library.num_bits)
 
 # %%
 check.rotating_filter_bytes(answer, window=36_000_000, fpp=0.001, generations=8)
@@ -69,8 +72,8 @@ m, k, top, decrements = 1_000_000, 4, 3, 60
 q = 1 / (1 + 1 / (decrements * (1 / k - 1 / m)))
 answer = q ** top
 assert math.isclose(answer, vt.stable_zero_fraction(num_cells=m, num_hashes=k, max_value=top, decrements=decrements))
-print(f"q = {q:.5f}, zero fraction q^{top} = {answer:.5f}, stable false-positive rate "
-      f"(1 - z)^K = {(1 - answer) ** k:.6f}")
+say("q = {q:.5f}, zero fraction q^{top} = {z:.5f}, stable false-positive rate "
+    "(1 - z)^K = {rate:.6f}", q=q, top=top, z=answer, rate=(1 - answer) ** k)
 
 # %%
 check.stable_zero_fraction(answer, num_cells=1_000_000, num_hashes=4, max_value=3, decrements=60)
@@ -87,9 +90,9 @@ f = AgePartitionedBloomFilter(6, 4, 1000)
 f.add_many(np.arange(30 * 1000, dtype=np.uint64))
 fresh = np.arange(2 ** 40, 2 ** 40 + 100_000, dtype=np.uint64)
 answer = float(f.contains_many(fresh).mean())
-print(f"keys in the current generation {f.count}; measured {answer:.5f}; exact fills "
-      f"{vt.apbf_expected_false_positive_rate(6, 4, 1000):.5f}; the paper's linear fills "
-      f"{vt.apbf_false_positive_rate(6, 4):.5f}")
+say("keys in the current generation {count}; measured {rate:.5f}; exact fills {exact:.5f}; "
+    "the paper's linear fills {paper:.5f}", count=f.count, rate=answer,
+    exact=vt.apbf_expected_false_positive_rate(6, 4, 1000), paper=vt.apbf_false_positive_rate(6, 4))
 
 # %%
 check.measured_apbf_fpp(answer, num_hashes=6, extra_slices=4, generation_size=1000, trials=100_000)

@@ -28,6 +28,7 @@ import numpy as np
 
 from bloomedu import CountingBloomFilter, ScalableBloomFilter
 from bloomedu.core.theory import exact_false_positive_rate
+from bloomedu.i18n import say
 from bloomedu.teaching.exercises import check, show
 from bloomedu.variants import theory as vt
 
@@ -45,7 +46,7 @@ show("16")
 p0, r = 0.02, 0.8
 answer = p0 / (1 - r)
 limit = vt.compound_false_positive_rate(p0 * r ** i for i in range(500))
-print(f"bound p0 / (1 - r) = {answer:.4f}; the product's limit {limit:.4f}")
+say("bound p0 / (1 - r) = {bound:.4f}; the product's limit {limit:.4f}", bound=answer, limit=limit)
 
 # %%
 check.scalable_bound(answer, first_fpp=0.02, tightening=0.8)
@@ -67,8 +68,9 @@ poisson = m * (1 - sum(math.exp(-k * n / m) * (k * n / m) ** j / math.factorial(
                        for j in range(15)))
 counting = CountingBloomFilter(m, k)
 counting.add_many(np.arange(n, dtype=np.uint64))
-print(f"expected saturated: binomial {answer:.1f}, Poisson {poisson:.1f}; "
-      f"one filter measures {counting.saturated():,d}")
+say("expected saturated: binomial {binomial:.1f}, Poisson {poisson:.1f}; "
+    "one filter measures {measured:,d}", binomial=answer, poisson=poisson,
+    measured=counting.saturated())
 
 # %%
 check.saturated_counters(answer, num_cells=100_000, num_hashes=7, n=100_000)
@@ -87,8 +89,9 @@ fresh = np.arange(2 ** 40, 2 ** 40 + 100_000, dtype=np.uint64)
 answer = float(f.contains_many(fresh).mean())
 formula = vt.compound_false_positive_rate(
     exact_false_positive_rate(num_bits=t.num_bits, num_hashes=t.num_hashes, n=t.count) for t in f.tables)
-print(f"{len(f.tables)} sub-filters holding {[t.count for t in f.tables]}; measured {answer:.5f}, "
-      f"formula {formula:.5f}, bound {f.bound}")
+say("{tables} sub-filters holding {counts}; measured {rate:.5f}, formula {formula:.5f}, "
+    "bound {bound}", tables=len(f.tables), counts=[t.count for t in f.tables], rate=answer,
+    formula=formula, bound=f.bound)
 
 # %%
 check.measured_scalable_fpp(answer, initial_capacity=1000, fpp=0.001, n=50_000, trials=100_000)
