@@ -122,8 +122,8 @@ for p_ in p_values:
 # %%
 guess_node = predict("A wallet sends Core's k = 0 filter (3 bytes, no hash function). What does a "
                      "node do with it?", None,
-                     choices=(phrase("refuses it"), phrase("accepts it, relays nothing"),
-                              phrase("accepts it, relays everything")))
+                     choices=("refuses it", "accepts it, relays nothing",
+                              "accepts it, relays everything"))
 
 # %%
 rng = np.random.default_rng(SEED)
@@ -143,8 +143,8 @@ except ValueError as error:
 # %%
 relays_everything = (received.is_within_size_constraints()
                      and received.contains_many(strangers).all())
-guess_node.reveal(phrase("accepts it, relays everything") if relays_everything
-                  else phrase("accepts it, relays nothing"))
+guess_node.reveal("accepts it, relays everything" if relays_everything
+                  else "accepts it, relays nothing")
 
 # %% [markdown]
 # It is within both limits (3 bytes, 0 hash functions), so the node takes it, and a filter with no

@@ -144,8 +144,7 @@ guess_spread.reveal(sum(abs(v) > 1 for v in z), label="Beyond one standard devia
 # %%
 guess_keys = predict("At n = 1,000, do URL keys give a higher rate than the integer keys above "
                      "(0.01325), a lower one, or the same within the noise?", None,
-                     choices=(phrase("higher"), phrase("lower"),
-                              phrase("the same within the noise")))
+                     choices=("higher", "lower", "the same within the noise"))
 
 # %%
 by_n = explore(num_bits=10_000, num_hashes=4, n=1000, key_type="url", over="n", seed=SEED)
@@ -163,8 +162,8 @@ say("their difference {difference:+.5f}, its standard deviation {noise:.5f}",
     difference=difference, noise=noise)
 
 # %%
-guess_keys.reveal(phrase("the same within the noise") if abs(difference) <= 2 * noise
-                  else phrase("higher") if difference > 0 else phrase("lower"))
+guess_keys.reveal("the same within the noise" if abs(difference) <= 2 * noise
+                  else "higher" if difference > 0 else "lower")
 
 # %% [markdown]
 # A good hash makes both kinds of key look uniformly random to the filter, so both rates land

@@ -204,7 +204,7 @@ say("stable: m = {cells:,d} cells, P = {decrements}, stable point z = {z:.4f}",
 guess_memory = predict("Four generations forget a third of the hour at a time; sixteen would "
                        "forget a fifteenth, but each of the 16 must err with about p/16. For the "
                        "article's hour, will 16 generations need more memory than 4, or less?",
-                       None, choices=(phrase("more"), phrase("less")))
+                       None, choices=("more", "less"))
 
 # %%
 HOUR = 10_000 * 3600
@@ -229,7 +229,7 @@ memory_ratio = sizing[2][1] / sizing[3][1]
 say("the exact dict needs {ratio:.1f} times the 4 generations' memory", ratio=memory_ratio)
 
 # %%
-guess_memory.reveal(phrase("less") if sizing[4][1] < sizing[3][1] else phrase("more"))
+guess_memory.reveal("less" if sizing[4][1] < sizing[3][1] else "more")
 
 # %% [markdown]
 # Less: the bits a key costs are $\frac{G}{G-1} \cdot \frac{\ln(G/p)}{(\ln 2)^2}$, and $G/(G-1)$
