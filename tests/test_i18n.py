@@ -451,7 +451,9 @@ def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
               'decorate(ax, legend=dict(loc="upper center", title="Legend title"))\n'
               'draw_bit_groups(b, {"key": [1]}, outlined={"padding": [9]})\n'
               'print(format_table(rows, ["num_bits", "rate", "p", "bits/item"]))\n'
-              'predict("Which?", None, choices=("more", "fewer"))\n')
+              'predict("Which?", None, choices=("more", "fewer"))\n'
+              '# %%\nstored = {"kept by name": [1], phrase("said"): [2]}\n'
+              'draw_bytes_per_item(sizes, stored, 4, "ref")\n')
     literals, formatted = looked_up_in_code(source, "l.py")
     assert literals == {"How many?": ["l.py:2"], "Counted": ["l.py:3"],
                         "reference": ["l.py:5"], "drawn by decorate": ["l.py:7"],
@@ -459,7 +461,7 @@ def test_the_scan_of_the_lessons_finds_each_kind_of_text_the_library_looks_up():
                         "drawn with options": ["l.py:16"], "Legend title": ["l.py:17"],
                         "key": ["l.py:18"], "padding": ["l.py:18"], "rate": ["l.py:19"],
                         "bits/item": ["l.py:19"], "Which?": ["l.py:20"], "more": ["l.py:20"],
-                        "fewer": ["l.py:20"]}
+                        "fewer": ["l.py:20"], "kept by name": ["l.py:22"], "ref": ["l.py:23"]}
     assert formatted == ["l.py:8"]
 
 
@@ -497,7 +499,9 @@ def test_the_lessons_hand_say_and_phrase_only_literals_a_catalog_can_find():
 
 def test_every_text_the_lessons_code_hands_the_library_has_an_italian_entry(italian):
     literals, formatted = looked_up_in_lessons()
-    assert len(literals) > 150 and formatted  # the scan reads the lessons at all
+    assert len(literals) > 150  # the scan reads the lessons at all
+    assert not formatted, ("an f-string handed to the library is never found in the catalog: "
+                           f"build it with phrase('...', field=value): {formatted}")
     entries = {entry.msgid: entry for entry in catalog()}
     missing = {text: places for text, places in literals.items()
                if text not in entries or not entries[text].done}

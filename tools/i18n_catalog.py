@@ -152,6 +152,11 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
     from bloomedu.teaching.plots import MIN_ALT_WORDS
     literals: dict[str, list[str]] = {}
     formatted: list[str] = []
+    # (line, name, keys) of each dict assigned to a name: a drawing helper may be handed the name
+    named_dicts = [(node.lineno, node.targets[0].id, node.value.keys)
+                   for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assign)
+                   and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                   and isinstance(node.value, ast.Dict)]
     offset = 0
     for cell in re.split(r"(?m)^(?=# %%)", source):
         tree = ast.parse(cell)
@@ -175,6 +180,16 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
                            and WORD.search(TABLE_HEADERS.get(item.value, item.value))]
             if called == "draw_bytes_per_item" and len(call.args) > 3:  # its reference_label
                 values.append(call.args[3])
+            if called == "draw_bytes_per_item" and len(call.args) > 1:  # {label: bytes}: its legend
+                measured, at = call.args[1], offset + call.lineno
+                if isinstance(measured, ast.Dict):
+                    values += measured.keys
+                elif isinstance(measured, ast.Name):  # the dict named earlier in the lesson
+                    keys = next((keys for line, target, keys in reversed(named_dicts)
+                                 if target == measured.id and line <= at), [])
+                    for key in keys:  # file lines already: no offset
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                            literals.setdefault(key.value, []).append(f"{name}:{key.lineno}")
             if called == "draw_bit_groups" and len(call.args) > 1 and isinstance(call.args[1], ast.Dict):
                 values += call.args[1].keys  # the groups' names, in its legend
             outlined = [k.value for k in call.keywords if k.arg == "outlined"]

@@ -246,10 +246,10 @@ class Exploration:
 
     def curve_table(self) -> str:
         """The curve behind the plot, one row per point."""
-        rows = [f"{self.over:>7} {'measured':>9} {'classic':>9} {'exact':>9}"]
+        rows = [f"{self.over:>7} {_('measured'):>9} {_('classic'):>9} {_('exact'):>9}"]
         for x, got, classic, exact in zip(self.curve_x, self.curve_measured,
                                           self.curve_classic, self.curve_exact):
-            mark = "  <- current" if x == (self.num_hashes if self.over == "k" else self.n) else ""
+            mark = _("  <- current") if x == (self.num_hashes if self.over == "k" else self.n) else ""
             rows.append(f"{x:>7} {_rate(got)} {_rate(classic)} {_rate(exact)}{mark}")
         return "\n".join(rows)
 
