@@ -29,6 +29,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from ..i18n import _
+
 __all__ = ["missing_engines", "require_engines", "output_to", "quiet_spark", "without_ids",
            "EnginesMissing"]
 
@@ -75,7 +77,7 @@ def require_engines(spark: bool = True, postgres: bool = True) -> str:
     if missing:
         raise EnginesMissing("This lesson runs Spark and PostgreSQL on this machine, and some "
                              "of what they need is missing:\n- " + "\n- ".join(missing))
-    return "Java, pyspark and PostgreSQL (with its bloom extension) are here"
+    return _("Java, pyspark and PostgreSQL (with its bloom extension) are here")
 
 
 @contextlib.contextmanager
