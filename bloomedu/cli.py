@@ -43,7 +43,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .core import theory
-from .i18n import _, check_language
+from .i18n import check_language, gettext as _
 from .core.checks import MAX_HASHES, MAX_NUM_BITS, human_bytes, probability, whole_number
 
 __all__ = ["SizeReport", "size_report", "memory", "human_bytes", "main"]
@@ -132,14 +132,15 @@ class SizeReport:
 
 
 def memory(nbytes: int) -> str:
-    """A byte count as the size report writes it: the exact bytes, then binary units from
-    1 KiB on, then decimal megabytes (article 2 asks for "less than 2MB") from 1 MB on.
+    """A byte count as the size report writes it: the exact bytes (in the reader's language),
+    then binary units from 1 KiB on, then decimal megabytes (article 2 asks for "less than 2MB")
+    from 1 MB on.
 
     >>> memory(16), memory(1_200), memory(1_797_200)
     ('16 bytes', '1,200 bytes = 1.17 KiB', '1,797,200 bytes = 1.71 MiB (1.80 MB)')
     """
     nbytes = whole_number(nbytes, "nbytes", 0)
-    text = f"{nbytes:,} bytes" if nbytes != 1 else "1 byte"
+    text = _("{nbytes:,} bytes").format(nbytes=nbytes) if nbytes != 1 else _("1 byte")
     if nbytes >= 1024:
         text += f" = {human_bytes(nbytes)}"
     if nbytes >= 10 ** 6:

@@ -178,6 +178,7 @@ def test_the_size_report_in_italian_keeps_its_values_in_one_column(capsys, itali
     assert main(["size", "--items", "1000000", "--fpp", "0.001"]) == 0
     report = lines(capsys)
     assert report[0].split() == ["elementi", "(n)", "1,000,000"]
+    assert report[4].split() == ["memoria", "1,797,200", "byte", "=", "1.71", "MiB", "(1.80", "MB)"]
     assert report[-1].startswith("limite inferiore") and "questo filtro ne usa 1.44 volte" in report[-1]
     columns = {re.search(r"\S {2,}(?=\S)", line).end() for line in report}
     assert len(columns) == 1, report  # every value starts in the same column

@@ -29,7 +29,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..i18n import _
+from ..i18n import gettext as _
 
 __all__ = ["missing_engines", "require_engines", "output_to", "quiet_spark", "without_ids",
            "EnginesMissing"]
