@@ -462,7 +462,8 @@ def test_strided_and_fortran_ordered_arrays():
 
 
 @pytest.mark.parametrize("num_hashes, size, first", [(89, 48, 0), (3, 5, 7), (10, 7000, 0),
-                                                     (1, 1, 0), (89, 48, 15)])
+                                                     (1, 1, 0), (89, 48, 15), (8, 4096, 3),
+                                                     (8, 4097, 3)])  # SMALL_TABLE: one pass, rows
 def test_the_vectorised_positions_equal_the_scalar_formula(num_hashes, size, first):
     """bit_positions (one i, many keys) and the (k, n) table built from it give, key by key,
     what bit_position gives, steps past 2**63 included; so does the kernels' running sum."""

@@ -106,6 +106,12 @@ def bit_indices(h1: int, h2: int, *, num_bits: int, num_hashes: int) -> list[int
     return [bit_position(h1, h2, i, num_bits) for i in range(num_hashes)]
 
 
+# positions() fills a table of at most this many cells in one pass (numpy's cost per call is paid
+# once, not k times: a few keys into a filter of 60 slices called it 62 times a key); a larger one
+# a row at a time, each row small enough to stay in cache
+SMALL_TABLE = 1 << 15
+
+
 def positions(h1: np.ndarray, h2: np.ndarray, *, num_bits: int, num_hashes: int,
               first: int = 0) -> np.ndarray:
     """A (k, n) int64 array: row i holds :func:`bit_positions` ``first + i`` of every key.
@@ -115,8 +121,16 @@ def positions(h1: np.ndarray, h2: np.ndarray, *, num_bits: int, num_hashes: int,
     ...           num_bits=1024, num_hashes=3).ravel().tolist()
     [524, 190, 435]
     """
+    if num_hashes * h1.size <= SMALL_TABLE:  # all rows in one pass: numpy's per-call cost, once
+        steps = np.arange(first, first + num_hashes, dtype=np.uint64)[:, None]
+        with np.errstate(over="ignore"):  # wraps modulo 2**64, as bit_positions
+            values = np.multiply(h2[None, :], steps, dtype=np.uint64)
+            values += h1[None, :]
+        fmix64_array(values, np.empty_like(values))
+        values %= np.uint64(num_bits)
+        return values.view(np.int64)
     table = np.empty((num_hashes, h1.size), dtype=np.int64)
-    for row, i in enumerate(range(first, first + num_hashes)):
+    for row, i in enumerate(range(first, first + num_hashes)):  # a row at a time: stays in cache
         table[row] = bit_positions(h1, h2, i, num_bits)
     return table
 
