@@ -15,9 +15,10 @@ from bloomedu.teaching.experiments import format_table
 from bloomedu.teaching.exercises import check, judge, judge_measured
 from bloomedu.teaching.predict import predict
 from tools import po
-from tools.i18n_catalog import (catalog_path, english_prints, lesson_messages, looked_up_in_code,
-                                looked_up_in_lessons,
-                                lesson_twins, messages_in, package_messages)
+from tools.i18n_catalog import (catalog_path, english_prints, lesson_messages, lesson_twins,
+                                looked_up_in_code, looked_up_in_lessons, messages_in,
+                                package_messages)
+from tools.lesson_cells import called_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = catalog_path()
@@ -484,15 +485,11 @@ def test_the_print_scan_finds_english_wherever_print_shows_it():
     assert english_prints(source, "l.py") == ["l.py:1", "l.py:2", "l.py:3", "l.py:4", "l.py:5"]
 
 
-def _called(node) -> str:
-    return node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-
-
 def test_the_lessons_hand_say_and_phrase_only_literals_a_catalog_can_find():
     found = []
     for path in lesson_twins():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and _called(node) in ("say", "phrase")
+            if (isinstance(node, ast.Call) and called_name(node) in ("say", "phrase")
                     and not (node.args and isinstance(node.args[0], ast.Constant))):
                 found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
     assert not found, f"say/phrase need the literal English, not an f-string or a name: {found}"

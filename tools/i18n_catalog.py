@@ -36,11 +36,11 @@ from pathlib import Path
 
 from . import po
 from .lesson_catalogs import merged
+from .lesson_cells import called_name
 
-__all__ = ["ROOT", "PACKAGE", "LESSON_TWINS", "WORD", "catalog_path", "messages_in", "package_messages",
-           "lesson_twins", "lesson_messages", "looked_up_in_code", "looked_up_in_lessons",
-           "all_messages",
-           "shown_strings", "english_prints", "update",
+__all__ = ["ROOT", "PACKAGE", "LESSON_TWINS", "WORD", "catalog_path", "messages_in", "messages_of",
+           "package_messages", "lesson_twins", "lesson_messages", "looked_up_in_code",
+           "looked_up_in_lessons", "all_messages", "shown_strings", "english_prints", "update",
            "compile_catalog", "stat"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,16 +67,21 @@ def messages_in(tree: ast.AST, name: str) -> list[tuple[str, str]]:
     return sorted(found, key=lambda item: (int(item[1].rsplit(":", 1)[1]), item[0]))
 
 
-def package_messages(package: Path = PACKAGE) -> dict[str, list[str]]:
-    """{message: its places} for the whole package, in the order of the files and lines."""
+def messages_of(paths, root: Path) -> dict[str, list[str]]:
+    """{message: its places, as "file:line" from ``root``} for the files ``paths``, in order."""
     messages: dict[str, list[str]] = {}
-    for path in sorted(package.rglob("*.py")):
-        if any(part.startswith(".") or part == "notebooks" for part in path.relative_to(package).parts):
-            continue
-        relative = path.relative_to(package.parent).as_posix()
+    for path in paths:
+        relative = path.relative_to(root).as_posix()
         for message, place in messages_in(ast.parse(path.read_text(encoding="utf-8")), relative):
             messages.setdefault(message, []).append(place)
     return messages
+
+
+def package_messages(package: Path = PACKAGE) -> dict[str, list[str]]:
+    """{message: its places} for the whole package, in the order of the files and lines."""
+    return messages_of([path for path in sorted(package.rglob("*.py"))
+                        if not any(part.startswith(".") or part == "notebooks"
+                                   for part in path.relative_to(package).parts)], package.parent)
 
 
 def lesson_twins(root: Path = ROOT) -> list[Path]:
@@ -86,13 +91,7 @@ def lesson_twins(root: Path = ROOT) -> list[Path]:
 
 def lesson_messages(root: Path = ROOT) -> dict[str, list[str]]:
     """{message: its places} for every literal the lessons pass to ``say`` or ``phrase``."""
-    messages: dict[str, list[str]] = {}
-    for path in lesson_twins(root):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        relative = path.relative_to(root).as_posix()
-        for message, place in messages_in(tree, relative):
-            messages.setdefault(message, []).append(place)
-    return messages
+    return messages_of(lesson_twins(root), root)
 
 
 def shown_strings(node: ast.AST):
@@ -139,16 +138,12 @@ DRAWN_WORDS = {"decorate", "draw_bits", "draw_bit_groups", "draw_bytes_per_item"
                "draw_measured_vs_theory", "draw_rate_sweep", "plot_fill"}
 
 
-def _called(node) -> str:
-    return node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-
-
 def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], list[str]]:
     """({literal: places}, [f-string places]) for the text a lesson's code hands the library to
     look up: predict's question, reveal's label, the drawing helpers' title and axes, show's
     figure sentence (as show normalises it), and plot labels in a cell whose legend decorate
     draws (the cell calls decorate and never .legend, which would redraw it untranslated)."""
-    from bloomedu.teaching.experiments import _HEADERS as TABLE_HEADERS
+    from bloomedu.teaching.experiments import column_header
     from bloomedu.teaching.plots import MIN_ALT_WORDS
     literals: dict[str, list[str]] = {}
     formatted: list[str] = []
@@ -161,10 +156,10 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
     for cell in re.split(r"(?m)^(?=# %%)", source):
         tree = ast.parse(cell)
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        legend_by_decorate = (any(_called(c) == "decorate" for c in calls)
-                              and not any(_called(c) == "legend" for c in calls))
+        legend_by_decorate = (any(called_name(c) == "decorate" for c in calls)
+                              and not any(called_name(c) == "legend" for c in calls))
         for call in calls:
-            called, values = _called(call), []
+            called, values = called_name(call), []
             if called == "predict" and call.args:
                 values.append(call.args[0])
             for keyword in call.keywords:  # predict's choices, shown (and accepted) translated
@@ -177,7 +172,7 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
             if called == "format_table" and columns and isinstance(columns[0], (ast.List, ast.Tuple)):
                 values += [item for item in columns[0].elts  # the headers it shows, in words
                            if isinstance(item, ast.Constant) and isinstance(item.value, str)
-                           and WORD.search(TABLE_HEADERS.get(item.value, item.value))]
+                           and WORD.search(column_header(item.value))]
             if called == "draw_bytes_per_item" and len(call.args) > 3:  # its reference_label
                 values.append(call.args[3])
             if called == "draw_bytes_per_item" and len(call.args) > 1:  # {label: bytes}: its legend
@@ -198,7 +193,7 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
             for keyword in call.keywords:
                 if called == "decorate" and keyword.arg == "legend":  # legend=dict(title=...)
                     options = keyword.value
-                    if isinstance(options, ast.Call) and _called(options) == "dict":
+                    if isinstance(options, ast.Call) and called_name(options) == "dict":
                         values += [k.value for k in options.keywords if k.arg == "title"]
                     elif isinstance(options, ast.Dict):
                         values += [v for k, v in zip(options.keys, options.values)
@@ -213,8 +208,7 @@ def looked_up_in_code(source: str, name: str) -> tuple[dict[str, list[str]], lis
                 if isinstance(value, ast.JoinedStr):
                     formatted.append(place)
                 elif isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    text = TABLE_HEADERS.get(value.value, value.value) if called == "format_table" \
-                        else value.value
+                    text = column_header(value.value) if called == "format_table" else value.value
                     if called == "show":  # exercises.show("05") names a lesson, not a figure
                         if len(text.split()) < MIN_ALT_WORDS:
                             continue

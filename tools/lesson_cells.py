@@ -108,7 +108,8 @@ def _calls(source: str) -> list[ast.Call]:
     return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
 
 
-def _called(call: ast.Call) -> str:
+def called_name(call: ast.Call) -> str:
+    """The name a call calls: ``f`` of ``f(...)``, ``m`` of ``x.m(...)``, else ""."""
     func = call.func
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
@@ -121,14 +122,14 @@ def is_prediction(cell) -> bool:
     """
     if cell.cell_type == "markdown":
         return bool(PREDICT.search(cell.source))
-    return cell.cell_type == "code" and any(_called(c) == "predict" for c in _calls(cell.source))
+    return cell.cell_type == "code" and any(called_name(c) == "predict" for c in _calls(cell.source))
 
 
 def is_reveal(cell) -> bool:
     """A cell that answers a prediction."""
     if cell.cell_type == "markdown":
         return bool(REVEAL.search(cell.source))
-    return cell.cell_type == "code" and any(_called(c) == "reveal" for c in _calls(cell.source))
+    return cell.cell_type == "code" and any(called_name(c) == "reveal" for c in _calls(cell.source))
 
 
 def words(cell) -> int:
@@ -261,12 +262,12 @@ def _predictions(source: str) -> list[tuple[str | None, ast.Call]]:
             if len(targets) == 1 and isinstance(targets[0], ast.Name):
                 bound[id(node.value)] = targets[0].id
     return [(bound.get(id(node)), node) for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and _called(node) == "predict"]
+            if isinstance(node, ast.Call) and called_name(node) == "predict"]
 
 
 def _revealed(source: str) -> set[str]:
     """The names ``name.reveal(...)`` calls in the code."""
-    return {call.func.value.id for call in _calls(source) if _called(call) == "reveal"
+    return {call.func.value.id for call in _calls(source) if called_name(call) == "reveal"
             and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)}
 
 

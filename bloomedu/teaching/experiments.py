@@ -39,7 +39,7 @@ from ..core.hashing import hashed_batches, joined
 from ..core.theory import exact_false_positive_rate, false_positive_rate
 from ..i18n import N_, gettext
 
-__all__ = ["Z95", "SweepRow", "double_hash_positions", "format_table",
+__all__ = ["Z95", "SweepRow", "column_header", "double_hash_positions", "format_table",
            "measure_false_positive_rate", "measure_plain_double_hashing_rate",
            "simulate_false_positive_rate", "sweep", "wilson_interval"]
 
@@ -308,6 +308,15 @@ TABLE_COLUMNS = ("num_bits", "num_hashes", "num_items", "num_queries", "false_po
                  "rate", "low", "high", "classic", "exact")
 
 
+def column_header(column: str) -> str:
+    """The English header of a table column: a SweepRow field by its symbol, else the name.
+
+    >>> column_header("num_bits"), column_header("rate"), column_header("bits/item")
+    ('m', 'rate', 'bits/item')
+    """
+    return _HEADERS.get(column, column)
+
+
 def format_table(rows, columns: Sequence[str] = TABLE_COLUMNS, float_format: str = ".3e") -> str:
     """Rows (SweepRow or dicts) as a fixed-width text table, ints as they are, floats as ``float_format``.
 
@@ -333,7 +342,7 @@ def format_table(rows, columns: Sequence[str] = TABLE_COLUMNS, float_format: str
             return format(float(value), float_format)
         return str(value)
 
-    table = [[gettext(_HEADERS.get(c, c)) for c in columns]] + [[cell(row[c]) for c in columns]
+    table = [[gettext(column_header(c)) for c in columns]] + [[cell(row[c]) for c in columns]
                                                         for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
     return "\n".join("  ".join(text.rjust(width) for text, width in zip(line, widths))

@@ -15,10 +15,11 @@ and, after the cell that measures it, compares::
 prints the guess beside the answer and how far it was: the difference and, for
 two positive numbers, the factor between them (a guess of 300 for 940 is "3.1
 times too low").  A guess may also be one of a few ``choices`` (``"better"``
-or ``"worse"``), judged right or wrong; in Italian (:mod:`bloomedu.i18n`) the choices are shown
-translated and a guess may be either the English the code names or the Italian shown.  With no guess (the committed lessons
-leave ``None``, so strict nbval sees the same text on every machine),
-``reveal`` says so, then shows the answer.
+or ``"worse"``), judged right or wrong; in Italian (:mod:`bloomedu.i18n`) the
+choices are shown translated and a guess may be either the English the code
+names or the Italian shown.  With no guess (the committed lessons leave
+``None``, so strict nbval sees the same text on every machine), ``reveal`` says
+so, then shows the answer.
 
 >>> guess = predict("How many fresh IDs are tried before one is claimed?", 30)
 Predict: How many fresh IDs are tried before one is claimed?
@@ -103,11 +104,11 @@ class Prediction:
         if self.guess is None:
             print(_("No guess was recorded above: next time, commit to one before the answer."))
             print(_("{label}: {answer}.").format(label=_(label) if not self.choices else _("The answer"),
-                                                 answer=_shown(_(answer) if self.choices else answer)))
+                                                 answer=_shown(_as_shown(answer) if self.choices else answer)))
             return
         if self.choices or not (_is_number(self.guess) and _is_number(answer)):
             print(_("Your guess: {guess}. The answer: {answer}.").format(
-                guess=_shown(self.guess), answer=_shown(_(answer) if self.choices else answer)))
+                guess=_shown(self.guess), answer=_shown(_as_shown(answer) if self.choices else answer)))
             right = _is_choice(self.guess, answer) if self.choices else _same(self.guess, answer)
             print(_("Right.") if right else _("Not this time: read why below."))
             return
@@ -123,10 +124,15 @@ def _same(guess, answer) -> bool:
     return guess == answer
 
 
+def _as_shown(choice):
+    """A choice as the reader reads it: a word in the current language, anything else as it is."""
+    return _(choice) if isinstance(choice, str) else choice
+
+
 def _is_choice(guess, choice) -> bool:
     """Whether ``guess`` is ``choice``, in English (as the code names it) or as the current
     language shows it: an Italian student may answer ``'cresce'`` for ``'grows'``."""
-    return _same(guess, choice) or (isinstance(choice, str) and _same(guess, _(choice)))
+    return _same(guess, choice) or _same(guess, _as_shown(choice))
 
 
 def _distance(guess: float, value: float) -> str:
@@ -165,7 +171,7 @@ def predict(question: str, guess=None, *, choices=()) -> Prediction:
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"question must be a non-empty str, got {question!r}")
     choices = tuple(choices)
-    shown = ", ".join(repr(_(c) if isinstance(c, str) else c) for c in choices)  # as the reader reads them
+    shown = ", ".join(repr(_as_shown(choice)) for choice in choices)
     if choices and guess is not None and not any(_is_choice(guess, choice) for choice in choices):
         raise ValueError(f"guess must be None or one of {shown}, got {guess!r}")
     if not choices and guess is not None and not _is_number(guess):
